@@ -1,0 +1,71 @@
+#include "app/cli/cli_common.h"
+
+#include <QtCore/QJsonDocument>
+#include <cstdio>
+
+namespace graft::cli {
+
+void addModelOptions(QCommandLineParser& parser) {
+  parser.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable JSON on stdout.")});
+  parser.addOption({QStringLiteral("sample"), QStringLiteral("Use built-in sample NAME (cnn, mlp, transformer) as the model."),
+                    QStringLiteral("NAME")});
+  parser.addOption({QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze).")});
+}
+
+bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStringList& arguments) {
+  parser.setApplicationDescription(command.summary);
+  const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+  parser.addOption(help);
+  QStringList argv = arguments;
+  argv.prepend(QStringLiteral("graft-cli ") + command.name);
+  if (!parser.parse(argv)) {
+    fail(parser.errorText() + QStringLiteral(" (see graft-cli %1 --help)").arg(command.name));
+    return false;
+  }
+  if (parser.isSet(help)) {
+    printText(QStringLiteral("Usage: graft-cli %1 %2\n\n").arg(command.name, command.usage) +
+              parser.helpText().section(QLatin1Char('\n'), 2));
+    std::exit(kOk);
+  }
+  return true;
+}
+
+std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index) {
+  core::io::LoadOptions options;
+  options.freeze = !parser.isSet(QStringLiteral("no-freeze"));
+  core::io::LoadResult result;
+  if (parser.isSet(QStringLiteral("sample")) && index == 0) {
+    result = core::io::loadSample(parser.value(QStringLiteral("sample")), options);
+  } else {
+    const int fileIndex = parser.isSet(QStringLiteral("sample")) ? index - 1 : index;
+    const QStringList files = parser.positionalArguments();
+    if (fileIndex < 0 || fileIndex >= files.size()) {
+      fail(QStringLiteral("missing MODEL: give a .pt file or --sample NAME"));
+      return nullptr;
+    }
+    result = core::io::loadFile(files[fileIndex], options);
+  }
+  if (!result.ok()) {
+    fail(result.error.headline + QLatin1Char(' ') + QString(result.error.hint).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
+    if (!result.error.details.isEmpty())
+      std::fprintf(stderr, "details: %s\n", qPrintable(result.error.details.section(QLatin1Char('\n'), 0, 2)));
+    return nullptr;
+  }
+  return std::move(result.document);
+}
+
+int fail(const QString& message) {
+  std::fprintf(stderr, "graft-cli: %s\n", qPrintable(message));
+  return kUsageOrInput;
+}
+
+void printJson(const QJsonObject& object) {
+  std::fputs(QJsonDocument(object).toJson(QJsonDocument::Indented).constData(), stdout);
+}
+
+void printText(const QString& text) {
+  std::fputs(text.toUtf8().constData(), stdout);
+  if (!text.endsWith(QLatin1Char('\n'))) std::fputc('\n', stdout);
+}
+
+}  // namespace graft::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Shared argument handling for graft-cli subcommands: the MODEL argument, --json, exit codes.
+#include "core/io/load.h"
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QJsonObject>
+#include <QtCore/QStringList>
+#include <functional>
+#include <memory>
+
+namespace graft::cli {
+
+enum ExitCode { kOk = 0, kAnswerNo = 1, kUsageOrInput = 2 };
+
+struct Command {
+  QString name;
+  QString summary;
+  QString usage;  // e.g. "MODEL [--json]"
+  std::function<int(const QStringList& arguments)> run;
+};
+
+// Adds --json, --sample NAME and --no-freeze to a subcommand's parser.
+void addModelOptions(QCommandLineParser& parser);
+
+// Parses `arguments` (argv without the program and subcommand name); on --help prints help and
+// exits 0; on an error prints it and returns false.
+bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStringList& arguments);
+
+// Opens the MODEL of a parsed command line: `--sample NAME` or the positional file at `index`.
+// On failure prints the load error (one line headline on stderr) and returns nullptr.
+std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index = 0);
+
+// Prints "graft-cli: message" on stderr and returns kUsageOrInput.
+int fail(const QString& message);
+void printJson(const QJsonObject& object);
+void printText(const QString& text);
+
+}  // namespace graft::cli

@@ -1,0 +1,9 @@
+#include "app/cli/commands.h"
+
+namespace graft::cli {
+
+std::vector<Command> allCommands() {
+  return {infoCommand(), irCommand()};
+}
+
+}  // namespace graft::cli

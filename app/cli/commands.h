@@ -1,0 +1,15 @@
+#pragma once
+// The graft-cli subcommands; each lives in its own cmd_<name>.cpp.
+#include "app/cli/cli_common.h"
+
+#include <vector>
+
+namespace graft::cli {
+
+Command infoCommand();
+Command irCommand();
+
+// Every subcommand, in the order `graft-cli --help` lists them.
+std::vector<Command> allCommands();
+
+}  // namespace graft::cli

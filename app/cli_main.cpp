@@ -1,0 +1,49 @@
+// graft-cli: Graft's jobs from the shell, with JSON output and meaningful exit codes.
+#include "app/cli/commands.h"
+
+#include <QtCore/QCoreApplication>
+#include <cstdio>
+
+using namespace graft::cli;
+
+namespace {
+
+void printUsage(const std::vector<Command>& commands) {
+  QString text = QStringLiteral(
+      "Usage: graft-cli COMMAND [OPTIONS] MODEL\n"
+      "See, rewrite and verify PyTorch (TorchScript) model graphs from the shell.\n\n"
+      "MODEL is a TorchScript .pt file or --sample NAME (cnn, mlp, transformer).\n"
+      "Every command takes --json for machine-readable output and --help for its options.\n"
+      "Exit codes: 0 ok, 1 ran but the answer is no (e.g. outputs differ), 2 usage or input error.\n\n"
+      "Commands:\n");
+  for (const auto& c : commands) text += QStringLiteral("  %1  %2\n").arg(c.name, -9).arg(c.summary);
+  text += QStringLiteral("\nOptions:\n  -h, --help     Show this help.\n  -V, --version  Show the version.\n");
+  printText(text);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("graft-cli"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(GRAFT_VERSION));
+  QStringList args = QCoreApplication::arguments();
+  args.removeFirst();
+  const auto commands = allCommands();
+  if (args.isEmpty()) {
+    printUsage(commands);
+    return kUsageOrInput;
+  }
+  const QString name = args.takeFirst();
+  if (name == QLatin1String("-h") || name == QLatin1String("--help") || name == QLatin1String("help")) {
+    printUsage(commands);
+    return kOk;
+  }
+  if (name == QLatin1String("-V") || name == QLatin1String("--version")) {
+    printText(QStringLiteral("graft-cli %1").arg(QStringLiteral(GRAFT_VERSION)));
+    return kOk;
+  }
+  for (const auto& c : commands)
+    if (c.name == name) return c.run(args);
+  return fail(QStringLiteral("unknown command \"%1\" (see graft-cli --help)").arg(name));
+}

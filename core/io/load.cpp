@@ -1,0 +1,102 @@
+#include "core/io/load.h"
+
+#include "core/io/archive_probe.h"
+#include "core/samples/samples.h"
+
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/script.h>
+
+#include <QtCore/QCryptographicHash>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+
+namespace graft::core::io {
+
+namespace {
+
+QByteArray sha256Of(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  QCryptographicHash hash(QCryptographicHash::Sha256);
+  hash.addData(&f);
+  return hash.result().toHex();
+}
+
+// eval, freeze (freeze_module alone: no frozen-graph optimisations), inline.
+torch::jit::Module prepare(const torch::jit::Module& loaded, const LoadOptions& options) {
+  torch::jit::Module module = loaded;
+  module.eval();
+  if (options.freeze) {
+    module = torch::jit::freeze_module(module);
+  } else {
+    module = module.clone();
+  }
+  auto graph = module.get_method("forward").graph();
+  torch::jit::Inline(*graph);
+  return module;
+}
+
+LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
+                  QString sample, QByteArray sha) {
+  LoadResult result;
+  model::NodeIdSource ids;
+  auto rev = model::Revision::original(module, options.freeze, QStringLiteral("Original"), ids);
+  result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
+                                                      std::move(sample), std::move(sha));
+  return result;
+}
+
+LoadResult failure(LoadError error) {
+  LoadResult r;
+  r.error = std::move(error);
+  return r;
+}
+
+}  // namespace
+
+LoadResult loadFile(const QString& path, const LoadOptions& options) {
+  if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
+  torch::jit::Module loaded;
+  try {
+    loaded = torch::jit::load(path.toStdString(), torch::kCPU);
+  } catch (const c10::Error& e) {
+    return failure(classifyLoadFailure(path, QString::fromStdString(e.what_without_backtrace())));
+  } catch (const std::exception& e) {
+    return failure(classifyLoadFailure(path, QString::fromUtf8(e.what())));
+  }
+  if (!loaded.find_method("forward"))
+    return failure({LoadErrorKind::NoForward,
+                    QStringLiteral("%1 is a TorchScript module without a forward method.").arg(QFileInfo(path).fileName()),
+                    QStringLiteral("Graft shows a module's forward graph. Save the module whose forward you want to see."),
+                    {}});
+  try {
+    return finish(prepare(loaded, options), options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path));
+  } catch (const c10::Error& e) {
+    return failure({LoadErrorKind::Other,
+                    QStringLiteral("%1 loaded, but could not be frozen and inlined.").arg(QFileInfo(path).fileName()),
+                    QStringLiteral("Try opening it with --no-freeze (File > Open without freezing)."),
+                    QString::fromStdString(e.what_without_backtrace())});
+  }
+}
+
+LoadResult loadSample(const QString& name, const LoadOptions& options) {
+  std::optional<torch::jit::Module> module;
+  try {
+    module = samples::build(name);
+  } catch (const std::exception& e) {
+    return failure({LoadErrorKind::Other, QStringLiteral("The sample \"%1\" could not be built.").arg(name), {},
+                    QString::fromUtf8(e.what())});
+  }
+  if (!module)
+    return failure({LoadErrorKind::UnknownSample, QStringLiteral("There is no built-in sample named \"%1\".").arg(name),
+                    QStringLiteral("Built-in samples: %1.").arg(samples::names().join(QStringLiteral(", "))), {}});
+  try {
+    return finish(prepare(*module, options), options, {}, name, {});
+  } catch (const std::exception& e) {
+    return failure({LoadErrorKind::Other, QStringLiteral("The sample \"%1\" could not be built.").arg(name), {},
+                    QString::fromUtf8(e.what())});
+  }
+}
+
+}  // namespace graft::core::io

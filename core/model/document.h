@@ -1,0 +1,61 @@
+#pragma once
+// A loaded model and every revision made of it. History is a tree: undo moves to the parent,
+// redo to the newest child, and an edit after an undo adds a sibling, so no revision is lost.
+#include "core/model/revision.h"
+
+#include <QtCore/QByteArray>
+#include <QtCore/QObject>
+#include <QtCore/QString>
+#include <QtCore/QVector>
+
+namespace graft::core::model {
+
+class Document : public QObject {
+  Q_OBJECT
+ public:
+  // `sourcePath` is empty for a built-in sample; `sampleName` is empty for a file.
+  Document(RevisionPtr original, NodeIdSource ids, QString sourcePath, QString sampleName,
+           QByteArray sourceSha256, QObject* parent = nullptr);
+
+  int count() const { return revisions_.size(); }
+  RevisionPtr revision(int index) const { return revisions_.at(index).revision; }
+  int parentOf(int index) const { return revisions_.at(index).parent; }
+  int currentIndex() const { return current_; }
+  RevisionPtr current() const { return revisions_.at(current_).revision; }
+  RevisionPtr original() const { return revisions_.front().revision; }
+
+  // Adds `revision` as a child of the current one and makes it current. Returns its index.
+  int commit(RevisionPtr revision);
+  bool canUndo() const { return parentOf(current_) >= 0; }
+  bool canRedo() const { return newestChild(current_) >= 0; }
+  void undo();
+  void redo();
+  void setCurrent(int index);
+
+  NodeIdSource& ids() { return ids_; }
+  const QString& sourcePath() const { return sourcePath_; }
+  const QString& sampleName() const { return sampleName_; }
+  const QByteArray& sourceSha256() const { return sourceSha256_; }
+  // "resnet18.pt" or "sample:cnn"
+  QString displayName() const;
+
+ Q_SIGNALS:
+  void revisionAdded(int index);
+  void currentChanged(int index);
+
+ private:
+  int newestChild(int index) const;
+  struct Entry {
+    RevisionPtr revision;
+    int parent;
+    int redoChild = -1;  // the child that undo last left, which redo returns to
+  };
+  QVector<Entry> revisions_;
+  int current_ = 0;
+  NodeIdSource ids_;
+  QString sourcePath_;
+  QString sampleName_;
+  QByteArray sourceSha256_;
+};
+
+}  // namespace graft::core::model

@@ -1,0 +1,266 @@
+#include "core/model/graph_view.h"
+
+#include "core/model/graph_walk.h"
+#include "core/model/revision.h"
+#include "core/model/value_format.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/script.h>
+
+#include <QtCore/QRegularExpression>
+#include <map>
+
+namespace graft::core::model {
+
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+// Nodes that become attributes of their consumers instead of boxes of their own.
+bool isFoldable(const Node* node) {
+  const auto kind = node->kind();
+  if (kind == c10::prim::Constant) return true;
+  if (kind == c10::prim::GetAttr) return true;  // parameters and submodules of an unfrozen model
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+    if (node->inputs().empty()) return true;
+    for (const Value* in : node->inputs())
+      if (in->node()->kind() != c10::prim::Constant) return false;
+    return true;
+  }
+  return false;
+}
+
+QString foldedValue(const Node* producer, QString& kindOut) {
+  const auto kind = producer->kind();
+  if (kind == c10::prim::GetAttr) {
+    // self.layer1.0.conv1.weight: the chain of attribute names.
+    QStringList names;
+    const Node* n = producer;
+    while (n && n->kind() == c10::prim::GetAttr) {
+      names.prepend(QString::fromStdString(n->s(c10::attr::name)));
+      n = n->input(0)->node();
+    }
+    kindOut = QStringLiteral("parameter");
+    return QStringLiteral("self.") + names.join(QLatin1Char('.'));
+  }
+  if (auto iv = torch::jit::toIValue(producer->output())) {
+    kindOut = iv->isTensor() ? QStringLiteral("tensor")
+              : (iv->isList() || iv->isTuple()) ? QStringLiteral("list")
+                                                : QStringLiteral("constant");
+    return formatIValue(*iv);
+  }
+  // A list of constants that toIValue could not fold (e.g. a list of tensors).
+  QStringList parts;
+  for (const Value* in : producer->inputs())
+    if (auto iv = torch::jit::toIValue(in)) parts << formatIValue(*iv);
+  kindOut = QStringLiteral("list");
+  return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString argumentName(const Node* node, size_t index) {
+  if (const auto* schema = node->maybeSchema()) {
+    if (index < schema->arguments().size())
+      return QString::fromStdString(schema->arguments()[index].name());
+  }
+  return QStringLiteral("input%1").arg(index);
+}
+
+QString shortTypeName(const c10::ClassTypePtr& type) {
+  if (!type || !type->name()) return {};
+  return QString::fromStdString(type->name()->name());
+}
+
+// The module path of a node from its inlined call stack: "layer1.0.conv1".
+QStringList modulePathOf(const Node* node, QStringList* typeNames) {
+  QStringList path;
+  auto stack = node->callstack();
+  if (!stack) return path;
+  for (const auto& entry : (*stack)->vec()) {
+    const auto& info = std::get<2>(entry);
+    if (!info) continue;
+    const auto name = QString::fromStdString(info->instance_name());
+    if (name.isEmpty()) continue;
+    path << name;
+    if (typeNames) *typeNames << shortTypeName(info->class_type());
+  }
+  return path;
+}
+
+int groupFor(GraphView& view, std::map<QString, int>& byPath, const QStringList& path,
+             const QStringList& typeNames) {
+  int parent = 0;
+  QString prefix;
+  for (int i = 0; i < path.size(); ++i) {
+    prefix = i == 0 ? path[i] : prefix + QLatin1Char('.') + path[i];
+    auto it = byPath.find(prefix);
+    if (it == byPath.end()) {
+      ViewGroup g;
+      g.index = view.groups.size();
+      g.parent = parent;
+      g.name = path[i];
+      g.path = prefix;
+      g.typeName = i < typeNames.size() ? typeNames[i] : QString();
+      view.groups[parent].children.push_back(g.index);
+      view.groups.push_back(g);
+      it = byPath.emplace(prefix, g.index).first;
+    }
+    parent = it->second;
+  }
+  return parent;
+}
+
+// Maps each value's debug name to the 0-based line that defines it in the printed IR.
+QHash<QString, int> irLinesByValue(const QString& ir) {
+  QHash<QString, int> lines;
+  static const QRegularExpression def(QStringLiteral(R"(^\s*%([^\s:]+)\s*:)"));
+  const auto all = ir.split(QLatin1Char('\n'));
+  for (int i = 0; i < all.size(); ++i) {
+    auto m = def.match(all[i]);
+    if (m.hasMatch() && !all[i].trimmed().startsWith(QStringLiteral("graph("))) lines.insert(m.captured(1), i);
+  }
+  return lines;
+}
+
+}  // namespace
+
+int GraphView::opCount() const {
+  int n = 0;
+  for (const auto& node : nodes)
+    if (!node.kind.startsWith(QStringLiteral("prim::"))) ++n;
+  return n;
+}
+
+QHash<QString, int> GraphView::opHistogram() const {
+  QHash<QString, int> h;
+  for (const auto& node : nodes)
+    if (!node.kind.startsWith(QStringLiteral("prim::"))) ++h[node.kind];
+  return h;
+}
+
+GraphView GraphView::build(const Revision& revision) {
+  GraphView view;
+  const auto& graph = *revision.graph();
+  ViewGroup root;
+  root.name = QString();
+  root.typeName = shortTypeName(revision.module().type());
+  view.groups.push_back(root);
+  std::map<QString, int> groupByPath;
+  const auto irLines = irLinesByValue(revision.irText());
+
+  // Graph inputs (skipping the module itself) are numbered from 0.
+  std::unordered_map<const Value*, int> graphInputIndex;
+  for (const Value* in : graph.inputs()) {
+    if (in->type()->cast<c10::ClassType>()) continue;
+    graphInputIndex[in] = view.graphInputs.size();
+    view.graphInputs.push_back({QString::fromStdString(in->debugName()), formatType(in)});
+  }
+
+  // Where each value comes from: an op node's output port.
+  std::unordered_map<const Value*, std::pair<NodeId, int>> producer;
+
+  std::function<void(torch::jit::Block*, int)> walk = [&](torch::jit::Block* block, int depth) {
+    for (Node* n : block->nodes()) {
+      ++view.jitNodes;
+      if (isFoldable(n) && depth == 0) continue;
+      ViewNode vn;
+      vn.id = revision.idOf(n);
+      vn.kind = QString::fromStdString(n->kind().toQualString());
+      vn.op = QString::fromStdString(n->kind().toUnqualString());
+      vn.blockDepth = depth;
+      if (const auto* schema = n->maybeSchema()) {
+        std::ostringstream os;
+        os << *schema;
+        vn.schema = QString::fromStdString(os.str());
+      }
+      QStringList typeNames;
+      const QStringList path = modulePathOf(n, &typeNames);
+      vn.modulePath = path.join(QLatin1Char('.'));
+      vn.group = depth == 0 ? groupFor(view, groupByPath, path, typeNames) : 0;
+      if (auto flc = n->sourceRange().file_line_col()) {
+        vn.sourceFile = QString::fromStdString(std::get<0>(*flc));
+        vn.sourceLine = static_cast<int>(std::get<1>(*flc));
+      }
+      if (n->sourceRange().source()) {
+        vn.sourceText = QString::fromStdString(n->sourceRange().text().str()).left(200);
+      }
+      for (size_t i = 0; i < n->inputs().size(); ++i) {
+        const Value* in = n->input(i);
+        const QString argName = argumentName(n, i);
+        const Node* src = in->node();
+        if (isFoldable(src) && src->owningBlock() == graph.block()) {
+          ViewAttribute attr;
+          attr.name = argName;
+          attr.value = foldedValue(src, attr.kind);
+          if (argName == QLatin1String("dtype") && attr.kind == QLatin1String("constant")) {
+            bool ok = false;
+            const int code = attr.value.toInt(&ok);
+            if (ok) attr.value = dtypeName(code);
+          }
+          vn.attributes.push_back(attr);
+          continue;
+        }
+        if (in->type()->cast<c10::ClassType>()) continue;  // `self`
+        vn.inputs.push_back({argName, formatType(in)});
+        ViewEdge e;
+        e.to = vn.id;
+        e.toPort = vn.inputs.size() - 1;
+        e.type = formatType(in);
+        e.value = QString::fromStdString(in->debugName());
+        if (auto gi = graphInputIndex.find(in); gi != graphInputIndex.end()) {
+          e.from = kNoNode;
+          e.fromPort = gi->second;
+        } else if (auto p = producer.find(in); p != producer.end()) {
+          e.from = p->second.first;
+          e.fromPort = p->second.second;
+        } else {
+          continue;  // defined in an enclosing block we did not descend through
+        }
+        if (depth == 0) view.edges.push_back(e);
+      }
+      for (size_t i = 0; i < n->outputs().size(); ++i) {
+        const Value* out = n->output(i);
+        vn.outputs.push_back({QString::fromStdString(out->debugName()), formatType(out)});
+        producer[out] = {vn.id, static_cast<int>(i)};
+      }
+      if (!n->outputs().empty()) vn.irLine = irLines.value(QString::fromStdString(n->output(0)->debugName()), -1);
+      if (depth == 0) {
+        view.indexOf.insert(vn.id, view.nodes.size());
+        view.groups[vn.group].nodes.push_back(vn.id);
+        view.nodes.push_back(std::move(vn));
+      }
+      for (auto* sub : n->blocks()) walk(sub, depth + 1);
+    }
+  };
+  walk(revision.graph()->block(), 0);
+
+  const auto outputs = graph.outputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Value* out = outputs[i];
+    view.graphOutputs.push_back({QString::fromStdString(out->debugName()), formatType(out)});
+    ViewEdge e;
+    e.to = kNoNode;
+    e.toPort = static_cast<int>(i);
+    e.type = formatType(out);
+    e.value = QString::fromStdString(out->debugName());
+    if (auto gi = graphInputIndex.find(out); gi != graphInputIndex.end()) {
+      e.from = kNoNode;
+      e.fromPort = gi->second;
+    } else if (auto p = producer.find(out); p != producer.end()) {
+      e.from = p->second.first;
+      e.fromPort = p->second.second;
+    } else {
+      continue;
+    }
+    view.edges.push_back(e);
+  }
+
+  // Totals bottom-up: children are always created after their parents.
+  for (int g = view.groups.size() - 1; g >= 0; --g) {
+    view.groups[g].totalNodes += view.groups[g].nodes.size();
+    if (view.groups[g].parent >= 0) view.groups[view.groups[g].parent].totalNodes += view.groups[g].totalNodes;
+  }
+  return view;
+}
+
+}  // namespace graft::core::model

@@ -1,0 +1,83 @@
+#pragma once
+// What people see of a Revision: op nodes with folded attributes, typed edges and the module tree.
+// Plain data with no libtorch types, so the UI can hold it.
+#include "core/model/ids.h"
+
+#include <QtCore/QHash>
+#include <QtCore/QString>
+#include <QtCore/QVector>
+
+namespace graft::core::model {
+
+class Revision;
+
+struct ViewAttribute {
+  QString name;   // the schema argument name, e.g. "stride"
+  QString value;  // a readable rendering, e.g. "[2, 2]" or "Tensor float32 [64, 3, 7, 7]"
+  QString kind;   // "constant", "list", "tensor" or "parameter"
+};
+
+struct ViewPort {
+  QString name;  // schema argument / value debug name
+  QString type;  // readable type, e.g. "float32 [1, 64, 56, 56]"
+};
+
+struct ViewNode {
+  NodeId id = kNoNode;
+  QString kind;     // "aten::_convolution"
+  QString op;       // "_convolution"
+  QString schema;   // the operator's schema, empty where it has none
+  QVector<ViewAttribute> attributes;
+  QVector<ViewPort> inputs;   // inputs that are edges (not folded)
+  QVector<ViewPort> outputs;
+  int group = 0;              // index into GraphView::groups
+  QString modulePath;         // "layer1.0.conv1", empty at top level
+  QString sourceFile;
+  int sourceLine = 0;
+  QString sourceText;
+  int irLine = -1;            // 0-based line of the node in Revision::irText()
+  int blockDepth = 0;         // > 0 inside an If/Loop body
+};
+
+// An edge between op nodes. `from == kNoNode` means graph input number `fromPort`;
+// `to == kNoNode` means graph output number `toPort`.
+struct ViewEdge {
+  NodeId from = kNoNode;
+  int fromPort = 0;
+  NodeId to = kNoNode;
+  int toPort = 0;
+  QString type;
+  QString value;  // the value's debug name
+};
+
+struct ViewGroup {
+  int index = 0;
+  int parent = -1;          // -1 for the root group
+  QString name;             // "conv1" (the module attribute name); the root is ""
+  QString path;             // "layer1.0.conv1"
+  QString typeName;         // "Conv2d"
+  QVector<int> children;    // child group indices
+  QVector<NodeId> nodes;    // op nodes directly in this group
+  int totalNodes = 0;       // op nodes in this group and all below it
+};
+
+struct GraphView {
+  QVector<ViewNode> nodes;        // graph order
+  QVector<ViewEdge> edges;
+  QVector<ViewGroup> groups;      // groups[0] is the whole model
+  QVector<ViewPort> graphInputs;  // without `self`
+  QVector<ViewPort> graphOutputs;
+  QHash<NodeId, int> indexOf;     // NodeId -> index into nodes
+  int jitNodes = 0;               // every node of the graph, folded ones included
+
+  const ViewNode* node(NodeId id) const {
+    auto it = indexOf.constFind(id);
+    return it == indexOf.constEnd() ? nullptr : &nodes[*it];
+  }
+  int opCount() const;  // nodes whose kind is not prim::
+  QHash<QString, int> opHistogram() const;
+
+  static GraphView build(const Revision& revision);
+};
+
+}  // namespace graft::core::model

@@ -1,0 +1,123 @@
+#include "core/model/revision.h"
+
+#include "core/model/graph_walk.h"
+
+#include <torch/script.h>
+
+#include <sstream>
+
+namespace graft::core::model {
+
+RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name,
+                               NodeIdSource& ids) {
+  auto rev = std::shared_ptr<Revision>(new Revision());
+  rev->module_ = std::make_shared<const torch::jit::Module>(module);
+  rev->graph_ = module.get_method("forward").graph()->copy();
+  rev->frozen_ = frozen;
+  rev->name_ = std::move(name);
+  forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
+    const NodeId id = ids.next();
+    rev->idByNode_[n] = id;
+    rev->nodeById_[id] = n;
+  });
+  return rev;
+}
+
+RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::Graph> graph,
+                              const std::unordered_map<const torch::jit::Node*, NodeId>& carried,
+                              QString name, NodeIdSource& ids) {
+  auto rev = std::shared_ptr<Revision>(new Revision());
+  rev->module_ = base.module_;
+  rev->graph_ = std::move(graph);
+  rev->frozen_ = base.frozen_;
+  rev->name_ = std::move(name);
+  forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
+    auto it = carried.find(n);
+    const NodeId id = it != carried.end() ? it->second : ids.next();
+    rev->idByNode_[n] = id;
+    rev->nodeById_[id] = n;
+  });
+  return rev;
+}
+
+Revision::GraphCopy Revision::cloneGraph() const {
+  GraphCopy copy;
+  copy.graph = graph_->copy();
+  // Graph::copy clones blocks node by node in order, so both walks visit matching nodes.
+  const auto source = allNodes(*graph_);
+  const auto target = allNodes(*copy.graph);
+  for (size_t i = 0; i < source.size() && i < target.size(); ++i)
+    copy.ids[target[i]] = idOf(source[i]);
+  return copy;
+}
+
+NodeId Revision::idOf(const torch::jit::Node* node) const {
+  auto it = idByNode_.find(node);
+  return it == idByNode_.end() ? kNoNode : it->second;
+}
+
+torch::jit::Node* Revision::nodeOf(NodeId id) const {
+  auto it = nodeById_.find(id);
+  return it == nodeById_.end() ? nullptr : it->second;
+}
+
+std::vector<NodeId> Revision::nodeIds() const {
+  std::vector<NodeId> out;
+  forEachNode(*graph_, [&](torch::jit::Node* n) { out.push_back(idOf(n)); });
+  return out;
+}
+
+QString Revision::irText() const {
+  std::ostringstream os;
+  os << *graph_;
+  return QString::fromStdString(os.str());
+}
+
+namespace {
+
+// Pairs each module type of `from` with the matching type in its clone `to`, so a graph written
+// against the original types can be retargeted to the clone.
+void collectTypeRemap(const torch::jit::Module& from, const torch::jit::Module& to,
+                      std::unordered_map<c10::TypePtr, c10::TypePtr>& remap) {
+  remap[from.type()] = to.type();
+  std::vector<torch::jit::Module> fromChildren, toChildren;
+  for (const auto& c : from.children()) fromChildren.push_back(c);
+  for (const auto& c : to.children()) toChildren.push_back(c);
+  for (size_t i = 0; i < fromChildren.size() && i < toChildren.size(); ++i)
+    collectTypeRemap(fromChildren[i], toChildren[i], remap);
+}
+
+void retype(torch::jit::Block* block, const std::unordered_map<c10::TypePtr, c10::TypePtr>& remap) {
+  auto fix = [&](torch::jit::Value* v) {
+    auto it = remap.find(v->type());
+    if (it != remap.end()) v->setType(it->second);
+  };
+  for (auto* v : block->inputs()) fix(v);
+  for (auto* n : block->nodes()) {
+    for (auto* v : n->outputs()) fix(v);
+    for (auto* sub : n->blocks()) retype(sub, remap);
+  }
+}
+
+}  // namespace
+
+torch::jit::Module Revision::runnable() const {
+  std::lock_guard lock(runnableMutex_);
+  if (runnable_) return *runnable_;
+  // A new class type that shares the loaded module's data, with this revision's graph as forward.
+  auto clone = std::make_shared<torch::jit::Module>(module_->clone(true, {"forward"}, {}));
+  std::unordered_map<c10::TypePtr, c10::TypePtr> remap;
+  collectTypeRemap(*module_, *clone, remap);
+  auto graph = graph_->copy();
+  retype(graph->block(), remap);
+  auto cu = clone->_ivalue()->compilation_unit();
+  auto* fn = cu->create_function(c10::QualifiedName(*clone->type()->name(), "forward"), graph,
+                                 /*shouldMangle=*/true);
+  clone->type()->addMethod(fn);
+  runnable_ = clone;
+  return *runnable_;
+}
+
+Revision::~Revision() = default;
+
+}  // namespace graft::core::model

@@ -1,0 +1,85 @@
+#pragma once
+// An immutable snapshot of a model: the module, its forward graph and the NodeId of every node.
+#include "core/model/ids.h"
+
+#include <QtCore/QString>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace torch::jit {
+struct Graph;
+struct Node;
+struct Module;
+}  // namespace torch::jit
+
+namespace graft::core::model {
+
+class Revision;
+using RevisionPtr = std::shared_ptr<const Revision>;
+
+// Hands out NodeIds that are never reused within one document.
+class NodeIdSource {
+ public:
+  NodeId next() { return ++last_; }
+  NodeId last() const { return last_; }
+  void advanceTo(NodeId id) { if (id > last_) last_ = id; }
+
+ private:
+  NodeId last_ = kNoNode;
+};
+
+class Revision {
+ public:
+  // The first revision of a document: every node gets a fresh id.
+  static RevisionPtr original(const torch::jit::Module& module, bool frozen, QString name,
+                              NodeIdSource& ids);
+
+  // Builds a successor: `graph` must be a graph derived from `base.cloneGraph()` through `edit`,
+  // and `carried` maps nodes of the new graph that descend from base nodes to their ids.
+  // Nodes not in `carried` get fresh ids.
+  static RevisionPtr derived(const Revision& base, std::shared_ptr<torch::jit::Graph> graph,
+                             const std::unordered_map<const torch::jit::Node*, NodeId>& carried,
+                             QString name, NodeIdSource& ids);
+
+  // A deep copy of the graph (constants and weights are shared) plus the mapping
+  // from copied nodes to this revision's ids, for edits to start from.
+  struct GraphCopy {
+    std::shared_ptr<torch::jit::Graph> graph;
+    std::unordered_map<const torch::jit::Node*, NodeId> ids;
+  };
+  GraphCopy cloneGraph() const;
+
+  const torch::jit::Module& module() const { return *module_; }
+  std::shared_ptr<torch::jit::Graph> graph() const { return graph_; }
+  bool frozen() const { return frozen_; }
+  const QString& name() const { return name_; }
+
+  NodeId idOf(const torch::jit::Node* node) const;
+  torch::jit::Node* nodeOf(NodeId id) const;
+  // Every node id in graph order (nested blocks included).
+  std::vector<NodeId> nodeIds() const;
+
+  // The graph's IR as TorchScript prints it.
+  QString irText() const;
+
+  // A module whose forward is this revision's graph: for running and saving.
+  // Built on first use; weights are shared with the loaded module.
+  torch::jit::Module runnable() const;
+
+  ~Revision();
+
+ private:
+  Revision() = default;
+  std::shared_ptr<const torch::jit::Module> module_;
+  std::shared_ptr<torch::jit::Graph> graph_;
+  std::unordered_map<const torch::jit::Node*, NodeId> idByNode_;
+  std::unordered_map<NodeId, torch::jit::Node*> nodeById_;
+  mutable std::shared_ptr<torch::jit::Module> runnable_;
+  mutable std::mutex runnableMutex_;
+  bool frozen_ = true;
+  QString name_;
+};
+
+}  // namespace graft::core::model

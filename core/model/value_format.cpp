@@ -1,0 +1,79 @@
+#include "core/model/value_format.h"
+
+#include <torch/script.h>
+
+#include <sstream>
+
+namespace graft::core::model {
+
+QString dtypeName(int scalarType) {
+  switch (static_cast<c10::ScalarType>(scalarType)) {
+    case c10::ScalarType::Float: return QStringLiteral("float32");
+    case c10::ScalarType::Double: return QStringLiteral("float64");
+    case c10::ScalarType::Half: return QStringLiteral("float16");
+    case c10::ScalarType::BFloat16: return QStringLiteral("bfloat16");
+    case c10::ScalarType::Long: return QStringLiteral("int64");
+    case c10::ScalarType::Int: return QStringLiteral("int32");
+    case c10::ScalarType::Short: return QStringLiteral("int16");
+    case c10::ScalarType::Char: return QStringLiteral("int8");
+    case c10::ScalarType::Byte: return QStringLiteral("uint8");
+    case c10::ScalarType::Bool: return QStringLiteral("bool");
+    default: return QString::fromStdString(c10::toString(static_cast<c10::ScalarType>(scalarType)));
+  }
+}
+
+namespace {
+
+QString joinSizes(c10::IntArrayRef sizes) {
+  QStringList parts;
+  for (auto s : sizes) parts << QString::number(s);
+  return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+}  // namespace
+
+QString formatType(const torch::jit::Value* value) {
+  const auto& type = value->type();
+  if (auto tensor = type->cast<c10::TensorType>()) {
+    QString out = tensor->scalarType() ? dtypeName(static_cast<int>(*tensor->scalarType()))
+                                       : QStringLiteral("Tensor");
+    if (auto sizes = tensor->sizes().concrete_sizes()) out += QLatin1Char(' ') + joinSizes(*sizes);
+    return out;
+  }
+  return QString::fromStdString(type->annotation_str());
+}
+
+QString formatIValue(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const auto& t = value.toTensor();
+    if (!t.defined()) return QStringLiteral("None");
+    QString out = QStringLiteral("Tensor ") + dtypeName(static_cast<int>(t.scalar_type())) +
+                  QLatin1Char(' ') + joinSizes(t.sizes());
+    if (t.numel() == 1) {
+      std::ostringstream os;
+      os << t.item();
+      out += QStringLiteral(" = ") + QString::fromStdString(os.str());
+    }
+    return out;
+  }
+  if (value.isNone()) return QStringLiteral("None");
+  if (value.isBool()) return value.toBool() ? QStringLiteral("True") : QStringLiteral("False");
+  if (value.isString()) return QLatin1Char('"') + QString::fromStdString(value.toStringRef()) + QLatin1Char('"');
+  if (value.isList() || value.isTuple()) {
+    const auto elements = value.isList() ? value.toListRef().vec() : value.toTupleRef().elements().vec();
+    QStringList parts;
+    const size_t shown = std::min<size_t>(elements.size(), 8);
+    for (size_t i = 0; i < shown; ++i) parts << formatIValue(elements[i]);
+    if (elements.size() > shown) parts << QStringLiteral("… (%1 items)").arg(elements.size());
+    const QString body = parts.join(QStringLiteral(", "));
+    return value.isList() ? QLatin1Char('[') + body + QLatin1Char(']')
+                          : QLatin1Char('(') + body + QLatin1Char(')');
+  }
+  if (value.isDevice()) return QString::fromStdString(value.toDevice().str());
+  if (value.isObject()) return QString::fromStdString(value.type()->annotation_str());
+  std::ostringstream os;
+  os << value;
+  return QString::fromStdString(os.str());
+}
+
+}  // namespace graft::core::model

@@ -1,0 +1,17 @@
+#pragma once
+// Readable renderings of TorchScript types and constant values, for labels and the inspector.
+#include <QtCore/QString>
+
+namespace c10 { struct IValue; }
+namespace torch::jit { struct Value; }
+
+namespace graft::core::model {
+
+// "float32 [1, 64, 56, 56]" for a tensor with known shape, the TorchScript type string otherwise.
+QString formatType(const torch::jit::Value* value);
+// "[1, 1]", "3", "True", "Tensor float32 [64, 3, 7, 7]"; long lists are abbreviated.
+QString formatIValue(const c10::IValue& value);
+// "float32" for at::kFloat and so on.
+QString dtypeName(int scalarType);
+
+}  // namespace graft::core::model

@@ -1,0 +1,96 @@
+// graft-cli info/ir against stock PyTorch's view of real torchvision models, and its exit codes.
+#include "test_support.h"
+
+#include <QtCore/QJsonArray>
+#include <QtTest/QtTest>
+
+using graft::test::reference;
+using graft::test::runCli;
+using graft::test::testdata;
+
+class TstCli : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void infoMatchesPyTorch_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("resnet18") << "resnet18";
+    QTest::newRow("mobilenet_v2") << "mobilenet_v2";
+    QTest::newRow("densenet121") << "densenet121";
+  }
+  void infoMatchesPyTorch() {
+    QFETCH(QString, model);
+    const QJsonObject ref = reference(model);
+    QVERIFY2(!ref.isEmpty(), "reference JSON missing: did make_testdata run?");
+    const auto r = runCli({QStringLiteral("info"), testdata(model + QStringLiteral(".pt")), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject info = r.json();
+    QCOMPARE(info.value("ops").toInt(), ref.value("ops").toInt());
+    QCOMPARE(info.value("jit_nodes").toInt(), ref.value("jit_nodes").toInt());
+    const QJsonObject hist = info.value("op_histogram").toObject();
+    const QJsonObject refHist = ref.value("op_histogram").toObject();
+    QCOMPARE(hist.keys(), refHist.keys());
+    for (const auto& k : refHist.keys()) QCOMPARE(hist.value(k).toInt(), refHist.value(k).toInt());
+    // Every Conv2d of the Python model is a module group holding exactly one convolution.
+    QHash<QString, int> opsByPath;
+    for (const auto& m : info.value("modules").toArray())
+      opsByPath.insert(m.toObject().value("path").toString(), m.toObject().value("ops").toInt());
+    const auto convs = ref.value("conv_modules").toArray();
+    QVERIFY(convs.size() > 10);
+    for (const auto& c : convs) {
+      QVERIFY2(opsByPath.contains(c.toString()), qPrintable(c.toString()));
+      QCOMPARE(opsByPath.value(c.toString()), 1);
+    }
+    QVERIFY(info.value("groups").toInt() > convs.size());
+    QCOMPARE(info.value("inputs").toArray().size(), 1);
+  }
+  void resnetHasNestedModulePaths() {
+    const auto r = runCli({QStringLiteral("info"), testdata(QStringLiteral("resnet18.pt")), QStringLiteral("--json")});
+    QStringList paths;
+    for (const auto& m : r.json().value("modules").toArray()) paths << m.toObject().value("path").toString();
+    for (const char* p : {"layer1", "layer1.0", "layer1.0.conv1", "layer4.1.bn2", "fc"})
+      QVERIFY2(paths.contains(QString::fromLatin1(p)), p);
+  }
+  void samplesWorkFromTheCli_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("cnn") << "cnn";
+    QTest::newRow("mlp") << "mlp";
+    QTest::newRow("transformer") << "transformer";
+  }
+  void samplesWorkFromTheCli() {
+    QFETCH(QString, name);
+    const auto r = runCli({QStringLiteral("info"), QStringLiteral("--sample"), name, QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.json().value("ops").toInt() > 5);
+    const auto ir = runCli({QStringLiteral("ir"), QStringLiteral("--sample"), name});
+    QCOMPARE(ir.exitCode, 0);
+    QVERIFY(ir.out.startsWith("graph("));
+  }
+  void badInputExitsTwoWithOneLine_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mustSay");
+    QTest::newRow("state_dict") << QStringList{"info", testdata("bad/state_dict.pt")} << "state_dict";
+    QTest::newRow("truncated") << QStringList{"info", testdata("bad/truncated.pt")} << "truncated";
+    QTest::newRow("no model") << QStringList{"info"} << "missing MODEL";
+    QTest::newRow("unknown command") << QStringList{"frobnicate"} << "unknown command";
+    QTest::newRow("unknown option") << QStringList{"info", "--bogus"} << "bogus";
+  }
+  void badInputExitsTwoWithOneLine() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mustSay);
+    const auto r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    const QString first = QString::fromUtf8(r.err).section('\n', 0, 0);
+    QVERIFY2(first.startsWith("graft-cli: ") && first.contains(mustSay), qPrintable(first));
+    QVERIFY(r.out.isEmpty());
+  }
+  void helpAndVersion() {
+    const auto help = runCli({QStringLiteral("--help")});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("Usage: graft-cli"));
+    QVERIFY(runCli({QStringLiteral("info"), QStringLiteral("--help")}).out.contains("--sample"));
+    QVERIFY(runCli({QStringLiteral("--version")}).out.startsWith("graft-cli "));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstCli)
+#include "tst_cli.moc"

@@ -1,0 +1,70 @@
+// Loading: every class of bad file gets its own worded error and nothing crashes;
+// good archives load frozen and unfrozen.
+#include "core/io/load.h"
+#include "test_support.h"
+
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+class TstIo : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void badFiles_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("mustSay");
+    QTest::newRow("missing") << "bad/no_such_file.pt" << int(io::LoadErrorKind::FileMissing) << "does not exist";
+    QTest::newRow("folder") << "bad" << int(io::LoadErrorKind::FileUnreadable) << "is a folder";
+    QTest::newRow("random bytes") << "bad/random.pt" << int(io::LoadErrorKind::NotAnArchive) << "not a zip file";
+    QTest::newRow("text") << "bad/text.pt" << int(io::LoadErrorKind::NotAnArchive) << "not a zip file";
+    QTest::newRow("state_dict") << "bad/state_dict.pt" << int(io::LoadErrorKind::StateDict) << "state_dict";
+    QTest::newRow("pickled module") << "bad/pickled_module.pt" << int(io::LoadErrorKind::PickledModule) << "pickled Python nn.Module";
+    QTest::newRow("onnx") << "bad/model.onnx" << int(io::LoadErrorKind::Onnx) << "ONNX";
+    QTest::newRow("truncated") << "bad/truncated.pt" << int(io::LoadErrorKind::TruncatedArchive) << "truncated";
+    QTest::newRow("unknown op") << "bad/unknown_op.pt" << int(io::LoadErrorKind::UnknownOperator) << "aten::graft_no_such_op";
+  }
+  void badFiles() {
+    QFETCH(QString, file);
+    QFETCH(int, kind);
+    QFETCH(QString, mustSay);
+    const auto result = io::loadFile(graft::test::testdata(file));
+    QVERIFY(!result.ok());
+    QCOMPARE(int(result.error.kind), kind);
+    QVERIFY2(result.error.headline.contains(mustSay), qPrintable(result.error.headline));
+    QVERIFY(!result.error.hint.isEmpty());
+  }
+  void hintsSayHowToMakeAModule() {
+    for (const char* f : {"bad/state_dict.pt", "bad/pickled_module.pt"}) {
+      const auto result = io::loadFile(graft::test::testdata(QString::fromLatin1(f)));
+      QVERIFY(result.error.hint.contains(QStringLiteral("torch.jit.trace(")));
+    }
+    const auto unknown = io::loadFile(graft::test::testdata(QStringLiteral("bad/unknown_op.pt")));
+    QVERIFY(unknown.error.hint.contains(QStringLiteral("libtorch 1.")) || unknown.error.hint.contains(QStringLiteral("libtorch 2.")));
+  }
+  void goodArchiveLoadsFrozenAndUnfrozen() {
+    const QString path = graft::test::testdata(QStringLiteral("bad/good_small.pt"));
+    const auto frozen = io::loadFile(path);
+    QVERIFY2(frozen.ok(), qPrintable(frozen.error.message()));
+    QVERIFY(frozen.document->current()->frozen());
+    QVERIFY(!frozen.document->current()->irText().contains(QStringLiteral("prim::GetAttr")));
+    QCOMPARE(frozen.document->sourceSha256().size(), 64);
+    io::LoadOptions keep;
+    keep.freeze = false;
+    const auto unfrozen = io::loadFile(path, keep);
+    QVERIFY(unfrozen.ok());
+    QVERIFY(!unfrozen.document->current()->frozen());
+    QVERIFY(unfrozen.document->current()->irText().contains(QStringLiteral("prim::GetAttr")));
+    // Inlined: no call into a submodule's forward is left.
+    QVERIFY(!unfrozen.document->current()->irText().contains(QStringLiteral("prim::CallMethod")));
+  }
+  void unknownSampleIsAnError() {
+    const auto r = io::loadSample(QStringLiteral("no-such-sample"));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error.kind, io::LoadErrorKind::UnknownSample);
+    QVERIFY(r.error.hint.contains(QStringLiteral("cnn")));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstIo)
+#include "tst_io.moc"

@@ -1,0 +1,86 @@
+// The first GUI: opening samples and files, the error box for bad files, selection sync between
+// the module tree and the IR view, and a screenshot for people to look at.
+#include "core/model/document.h"
+#include "test_support.h"
+#include "ui/ir_view.h"
+#include "ui/main_window.h"
+#include "ui/module_tree.h"
+
+#include <QtTest/QtTest>
+#include <QtGui/QTextBlock>
+#include <QtWidgets/QMenu>
+#include <QtWidgets/QMessageBox>
+
+using graft::ui::MainWindow;
+
+class TstMainWindow : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("GraftTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+  }
+  void opensSampleFromMenu() {
+    MainWindow w;
+    w.show();
+    auto* menu = w.findChild<QMenu*>(QStringLiteral("samplesMenu"));
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), 3);
+    QSignalSpy opened(&w, &MainWindow::documentOpened);
+    menu->actions().front()->trigger();
+    QCOMPARE(opened.count(), 1);
+    QVERIFY(w.document());
+    QCOMPARE(w.document()->sampleName(), QStringLiteral("cnn"));
+    auto* ir = w.findChild<graft::ui::IrView*>();
+    QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph(")));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("sample:cnn")));
+  }
+  void badFileShowsErrorAndKeepsDocument() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+    auto* before = w.document();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    QVERIFY(!w.openFile(graft::test::testdata(QStringLiteral("bad/state_dict.pt"))));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("state_dict")));
+    auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+    QVERIFY(box);
+    QVERIFY(box->informativeText().contains(QStringLiteral("torch.jit.trace")));
+    QCOMPARE(w.document(), before);  // nothing lost
+    box->close();
+  }
+  void selectionSyncsTreeAndIr() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    const auto* view = w.view();
+    const auto& conv = view->nodes.front();
+    auto* tree = w.findChild<graft::ui::ModuleTree*>();
+    auto* ir = w.findChild<graft::ui::IrView*>();
+    w.selectNode(conv.id);
+    QCOMPARE(ir->textCursor().blockNumber(), conv.irLine);
+    QCOMPARE(tree->currentItem()->text(0), conv.op);
+    // Clicking a line in the IR selects that node.
+    const auto& last = view->nodes.back();
+    QSignalSpy sel(&w, &MainWindow::selectionChanged);
+    QTextCursor c(ir->document()->findBlockByNumber(last.irLine));
+    ir->setTextCursor(c);
+    const QRect r = ir->cursorRect(c);
+    QTest::mouseClick(ir->viewport(), Qt::LeftButton, {}, r.center());
+    QCOMPARE(w.selectedNode(), last.id);
+  }
+  void opensTorchvisionFileAndScreenshots() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    QCOMPARE(w.view()->opCount(), graft::test::reference(QStringLiteral("resnet18")).value("ops").toInt());
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(out + QStringLiteral("/mainwindow_resnet18.png")));
+  }
+};
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_mainwindow.moc"

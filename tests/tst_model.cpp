@@ -1,0 +1,130 @@
+// The model core: samples, revisions with stable NodeIds, GraphView folding and the module tree,
+// and the document's history.
+#include "core/io/load.h"
+#include "core/model/graph_view.h"
+#include "core/samples/samples.h"
+
+#include <torch/script.h>
+
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+namespace {
+
+std::unique_ptr<model::Document> sample(const char* name) {
+  auto r = io::loadSample(QString::fromLatin1(name));
+  if (!r.ok()) qFatal("%s", qPrintable(r.error.message()));
+  return std::move(r.document);
+}
+
+}  // namespace
+
+class TstModel : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void samplesBuildAndRun_data() {
+    QTest::addColumn<QString>("name");
+    for (const auto& s : samples::all()) QTest::newRow(qPrintable(s.name)) << s.name;
+  }
+  void samplesBuildAndRun() {
+    QFETCH(QString, name);
+    auto doc = io::loadSample(name).document;
+    QVERIFY(doc);
+    const auto* info = samples::find(name);
+    auto out = doc->current()->runnable().forward({torch::randn(info->inputShape)}).toTensor();
+    // The runnable module of revision 0 computes what the unfrozen sample computes.
+    at::manual_seed(1);
+    auto x = torch::randn(info->inputShape);
+    auto expected = samples::build(name)->forward({x}).toTensor();
+    auto got = doc->current()->runnable().forward({x}).toTensor();
+    QVERIFY(torch::allclose(expected, got, 1e-5, 1e-6));
+    QVERIFY(out.dim() >= 2);
+  }
+  void cnnFoldsConstantsAndKeepsModules() {
+    auto doc = sample("cnn");
+    const auto view = model::GraphView::build(*doc->current());
+    QCOMPARE(view.opHistogram().value(QStringLiteral("aten::conv2d")), 6);
+    QCOMPARE(view.opHistogram().value(QStringLiteral("aten::batch_norm")), 6);
+    QCOMPARE(view.opHistogram().value(QStringLiteral("aten::add")), 2);
+    for (const auto& n : view.nodes) QVERIFY2(n.kind != QLatin1String("prim::Constant"), "constants are folded");
+    const model::ViewNode* conv = nullptr;
+    for (const auto& n : view.nodes)
+      if (n.kind == QLatin1String("aten::conv2d") && n.modulePath == QLatin1String("block1.conv1")) conv = &n;
+    QVERIFY(conv);
+    QCOMPARE(view.groups[conv->group].path, QStringLiteral("block1.conv1"));
+    QCOMPARE(view.groups[conv->group].typeName, QStringLiteral("Conv2d"));
+    QStringList attrNames;
+    for (const auto& a : conv->attributes) attrNames << a.name;
+    QVERIFY(attrNames.contains(QStringLiteral("weight")));
+    QVERIFY(attrNames.contains(QStringLiteral("stride")));
+    for (const auto& a : conv->attributes)
+      if (a.name == QLatin1String("weight")) QCOMPARE(a.value, QStringLiteral("Tensor float32 [16, 16, 3, 3]"));
+      else if (a.name == QLatin1String("stride")) QCOMPARE(a.value, QStringLiteral("[1, 1]"));
+    QCOMPARE(conv->inputs.size(), 1);  // only the feature map is an edge
+    QVERIFY(conv->irLine >= 0);
+    QVERIFY(doc->current()->irText().split('\n')[conv->irLine].contains(QStringLiteral("aten::conv2d")));
+  }
+  void edgesConnectProducersToConsumers() {
+    auto doc = sample("cnn");
+    const auto view = model::GraphView::build(*doc->current());
+    int fromInput = 0, toOutput = 0;
+    for (const auto& e : view.edges) {
+      if (e.from == model::kNoNode) ++fromInput;
+      else QVERIFY(view.node(e.from));
+      if (e.to == model::kNoNode) ++toOutput;
+      else QVERIFY(view.node(e.to));
+    }
+    QCOMPARE(fromInput, 1);
+    QCOMPARE(toOutput, 1);
+    // The residual add has two incoming edges.
+    for (const auto& n : view.nodes)
+      if (n.kind == QLatin1String("aten::add")) QCOMPARE(n.inputs.size(), 2);
+  }
+  void nodeIdsAreStableAcrossRevisions() {
+    auto doc = sample("mlp");
+    const auto base = doc->current();
+    auto copy = base->cloneGraph();
+    // Remove the first dropout by hand: its output is replaced by its input.
+    torch::jit::Node* dropout = nullptr;
+    for (auto* n : copy.graph->nodes())
+      if (n->kind() == c10::aten::dropout) { dropout = n; break; }
+    QVERIFY(dropout);
+    const auto removedId = copy.ids.at(dropout);
+    dropout->output()->replaceAllUsesWith(dropout->input(0));
+    copy.ids.erase(dropout);
+    dropout->destroy();
+    auto next = model::Revision::derived(*base, copy.graph, copy.ids, QStringLiteral("remove dropout"), doc->ids());
+    doc->commit(next);
+    QCOMPARE(doc->count(), 2);
+    auto before = base->nodeIds(), after = next->nodeIds();
+    QCOMPARE(after.size() + 1, before.size());
+    before.erase(std::find(before.begin(), before.end(), removedId));
+    QCOMPARE(after, before);
+    QVERIFY(base->irText().contains(QStringLiteral("aten::dropout")));  // the original is untouched
+  }
+  void historyKeepsEveryRevision() {
+    auto doc = sample("mlp");
+    auto rev = [&](const char* name) {
+      auto c = doc->current()->cloneGraph();
+      return model::Revision::derived(*doc->current(), c.graph, c.ids, QString::fromLatin1(name), doc->ids());
+    };
+    doc->commit(rev("a"));
+    doc->commit(rev("b"));
+    doc->undo();
+    QCOMPARE(doc->current()->name(), QStringLiteral("a"));
+    doc->commit(rev("c"));  // a branch: "b" stays in the history
+    QCOMPARE(doc->count(), 4);
+    QCOMPARE(doc->revision(2)->name(), QStringLiteral("b"));
+    doc->undo();
+    doc->redo();
+    QCOMPARE(doc->current()->name(), QStringLiteral("c"));
+    doc->undo();
+    doc->undo();
+    QVERIFY(!doc->canUndo());
+    QCOMPARE(doc->currentIndex(), 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstModel)
+#include "tst_model.moc"

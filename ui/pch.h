@@ -1,0 +1,3 @@
+// Precompiled header for graft_ui: Qt Widgets (ui/ headers never include libtorch).
+#pragma once
+#include <QtWidgets/QtWidgets>
