@@ -1,6 +1,9 @@
 // Loading: every class of bad file gets its own worded error and nothing crashes;
 // good archives load frozen and unfrozen.
 #include "core/io/load.h"
+#include "core/io/save.h"
+
+#include <torch/script.h>
 #include "test_support.h"
 
 #include <QtTest/QtTest>
@@ -57,6 +60,35 @@ class TstIo : public QObject {
     QVERIFY(unfrozen.document->current()->irText().contains(QStringLiteral("prim::GetAttr")));
     // Inlined: no call into a submodule's forward is left.
     QVERIFY(!unfrozen.document->current()->irText().contains(QStringLiteral("prim::CallMethod")));
+  }
+  void savedRevisionLoadsInStockPyTorch() {
+    auto doc = io::loadSample(QStringLiteral("cnn")).document;
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("cnn.pt"));
+    const auto saved = io::saveRevision(*doc->current(), out);
+    QVERIFY2(saved.ok, qPrintable(saved.error));
+    // Graft reloads it and computes the same thing...
+    auto again = io::loadFile(out);
+    QVERIFY2(again.ok(), qPrintable(again.error.message()));
+    at::manual_seed(3);
+    auto x = torch::randn({1, 3, 32, 32});
+    auto a = doc->current()->runnable().forward({x}).toTensor();
+    auto b = again.document->current()->runnable().forward({x}).toTensor();
+    QVERIFY(torch::equal(a, b));
+    // ...and stock PyTorch loads and runs it.
+    QTemporaryFile script;
+    QVERIFY(script.open());
+    script.write("import sys, torch\nm = torch.jit.load(sys.argv[1])\nprint(tuple(m(torch.randn(1, 3, 32, 32)).shape))\n");
+    script.close();
+    const auto py = graft::test::runPython(script.fileName(), {out});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    QCOMPARE(py.out.trimmed(), QByteArray("(1, 10)"));
+  }
+  void saveFailureLeavesNoPartialFile() {
+    auto doc = io::loadSample(QStringLiteral("mlp")).document;
+    const auto r = io::saveRevision(*doc->current(), QStringLiteral("/nonexistent-dir/x.pt"));
+    QVERIFY(!r.ok);
+    QVERIFY(r.error.contains(QStringLiteral("/nonexistent-dir/x.pt")));
   }
   void unknownSampleIsAnError() {
     const auto r = io::loadSample(QStringLiteral("no-such-sample"));
