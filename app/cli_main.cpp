@@ -1,5 +1,6 @@
 // graft-cli: Graft's jobs from the shell, with JSON output and meaningful exit codes.
 #include "app/cli/commands.h"
+#include "core/report/versions.h"
 
 #include <QtCore/QCoreApplication>
 #include <cstdio>
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
     return kOk;
   }
   if (name == QLatin1String("-V") || name == QLatin1String("--version")) {
-    printText(QStringLiteral("graft-cli %1").arg(QStringLiteral(GRAFT_VERSION)));
+    printText(QStringLiteral("graft-cli %1\n%2").arg(QStringLiteral(GRAFT_VERSION),
+                                                       graft::core::report::versionsText(graft::core::report::versions())));
     return kOk;
   }
   for (const auto& c : commands)

@@ -2,6 +2,7 @@
 
 #include "core/io/load.h"
 #include "core/model/document.h"
+#include "core/report/versions.h"
 #include "core/samples/samples.h"
 #include "ui/error_dialog.h"
 #include "ui/ir_view.h"
@@ -155,10 +156,20 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::showAbout() {
-  QMessageBox::about(this, tr("About Graft"),
-                     tr("<h3>Graft %1</h3><p>See, rewrite and verify PyTorch model graphs.</p>"
-                        "<p>Qt %2</p><p>Running a model executes its TorchScript code: open only models you trust.</p>")
-                         .arg(QStringLiteral(GRAFT_VERSION), QString::fromLatin1(qVersion())));
+  const auto v = core::report::versions();
+  auto* box = new QMessageBox(QMessageBox::Information, tr("About Graft"),
+                              tr("<h3>Graft %1</h3><p>See, rewrite and verify PyTorch model graphs.</p>"
+                                 "<table><tr><td>Qt</td><td>%2</td></tr>"
+                                 "<tr><td>libtorch</td><td>%3<br><small>%4</small></td></tr>"
+                                 "<tr><td>Graphviz</td><td>%5</td></tr>"
+                                 "<tr><td>CUDA</td><td>%6</td></tr></table>"
+                                 "<p>Running a model executes its TorchScript code: open only models you trust.</p>")
+                                  .arg(v.graft, v.qt, v.torch, v.torchLibrary.toHtmlEscaped(), v.graphviz,
+                                       v.cuda ? tr("available") : tr("not available")),
+                              QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("aboutDialog"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 }  // namespace graft::ui
