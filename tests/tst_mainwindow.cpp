@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 #include <QtGui/QTextBlock>
 #include <QtWidgets/QMenu>
+#include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
 
 using graft::ui::MainWindow;
@@ -69,6 +70,18 @@ class TstMainWindow : public QObject {
     const QRect r = ir->cursorRect(c);
     QTest::mouseClick(ir->viewport(), Qt::LeftButton, {}, r.center());
     QCOMPARE(w.selectedNode(), last.id);
+  }
+  void aboutNamesLoadedLibraries() {
+    MainWindow w;
+    w.show();
+    auto* help = w.menuBar()->actions().last()->menu();
+    help->actions().front()->trigger();
+    auto* box = w.findChild<QMessageBox*>(QStringLiteral("aboutDialog"));
+    QVERIFY(box);
+    for (const char* s : {"Qt", "libtorch", "Graphviz", "CUDA", "libtorch_cpu"})
+      QVERIFY2(box->text().contains(QString::fromLatin1(s)), s);
+    QVERIFY(box->text().contains(QString::fromLatin1(qVersion())));
+    box->close();
   }
   void opensTorchvisionFileAndScreenshots() {
     MainWindow w;

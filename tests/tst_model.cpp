@@ -47,6 +47,8 @@ class TstModel : public QObject {
     QCOMPARE(view.opHistogram().value(QStringLiteral("aten::conv2d")), 6);
     QCOMPARE(view.opHistogram().value(QStringLiteral("aten::batch_norm")), 6);
     QCOMPARE(view.opHistogram().value(QStringLiteral("aten::add")), 2);
+    QCOMPARE(view.groups[0].totalOps, view.opCount());
+    QCOMPARE(view.groups[0].totalNodes, view.nodes.size());
     for (const auto& n : view.nodes) QVERIFY2(n.kind != QLatin1String("prim::Constant"), "constants are folded");
     const model::ViewNode* conv = nullptr;
     for (const auto& n : view.nodes)

@@ -33,9 +33,9 @@ void ModuleTree::setView(const GraphView* view) {
   for (const auto& g : view->groups) {
     QTreeWidgetItem* item = nullptr;
     if (g.parent < 0) {
-      item = new QTreeWidgetItem(this, {tr("(model)"), g.typeName, QString::number(g.totalNodes)});
+      item = new QTreeWidgetItem(this, {tr("(model)"), g.typeName, QString::number(g.totalOps)});
     } else {
-      item = new QTreeWidgetItem(groupItems[g.parent], {g.name, g.typeName, QString::number(g.totalNodes)});
+      item = new QTreeWidgetItem(groupItems[g.parent], {g.name, g.typeName, QString::number(g.totalOps)});
     }
     item->setToolTip(0, g.path.isEmpty() ? tr("the whole model") : g.path);
     groupItems[g.index] = item;

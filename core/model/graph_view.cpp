@@ -256,9 +256,15 @@ GraphView GraphView::build(const Revision& revision) {
   }
 
   // Totals bottom-up: children are always created after their parents.
+  for (const auto& n : view.nodes)
+    if (!n.kind.startsWith(QStringLiteral("prim::"))) ++view.groups[n.group].totalOps;
   for (int g = view.groups.size() - 1; g >= 0; --g) {
-    view.groups[g].totalNodes += view.groups[g].nodes.size();
-    if (view.groups[g].parent >= 0) view.groups[view.groups[g].parent].totalNodes += view.groups[g].totalNodes;
+    auto& group = view.groups[g];
+    group.totalNodes += group.nodes.size();
+    if (group.parent >= 0) {
+      view.groups[group.parent].totalNodes += group.totalNodes;
+      view.groups[group.parent].totalOps += group.totalOps;
+    }
   }
   return view;
 }

@@ -58,7 +58,8 @@ struct ViewGroup {
   QString typeName;         // "Conv2d"
   QVector<int> children;    // child group indices
   QVector<NodeId> nodes;    // op nodes directly in this group
-  int totalNodes = 0;       // op nodes in this group and all below it
+  int totalNodes = 0;       // view nodes in this group and all below it
+  int totalOps = 0;         // of those, the ones whose kind is not prim::
 };
 
 struct GraphView {

@@ -36,7 +36,7 @@ QJsonObject infoReport(const model::Document& document) {
   QJsonArray modules;
   for (const auto& g : view.groups) {
     if (g.parent < 0) continue;
-    modules.append(QJsonObject{{"path", g.path}, {"type", g.typeName}, {"ops", g.totalNodes}});
+    modules.append(QJsonObject{{"path", g.path}, {"type", g.typeName}, {"ops", g.totalOps}, {"nodes", g.totalNodes}});
   }
   return QJsonObject{
       {"model", document.displayName()},
