@@ -1,0 +1,65 @@
+#pragma once
+// Per-node and per-op timing of a revision over repeated runs, with the module's own forward
+// over the same runs as the baseline. Plain data: the UI charts it, report/ exports it.
+#include "core/model/ids.h"
+
+#include <QtCore/QString>
+#include <QtCore/QVector>
+
+namespace graft::core::profile {
+
+// One aten operator call seen by the RecordFunction callback.
+struct OpEvent {
+  QString name;         // "aten::_convolution"
+  int run = 0;          // measured run index
+  qint64 startNs = 0;   // since the profile started
+  qint64 durationNs = 0;
+  quint64 thread = 0;   // small lane number per OS thread
+  int depth = 0;        // 0: called by the graph itself; > 0: called inside another op
+  QString shapes;       // "[1, 64, 56, 56], [64, 64, 3, 3]"
+  model::NodeId node = model::kNoNode;  // the graph node a depth-0 event belongs to
+};
+
+struct Stats {
+  double median = 0, p10 = 0, p90 = 0, q1 = 0, q3 = 0;
+  double iqr() const { return q3 - q1; }
+  static Stats of(QVector<double> values);
+};
+
+struct NodeTiming {
+  model::NodeId node = model::kNoNode;
+  QString op;
+  QString modulePath;
+  int calls = 0;        // events per run (1 for a plain op)
+  Stats selfMs;         // over runs
+};
+
+struct OpKindTiming {
+  QString op;
+  int nodes = 0;        // graph nodes of this kind that ran
+  Stats totalMs;        // per-run sum over those nodes
+};
+
+struct Profile {
+  QString device;
+  int warmup = 0;
+  QVector<double> runMs;      // each measured, profiled run
+  QVector<double> forwardMs;  // the module's own forward, interleaved with the profiled runs
+  Stats run;
+  Stats forward;
+  QVector<OpEvent> events;    // every event of every measured run
+  QVector<NodeTiming> nodes;  // graph order
+  QVector<OpKindTiming> byOp; // slowest first
+  int unmatchedEvents = 0;    // depth-0 events no graph node accounted for
+  bool cancelled = false;
+};
+
+// A before/after speedup: median and IQR of the per-run ratios before/after.
+struct Speedup {
+  double median = 0;
+  double q1 = 0;
+  double q3 = 0;
+};
+Speedup speedup(const Profile& before, const Profile& after);
+
+}  // namespace graft::core::profile

@@ -1,0 +1,17 @@
+#pragma once
+// `graft-cli profile` JSON and the Chrome-trace export of a Profile.
+#include <QtCore/QJsonObject>
+
+namespace graft::core::profile { struct Profile; }
+
+namespace graft::core::report {
+
+// Keys: runs, warmup, device, median_ms, p10_ms, p90_ms, forward_median_ms, overhead,
+// nodes[] {node, op, module_path, self_ms_median, ...}, by_op[] {op, nodes, total_ms_median}.
+QJsonObject profileReport(const profile::Profile& profile);
+
+// {"traceEvents": [...]}: one complete ("X") event per op call, microseconds, one lane per thread,
+// for chrome://tracing and Perfetto.
+QJsonObject chromeTrace(const profile::Profile& profile, const QString& modelName);
+
+}  // namespace graft::core::report

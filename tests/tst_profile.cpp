@@ -1,0 +1,114 @@
+// The profiler: one event per executed op node per run, statistics, the baseline forward,
+// and a Chrome trace that parses with those events.
+#include "core/io/load.h"
+#include "core/model/graph_view.h"
+#include "core/profile/profiler.h"
+#include "core/report/profile_report.h"
+#include "core/samples/samples.h"
+#include "test_support.h"
+
+#include <torch/script.h>
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+class TstProfile : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void oneEventPerOpNodePerRun_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QVector<qint64>>("shape");
+    QTest::newRow("cnn") << "sample:cnn" << QVector<qint64>{1, 3, 32, 32};
+    QTest::newRow("mlp") << "sample:mlp" << QVector<qint64>{1, 64};
+    QTest::newRow("resnet18") << "resnet18.pt" << QVector<qint64>{1, 3, 224, 224};
+  }
+  void oneEventPerOpNodePerRun() {
+    QFETCH(QString, model);
+    QFETCH(QVector<qint64>, shape);
+    auto loaded = model.startsWith("sample:") ? io::loadSample(model.mid(7)) : io::loadFile(graft::test::testdata(model));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + "\n" + loaded.error.details));
+    const auto rev = loaded.document->current();
+    const auto view = model::GraphView::build(*rev);
+    profile::ProfileOptions options;
+    options.runs = 4;
+    options.warmup = 1;
+    int progressCalls = 0;
+    options.progress = [&](int done, int total) { ++progressCalls; return done <= total; };
+    const auto p = profile::profileRevision(*rev, {torch::randn(std::vector<int64_t>(shape.begin(), shape.end()))}, options);
+    QCOMPARE(progressCalls, 5);
+    QCOMPARE(p.runMs.size(), 4);
+    QCOMPARE(p.forwardMs.size(), 4);
+    QCOMPARE(p.unmatchedEvents, 0);
+    // Every non-prim node of these graphs goes through the dispatcher: exactly one event each run.
+    for (int run = 0; run < 4; ++run) {
+      QHash<model::NodeId, int> count;
+      for (const auto& e : p.events)
+        if (e.run == run && e.depth == 0) ++count[e.node];
+      for (const auto& n : view.nodes)
+        if (!n.kind.startsWith("prim::")) QVERIFY2(count.value(n.id) == 1, qPrintable(n.kind + " in run " + QString::number(run)));
+      QCOMPARE(count.size(), view.opCount());
+    }
+    QCOMPARE(p.nodes.size(), view.opCount());
+    double sum = 0;
+    for (const auto& n : p.nodes) {
+      QVERIFY(n.selfMs.p10 <= n.selfMs.median && n.selfMs.median <= n.selfMs.p90);
+      sum += n.selfMs.median;
+    }
+    // Node times fit inside the run they were measured in.
+    QVERIFY(sum <= p.run.p90 * 1.05);
+    QVERIFY(p.forward.median > 0);
+  }
+  void chromeTraceParses() {
+    auto doc = io::loadSample(QStringLiteral("cnn")).document;
+    profile::ProfileOptions options;
+    options.runs = 3;
+    options.warmup = 0;
+    const auto p = profile::profileRevision(*doc->current(), {torch::randn({1, 3, 32, 32})}, options);
+    QCOMPARE(p.unmatchedEvents, 0);  // the first call of a module must not add optimiser work
+    const QByteArray bytes = QJsonDocument(report::chromeTrace(p, QStringLiteral("cnn"))).toJson();
+    QJsonParseError err;
+    const auto parsed = QJsonDocument::fromJson(bytes, &err);
+    QCOMPARE(err.error, QJsonParseError::NoError);
+    int nodeEvents = 0;
+    for (const auto& v : parsed.object().value("traceEvents").toArray()) {
+      const auto e = v.toObject();
+      if (e.value("ph").toString() != "X") continue;
+      QVERIFY(e.contains("ts") && e.contains("dur") && e.contains("tid") && e.contains("name"));
+      QVERIFY(e.value("dur").toDouble() >= 0);
+      if (e.value("cat").toString() == "node") {
+        ++nodeEvents;
+        QVERIFY(!e.value("args").toObject().value("node").toString().isEmpty());
+      }
+    }
+    QCOMPARE(nodeEvents, 3 * model::GraphView::build(*doc->current()).opCount());
+    const auto json = report::profileReport(p);
+    for (const char* key : {"runs", "median_ms", "p10_ms", "p90_ms", "forward_median_ms", "nodes", "by_op"})
+      QVERIFY2(json.contains(QLatin1String(key)), key);
+    QCOMPARE(json.value("runs").toInt(), 3);
+  }
+  void cancelStopsEarly() {
+    auto doc = io::loadSample(QStringLiteral("mlp")).document;
+    profile::ProfileOptions options;
+    options.runs = 50;
+    options.warmup = 0;
+    options.progress = [](int done, int) { return done < 2; };
+    const auto p = profile::profileRevision(*doc->current(), {torch::randn({1, 64})}, options);
+    QVERIFY(p.cancelled);
+    QCOMPARE(p.runMs.size(), 2);
+  }
+  void wrongInputIsAReadableError() {
+    auto doc = io::loadSample(QStringLiteral("cnn")).document;
+    try {
+      profile::profileRevision(*doc->current(), {torch::randn({1, 5, 32, 32})}, {});
+      QFAIL("expected an error");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(QString::fromUtf8(e.what()).contains("channels"), e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TstProfile)
+#include "tst_profile.moc"
