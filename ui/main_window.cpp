@@ -7,6 +7,7 @@
 #include "ui/error_dialog.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
+#include "ui/profile/profile_dock.h"
 #include "ui/recent_files.h"
 
 #include <QtCore/QFileInfo>
@@ -41,6 +42,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::LeftDockWidgetArea, modulesDock);
   resizeDocks({modulesDock}, {380}, Qt::Horizontal);
 
+  profileDock_ = new ProfileDock(this);
+  addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
+  profileDock_->hide();
+  connect(profileDock_, &ProfileDock::nodeClicked, this, &MainWindow::selectNode);
+
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
 
@@ -71,6 +77,10 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->setObjectName(QStringLiteral("viewMenu"));
+  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
@@ -118,6 +128,7 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   document_ = std::move(document);
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
+  profileDock_->setDocument(document_.get());
   refreshView();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
   Q_EMIT documentOpened();

@@ -11,6 +11,7 @@ namespace graft::ui {
 
 class IrView;
 class ModuleTree;
+class ProfileDock;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   IrView* irView_ = nullptr;
   ModuleTree* moduleTree_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  ProfileDock* profileDock_ = nullptr;
 };
 
 }  // namespace graft::ui

@@ -1,0 +1,114 @@
+// The Profile dock: original vs current on the same inputs, in a worker thread; timelines,
+// charts, speedup, Chrome-trace export, click-to-select; and a screenshot to look at.
+#include "core/model/document.h"
+#include "test_support.h"
+#include "ui/main_window.h"
+#include "ui/profile/profile_charts.h"
+#include "ui/profile/profile_dock.h"
+#include "ui/profile/timeline_view.h"
+
+#include <torch/script.h>
+
+#include <QtCharts/QAbstractBarSeries>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+#include <QtWidgets/QLineEdit>
+
+using namespace graft;
+
+namespace {
+
+// A revision of the cnn sample with every relu replaced by nothing (a cheaper, different graph).
+void dropRelus(core::model::Document& doc) {
+  auto copy = doc.current()->cloneGraph();
+  std::vector<torch::jit::Node*> relus;
+  for (auto* n : copy.graph->nodes())
+    if (n->kind() == c10::aten::relu) relus.push_back(n);
+  for (auto* n : relus) {
+    n->output()->replaceAllUsesWith(n->input(0));
+    copy.ids.erase(n);
+    n->destroy();
+  }
+  doc.commit(core::model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("drop relus"), doc.ids()));
+}
+
+}  // namespace
+
+class TstProfileDock : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void profilesOriginalAndCurrent() {
+    ui::MainWindow w;
+    w.resize(1500, 1000);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    dropRelus(*w.document());
+    auto* dock = w.findChild<ui::ProfileDock*>();
+    QVERIFY(dock);
+    dock->show();
+    QCOMPARE(w.findChild<QLineEdit*>(QStringLiteral("profileInput"))->text(), QStringLiteral("1x3x32x32:float32"));
+    QSignalSpy done(dock, &ui::ProfileDock::finished);
+    dock->start();
+    QVERIFY(dock->isRunning() || done.count() == 1);
+    QVERIFY(done.wait(60000) || done.count() == 1);
+    QVERIFY2(done.front().front().toBool(), qPrintable(done.front().at(1).toString()));
+    QVERIFY(dock->before() && dock->after());
+    // The original has 6 relu nodes' worth of events per run; the current revision none.
+    auto countRelu = [](const core::profile::Profile& p) {
+      int n = 0;
+      for (const auto& e : p.events) n += e.depth == 0 && e.name == "aten::relu";
+      return n;
+    };
+    QCOMPARE(countRelu(*dock->before()), 6 * dock->before()->runMs.size());
+    QCOMPARE(countRelu(*dock->after()), 0);
+    QVERIFY(dock->speedupText().contains(QStringLiteral("Speedup")));
+    // Both profiles are charted: one bar set each, relu present for the original only.
+    auto* charts = w.findChild<ui::ProfileCharts*>();
+    auto series = charts->byOpChart()->chart()->series();
+    QCOMPARE(series.size(), 1);
+    auto* bars = qobject_cast<QAbstractBarSeries*>(series.front());
+    QCOMPARE(bars->count(), 2);
+    QCOMPARE(charts->latencyChart()->chart()->series().size(), 2);
+    // Clicking a node's bar in the timeline selects that node.
+    auto* timeline = w.findChild<ui::TimelineView*>();
+    QPoint hit;
+    for (int x = 100; x < timeline->width() && hit.isNull(); x += 2)
+      if (auto* e = timeline->eventAt(QPoint(x, 18 + 9)); e && e->node) hit = QPoint(x, 27);
+    QVERIFY(!hit.isNull());
+    const auto id = timeline->eventAt(hit)->node;
+    QTest::mouseClick(timeline, Qt::LeftButton, {}, hit);
+    QCOMPARE(w.selectedNode(), id);
+    // The trace export parses and holds one node event per op node per run.
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("trace.json"));
+    QVERIFY(dock->exportTrace(trace));
+    QFile f(trace);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    int nodeEvents = 0;
+    for (const auto& v : QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray())
+      nodeEvents += v.toObject().value("cat").toString() == "node";
+    QCOMPARE(nodeEvents, int(dock->after()->nodes.size() * dock->after()->runMs.size()));
+    const QString out = test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QTest::qWait(300);  // let the charts lay out before the grab
+    QVERIFY(w.grab().save(out + QStringLiteral("/profile_dock_cnn.png")));
+  }
+  void badInputIsReported() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* dock = w.findChild<ui::ProfileDock*>();
+    w.findChild<QLineEdit*>(QStringLiteral("profileInput"))->setText(QStringLiteral("1x3xbanana"));
+    QSignalSpy done(dock, &ui::ProfileDock::finished);
+    dock->start();
+    QVERIFY(done.wait(30000) || done.count() == 1);
+    QVERIFY(!done.front().front().toBool());
+    QVERIFY(done.front().at(1).toString().contains(QStringLiteral("not a shape")));
+  }
+};
+
+QTEST_MAIN(TstProfileDock)
+#include "tst_profile_dock.moc"

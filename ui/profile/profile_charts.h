@@ -1,0 +1,31 @@
+#pragma once
+// QtCharts views of one or two profiles: time per op kind (bars), latency per run (lines) and its
+// distribution (box plots).
+#include "core/profile/profile.h"
+
+#include <QtWidgets/QWidget>
+
+class QChartView;
+
+namespace graft::ui {
+
+class ProfileCharts : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ProfileCharts(QWidget* parent = nullptr);
+  struct Series {
+    QString label;
+    const core::profile::Profile* profile = nullptr;
+  };
+  void setProfiles(const QVector<Series>& series);
+  QChartView* byOpChart() const { return byOp_; }
+  QChartView* latencyChart() const { return latency_; }
+  QChartView* distributionChart() const { return distribution_; }
+
+ private:
+  QChartView* byOp_;
+  QChartView* latency_;
+  QChartView* distribution_;
+};
+
+}  // namespace graft::ui

@@ -1,0 +1,224 @@
+#include "ui/profile/profile_dock.h"
+
+#include "core/model/document.h"
+#include "core/profile/profile_job.h"
+#include "core/report/profile_report.h"
+#include "ui/profile/profile_charts.h"
+#include "ui/profile/timeline_view.h"
+
+#include <QtConcurrent/QtConcurrent>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QSaveFile>
+#include <QtWidgets/QFileDialog>
+#include <QtWidgets/QFormLayout>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QProgressBar>
+#include <QtWidgets/QPushButton>
+#include <QtWidgets/QScrollArea>
+#include <QtWidgets/QSpinBox>
+#include <QtWidgets/QSplitter>
+#include <QtWidgets/QVBoxLayout>
+
+namespace graft::ui {
+
+ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
+  setObjectName(QStringLiteral("profileDock"));
+  auto* body = new QWidget(this);
+  auto* layout = new QVBoxLayout(body);
+  auto* controls = new QHBoxLayout();
+  inputSpec_ = new QLineEdit(body);
+  inputSpec_->setObjectName(QStringLiteral("profileInput"));
+  inputSpec_->setPlaceholderText(tr("input shape, e.g. 1x3x224x224"));
+  inputSpec_->setToolTip(tr("Shapes of the inputs, random values with a fixed seed; several separated by commas. "
+                            "Optional dtype: 1x3x224x224:float32"));
+  runs_ = new QSpinBox(body);
+  runs_->setRange(1, 1000);
+  runs_->setValue(20);
+  warmup_ = new QSpinBox(body);
+  warmup_->setRange(0, 100);
+  warmup_->setValue(3);
+  runButton_ = new QPushButton(tr("Profile original && current"), body);
+  runButton_->setObjectName(QStringLiteral("profileRun"));
+  cancelButton_ = new QPushButton(tr("Cancel"), body);
+  exportButton_ = new QPushButton(tr("Export trace…"), body);
+  progress_ = new QProgressBar(body);
+  progress_->setMaximumWidth(160);
+  controls->addWidget(new QLabel(tr("Inputs:"), body));
+  controls->addWidget(inputSpec_, 2);
+  controls->addWidget(new QLabel(tr("Runs:"), body));
+  controls->addWidget(runs_);
+  controls->addWidget(new QLabel(tr("Warm-up:"), body));
+  controls->addWidget(warmup_);
+  controls->addWidget(runButton_);
+  controls->addWidget(cancelButton_);
+  controls->addWidget(progress_);
+  controls->addWidget(exportButton_);
+  layout->addLayout(controls);
+  summary_ = new QLabel(tr("Profiles time every node of the original and the current revision over repeated runs."), body);
+  summary_->setObjectName(QStringLiteral("profileSummary"));
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(summary_);
+  auto* split = new QSplitter(Qt::Vertical, body);
+  timeline_ = new TimelineView(split);
+  auto* scroll = new QScrollArea(split);
+  scroll->setWidget(timeline_);
+  scroll->setWidgetResizable(true);
+  charts_ = new ProfileCharts(split);
+  split->addWidget(scroll);
+  split->addWidget(charts_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+  setWidget(body);
+
+  connect(runButton_, &QPushButton::clicked, this, &ProfileDock::start);
+  connect(cancelButton_, &QPushButton::clicked, this, &ProfileDock::cancel);
+  connect(exportButton_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("profile.json"),
+                                                      tr("Chrome trace (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !exportTrace(path, &error)) summary_->setText(error);
+  });
+  connect(timeline_, &TimelineView::nodeClicked, this, &ProfileDock::nodeClicked);
+  connect(&watcher_, &QFutureWatcher<Result>::finished, this, &ProfileDock::showResult);
+  connect(&watcher_, &QFutureWatcher<Result>::progressValueChanged, progress_, &QProgressBar::setValue);
+  setRunning(false);
+}
+
+ProfileDock::~ProfileDock() {
+  cancel();
+  watcher_.waitForFinished();
+}
+
+void ProfileDock::setDocument(core::model::Document* document) {
+  cancel();
+  watcher_.waitForFinished();
+  document_ = document;
+  before_.reset();
+  after_.reset();
+  timeline_->setTracks({});
+  if (document_) inputSpec_->setText(core::profile::defaultInputSpec(*document_));
+  setRunning(false);
+}
+
+bool ProfileDock::isRunning() const { return watcher_.isRunning(); }
+
+void ProfileDock::setRunning(bool running) {
+  runButton_->setEnabled(!running && document_);
+  cancelButton_->setEnabled(running);
+  exportButton_->setEnabled(!running && after_.has_value());
+  progress_->setVisible(running);
+}
+
+void ProfileDock::start() {
+  if (!document_ || isRunning()) return;
+  const auto original = document_->original();
+  const auto current = document_->current();
+  const bool both = document_->currentIndex() != 0;
+  beforeLabel_ = tr("original");
+  afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
+  const QString spec = inputSpec_->text();
+  core::profile::ProfileOptions options;
+  options.runs = runs_->value();
+  options.warmup = warmup_->value();
+  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+  auto flag = cancelFlag_;
+  const int total = (options.runs + options.warmup) * (both ? 2 : 1);
+  progress_->setRange(0, total);
+  progress_->setValue(0);
+  summary_->setText(tr("Profiling…"));
+  setRunning(true);
+  watcher_.setFuture(QtConcurrent::run([=](QPromise<Result>& promise) {
+    Result r;
+    int offset = 0;
+    auto opts = options;
+    opts.progress = [&](int done, int) {
+      promise.setProgressValue(offset + done);
+      return !flag->load();
+    };
+    try {
+      r.after = core::profile::profileWithSpec(*current, spec, 0, opts);
+      if (both && !r.after->cancelled) {
+        offset = options.runs + options.warmup;
+        r.before = core::profile::profileWithSpec(*original, spec, 0, opts);
+      } else if (!both) {
+        r.before = r.after;
+      }
+    } catch (const std::exception& e) {
+      r.error = QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 1);
+    }
+    promise.addResult(std::move(r));
+  }));
+  setRunning(true);
+}
+
+void ProfileDock::cancel() {
+  if (cancelFlag_) cancelFlag_->store(true);
+}
+
+QString ProfileDock::speedupText() const {
+  if (!before_ || !after_) return {};
+  const auto s = core::profile::speedup(*before_, *after_);
+  return tr("Speedup %1 → %2: %3× (IQR %4–%5× over %6 paired runs)")
+      .arg(beforeLabel_, afterLabel_)
+      .arg(s.median, 0, 'f', 2)
+      .arg(s.q1, 0, 'f', 2)
+      .arg(s.q3, 0, 'f', 2)
+      .arg(std::min(before_->runMs.size(), after_->runMs.size()));
+}
+
+void ProfileDock::showResult() {
+  const Result r = watcher_.future().resultCount() ? watcher_.result() : Result{};
+  setRunning(false);
+  if (!r.error.isEmpty()) {
+    summary_->setText(tr("Profiling failed: %1").arg(r.error));
+    Q_EMIT finished(false, r.error);
+    return;
+  }
+  if (!r.after || r.after->cancelled || !r.before || r.before->cancelled) {
+    summary_->setText(tr("Profiling cancelled."));
+    Q_EMIT finished(false, tr("cancelled"));
+    return;
+  }
+  before_ = r.before;
+  after_ = r.after;
+  const bool both = beforeLabel_ != afterLabel_;
+  QVector<TimelineView::Track> tracks{{beforeLabel_, &*before_}};
+  QVector<ProfileCharts::Series> series{{beforeLabel_, &*before_}};
+  if (both) {
+    tracks.push_back({afterLabel_, &*after_});
+    series.push_back({afterLabel_, &*after_});
+  }
+  timeline_->setTracks(tracks);
+  charts_->setProfiles(series);
+  QString text = tr("%1: median %2 ms (p10 %3, p90 %4) over %5 runs; the module's own forward: %6 ms (profiling overhead %7×).")
+                     .arg(afterLabel_)
+                     .arg(after_->run.median, 0, 'f', 3)
+                     .arg(after_->run.p10, 0, 'f', 3)
+                     .arg(after_->run.p90, 0, 'f', 3)
+                     .arg(after_->runMs.size())
+                     .arg(after_->forward.median, 0, 'f', 3)
+                     .arg(after_->run.median / std::max(1e-9, after_->forward.median), 0, 'f', 2);
+  if (both) text += QLatin1Char(' ') + speedupText();
+  summary_->setText(text);
+  exportButton_->setEnabled(true);
+  Q_EMIT finished(true, text);
+}
+
+bool ProfileDock::exportTrace(const QString& path, QString* error) const {
+  if (!after_) {
+    if (error) *error = tr("Run a profile first.");
+    return false;
+  }
+  QSaveFile file(path);
+  const QByteArray json = QJsonDocument(core::report::chromeTrace(*after_, document_ ? document_->displayName() : QString())).toJson(QJsonDocument::Compact);
+  if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
+    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace graft::ui

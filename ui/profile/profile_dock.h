@@ -1,0 +1,71 @@
+#pragma once
+// The Profile dock: profiles the original and the current revision on the same inputs in a
+// worker thread, then shows both timelines one above the other, the charts, and the speedup.
+#include "core/model/revision.h"
+#include "core/profile/profile.h"
+
+#include <QtCore/QFutureWatcher>
+#include <QtWidgets/QDockWidget>
+#include <atomic>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace graft::core::model { class Document; }
+
+namespace graft::ui {
+
+class ProfileCharts;
+class TimelineView;
+
+class ProfileDock : public QDockWidget {
+  Q_OBJECT
+ public:
+  explicit ProfileDock(QWidget* parent = nullptr);
+  ~ProfileDock() override;
+  void setDocument(core::model::Document* document);
+
+  // Starts profiling (original and, when it differs, current); finished() follows.
+  void start();
+  void cancel();
+  bool isRunning() const;
+  const std::optional<core::profile::Profile>& before() const { return before_; }
+  const std::optional<core::profile::Profile>& after() const { return after_; }
+  QString speedupText() const;
+  // Writes the current revision's profile as Chrome-trace JSON (atomically).
+  bool exportTrace(const QString& path, QString* error = nullptr) const;
+
+ Q_SIGNALS:
+  void finished(bool ok, const QString& message);
+  void nodeClicked(core::model::NodeId id);
+
+ private:
+  struct Result {
+    std::optional<core::profile::Profile> before, after;
+    QString error;
+  };
+  void showResult();
+  void setRunning(bool running);
+
+  core::model::Document* document_ = nullptr;
+  QLineEdit* inputSpec_;
+  QSpinBox* runs_;
+  QSpinBox* warmup_;
+  QPushButton* runButton_;
+  QPushButton* cancelButton_;
+  QPushButton* exportButton_;
+  QProgressBar* progress_;
+  QLabel* summary_;
+  TimelineView* timeline_;
+  ProfileCharts* charts_;
+  QFutureWatcher<Result> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancelFlag_;
+  std::optional<core::profile::Profile> before_, after_;
+  QString beforeLabel_, afterLabel_;
+};
+
+}  // namespace graft::ui
