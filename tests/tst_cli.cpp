@@ -2,6 +2,8 @@
 #include "test_support.h"
 
 #include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using graft::test::reference;
@@ -82,6 +84,28 @@ class TstCli : public QObject {
     const QString first = QString::fromUtf8(r.err).section('\n', 0, 0);
     QVERIFY2(first.startsWith("graft-cli: ") && first.contains(mustSay), qPrintable(first));
     QVERIFY(r.out.isEmpty());
+  }
+  void profileReportsAndTraces() {
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("t.json"));
+    const auto r = runCli({"profile", "--sample", "cnn", "--runs", "3", "--warmup", "1", "--json", "--trace", trace});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = r.json();
+    for (const char* key : {"runs", "median_ms", "p10_ms", "p90_ms", "forward_median_ms", "nodes", "by_op"})
+      QVERIFY2(j.contains(QLatin1String(key)), key);
+    QCOMPARE(j.value("runs").toInt(), 3);
+    QCOMPARE(j.value("nodes").toArray().size(), 23);  // every op node of the cnn sample
+    const auto node = j.value("nodes").toArray().first().toObject();
+    QVERIFY(node.contains("module_path") && node.contains("self_ms_median") && node.contains("op"));
+    QFile f(trace);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray().size() > 3 * 23);
+    const auto noShape = runCli({"profile", testdata("resnet18.pt")});
+    QCOMPARE(noShape.exitCode, 2);
+    QVERIFY(noShape.err.contains("--input"));
+    const auto badShape = runCli({"profile", "--sample", "cnn", "--input", "1x5x32x32", "--runs", "1"});
+    QCOMPARE(badShape.exitCode, 2);
+    QVERIFY2(badShape.err.contains("failed to run"), badShape.err.constData());
   }
   void helpAndVersion() {
     const auto help = runCli({QStringLiteral("--help")});

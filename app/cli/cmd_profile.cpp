@@ -1,0 +1,82 @@
+#include "app/cli/commands.h"
+#include "core/profile/profile_job.h"
+#include "core/report/profile_report.h"
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QSaveFile>
+
+namespace graft::cli {
+
+namespace {
+
+QString profileText(const core::profile::Profile& p) {
+  QStringList lines;
+  lines << QStringLiteral("runs:      %1 (+%2 warm-up) on %3").arg(p.runMs.size()).arg(p.warmup).arg(p.device);
+  lines << QStringLiteral("profiled:  median %1 ms  (p10 %2, p90 %3)").arg(p.run.median, 0, 'f', 3).arg(p.run.p10, 0, 'f', 3).arg(p.run.p90, 0, 'f', 3);
+  lines << QStringLiteral("forward:   median %1 ms  (the module's own forward, same runs)").arg(p.forward.median, 0, 'f', 3);
+  lines << QStringLiteral("overhead:  %1x").arg(p.run.median / std::max(1e-9, p.forward.median), 0, 'f', 3);
+  lines << QStringLiteral("by op kind (median ms per run):");
+  for (const auto& k : p.byOp) lines << QStringLiteral("  %1  %2 (%3 nodes)").arg(k.totalMs.median, 9, 'f', 3).arg(k.op).arg(k.nodes);
+  return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
+Command profileCommand() {
+  Command c{QStringLiteral("profile"), QStringLiteral("Time every node over repeated runs; export a Chrome trace."),
+            QStringLiteral("MODEL [--input SPEC] [--runs N] [--warmup N] [--seed N] [--trace F.json] [--json]"), {}};
+  c.run = [c](const QStringList& args) {
+    QCommandLineParser parser;
+    addModelOptions(parser);
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addOption({QStringLiteral("input"), QStringLiteral("Input shape, e.g. 1x3x224x224[:float32]; repeat for several inputs."),
+                      QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("runs"), QStringLiteral("Measured runs (default 20)."), QStringLiteral("N"), QStringLiteral("20")});
+    parser.addOption({QStringLiteral("warmup"), QStringLiteral("Warm-up runs (default 3)."), QStringLiteral("N"), QStringLiteral("3")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default)."), QStringLiteral("D"), QStringLiteral("cpu")});
+    parser.addOption({QStringLiteral("trace"), QStringLiteral("Write a Chrome-trace JSON (chrome://tracing, Perfetto)."), QStringLiteral("F")});
+    if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
+    bool ok1 = false, ok2 = false, ok3 = false;
+    core::profile::ProfileOptions options;
+    options.runs = parser.value(QStringLiteral("runs")).toInt(&ok1);
+    options.warmup = parser.value(QStringLiteral("warmup")).toInt(&ok2);
+    const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong(&ok3);
+    if (!ok1 || !ok2 || !ok3 || options.runs < 1 || options.warmup < 0)
+      return fail(QStringLiteral("--runs must be >= 1, --warmup >= 0 and --seed a number"));
+    if (parser.value(QStringLiteral("device")) != QLatin1String("cpu"))
+      return fail(QStringLiteral("profile runs on cpu; device \"%1\" is not supported by the profiler yet").arg(parser.value(QStringLiteral("device"))));
+    auto doc = openModel(parser);
+    if (!doc) return int(kUsageOrInput);
+    QString spec = parser.values(QStringLiteral("input")).join(QLatin1Char(','));
+    if (spec.isEmpty()) spec = core::profile::defaultInputSpec(*doc);
+    if (spec.isEmpty())
+      return fail(QStringLiteral("%1 does not record its input shapes: give them with --input, e.g. --input 1x3x224x224")
+                      .arg(doc->displayName()));
+    core::profile::Profile profile;
+    try {
+      profile = core::profile::profileWithSpec(*doc->current(), spec, seed, options);
+    } catch (const std::exception& e) {
+      return fail(QStringLiteral("the model failed to run: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+    }
+    if (parser.isSet(QStringLiteral("trace"))) {
+      QSaveFile file(parser.value(QStringLiteral("trace")));
+      const QByteArray json = QJsonDocument(core::report::chromeTrace(profile, doc->displayName())).toJson(QJsonDocument::Compact);
+      if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
+        return fail(QStringLiteral("cannot write %1: %2").arg(parser.value(QStringLiteral("trace")), file.errorString()));
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+      QJsonObject out = core::report::profileReport(profile);
+      out.insert(QStringLiteral("model"), doc->displayName());
+      out.insert(QStringLiteral("input"), spec);
+      printJson(out);
+    } else {
+      printText(profileText(profile));
+    }
+    return int(kOk);
+  };
+  return c;
+}
+
+}  // namespace graft::cli
