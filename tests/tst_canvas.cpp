@@ -255,7 +255,15 @@ class TstCanvas : public QObject {
     w.canvas()->expandAll();
     QVERIFY(waitLayout(w.canvas()));
     QVERIFY(w.canvas()->diagram().layoutMs < 30000);
+    w.canvas()->fitToWindow();
     QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_expanded.png")));
+    // The first dense block at 1:1.
+    const int block = groupByPath(w.view(), QStringLiteral("features.denseblock1"));
+    QVERIFY(block > 0);
+    w.canvas()->resetTransform();
+    const QRectF r = w.canvas()->graphScene()->groupItem(block)->rect();
+    w.canvas()->centerOn(r.center().x(), r.top() + 400);
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_block.png")));
   }
 };
 

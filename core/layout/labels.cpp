@@ -37,7 +37,7 @@ QString kernelFromWeight(const QString& weight) {
 QString shapeOf(const QString& type) {
   // "float32 [1, 64, 56, 56]" -> "1×64×56×56"
   const int open = type.indexOf(QLatin1Char('['));
-  if (open < 0) return type.size() <= 24 ? type : QString();
+  if (open < 0) return {};  // no shape known: "Tensor" alone says nothing
   QString dims = type.mid(open + 1, type.indexOf(QLatin1Char(']'), open) - open - 1);
   return dims.replace(QStringLiteral(", "), QString(QChar(0x00D7)));
 }

@@ -118,6 +118,10 @@ void GraphCanvas::zoomBy(double factor) {
 void GraphCanvas::fitToWindow() {
   if (scene_->diagram().bounds.isEmpty()) return;
   fitInView(scene_->diagram().bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  if (zoom() > 1.0) {  // a small graph is shown at 1:1, not blown up
+    resetTransform();
+    centerOn(scene_->diagram().bounds.center());
+  }
   Q_EMIT viewportMoved();
 }
 
