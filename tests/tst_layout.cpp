@@ -3,6 +3,7 @@
 // it, and the worker-thread service gives what the engine gives.
 #include "core/io/load.h"
 #include "core/layout/flat_dot.h"
+#include "core/layout/labels.h"
 #include "core/layout/layout_engine.h"
 #include "core/layout/layout_service.h"
 #include "test_support.h"
@@ -174,6 +175,22 @@ class TstLayout : public QObject {
     const Diagram got = done.front().at(1).value<Diagram>();
     QCOMPARE(got.nodes.size(), expected.nodes.size());
     for (int i = 0; i < got.nodes.size(); ++i) QCOMPARE(got.nodes[i].rect, expected.nodes[i].rect);
+  }
+
+  void labelsShowKeyAttributes() {
+    // torchvision's ResNet stem: conv1 is 7x7 stride 2, maxpool 3x3 stride 2.
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    QHash<QString, QStringList> byPath;
+    for (const auto& n : view->nodes) byPath.insert(n.modulePath, layout::nodeLabel(n));
+    QCOMPARE(byPath.value(QStringLiteral("conv1")), (QStringList{QStringLiteral("_convolution"), QString::fromUtf8("k 7×7 · s 2")}));
+    QCOMPARE(byPath.value(QStringLiteral("maxpool")), (QStringList{QStringLiteral("max_pool2d"), QString::fromUtf8("k 3 · s 2")}));
+    QCOMPARE(byPath.value(QStringLiteral("layer1.0.conv1")).value(1), QString::fromUtf8("k 3×3"));
+    model::ViewNode shaped;
+    shaped.op = QStringLiteral("relu");
+    shaped.outputs << model::ViewPort{QStringLiteral("x"), QStringLiteral("float32 [1, 64, 56, 56]")};
+    QCOMPARE(layout::nodeLabel(shaped).value(1), QString::fromUtf8("1×64×56×56"));
+    shaped.outputs[0].type = QStringLiteral("List[Tensor]");
+    QCOMPARE(layout::nodeLabel(shaped).size(), 1);
   }
 
   void flatDotParses() {

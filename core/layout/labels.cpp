@@ -35,11 +35,11 @@ QString kernelFromWeight(const QString& weight) {
 }
 
 QString shapeOf(const QString& type) {
-  // "float32 [1, 64, 56, 56]" -> "1×64×56×56"
-  const int open = type.indexOf(QLatin1Char('['));
-  if (open < 0) return {};  // no shape known: "Tensor" alone says nothing
-  QString dims = type.mid(open + 1, type.indexOf(QLatin1Char(']'), open) - open - 1);
-  return dims.replace(QStringLiteral(", "), QString(QChar(0x00D7)));
+  // "float32 [1, 64, 56, 56]" -> "1×64×56×56"; nothing for "Tensor" or "List[Tensor]"
+  static const QRegularExpression dims(QStringLiteral("\\[(\\d+(?:, \\d+)*)\\]"));
+  const auto m = dims.match(type);
+  if (!m.hasMatch()) return {};
+  return m.captured(1).replace(QStringLiteral(", "), QString(QChar(0x00D7)));
 }
 
 double textWidth(const QStringList& lines) {

@@ -125,6 +125,32 @@ void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPa
   p.drawPolygon(head);
 }
 
+void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view,
+                      const QRectF& exposed) {
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing, false);
+  // What is under a pixel on screen is left out: the filled frame around it shows the spot.
+  const double zoom = std::max(1e-9, std::abs(p.worldTransform().m11()));
+  auto tiny = [zoom](const QRectF& r) { return r.width() * zoom < 1.0 && r.height() * zoom < 1.0; };
+  for (const auto& g : d.groups)
+    if (g.rect.intersects(exposed) && (g.depth <= 1 || !tiny(g.rect))) p.fillRect(g.rect, g.expanded ? frameFill(g.depth) : QColor(0xc9, 0xd6, 0xea));
+  QVector<QLineF> lines;
+  lines.reserve(d.edges.size());
+  for (const auto& e : d.edges) {
+    if (e.points.isEmpty()) continue;
+    const QLineF l(e.points.front(), e.arrow ? e.arrowTip : e.points.back());
+    const QRectF box = QRectF(l.p1(), l.p2()).normalized();
+    if (!tiny(box) && box.adjusted(-1, -1, 1, 1).intersects(exposed)) lines << l;
+  }
+  QPen pen(QColor(0x70, 0x78, 0x86), 0);  // cosmetic hairline
+  p.setPen(pen);
+  p.drawLines(lines);
+  for (const auto& n : d.nodes)
+    if (!tiny(n.rect) && n.rect.intersects(exposed))
+      if (const auto* vn = view.node(n.id)) p.fillRect(n.rect, fillFor(vn->op).darker(115));
+  p.restore();
+}
+
 void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view) {
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);

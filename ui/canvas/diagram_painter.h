@@ -24,6 +24,11 @@ QRectF toggleRect(const QRectF& groupRect);
 QPainterPath edgePath(const core::layout::DiagramEdge& edge);
 void paintEdge(QPainter& p, const core::layout::DiagramEdge& edge, const QPainterPath& path, bool highlighted, double lod);
 
+// The overview drawing used zoomed far out and by the minimap: plain rectangles and straight
+// edges, no text, no antialiasing; only what intersects `exposed` (scene coordinates).
+void paintDiagramFast(QPainter& p, const core::layout::Diagram& diagram, const core::model::GraphView& view,
+                      const QRectF& exposed);
+
 // The whole diagram, as the canvas shows it, onto any painter (an SVG generator, an image).
 void paintDiagram(QPainter& p, const core::layout::Diagram& diagram, const core::model::GraphView& view);
 

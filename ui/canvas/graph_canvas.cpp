@@ -1,10 +1,12 @@
 #include "ui/canvas/graph_canvas.h"
 
+#include "ui/canvas/diagram_painter.h"
 #include "core/layout/layout_service.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 
 #include <QtGui/QKeyEvent>
+#include <QtGui/QPainter>
 #include <QtGui/QWheelEvent>
 #include <cmath>
 
@@ -143,6 +145,23 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event) {
 void GraphCanvas::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   Q_EMIT viewportMoved();
+}
+
+void GraphCanvas::updateDetailMode() {
+  const bool detail = zoom() >= kOverviewZoom;
+  if (detail != scene_->detailVisible()) scene_->setDetailVisible(detail);
+}
+
+void GraphCanvas::paintEvent(QPaintEvent* event) {
+  updateDetailMode();
+  QGraphicsView::paintEvent(event);
+}
+
+void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
+  painter->fillRect(rect, Qt::white);
+  // Zoomed far out, tens of thousands of items cost QGraphicsView far more than 16 ms a frame;
+  // plain rectangles straight from the diagram cost a few.
+  if (!scene_->detailVisible() && scene_->view()) paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
 }
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {

@@ -38,6 +38,10 @@ class GraphCanvas : public QGraphicsView {
   void zoomBy(double factor);
   void fitToWindow();
   double zoom() const { return transform().m11(); }
+  // Below this zoom the canvas paints the fast overview instead of its items.
+  static constexpr double kOverviewZoom = 0.2;
+  // Switches between items and the overview for the current zoom (paintEvent calls it).
+  void updateDetailMode();
 
  Q_SIGNALS:
   void nodeActivated(core::model::NodeId id);
@@ -50,6 +54,8 @@ class GraphCanvas : public QGraphicsView {
   void keyPressEvent(QKeyEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
 
  private:
   void relayout();

@@ -10,6 +10,7 @@ namespace graft::ui::canvas {
 
 using core::model::NodeId;
 
+
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) { setBackgroundBrush(Qt::white); }
 
 void GraphScene::setView(const core::model::GraphView* view) {
@@ -29,12 +30,18 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
   if (!view_) return;
   for (const auto& g : diagram_.groups) {
     auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth);
+    item->setVisible(detailVisible_);
     addItem(item);
     groups_[g.group] = item;
   }
-  for (int i = 0; i < diagram_.edges.size(); ++i) addItem(new EdgeItem(i, edgePath(diagram_.edges[i])));
+  for (int i = 0; i < diagram_.edges.size(); ++i) {
+    auto* item = new EdgeItem(i, edgePath(diagram_.edges[i]));
+    item->setVisible(detailVisible_);
+    addItem(item);
+  }
   for (const auto& n : diagram_.nodes) {
     auto* item = new NodeItem(n.id, n.rect);
+    item->setVisible(detailVisible_);
     addItem(item);
     nodes_[n.id] = item;
   }
@@ -61,6 +68,13 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
   for (int g = vn->group; g >= 0; g = view_->groups[g].parent)
     if (auto* gi = groupItem(g); gi && !gi->expanded()) found = gi;
   return found;
+}
+
+void GraphScene::setDetailVisible(bool visible) {
+  // Items stay top-level (a common parent would defeat the scene's spatial index), so each
+  // one is switched; this happens once per crossing of the zoom threshold.
+  detailVisible_ = visible;
+  for (QGraphicsItem* item : items()) item->setVisible(visible);
 }
 
 void GraphScene::setSelectedNode(NodeId id) {

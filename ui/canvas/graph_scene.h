@@ -24,6 +24,9 @@ class GraphScene : public QGraphicsScene {
 
   NodeItem* nodeItem(core::model::NodeId id) const;
   GroupItem* groupItem(int group) const;
+  // Zoomed far out the canvas hides every item and paints the fast overview instead.
+  void setDetailVisible(bool visible);
+  bool detailVisible() const { return detailVisible_; }
   void setSelectedNode(core::model::NodeId id);
   core::model::NodeId selectedNode() const { return selected_; }
   // The visible item that shows `id`: its own box or the collapsed group holding it.
@@ -49,6 +52,7 @@ class GraphScene : public QGraphicsScene {
   std::unordered_map<core::model::NodeId, NodeItem*> nodes_;
   std::unordered_map<int, GroupItem*> groups_;
   core::model::NodeId selected_ = core::model::kNoNode;
+  bool detailVisible_ = true;
 };
 
 }  // namespace graft::ui::canvas

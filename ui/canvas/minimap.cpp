@@ -1,5 +1,6 @@
 #include "ui/canvas/minimap.h"
 
+#include "ui/canvas/diagram_painter.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 
@@ -40,8 +41,13 @@ void Minimap::rebuild() {
   picture_ = QImage(t.size().toSize().expandedTo({1, 1}) * devicePixelRatioF(), QImage::Format_ARGB32_Premultiplied);
   picture_.setDevicePixelRatio(devicePixelRatioF());
   picture_.fill(Qt::white);
-  QPainter p(&picture_);
-  canvas_->graphScene()->render(&p, QRectF(QPointF(0, 0), t.size()), sceneRect_);
+  const auto* scene = canvas_->graphScene();
+  if (scene->view()) {
+    QPainter p(&picture_);
+    p.scale(t.width() / sceneRect_.width(), t.height() / sceneRect_.height());
+    p.translate(-sceneRect_.topLeft());
+    paintDiagramFast(p, scene->diagram(), *scene->view(), sceneRect_);
+  }
   update();
 }
 
