@@ -3,6 +3,9 @@
 #include "core/report/versions.h"
 
 #include <QtCore/QCoreApplication>
+#include <QtGui/QGuiApplication>
+#include <cstring>
+#include <memory>
 #include <cstdio>
 
 using namespace graft::cli;
@@ -25,7 +28,10 @@ void printUsage(const std::vector<Command>& commands) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
+  // `layout` paints (SVG/PNG) and so needs a GUI application; a shell tool never needs a screen.
+  const bool paints = argc > 1 && std::strcmp(argv[1], "layout") == 0;
+  if (paints) qputenv("QT_QPA_PLATFORM", "offscreen");
+  std::unique_ptr<QCoreApplication> app(paints ? new QGuiApplication(argc, argv) : new QCoreApplication(argc, argv));
   QCoreApplication::setApplicationName(QStringLiteral("graft-cli"));
   QCoreApplication::setApplicationVersion(QStringLiteral(GRAFT_VERSION));
   QStringList args = QCoreApplication::arguments();

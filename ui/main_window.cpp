@@ -4,7 +4,13 @@
 #include "core/model/document.h"
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
+#include "core/layout/flat_dot.h"
+#include "ui/canvas/diagram_export.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/minimap.h"
 #include "ui/error_dialog.h"
+#include "ui/find_bar.h"
+#include "ui/inspector.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
 #include "ui/profile/profile_dock.h"
@@ -20,6 +26,7 @@
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
 #include <QtWidgets/QStatusBar>
+#include <QtWidgets/QVBoxLayout>
 
 namespace graft::ui {
 
@@ -32,15 +39,43 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   resize(1400, 900);
 
+  // The canvas is the centre, with the find bar above it.
+  auto* centre = new QWidget(this);
+  auto* column = new QVBoxLayout(centre);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(0);
+  findBar_ = new FindBar(centre);
+  findBar_->hide();
+  canvas_ = new canvas::GraphCanvas(centre);
+  column->addWidget(findBar_);
+  column->addWidget(canvas_, 1);
+  setCentralWidget(centre);
+
   irView_ = new IrView(this);
-  setCentralWidget(irView_);
+  auto* irDock = new QDockWidget(tr("IR"), this);
+  irDock->setObjectName(QStringLiteral("irDock"));
+  irDock->setWidget(irView_);
+  addDockWidget(Qt::RightDockWidgetArea, irDock);
+
+  inspector_ = new Inspector(this);
+  auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+  inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+  inspectorDock->setWidget(inspector_);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+  resizeDocks({irDock, inspectorDock}, {420, 420}, Qt::Horizontal);
 
   moduleTree_ = new ModuleTree(this);
   auto* modulesDock = new QDockWidget(tr("Modules"), this);
   modulesDock->setObjectName(QStringLiteral("modulesDock"));
   modulesDock->setWidget(moduleTree_);
   addDockWidget(Qt::LeftDockWidgetArea, modulesDock);
-  resizeDocks({modulesDock}, {380}, Qt::Horizontal);
+  minimap_ = new canvas::Minimap(canvas_, this);
+  auto* overviewDock = new QDockWidget(tr("Overview"), this);
+  overviewDock->setObjectName(QStringLiteral("overviewDock"));
+  overviewDock->setWidget(minimap_);
+  addDockWidget(Qt::LeftDockWidgetArea, overviewDock);
+  resizeDocks({modulesDock}, {300}, Qt::Horizontal);
+  resizeDocks({modulesDock, overviewDock}, {600, 220}, Qt::Vertical);
 
   profileDock_ = new ProfileDock(this);
   addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
@@ -49,6 +84,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
+  connect(canvas_, &canvas::GraphCanvas::nodeActivated, this, &MainWindow::selectNode);
+  connect(findBar_, &FindBar::matchActivated, this, [this](NodeId id) {
+    canvas_->revealNode(id);
+    selectNode(id);
+  });
+  connect(canvas_, &canvas::GraphCanvas::layoutProgress, this, [this](int done, int total) {
+    statusBar()->showMessage(tr("Laying out… %1 of %2 groups").arg(done).arg(total), 2000);
+  });
+  connect(canvas_, &canvas::GraphCanvas::layoutFinished, this, [this] {
+    statusBar()->showMessage(tr("Layout: %1 ms, %2 nodes, %3 groups drawn")
+                                 .arg(canvas_->diagram().layoutMs, 0, 'f', 0)
+                                 .arg(canvas_->diagram().nodes.size())
+                                 .arg(canvas_->diagram().groups.size()), 5000);
+  });
 
   buildMenus();
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
@@ -75,12 +124,31 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   file->addSeparator();
+  file->addAction(tr("Export Diagram as &SVG…"), this,
+                  [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
+  file->addAction(tr("Export Diagram as &PNG…"), this,
+                  [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &MainWindow::exportPng); });
+  file->addAction(tr("Export Op Graph as &DOT…"), this,
+                  [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &MainWindow::exportDot); });
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->setObjectName(QStringLiteral("viewMenu"));
-  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* find = edit->addAction(tr("&Find…"), this, [this] { findBar_->activate(); });
+  find->setShortcut(QKeySequence::Find);
+
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  QAction* zoomIn = viewMenu->addAction(tr("Zoom &In"), this, [this] { canvas_->zoomBy(1.25); });
+  zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
+  QAction* zoomOut = viewMenu->addAction(tr("Zoom &Out"), this, [this] { canvas_->zoomBy(0.8); });
+  zoomOut->setShortcuts(QKeySequence::ZoomOut);  // Ctrl+-
+  viewMenu->addAction(tr("&Fit to Window (F)"), this, [this] { canvas_->fitToWindow(); });
+  viewMenu->addSeparator();
+  viewMenu->addAction(tr("&Expand All"), this, [this] { canvas_->expandAll(); });
+  viewMenu->addAction(tr("&Collapse All"), this, [this] { canvas_->collapseAll(); });
+  viewMenu->addSeparator();
+  for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
@@ -136,9 +204,12 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
 
 void MainWindow::refreshView() {
   const auto rev = document_->current();
-  view_ = std::make_unique<core::model::GraphView>(core::model::GraphView::build(*rev));
+  view_ = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev));
   irView_->setRevisionText(rev->irText(), view_.get());
   moduleTree_->setView(view_.get());
+  findBar_->setView(view_.get());
+  canvas_->setView(view_);
+  inspector_->showNode(view_.get(), core::model::kNoNode);
   statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")
                                .arg(document_->displayName())
                                .arg(document_->currentIndex())
@@ -154,7 +225,41 @@ void MainWindow::selectNode(NodeId id) {
   selected_ = id;
   moduleTree_->selectNode(id);
   irView_->highlightNode(id);
+  canvas_->selectNode(id);
+  inspector_->showNode(view_.get(), id);
   Q_EMIT selectionChanged(id);
+}
+
+void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&)) {
+  if (!view_) return;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += suffix;
+  if ((this->*write)(path)) statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+bool MainWindow::exportSvg(const QString& path) {
+  QString error;
+  if (view_ && canvas::writeSvg(path, canvas_->diagram(), *view_, &error)) return true;
+  statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
+  return false;
+}
+
+bool MainWindow::exportPng(const QString& path) {
+  QString error;
+  if (view_ && canvas::writePng(path, canvas_->diagram(), *view_, 1.5, 16000, &error)) return true;
+  statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
+  return false;
+}
+
+bool MainWindow::exportDot(const QString& path) {
+  QFile file(path);
+  if (!view_ || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    statusBar()->showMessage(tr("Cannot write %1").arg(path));
+    return false;
+  }
+  file.write(core::layout::flatDot(*view_));
+  return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

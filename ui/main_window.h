@@ -9,9 +9,12 @@ namespace graft::core::model { class Document; }
 
 namespace graft::ui {
 
+class FindBar;
+class Inspector;
 class IrView;
 class ModuleTree;
 class ProfileDock;
+namespace canvas { class GraphCanvas; class Minimap; }
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -28,6 +31,13 @@ class MainWindow : public QMainWindow {
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
 
+  canvas::GraphCanvas* canvas() const { return canvas_; }
+  // Exports of what the canvas shows (SVG, PNG) and of the flat op graph (DOT); false with a
+  // message in the status bar on failure.
+  bool exportSvg(const QString& path);
+  bool exportPng(const QString& path);
+  bool exportDot(const QString& path);
+
  Q_SIGNALS:
   void documentOpened();
   void loadFailed(const QString& headline);
@@ -43,12 +53,17 @@ class MainWindow : public QMainWindow {
   void setDocument(std::unique_ptr<core::model::Document> document);
   void refreshView();
   void showAbout();
+  void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 
   std::unique_ptr<core::model::Document> document_;
-  std::unique_ptr<core::model::GraphView> view_;
+  std::shared_ptr<core::model::GraphView> view_;  // shared with the layout thread
   core::model::NodeId selected_ = core::model::kNoNode;
   IrView* irView_ = nullptr;
   ModuleTree* moduleTree_ = nullptr;
+  canvas::GraphCanvas* canvas_ = nullptr;
+  canvas::Minimap* minimap_ = nullptr;
+  Inspector* inspector_ = nullptr;
+  FindBar* findBar_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   ProfileDock* profileDock_ = nullptr;
 };

@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), profileCommand()};
+  return {infoCommand(), irCommand(), layoutCommand(), profileCommand()};
 }
 
 }  // namespace graft::cli

@@ -9,6 +9,7 @@ namespace graft::cli {
 Command infoCommand();
 Command irCommand();
 Command profileCommand();
+Command layoutCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

@@ -1,0 +1,48 @@
+#pragma once
+// A laid-out diagram of a GraphView: absolute rectangles for visible op nodes and module groups,
+// and edge splines. Plain data (Qt Core only) shared by the canvas, exporters and graft-cli.
+#include "core/model/ids.h"
+
+#include <QtCore/QMetaType>
+#include <QtCore/QPointF>
+#include <QtCore/QRectF>
+#include <QtCore/QSet>
+#include <QtCore/QVector>
+
+namespace graft::core::layout {
+
+struct DiagramNode {
+  model::NodeId id = model::kNoNode;
+  QRectF rect;
+};
+
+struct DiagramGroup {
+  int group = 0;          // index into GraphView::groups
+  QRectF rect;            // the frame (expanded) or the box (collapsed)
+  bool expanded = false;
+  int depth = 0;          // root is 0
+};
+
+struct DiagramEdge {
+  int edge = -1;               // index into GraphView::edges (the first one this route stands for)
+  int count = 1;               // how many view edges share this route (edges into a collapsed box)
+  QVector<QPointF> points;     // cubic Bezier: p0, then (c1, c2, p) triples
+  bool arrow = false;
+  QPointF arrowTip;            // where the arrowhead points, when `arrow`
+};
+
+struct Diagram {
+  QVector<DiagramNode> nodes;
+  QVector<DiagramGroup> groups;  // parents before children (paint order)
+  QVector<DiagramEdge> edges;
+  QRectF bounds;
+  double layoutMs = 0;           // time spent in this request
+  QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
+  bool cancelled = false;
+};
+
+// Which groups are expanded; the root (0) always is.
+using Expansion = QSet<int>;
+
+}  // namespace graft::core::layout
+Q_DECLARE_METATYPE(graft::core::layout::Diagram)

@@ -1,0 +1,237 @@
+#include "core/layout/layout_engine.h"
+
+#include "core/layout/labels.h"
+
+#include <QtCore/QElapsedTimer>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <algorithm>
+
+namespace graft::core::layout {
+
+using model::NodeId;
+
+struct LayoutEngine::GroupLayout {
+  QVector<int> signature;
+  QSizeF size;
+  QVector<QPair<NodeId, QRectF>> nodes;
+  QVector<QPair<int, QRectF>> children;
+  QVector<DiagramEdge> edges;
+};
+
+struct LayoutEngine::Gv {
+  GVC_t* context = gvContext();
+  ~Gv() { gvFreeContext(context); }
+};
+
+namespace {
+constexpr double kPointsPerInch = 72.0;
+QByteArray num(double v) { return QByteArray::number(v, 'f', 4); }
+}  // namespace
+
+LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options), gv_(std::make_unique<Gv>()) {}
+
+LayoutEngine::~LayoutEngine() { qDeleteAll(cache_); }
+
+void LayoutEngine::setView(std::shared_ptr<const model::GraphView> view) {
+  view_ = std::move(view);
+  qDeleteAll(cache_);
+  cache_.clear();
+  prepare();
+}
+
+void LayoutEngine::prepare() {
+  const auto& groups = view_->groups;
+  depth_ = QVector<int>(groups.size(), 0);
+  for (int g = 1; g < groups.size(); ++g) {
+    int d = 0;
+    for (int p = groups[g].parent; p >= 0; p = groups[p].parent) ++d;
+    depth_[g] = d;
+  }
+  edgesAt_ = QVector<QVector<int>>(groups.size());
+  for (int i = 0; i < view_->edges.size(); ++i) {
+    const auto& e = view_->edges[i];
+    const auto* a = view_->node(e.from);
+    const auto* b = view_->node(e.to);
+    if (!a || !b) continue;  // graph inputs and outputs are not drawn as boxes
+    int x = a->group, y = b->group;
+    while (depth_[x] > depth_[y]) x = groups[x].parent;
+    while (depth_[y] > depth_[x]) y = groups[y].parent;
+    while (x != y) { x = groups[x].parent; y = groups[y].parent; }
+    edgesAt_[x].push_back(i);
+  }
+}
+
+Expansion LayoutEngine::expandAll() const {
+  Expansion e;
+  for (int g = 0; g < view_->groups.size(); ++g) e.insert(g);
+  return e;
+}
+
+Expansion LayoutEngine::expandToDepth(int depth) const {
+  Expansion e{0};
+  for (int g = 0; g < view_->groups.size(); ++g)
+    if (depth_[g] < depth) e.insert(g);
+  return e;
+}
+
+int LayoutEngine::itemIn(int group, NodeId node) const {
+  int g = view_->node(node)->group;
+  if (g == group) return -1;
+  while (view_->groups[g].parent != group) g = view_->groups[g].parent;
+  return g;
+}
+
+QVector<int> LayoutEngine::signature(int group, const Expansion& expanded) const {
+  QVector<int> sig;
+  for (int c : view_->groups[group].children)
+    if (expanded.contains(c)) {
+      sig << c;
+      sig << signature(c, expanded);
+    }
+  return sig;
+}
+
+Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool>* cancel,
+                             const std::function<void(int, int)>& progress) {
+  QElapsedTimer timer;
+  timer.start();
+  Diagram d;
+  if (!view_ || view_->groups.isEmpty()) return d;
+  Expansion expanded = expandedIn;
+  expanded.insert(0);
+  // The visible expanded groups, children before parents.
+  QVector<int> order;
+  std::function<void(int)> visit = [&](int g) {
+    for (int c : view_->groups[g].children)
+      if (expanded.contains(c)) visit(c);
+    order << g;
+  };
+  visit(0);
+  int done = 0;
+  for (int g : order) {
+    if (cancel && cancel->load()) {
+      d.cancelled = true;
+      return d;
+    }
+    const QVector<int> sig = signature(g, expanded);
+    GroupLayout*& cached = cache_[g];
+    if (!cached || cached->signature != sig) {
+      auto fresh = std::make_unique<GroupLayout>();
+      fresh->signature = sig;
+      layoutGroup(g, expanded, *fresh);
+      delete cached;
+      cached = fresh.release();
+      d.relaid << g;
+    }
+    if (progress) progress(++done, int(order.size()));
+  }
+  compose(0, expanded, {0, 0}, 0, d);
+  d.bounds = QRectF(QPointF(0, 0), cache_[0]->size);
+  d.layoutMs = double(timer.nsecsElapsed()) / 1e6;
+  return d;
+}
+
+void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout& out) {
+  const auto& vg = view_->groups[group];
+  Agraph_t* g = agopen(const_cast<char*>("g"), Agdirected, nullptr);
+  agsafeset(g, const_cast<char*>("rankdir"), const_cast<char*>("TB"), const_cast<char*>(""));
+  agsafeset(g, const_cast<char*>("nslimit"), num(options_.nslimit).data(), const_cast<char*>(""));
+  agsafeset(g, const_cast<char*>("nslimit1"), num(options_.nslimit1).data(), const_cast<char*>(""));
+  agsafeset(g, const_cast<char*>("mclimit"), num(options_.mclimit).data(), const_cast<char*>(""));
+  agsafeset(g, const_cast<char*>("ranksep"), num(options_.ranksep).data(), const_cast<char*>(""));
+  agsafeset(g, const_cast<char*>("nodesep"), num(options_.nodesep).data(), const_cast<char*>(""));
+  Agsym_t* shape = agattr(g, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
+  agattr(g, AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
+  agattr(g, AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
+  Agsym_t* width = agattr(g, AGNODE, const_cast<char*>("width"), const_cast<char*>("1"));
+  Agsym_t* height = agattr(g, AGNODE, const_cast<char*>("height"), const_cast<char*>("0.5"));
+  Q_UNUSED(shape);
+
+  QHash<NodeId, Agnode_t*> nodeOf;
+  QHash<int, Agnode_t*> boxOf;
+  QVector<QPair<Agnode_t*, QSizeF>> sized;
+  auto addNode = [&](const QByteArray& name, QSizeF size) {
+    Agnode_t* n = agnode(g, const_cast<char*>(name.constData()), 1);
+    agxset(n, width, num(size.width() / kPointsPerInch).data());
+    agxset(n, height, num(size.height() / kPointsPerInch).data());
+    sized.push_back({n, size});
+    return n;
+  };
+  for (NodeId id : vg.nodes) nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
+  for (int c : vg.children) {
+    const QSizeF s = expanded.contains(c) ? cache_.value(c)->size : collapsedGroupSize(view_->groups[c]);
+    boxOf.insert(c, addNode("g" + QByteArray::number(c), s));
+  }
+  // One Graphviz edge per pair of items; it stands for every view edge between them.
+  QHash<QPair<Agnode_t*, Agnode_t*>, int> routeOf;
+  QVector<QPair<Agedge_t*, DiagramEdge>> routes;
+  for (int i : edgesAt_[group]) {
+    const auto& e = view_->edges[i];
+    const int fi = itemIn(group, e.from), ti = itemIn(group, e.to);
+    Agnode_t* t = fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi);
+    Agnode_t* h = ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti);
+    if (!t || !h || t == h) continue;
+    auto it = routeOf.find({t, h});
+    if (it != routeOf.end()) {
+      ++routes[*it].second.count;
+      continue;
+    }
+    routeOf.insert({t, h}, int(routes.size()));
+    DiagramEdge de;
+    de.edge = i;
+    routes.push_back({agedge(g, t, h, nullptr, 1), de});
+  }
+
+  if (sized.isEmpty()) {
+    out.size = {120, kTitleHeight + 2 * kPad};
+    agclose(g);
+    return;
+  }
+  gvLayout(gv_->context, g, "dot");
+  const boxf bb = GD_bb(g);
+  const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
+  auto map = [&](pointf p) { return QPointF(p.x + ox, (bb.UR.y - p.y) + oy); };
+  auto rectOf = [&](Agnode_t* n, QSizeF s) {
+    const QPointF c = map(ND_coord(n));
+    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+  };
+  QHash<Agnode_t*, QSizeF> sizeOf;
+  for (const auto& [n, s] : sized) sizeOf.insert(n, s);
+  for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(nodeOf[id], sizeOf[nodeOf[id]])});
+  for (int c : vg.children) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
+  for (auto& [e, de] : routes) {
+    const splines* spl = ED_spl(e);
+    if (!spl || spl->size == 0) continue;
+    for (int b = 0; b < spl->size; ++b) {
+      const bezier& bz = spl->list[b];
+      for (int k = 0; k < bz.size; ++k) de.points << map(bz.list[k]);
+      if (bz.eflag) {
+        de.arrow = true;
+        de.arrowTip = map(bz.ep);
+      }
+    }
+    out.edges.push_back(de);
+  }
+  const double title = groupLabel(vg).front().size() * kCharWidth + 40;
+  out.size = {std::max(bb.UR.x - bb.LL.x + 2 * kPad, title), bb.UR.y - bb.LL.y + kTitleHeight + 2 * kPad};
+  gvFreeLayout(gv_->context, g);
+  agclose(g);
+}
+
+void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const {
+  const GroupLayout* gl = cache_.value(group);
+  d.groups.push_back({group, QRectF(offset, gl->size), true, depth});
+  for (const auto& [id, r] : gl->nodes) d.nodes.push_back({id, r.translated(offset)});
+  for (const auto& [c, r] : gl->children) {
+    if (expanded.contains(c)) compose(c, expanded, offset + r.topLeft(), depth + 1, d);
+    else d.groups.push_back({c, r.translated(offset), false, depth + 1});
+  }
+  for (DiagramEdge e : gl->edges) {
+    for (auto& p : e.points) p += offset;
+    e.arrowTip += offset;
+    d.edges.push_back(std::move(e));
+  }
+}
+
+}  // namespace graft::core::layout

@@ -1,0 +1,67 @@
+#pragma once
+// Graphviz `dot` layout of a GraphView, one module group at a time and bottom-up: a group's
+// layout is a graph of its own op nodes and its child groups as boxes (an expanded child is a
+// box of its laid-out size, a collapsed one a small labelled box). Edges are routed in the
+// lowest group holding both endpoints, between the boxes that contain them. Layouts are cached
+// per group and keyed by the expansion state below it, so expanding or collapsing a group re-lays
+// only the groups above it.
+//
+// Not thread-safe (Graphviz is not): use one engine on one thread (see LayoutService).
+#include "core/layout/diagram.h"
+#include "core/model/graph_view.h"
+
+#include <QtCore/QHash>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace graft::core::layout {
+
+struct LayoutOptions {
+  // Bounds on dot's network-simplex and mincross effort; without them a dense group
+  // (a DenseNet block) takes minutes.
+  int nslimit = 4;
+  int nslimit1 = 4;
+  double mclimit = 0.2;
+  double ranksep = 0.3;  // inches
+  double nodesep = 0.25;
+};
+
+class LayoutEngine {
+ public:
+  explicit LayoutEngine(LayoutOptions options = {});
+  ~LayoutEngine();
+  LayoutEngine(const LayoutEngine&) = delete;
+  LayoutEngine& operator=(const LayoutEngine&) = delete;
+
+  // A new view drops every cached layout.
+  void setView(std::shared_ptr<const model::GraphView> view);
+  const model::GraphView* view() const { return view_.get(); }
+
+  // Lays out the diagram with `expanded` groups open (the root always is). `cancel`, polled
+  // between groups, makes it return early with Diagram::cancelled; `progress(done, total)`.
+  Diagram layout(const Expansion& expanded, const std::atomic<bool>* cancel = nullptr,
+                 const std::function<void(int, int)>& progress = {});
+
+  // Every group expanded / groups up to `depth` expanded (root is depth 0).
+  Expansion expandAll() const;
+  Expansion expandToDepth(int depth) const;
+
+ private:
+  struct GroupLayout;
+  void prepare();
+  QVector<int> signature(int group, const Expansion& expanded) const;
+  void layoutGroup(int group, const Expansion& expanded, GroupLayout& out);
+  void compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const;
+  int itemIn(int group, model::NodeId node) const;  // child group index, or -1 for a direct node
+
+  LayoutOptions options_;
+  std::shared_ptr<const model::GraphView> view_;
+  QVector<int> depth_;
+  QVector<QVector<int>> edgesAt_;  // per group, view edges routed there
+  QHash<int, GroupLayout*> cache_;
+  struct Gv;
+  std::unique_ptr<Gv> gv_;
+};
+
+}  // namespace graft::core::layout

@@ -1,0 +1,271 @@
+// The canvas in the main window: layout arrives from the worker, +/- clicks expand and collapse,
+// find reveals hidden nodes, selection syncs canvas / module tree / IR / inspector, edge
+// tooltips carry the tensor type, exports write valid SVG and PNG, and screenshots for people.
+#include "core/layout/layout_engine.h"
+#include "test_support.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
+#include "ui/canvas/graph_scene.h"
+#include "ui/canvas/minimap.h"
+#include "ui/find_bar.h"
+#include "ui/inspector.h"
+#include "ui/ir_view.h"
+#include "ui/main_window.h"
+#include "ui/module_tree.h"
+
+#include <QtCore/QXmlStreamReader>
+#include <QtGui/QImage>
+#include <QtSvg/QSvgRenderer>
+#include <QtTest/QtTest>
+
+using graft::ui::MainWindow;
+using graft::ui::canvas::GraphCanvas;
+using namespace graft::core;
+
+namespace {
+
+bool waitLayout(GraphCanvas* c) {
+  QSignalSpy spy(c, &GraphCanvas::layoutFinished);
+  if (!c->layoutPending()) return true;
+  return spy.wait(120000);
+}
+
+int groupByPath(const model::GraphView* v, const QString& path) {
+  for (const auto& g : v->groups)
+    if (g.path == path) return g.index;
+  return -1;
+}
+
+QPoint viewPos(GraphCanvas* c, QPointF scenePos) { return c->mapFromScene(scenePos); }
+
+}  // namespace
+
+class TstCanvas : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("GraftTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_canvas"));
+  }
+
+  void showsCollapsedThenToggles() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const auto* v = w.view();
+    auto* scene = c->graphScene();
+    // Top level: the root's own ops and one box per child module.
+    QCOMPARE(int(c->diagram().groups.size()), 1 + int(v->groups[0].children.size()));
+    const int layer1 = groupByPath(v, QStringLiteral("layer1"));
+    QVERIFY(layer1 > 0);
+    auto* box = scene->groupItem(layer1);
+    QVERIFY(box && !box->expanded());
+    // A click on the + toggle expands it.
+    c->centerOn(box);
+    QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, box->rect().topLeft() + QPointF(10, 10)));
+    QVERIFY(c->layoutPending());
+    QVERIFY(waitLayout(c));
+    box = scene->groupItem(layer1);
+    QVERIFY(box && box->expanded());
+    QVERIFY(scene->groupItem(groupByPath(v, QStringLiteral("layer1.0"))));
+    // ...and a click on the - collapses it again.
+    c->centerOn(box->rect().topLeft());
+    QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, box->rect().topLeft() + QPointF(10, 10)));
+    QVERIFY(waitLayout(c));
+    QVERIFY(!scene->groupItem(layer1)->expanded());
+    QVERIFY(!scene->groupItem(groupByPath(v, QStringLiteral("layer1.0"))));
+  }
+
+  void findRevealsAndSelectionSyncs() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const auto* v = w.view();
+    auto* find = w.findChild<graft::ui::FindBar*>();
+    QVERIFY(find && find->isHidden());
+    QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+    QVERIFY(find->isVisible());
+    // A module path deep inside a collapsed group: every conv of layer3.1.
+    QCOMPARE(find->search(QStringLiteral("layer3.1.conv")), 2);
+    const auto hit = find->matches().front();
+    QCOMPARE(v->node(hit)->modulePath, QStringLiteral("layer3.1.conv1"));
+    QCOMPARE(w.selectedNode(), hit);
+    QVERIFY(waitLayout(c));
+    QVERIFY(c->graphScene()->nodeItem(hit));  // revealed: its groups were expanded
+    for (int g = v->node(hit)->group; g >= 0; g = v->groups[g].parent) QVERIFY(c->expansion().contains(g));
+    find->next();
+    QCOMPARE(v->node(w.selectedNode())->modulePath, QStringLiteral("layer3.1.conv2"));
+    find->previous();
+    QCOMPARE(w.selectedNode(), hit);
+    // The inspector, IR view and module tree follow.
+    auto* inspector = w.findChild<graft::ui::Inspector*>();
+    QCOMPARE(inspector->node(), hit);
+    QVERIFY(inspector->toPlainText().contains(QStringLiteral("_convolution")));
+    QVERIFY(inspector->toPlainText().contains(QStringLiteral("layer3.1.conv1")));
+    QVERIFY(inspector->toPlainText().contains(QStringLiteral("[256, 256, 3, 3]")));  // the folded weight
+    auto* ir = w.findChild<graft::ui::IrView*>();
+    QCOMPARE(ir->textCursor().blockNumber(), v->node(hit)->irLine);
+    // Clicking a node box on the canvas selects it everywhere.
+    QVERIFY(waitLayout(c));
+    const auto other = v->groups[0].nodes.front();  // a top-level op, always drawn
+    auto* item = c->graphScene()->nodeItem(other);
+    QVERIFY(item);
+    c->centerOn(item);
+    QSignalSpy sel(&w, &MainWindow::selectionChanged);
+    QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, item->boundingRect().center()));
+    QCOMPARE(w.selectedNode(), other);
+    QCOMPARE(sel.count(), 1);
+    QCOMPARE(inspector->node(), other);
+    QCOMPARE(ir->textCursor().blockNumber(), v->node(other)->irLine);
+    QCOMPARE(w.findChild<graft::ui::ModuleTree*>()->currentItem()->text(0), v->node(other)->op);
+    QCOMPARE(c->graphScene()->selectedNode(), other);
+  }
+
+  void edgeTooltipShowsTensorType() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* c = w.canvas();
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    const auto& d = c->diagram();
+    QVERIFY(!d.edges.isEmpty());
+    const auto& e = d.edges.front();
+    // The middle of the route's first Bezier segment lies on the path.
+    const QPointF mid = e.points.size() >= 4 ? (e.points[0] + 3 * e.points[1] + 3 * e.points[2] + e.points[3]) / 8 : e.points[0];
+    const QString tip = c->graphScene()->toolTipAt(mid);
+    const auto& ve = w.view()->edges[e.edge];
+    QVERIFY(!ve.type.isEmpty());
+    QVERIFY2(tip.contains(ve.type), qPrintable(tip));
+  }
+
+  void zoomFitAndLevelOfDetail() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const double z = c->zoom();
+    c->setFocus();
+    QTest::keyClick(c, Qt::Key_Equal, Qt::ControlModifier);
+    QVERIFY(c->zoom() > z * 1.1);
+    QTest::keyClick(c, Qt::Key_Minus, Qt::ControlModifier);
+    QVERIFY(qAbs(c->zoom() - z) < 1e-6);
+    c->zoomBy(0.1);
+    QTest::keyClick(c, Qt::Key_F);
+    QVERIFY(qAbs(c->zoom() - z) < 1e-6);  // F fits again
+    // Zoomed far out the boxes are drawn without text: fewer distinct colours in the picture.
+    auto distinct = [&](double zoom) {
+      c->resetTransform();
+      c->scale(zoom, zoom);
+      QImage img(c->viewport()->size(), QImage::Format_RGB32);
+      img.fill(Qt::white);
+      QPainter p(&img);
+      c->render(&p, QRectF(), c->viewport()->rect());
+      QSet<QRgb> colours;
+      for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2) colours.insert(img.pixel(x, y));
+      return colours.size();
+    };
+    QVERIFY(distinct(1.0) > distinct(0.2));
+    auto* minimap = w.findChild<graft::ui::canvas::Minimap*>();
+    QVERIFY(minimap);
+  }
+
+  void exportsSvgPngDot() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    QVERIFY(waitLayout(w.canvas()));
+    QTemporaryDir dir;
+    const QString svg = dir.filePath(QStringLiteral("d.svg")), png = dir.filePath(QStringLiteral("d.png")),
+                  dot = dir.filePath(QStringLiteral("d.dot"));
+    QVERIFY(w.exportSvg(svg));
+    QVERIFY(w.exportPng(png));
+    QVERIFY(w.exportDot(dot));
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&f);
+    int texts = 0;
+    bool sawSvg = false;
+    while (!xml.atEnd()) {
+      xml.readNext();
+      if (xml.isStartElement() && xml.name() == QLatin1String("svg")) sawSvg = true;
+      if (xml.isStartElement() && xml.name() == QLatin1String("text")) ++texts;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(sawSvg);
+    QVERIFY(texts >= int(w.canvas()->diagram().nodes.size()));  // every box has a label
+    QVERIFY(QSvgRenderer(svg).isValid());
+    QImage img(png);
+    QVERIFY(!img.isNull());
+    QVERIFY(img.width() > 100 && img.height() > 100);
+    QFile d(dot);
+    QVERIFY(d.open(QIODevice::ReadOnly));
+    QVERIFY(d.readAll().startsWith("digraph"));
+  }
+
+  void cliLayout() {
+    QTemporaryDir dir;
+    const QString svg = dir.filePath(QStringLiteral("c.svg")), png = dir.filePath(QStringLiteral("c.png"));
+    const auto r = graft::test::runCli({QStringLiteral("layout"), graft::test::testdata(QStringLiteral("resnet18.pt")),
+                                        QStringLiteral("--expand"), QStringLiteral("all"), QStringLiteral("--svg"), svg,
+                                        QStringLiteral("--png"), png, QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    const auto j = r.json();
+    QCOMPARE(j.value("nodes").toInt(), graft::test::reference(QStringLiteral("resnet18")).value("ops").toInt());
+    QVERIFY(j.value("edges").toInt() > 0);
+    QVERIFY(j.contains("layout_ms"));
+    QVERIFY(QSvgRenderer(svg).isValid());
+    QVERIFY(!QImage(png).isNull());
+    const auto top = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--json")});
+    QCOMPARE(top.exitCode, 0);
+    QVERIFY(top.json().value("groups").toInt() > 1);
+    const auto bad = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"),
+                                          QStringLiteral("--expand"), QStringLiteral("lots")});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("--expand"));
+  }
+
+  void screenshots() {
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_resnet18_collapsed.png")));
+    w.canvas()->expandAll();
+    QVERIFY(waitLayout(w.canvas()));
+    w.canvas()->fitToWindow();
+    w.selectNode(w.view()->nodes.at(5).id);
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_resnet18_expanded.png")));
+    // Zoomed to readable size at the top of the graph.
+    w.canvas()->resetTransform();
+    w.canvas()->centerOn(w.canvas()->diagram().bounds.center().x(), 300);
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_resnet18_zoom.png")));
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("densenet121.pt"))));
+    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_collapsed.png")));
+    w.canvas()->expandAll();
+    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(w.canvas()->diagram().layoutMs < 30000);
+    w.canvas()->fitToWindow();
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_expanded.png")));
+    // The first dense block at 1:1.
+    const int block = groupByPath(w.view(), QStringLiteral("features.denseblock1"));
+    QVERIFY(block > 0);
+    w.canvas()->resetTransform();
+    const QRectF r = w.canvas()->graphScene()->groupItem(block)->rect();
+    w.canvas()->centerOn(r.center().x(), r.top() + 400);
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_block.png")));
+  }
+};
+
+QTEST_MAIN(TstCanvas)
+#include "tst_canvas.moc"

@@ -1,0 +1,208 @@
+// The per-group Graphviz layout: deterministic, frames enclose their contents, siblings never
+// overlap, edges end at the boxes they connect, an expand/collapse re-lays only the groups above
+// it, and the worker-thread service gives what the engine gives.
+#include "core/io/load.h"
+#include "core/layout/flat_dot.h"
+#include "core/layout/labels.h"
+#include "core/layout/layout_engine.h"
+#include "core/layout/layout_service.h"
+#include "test_support.h"
+
+#include <QtTest/QtTest>
+#include <graphviz/cgraph.h>
+
+using namespace graft::core;
+using layout::Diagram;
+using layout::LayoutEngine;
+
+namespace {
+
+std::shared_ptr<const model::GraphView> viewOf(const QString& what) {
+  auto r = what.endsWith(QLatin1String(".pt")) ? io::loadFile(graft::test::testdata(what)) : io::loadSample(what);
+  if (!r.ok()) qFatal("%s", qPrintable(r.error.message()));
+  return std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current()));
+}
+
+QRectF groupRect(const Diagram& d, int g) {
+  for (const auto& dg : d.groups)
+    if (dg.group == g) return dg.rect;
+  return {};
+}
+
+bool near(QPointF p, QRectF r, double tol = 3) { return r.adjusted(-tol, -tol, tol, tol).contains(p); }
+
+// The boxes an edge from `a` to `b` may end at on `a`'s side: `a`'s own box, or the box / frame
+// of a module holding `a` but not `b` (the edge is routed where both meet).
+QVector<QRectF> endBoxes(const Diagram& d, const model::GraphView& v, model::NodeId a, model::NodeId b) {
+  QVector<QRectF> out;
+  for (const auto& n : d.nodes)
+    if (n.id == a) out << n.rect;
+  QSet<int> aboveB;
+  for (int p = v.node(b)->group; p >= 0; p = v.groups[p].parent) aboveB.insert(p);
+  for (int p = v.node(a)->group; p >= 0 && !aboveB.contains(p); p = v.groups[p].parent)
+    for (const auto& g : d.groups)
+      if (g.group == p) out << g.rect;
+  return out;
+}
+
+bool nearAny(QPointF p, const QVector<QRectF>& boxes) {
+  for (const auto& r : boxes)
+    if (near(p, r) && !r.adjusted(4, 4, -4, -4).contains(p)) return true;  // on the border, not inside
+  return false;
+}
+
+}  // namespace
+
+class TstLayout : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void deterministic_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("cnn") << QStringLiteral("cnn");
+    QTest::newRow("resnet18") << QStringLiteral("resnet18.pt");
+  }
+  void deterministic() {
+    QFETCH(QString, model);
+    auto view = viewOf(model);
+    LayoutEngine a, b;
+    a.setView(view);
+    b.setView(view);
+    const Diagram da = a.layout(a.expandAll()), db = b.layout(b.expandAll());
+    QVERIFY(!da.nodes.isEmpty());
+    QCOMPARE(da.nodes.size(), view->nodes.size());  // fully expanded: every op is drawn
+    QCOMPARE(da.nodes.size(), db.nodes.size());
+    for (int i = 0; i < da.nodes.size(); ++i) {
+      QCOMPARE(da.nodes[i].id, db.nodes[i].id);
+      QCOMPARE(da.nodes[i].rect, db.nodes[i].rect);
+    }
+    QCOMPARE(da.edges.size(), db.edges.size());
+    for (int i = 0; i < da.edges.size(); ++i) QCOMPARE(da.edges[i].points, db.edges[i].points);
+  }
+
+  void framesEncloseAndSiblingsDoNotOverlap() {
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    LayoutEngine e;
+    e.setView(view);
+    for (int depth : {0, 2, 100}) {
+      const Diagram d = e.layout(e.expandToDepth(depth));
+      QVERIFY(d.bounds.width() > 0);
+      // Direct items of each expanded group: its op nodes and its child groups' boxes.
+      QHash<int, QVector<QRectF>> items;
+      for (const auto& n : d.nodes) items[view->node(n.id)->group] << n.rect;
+      for (const auto& g : d.groups)
+        if (g.group != 0) items[view->groups[g.group].parent] << g.rect;
+      for (const auto& g : d.groups) {
+        if (!g.expanded) continue;
+        const auto& list = items[g.group];
+        for (const QRectF& r : list)
+          QVERIFY2(g.rect.contains(r), qPrintable(QStringLiteral("group %1 does not enclose an item").arg(view->groups[g.group].path)));
+        for (int i = 0; i < list.size(); ++i)
+          for (int j = i + 1; j < list.size(); ++j)
+            QVERIFY2(!list[i].adjusted(1, 1, -1, -1).intersects(list[j].adjusted(1, 1, -1, -1)),
+                     qPrintable(QStringLiteral("overlap in group %1").arg(view->groups[g.group].path)));
+      }
+      QVERIFY(d.bounds.contains(d.groups.front().rect));
+    }
+  }
+
+  void edgesEndAtTheirBoxes() {
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    LayoutEngine e;
+    e.setView(view);
+    for (int depth : {1, 100}) {
+      const Diagram d = e.layout(e.expandToDepth(depth));
+      QVERIFY(!d.edges.isEmpty());
+      for (const auto& de : d.edges) {
+        const auto& ve = view->edges[de.edge];
+        QVERIFY(de.points.size() >= 4);
+        QVERIFY(de.arrow);
+        QVERIFY2(nearAny(de.points.front(), endBoxes(d, *view, ve.from, ve.to)), qPrintable(ve.value));
+        QVERIFY2(nearAny(de.arrowTip, endBoxes(d, *view, ve.to, ve.from)), qPrintable(ve.value));
+      }
+    }
+  }
+
+  void toggleRelaysOnlyAncestors() {
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    LayoutEngine e;
+    e.setView(view);
+    auto all = e.expandAll();
+    const Diagram first = e.layout(all);
+    QCOMPARE(first.relaid.size(), view->groups.size());
+    // A group three levels down: layer1.0.conv1 -> ancestors layer1.0, layer1, root.
+    int g = -1;
+    for (const auto& vg : view->groups)
+      if (vg.path == QLatin1String("layer1.0.conv1")) g = vg.index;
+    QVERIFY(g > 0);
+    QSet<int> ancestors;
+    for (int p = view->groups[g].parent; p >= 0; p = view->groups[p].parent) ancestors.insert(p);
+    QCOMPARE(ancestors.size(), 3);
+    all.remove(g);
+    const Diagram collapsed = e.layout(all);
+    QCOMPARE(QSet<int>(collapsed.relaid.begin(), collapsed.relaid.end()), ancestors);
+    all.insert(g);
+    const Diagram again = e.layout(all);
+    QCOMPARE(QSet<int>(again.relaid.begin(), again.relaid.end()), ancestors);  // g itself is cached
+    QCOMPARE(again.nodes.size(), first.nodes.size());
+    for (int i = 0; i < again.nodes.size(); ++i) QCOMPARE(again.nodes[i].rect, first.nodes[i].rect);
+    QVERIFY(e.layout(all).relaid.isEmpty());  // nothing changed, nothing laid out
+  }
+
+  void collapsedTopLevel() {
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    LayoutEngine e;
+    e.setView(view);
+    const Diagram d = e.layout({});
+    QCOMPARE(d.groups.size(), 1 + view->groups[0].children.size());
+    QCOMPARE(d.nodes.size(), view->groups[0].nodes.size());
+    for (int i = 1; i < d.groups.size(); ++i) QVERIFY(!d.groups[i].expanded);
+  }
+
+  void serviceMatchesEngine() {
+    auto view = viewOf(QStringLiteral("cnn"));
+    LayoutEngine e;
+    e.setView(view);
+    const Diagram expected = e.layout(e.expandAll());
+    layout::LayoutService service;
+    service.setView(view);
+    QSignalSpy done(&service, &layout::LayoutService::finished);
+    service.request(e.expandToDepth(1));  // superseded by the next request
+    const int id = service.request(e.expandAll());
+    QVERIFY(done.wait(30000));
+    QTest::qWait(50);
+    QCOMPARE(done.count(), 1);
+    QCOMPARE(done.front().at(0).toInt(), id);
+    const Diagram got = done.front().at(1).value<Diagram>();
+    QCOMPARE(got.nodes.size(), expected.nodes.size());
+    for (int i = 0; i < got.nodes.size(); ++i) QCOMPARE(got.nodes[i].rect, expected.nodes[i].rect);
+  }
+
+  void labelsShowKeyAttributes() {
+    // torchvision's ResNet stem: conv1 is 7x7 stride 2, maxpool 3x3 stride 2.
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    QHash<QString, QStringList> byPath;
+    for (const auto& n : view->nodes) byPath.insert(n.modulePath, layout::nodeLabel(n));
+    QCOMPARE(byPath.value(QStringLiteral("conv1")), (QStringList{QStringLiteral("_convolution"), QString::fromUtf8("k 7×7 · s 2")}));
+    QCOMPARE(byPath.value(QStringLiteral("maxpool")), (QStringList{QStringLiteral("max_pool2d"), QString::fromUtf8("k 3 · s 2")}));
+    QCOMPARE(byPath.value(QStringLiteral("layer1.0.conv1")).value(1), QString::fromUtf8("k 3×3"));
+    model::ViewNode shaped;
+    shaped.op = QStringLiteral("relu");
+    shaped.outputs << model::ViewPort{QStringLiteral("x"), QStringLiteral("float32 [1, 64, 56, 56]")};
+    QCOMPARE(layout::nodeLabel(shaped).value(1), QString::fromUtf8("1×64×56×56"));
+    shaped.outputs[0].type = QStringLiteral("List[Tensor]");
+    QCOMPARE(layout::nodeLabel(shaped).size(), 1);
+  }
+
+  void flatDotParses() {
+    auto view = viewOf(QStringLiteral("cnn"));
+    const QByteArray dot = layout::flatDot(*view);
+    Agraph_t* g = agmemread(dot.constData());
+    QVERIFY(g);
+    QCOMPARE(agnnodes(g), int(view->nodes.size() + view->graphInputs.size() + view->graphOutputs.size()));
+    QCOMPARE(agnedges(g), int(view->edges.size()));
+    agclose(g);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstLayout)
+#include "tst_layout.moc"

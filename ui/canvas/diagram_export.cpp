@@ -1,0 +1,55 @@
+#include "ui/canvas/diagram_export.h"
+
+#include "ui/canvas/diagram_painter.h"
+
+#include <QtCore/QFile>
+#include <QtGui/QImage>
+#include <QtGui/QPainter>
+#include <QtSvg/QSvgGenerator>
+
+namespace graft::ui::canvas {
+
+namespace {
+bool failWith(QString* error, const QString& message) {
+  if (error) *error = message;
+  return false;
+}
+}  // namespace
+
+bool writeSvg(const QString& path, const core::layout::Diagram& d, const core::model::GraphView& view, QString* error) {
+  if (d.bounds.isEmpty()) return failWith(error, QStringLiteral("nothing to export: the diagram is empty"));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    return failWith(error, QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+  const QRectF box = d.bounds.adjusted(-10, -10, 10, 10);
+  QSvgGenerator svg;
+  svg.setOutputDevice(&file);
+  svg.setSize(box.size().toSize());
+  svg.setViewBox(QRectF(QPointF(0, 0), box.size()));
+  svg.setTitle(QStringLiteral("Graft diagram"));
+  QPainter p;
+  if (!p.begin(&svg)) return failWith(error, QStringLiteral("cannot start the SVG writer"));
+  p.translate(-box.topLeft());
+  paintDiagram(p, d, view);
+  p.end();
+  return true;
+}
+
+bool writePng(const QString& path, const core::layout::Diagram& d, const core::model::GraphView& view, double scale,
+              int maxSide, QString* error) {
+  if (d.bounds.isEmpty()) return failWith(error, QStringLiteral("nothing to export: the diagram is empty"));
+  const QRectF box = d.bounds.adjusted(-10, -10, 10, 10);
+  scale = std::min(scale, double(maxSide) / std::max(box.width(), box.height()));
+  QImage image((box.size() * scale).toSize().expandedTo({1, 1}), QImage::Format_ARGB32_Premultiplied);
+  if (image.isNull()) return failWith(error, QStringLiteral("the image is too large to allocate"));
+  image.fill(Qt::white);
+  QPainter p(&image);
+  p.scale(scale, scale);
+  p.translate(-box.topLeft());
+  paintDiagram(p, d, view);
+  p.end();
+  if (!image.save(path, "PNG")) return failWith(error, QStringLiteral("cannot write %1").arg(path));
+  return true;
+}
+
+}  // namespace graft::ui::canvas

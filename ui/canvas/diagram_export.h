@@ -1,0 +1,17 @@
+#pragma once
+// Writing the current diagram to SVG or PNG, the same drawing as the canvas.
+#include "core/layout/diagram.h"
+#include "core/model/graph_view.h"
+
+#include <QtCore/QString>
+
+namespace graft::ui::canvas {
+
+// Both return false and set `error` (when given) on failure.
+bool writeSvg(const QString& path, const core::layout::Diagram& diagram, const core::model::GraphView& view,
+              QString* error = nullptr);
+// PNG at `scale` pixels per diagram unit, shrunk when the image would pass `maxSide` pixels.
+bool writePng(const QString& path, const core::layout::Diagram& diagram, const core::model::GraphView& view,
+              double scale = 1.5, int maxSide = 16000, QString* error = nullptr);
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,35 @@
+#pragma once
+// Drawing of diagram pieces, shared by the canvas items and the SVG/PNG exporters so that an
+// export looks like the screen.
+#include "core/layout/diagram.h"
+#include "core/model/graph_view.h"
+
+#include <QtGui/QFont>
+#include <QtGui/QPainterPath>
+
+class QPainter;
+
+namespace graft::ui::canvas {
+
+// The fixed-pitch font whose advance matches core::layout::kCharWidth.
+QFont labelFont();
+// Below this level of detail boxes are drawn without text.
+inline constexpr double kTextLod = 0.45;
+
+void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod);
+void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
+                bool highlighted, double lod);
+// The +/- toggle's rectangle within a group's rect.
+QRectF toggleRect(const QRectF& groupRect);
+QPainterPath edgePath(const core::layout::DiagramEdge& edge);
+void paintEdge(QPainter& p, const core::layout::DiagramEdge& edge, const QPainterPath& path, bool highlighted, double lod);
+
+// The overview drawing used zoomed far out and by the minimap: plain rectangles and straight
+// edges, no text, no antialiasing; only what intersects `exposed` (scene coordinates).
+void paintDiagramFast(QPainter& p, const core::layout::Diagram& diagram, const core::model::GraphView& view,
+                      const QRectF& exposed);
+
+// The whole diagram, as the canvas shows it, onto any painter (an SVG generator, an image).
+void paintDiagram(QPainter& p, const core::layout::Diagram& diagram, const core::model::GraphView& view);
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,172 @@
+#include "ui/canvas/graph_canvas.h"
+
+#include "ui/canvas/diagram_painter.h"
+#include "core/layout/layout_service.h"
+#include "ui/canvas/graph_items.h"
+#include "ui/canvas/graph_scene.h"
+
+#include <QtGui/QKeyEvent>
+#include <QtGui/QPainter>
+#include <QtGui/QWheelEvent>
+#include <cmath>
+
+namespace graft::ui::canvas {
+
+using core::model::NodeId;
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
+  setObjectName(QStringLiteral("graphCanvas"));
+  scene_ = new GraphScene(this);
+  setScene(scene_);
+  service_ = new core::layout::LayoutService(this);
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  setOptimizationFlags(QGraphicsView::DontSavePainterState);
+  setBackgroundBrush(Qt::white);
+  connect(scene_, &GraphScene::groupToggled, this, &GraphCanvas::toggleGroup);
+  connect(scene_, &GraphScene::nodeActivated, this, &GraphCanvas::nodeActivated);
+  connect(service_, &core::layout::LayoutService::finished, this, &GraphCanvas::onLayout);
+  connect(service_, &core::layout::LayoutService::progress, this,
+          [this](int, int done, int total) { Q_EMIT layoutProgress(done, total); });
+}
+
+GraphCanvas::~GraphCanvas() = default;
+
+const core::layout::Diagram& GraphCanvas::diagram() const { return scene_->diagram(); }
+
+void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view) {
+  view_ = std::move(view);
+  scene_->setView(view_.get());
+  service_->setView(view_);
+  expanded_ = {0};
+  fitNext_ = true;
+  relayout();
+}
+
+void GraphCanvas::relayout() {
+  if (!view_) return;
+  pending_ = service_->request(expanded_);
+}
+
+void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
+  if (request != pending_) return;
+  pending_ = 0;
+  scene_->setDiagram(diagram);
+  if (fitNext_) {
+    fitNext_ = false;
+    fitToWindow();
+  }
+  if (centreOn_ != core::model::kNoNode) {
+    if (auto* item = scene_->itemShowing(centreOn_)) centerOn(item);
+    centreOn_ = core::model::kNoNode;
+  }
+  Q_EMIT layoutFinished();
+}
+
+void GraphCanvas::setExpansion(const core::layout::Expansion& expanded) {
+  expanded_ = expanded;
+  expanded_.insert(0);
+  relayout();
+}
+
+void GraphCanvas::toggleGroup(int group) {
+  if (group == 0) return;  // the model itself stays open
+  if (!expanded_.remove(group)) expanded_.insert(group);
+  relayout();
+}
+
+void GraphCanvas::expandAll() {
+  if (!view_) return;
+  for (int g = 0; g < view_->groups.size(); ++g) expanded_.insert(g);
+  relayout();
+}
+
+void GraphCanvas::collapseAll() {
+  expanded_ = {0};
+  relayout();
+}
+
+void GraphCanvas::revealNode(NodeId id) {
+  const auto* n = view_ ? view_->node(id) : nullptr;
+  if (!n) return;
+  bool changed = false;
+  for (int g = n->group; g > 0; g = view_->groups[g].parent)
+    if (!expanded_.contains(g)) {
+      expanded_.insert(g);
+      changed = true;
+    }
+  if (changed) {
+    centreOn_ = id;
+    relayout();
+  } else if (auto* item = scene_->nodeItem(id)) {
+    centerOn(item);
+  }
+}
+
+void GraphCanvas::selectNode(NodeId id) {
+  scene_->setSelectedNode(id);
+  if (auto* item = scene_->itemShowing(id)) ensureVisible(item, 80, 80);
+}
+
+void GraphCanvas::zoomBy(double factor) {
+  const double z = zoom() * factor;
+  if (z < 0.01 || z > 8) return;
+  scale(factor, factor);
+  Q_EMIT viewportMoved();
+}
+
+void GraphCanvas::fitToWindow() {
+  if (scene_->diagram().bounds.isEmpty()) return;
+  fitInView(scene_->diagram().bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  if (zoom() > 1.0) {  // a small graph is shown at 1:1, not blown up
+    resetTransform();
+    centerOn(scene_->diagram().bounds.center());
+  }
+  Q_EMIT viewportMoved();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  if (steps == 0) return QGraphicsView::wheelEvent(event);
+  zoomBy(std::pow(1.2, steps));
+  event->accept();
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_F && event->modifiers() == Qt::NoModifier) return fitToWindow();
+  if (event->matches(QKeySequence::ZoomIn) || (event->key() == Qt::Key_Equal && event->modifiers() & Qt::ControlModifier))
+    return zoomBy(1.25);
+  if (event->matches(QKeySequence::ZoomOut)) return zoomBy(0.8);
+  QGraphicsView::keyPressEvent(event);
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  Q_EMIT viewportMoved();
+}
+
+void GraphCanvas::updateDetailMode() {
+  const bool detail = zoom() >= kOverviewZoom;
+  if (detail != scene_->detailVisible()) scene_->setDetailVisible(detail);
+}
+
+void GraphCanvas::paintEvent(QPaintEvent* event) {
+  updateDetailMode();
+  QGraphicsView::paintEvent(event);
+}
+
+void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
+  painter->fillRect(rect, Qt::white);
+  // Zoomed far out, tens of thousands of items cost QGraphicsView far more than 16 ms a frame;
+  // plain rectangles straight from the diagram cost a few.
+  if (!scene_->detailVisible() && scene_->view()) paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  Q_EMIT viewportMoved();
+}
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,73 @@
+#pragma once
+// The graph canvas: a zoomable, pannable view of the laid-out diagram. It owns the expansion
+// state and a LayoutService (Graphviz on one worker thread); a +/- click or a reveal asks for a
+// new layout, which replaces the scene when it arrives.
+#include "core/layout/diagram.h"
+#include "core/model/graph_view.h"
+
+#include <QtWidgets/QGraphicsView>
+#include <memory>
+
+namespace graft::core::layout { class LayoutService; }
+
+namespace graft::ui::canvas {
+
+class GraphScene;
+
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+ public:
+  explicit GraphCanvas(QWidget* parent = nullptr);
+  ~GraphCanvas() override;
+
+  // Shows `view` collapsed to the top level.
+  void setView(std::shared_ptr<const core::model::GraphView> view);
+  GraphScene* graphScene() const { return scene_; }
+  const core::layout::Diagram& diagram() const;
+  const core::layout::Expansion& expansion() const { return expanded_; }
+  bool layoutPending() const { return pending_ != 0; }
+
+  void setExpansion(const core::layout::Expansion& expanded);
+  void toggleGroup(int group);
+  void expandAll();
+  void collapseAll();
+  // Expands the groups above `id` so that its box is drawn, then centres on it.
+  void revealNode(core::model::NodeId id);
+  void selectNode(core::model::NodeId id);
+
+  void zoomBy(double factor);
+  void fitToWindow();
+  double zoom() const { return transform().m11(); }
+  // Below this zoom the canvas paints the fast overview instead of its items.
+  static constexpr double kOverviewZoom = 0.2;
+  // Switches between items and the overview for the current zoom (paintEvent calls it).
+  void updateDetailMode();
+
+ Q_SIGNALS:
+  void nodeActivated(core::model::NodeId id);
+  void layoutFinished();
+  void layoutProgress(int done, int total);
+  void viewportMoved();
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
+
+ private:
+  void relayout();
+  void onLayout(int request, const core::layout::Diagram& diagram);
+
+  GraphScene* scene_ = nullptr;
+  core::layout::LayoutService* service_ = nullptr;
+  std::shared_ptr<const core::model::GraphView> view_;
+  core::layout::Expansion expanded_{0};
+  int pending_ = 0;
+  bool fitNext_ = true;
+  core::model::NodeId centreOn_ = core::model::kNoNode;
+};
+
+}  // namespace graft::ui::canvas

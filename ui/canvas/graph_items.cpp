@@ -1,0 +1,75 @@
+#include "ui/canvas/graph_items.h"
+
+#include "ui/canvas/diagram_painter.h"
+#include "ui/canvas/graph_scene.h"
+
+#include <QtGui/QPainter>
+#include <QtGui/QPainterPathStroker>
+#include <QtWidgets/QGraphicsSceneMouseEvent>
+#include <QtWidgets/QStyleOptionGraphicsItem>
+
+namespace graft::ui::canvas {
+
+namespace {
+GraphScene* sceneOf(const QGraphicsItem* item) { return static_cast<GraphScene*>(item->scene()); }
+double lodOf(QPainter* p, const QStyleOptionGraphicsItem* option) {
+  return option->levelOfDetailFromTransform(p->worldTransform());
+}
+}  // namespace
+
+NodeItem::NodeItem(core::model::NodeId id, const QRectF& rect) : id_(id), rect_(rect) { setZValue(2); }
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const auto* s = sceneOf(this);
+  if (const auto* n = s->view() ? s->view()->node(id_) : nullptr) paintNode(*p, rect_, *n, s->selectedNode() == id_, lodOf(p, option));
+}
+
+void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return event->ignore();
+  sceneOf(this)->nodeClicked(id_);
+  event->accept();
+}
+
+GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth)
+    : group_(group), rect_(rect), expanded_(expanded), depth_(depth) {
+  setZValue(expanded ? 0 : 2);
+}
+
+void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const auto* s = sceneOf(this);
+  if (!s->view()) return;
+  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option));
+}
+
+void GroupItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+  // A click on the +/- toggles; elsewhere the press falls through to the view (panning).
+  if (event->button() == Qt::LeftButton && toggleRect(rect_).adjusted(-3, -3, 3, 3).contains(event->pos())) {
+    sceneOf(this)->toggleClicked(group_);
+    event->accept();
+    return;
+  }
+  event->ignore();
+}
+
+void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  if (!expanded_ && event->button() == Qt::LeftButton) sceneOf(this)->toggleClicked(group_);
+}
+
+EdgeItem::EdgeItem(int route, const QPainterPath& path) : route_(route), path_(path) {
+  QPainterPathStroker stroker;
+  stroker.setWidth(8);
+  hoverShape_ = stroker.createStroke(path_);
+  bounds_ = hoverShape_.boundingRect();
+  setZValue(1);
+  setAcceptHoverEvents(true);
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const auto* s = sceneOf(this);
+  const auto& e = s->diagram().edges[route_];
+  const auto& ve = s->view()->edges[e.edge];
+  const bool touches = s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
+  paintEdge(*p, e, path_, touches, lodOf(p, option));
+}
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,63 @@
+#pragma once
+// The canvas items: an op node, a module group (frame or collapsed box), an edge route.
+#include "core/model/ids.h"
+
+#include <QtGui/QPainterPath>
+#include <QtWidgets/QGraphicsItem>
+
+namespace graft::ui::canvas {
+
+class GraphScene;
+
+class NodeItem : public QGraphicsItem {
+ public:
+  NodeItem(core::model::NodeId id, const QRectF& rect);
+  core::model::NodeId id() const { return id_; }
+  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  core::model::NodeId id_;
+  QRectF rect_;
+};
+
+class GroupItem : public QGraphicsItem {
+ public:
+  GroupItem(int group, const QRectF& rect, bool expanded, int depth);
+  int group() const { return group_; }
+  bool expanded() const { return expanded_; }
+  QRectF rect() const { return rect_; }
+  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  void setHighlighted(bool on) { highlighted_ = on; update(); }
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  int group_;
+  QRectF rect_;
+  bool expanded_;
+  int depth_;
+  bool highlighted_ = false;
+};
+
+class EdgeItem : public QGraphicsItem {
+ public:
+  EdgeItem(int route, const QPainterPath& path);
+  int route() const { return route_; }  // index into the scene diagram's edges
+  QRectF boundingRect() const override { return bounds_; }
+  QPainterPath shape() const override { return hoverShape_; }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  int route_;
+  QPainterPath path_, hoverShape_;
+  QRectF bounds_;
+};
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,123 @@
+#include "ui/canvas/graph_scene.h"
+
+#include "ui/canvas/diagram_painter.h"
+#include "ui/canvas/graph_items.h"
+
+#include <QtWidgets/QGraphicsSceneHelpEvent>
+#include <QtWidgets/QToolTip>
+
+namespace graft::ui::canvas {
+
+using core::model::NodeId;
+
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) { setBackgroundBrush(Qt::white); }
+
+void GraphScene::setView(const core::model::GraphView* view) {
+  clear();
+  nodes_.clear();
+  groups_.clear();
+  diagram_ = {};
+  view_ = view;
+  selected_ = core::model::kNoNode;
+}
+
+void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
+  clear();
+  nodes_.clear();
+  groups_.clear();
+  diagram_ = diagram;
+  if (!view_) return;
+  for (const auto& g : diagram_.groups) {
+    auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth);
+    item->setVisible(detailVisible_);
+    addItem(item);
+    groups_[g.group] = item;
+  }
+  for (int i = 0; i < diagram_.edges.size(); ++i) {
+    auto* item = new EdgeItem(i, edgePath(diagram_.edges[i]));
+    item->setVisible(detailVisible_);
+    addItem(item);
+  }
+  for (const auto& n : diagram_.nodes) {
+    auto* item = new NodeItem(n.id, n.rect);
+    item->setVisible(detailVisible_);
+    addItem(item);
+    nodes_[n.id] = item;
+  }
+  setSceneRect(diagram_.bounds.adjusted(-40, -40, 40, 40));
+  setSelectedNode(selected_);
+}
+
+NodeItem* GraphScene::nodeItem(NodeId id) const {
+  auto it = nodes_.find(id);
+  return it == nodes_.end() ? nullptr : it->second;
+}
+
+GroupItem* GraphScene::groupItem(int group) const {
+  auto it = groups_.find(group);
+  return it == groups_.end() ? nullptr : it->second;
+}
+
+QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
+  if (auto* n = nodeItem(id)) return n;
+  const auto* vn = view_ ? view_->node(id) : nullptr;
+  if (!vn) return nullptr;
+  // The outermost collapsed group above the node.
+  GroupItem* found = nullptr;
+  for (int g = vn->group; g >= 0; g = view_->groups[g].parent)
+    if (auto* gi = groupItem(g); gi && !gi->expanded()) found = gi;
+  return found;
+}
+
+void GraphScene::setDetailVisible(bool visible) {
+  // Items stay top-level (a common parent would defeat the scene's spatial index), so each
+  // one is switched; this happens once per crossing of the zoom threshold.
+  detailVisible_ = visible;
+  for (QGraphicsItem* item : items()) item->setVisible(visible);
+}
+
+void GraphScene::setSelectedNode(NodeId id) {
+  auto* oldItem = itemShowing(selected_);
+  if (auto* g = dynamic_cast<GroupItem*>(oldItem)) g->setHighlighted(false);
+  selected_ = id;
+  auto* item = itemShowing(id);
+  if (auto* g = dynamic_cast<GroupItem*>(item)) g->setHighlighted(true);
+  update();  // node boxes and the edges touching the selection repaint
+}
+
+QString GraphScene::toolTipAt(QPointF scenePos) const {
+  // Tooltips come from the view, not from strings stored in items.
+  QString text;
+  if (!view_) return text;
+  for (QGraphicsItem* item : items(scenePos, Qt::IntersectsItemShape, Qt::DescendingOrder)) {
+    if (auto* e = dynamic_cast<EdgeItem*>(item)) {
+      const auto& de = diagram_.edges[e->route()];
+      const auto& ve = view_->edges[de.edge];
+      text = QStringLiteral("%%1 : %2").arg(ve.value, ve.type.isEmpty() ? tr("(type unknown)") : ve.type);
+      if (de.count > 1) text += tr("\n(+%1 more edges on this route)").arg(de.count - 1);
+      break;
+    }
+    if (auto* n = dynamic_cast<NodeItem*>(item)) {
+      const auto* vn = view_->node(n->id());
+      text = vn->kind + (vn->modulePath.isEmpty() ? QString() : QStringLiteral("\n") + vn->modulePath);
+      for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
+      break;
+    }
+    if (auto* g = dynamic_cast<GroupItem*>(item)) {
+      const auto& vg = view_->groups[g->group()];
+      text = QStringLiteral("%1 (%2) · %3 ops").arg(vg.path.isEmpty() ? tr("model") : vg.path, vg.typeName).arg(vg.totalNodes);
+      break;
+    }
+  }
+  return text;
+}
+
+void GraphScene::helpEvent(QGraphicsSceneHelpEvent* event) {
+  const QString text = toolTipAt(event->scenePos());
+  if (text.isEmpty()) QToolTip::hideText();
+  else QToolTip::showText(event->screenPos(), text);
+  event->accept();
+}
+
+}  // namespace graft::ui::canvas

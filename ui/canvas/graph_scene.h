@@ -1,0 +1,58 @@
+#pragma once
+// The canvas scene: one item per visible op node (kept by NodeId), group, and edge route. Items
+// store only ids and geometry and read labels from the GraphView when they paint.
+#include "core/layout/diagram.h"
+#include "core/model/graph_view.h"
+
+#include <QtWidgets/QGraphicsScene>
+#include <unordered_map>
+
+namespace graft::ui::canvas {
+
+class NodeItem;
+class GroupItem;
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+
+  void setView(const core::model::GraphView* view);
+  const core::model::GraphView* view() const { return view_; }
+  void setDiagram(const core::layout::Diagram& diagram);
+  const core::layout::Diagram& diagram() const { return diagram_; }
+
+  NodeItem* nodeItem(core::model::NodeId id) const;
+  GroupItem* groupItem(int group) const;
+  // Zoomed far out the canvas hides every item and paints the fast overview instead.
+  void setDetailVisible(bool visible);
+  bool detailVisible() const { return detailVisible_; }
+  void setSelectedNode(core::model::NodeId id);
+  core::model::NodeId selectedNode() const { return selected_; }
+  // The visible item that shows `id`: its own box or the collapsed group holding it.
+  QGraphicsItem* itemShowing(core::model::NodeId id) const;
+
+  // What hovering at `scenePos` shows: an edge's value and tensor type, a node's kind and outputs.
+  QString toolTipAt(QPointF scenePos) const;
+
+  // Called by the items.
+  void nodeClicked(core::model::NodeId id) { Q_EMIT nodeActivated(id); }
+  void toggleClicked(int group) { Q_EMIT groupToggled(group); }
+
+ Q_SIGNALS:
+  void nodeActivated(core::model::NodeId id);
+  void groupToggled(int group);
+
+ protected:
+  void helpEvent(QGraphicsSceneHelpEvent* event) override;
+
+ private:
+  const core::model::GraphView* view_ = nullptr;
+  core::layout::Diagram diagram_;
+  std::unordered_map<core::model::NodeId, NodeItem*> nodes_;
+  std::unordered_map<int, GroupItem*> groups_;
+  core::model::NodeId selected_ = core::model::kNoNode;
+  bool detailVisible_ = true;
+};
+
+}  // namespace graft::ui::canvas
