@@ -101,6 +101,13 @@ class TstCanvas : public QObject {
     QCOMPARE(v->node(w.selectedNode())->modulePath, QStringLiteral("layer3.1.conv2"));
     find->previous();
     QCOMPARE(w.selectedNode(), hit);
+    // By op, and by value name.
+    QCOMPARE(find->search(QStringLiteral("max_pool2d")), 1);
+    const auto& named = v->nodes.at(7);
+    QVERIFY(find->search(named.outputs.front().name) >= 1);
+    QVERIFY(find->matches().contains(named.id));
+    QCOMPARE(find->search(QStringLiteral("no such thing")), 0);
+    QCOMPARE(find->search(QStringLiteral("layer3.1.conv")), 2);
     // The inspector, IR view and module tree follow.
     auto* inspector = w.findChild<graft::ui::Inspector*>();
     QCOMPARE(inspector->node(), hit);
@@ -123,6 +130,24 @@ class TstCanvas : public QObject {
     QCOMPARE(ir->textCursor().blockNumber(), v->node(other)->irLine);
     QCOMPARE(w.findChild<graft::ui::ModuleTree*>()->currentItem()->text(0), v->node(other)->op);
     QCOMPARE(c->graphScene()->selectedNode(), other);
+  }
+
+  void cancelKeepsWhatIsShown() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const auto before = c->expansion();
+    const int groupsBefore = int(c->diagram().groups.size());
+    c->expandAll();
+    QVERIFY(c->layoutPending());
+    c->setFocus();
+    QTest::keyClick(c, Qt::Key_Escape);
+    QVERIFY(!c->layoutPending());
+    QCOMPARE(c->expansion(), before);
+    QTest::qWait(300);  // a result that still arrives is dropped
+    QCOMPARE(int(c->diagram().groups.size()), groupsBefore);
   }
 
   void edgeTooltipShowsTensorType() {
