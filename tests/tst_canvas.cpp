@@ -250,6 +250,12 @@ class TstCanvas : public QObject {
     const auto top = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--json")});
     QCOMPARE(top.exitCode, 0);
     QVERIFY(top.json().value("groups").toInt() > 1);
+    QCOMPARE(top.json().value("expanded_groups").toInt(), 1);  // default: the top level
+    const auto one = graft::test::runCli({QStringLiteral("layout"), graft::test::testdata(QStringLiteral("resnet18.pt")),
+                                          QStringLiteral("--expand"), QStringLiteral("1"), QStringLiteral("--json")});
+    QCOMPARE(one.exitCode, 0);
+    // resnet18's root and its 10 child modules (conv1 ... fc) are open, the blocks inside layerN are not.
+    QCOMPARE(one.json().value("expanded_groups").toInt(), 11);
     const auto bad = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"),
                                           QStringLiteral("--expand"), QStringLiteral("lots")});
     QCOMPARE(bad.exitCode, 2);
