@@ -101,6 +101,13 @@ class TstCanvas : public QObject {
     QCOMPARE(v->node(w.selectedNode())->modulePath, QStringLiteral("layer3.1.conv2"));
     find->previous();
     QCOMPARE(w.selectedNode(), hit);
+    // By op, and by value name.
+    QCOMPARE(find->search(QStringLiteral("max_pool2d")), 1);
+    const auto& named = v->nodes.at(7);
+    QVERIFY(find->search(named.outputs.front().name) >= 1);
+    QVERIFY(find->matches().contains(named.id));
+    QCOMPARE(find->search(QStringLiteral("no such thing")), 0);
+    QCOMPARE(find->search(QStringLiteral("layer3.1.conv")), 2);
     // The inspector, IR view and module tree follow.
     auto* inspector = w.findChild<graft::ui::Inspector*>();
     QCOMPARE(inspector->node(), hit);
@@ -123,6 +130,24 @@ class TstCanvas : public QObject {
     QCOMPARE(ir->textCursor().blockNumber(), v->node(other)->irLine);
     QCOMPARE(w.findChild<graft::ui::ModuleTree*>()->currentItem()->text(0), v->node(other)->op);
     QCOMPARE(c->graphScene()->selectedNode(), other);
+  }
+
+  void cancelKeepsWhatIsShown() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const auto before = c->expansion();
+    const int groupsBefore = int(c->diagram().groups.size());
+    c->expandAll();
+    QVERIFY(c->layoutPending());
+    c->setFocus();
+    QTest::keyClick(c, Qt::Key_Escape);
+    QVERIFY(!c->layoutPending());
+    QCOMPARE(c->expansion(), before);
+    QTest::qWait(300);  // a result that still arrives is dropped
+    QCOMPARE(int(c->diagram().groups.size()), groupsBefore);
   }
 
   void edgeTooltipShowsTensorType() {
@@ -225,6 +250,12 @@ class TstCanvas : public QObject {
     const auto top = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--json")});
     QCOMPARE(top.exitCode, 0);
     QVERIFY(top.json().value("groups").toInt() > 1);
+    QCOMPARE(top.json().value("expanded_groups").toInt(), 1);  // default: the top level
+    const auto one = graft::test::runCli({QStringLiteral("layout"), graft::test::testdata(QStringLiteral("resnet18.pt")),
+                                          QStringLiteral("--expand"), QStringLiteral("1"), QStringLiteral("--json")});
+    QCOMPARE(one.exitCode, 0);
+    // resnet18's root and its 10 child modules (conv1 ... fc) are open, the blocks inside layerN are not.
+    QCOMPARE(one.json().value("expanded_groups").toInt(), 11);
     const auto bad = graft::test::runCli({QStringLiteral("layout"), QStringLiteral("--sample"), QStringLiteral("cnn"),
                                           QStringLiteral("--expand"), QStringLiteral("lots")});
     QCOMPARE(bad.exitCode, 2);

@@ -208,7 +208,9 @@ void MainWindow::refreshView() {
   irView_->setRevisionText(rev->irText(), view_.get());
   moduleTree_->setView(view_.get());
   findBar_->setView(view_.get());
-  canvas_->setView(view_);
+  // A new revision of the same document keeps the open groups; a new document starts collapsed.
+  canvas_->setView(view_, shownDocument_ == document_.get());
+  shownDocument_ = document_.get();
   inspector_->showNode(view_.get(), core::model::kNoNode);
   statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")
                                .arg(document_->displayName())

@@ -58,6 +58,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<core::model::Document> document_;
   std::shared_ptr<core::model::GraphView> view_;  // shared with the layout thread
   core::model::NodeId selected_ = core::model::kNoNode;
+  const core::model::Document* shownDocument_ = nullptr;  // whose view the canvas shows
   IrView* irView_ = nullptr;
   ModuleTree* moduleTree_ = nullptr;
   canvas::GraphCanvas* canvas_ = nullptr;

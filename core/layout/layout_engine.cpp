@@ -71,7 +71,7 @@ Expansion LayoutEngine::expandAll() const {
 Expansion LayoutEngine::expandToDepth(int depth) const {
   Expansion e{0};
   for (int g = 0; g < view_->groups.size(); ++g)
-    if (depth_[g] < depth) e.insert(g);
+    if (depth_[g] <= depth) e.insert(g);
   return e;
 }
 

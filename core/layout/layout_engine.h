@@ -43,7 +43,8 @@ class LayoutEngine {
   Diagram layout(const Expansion& expanded, const std::atomic<bool>* cancel = nullptr,
                  const std::function<void(int, int)>& progress = {});
 
-  // Every group expanded / groups up to `depth` expanded (root is depth 0).
+  // Every group expanded / groups at depth <= `depth` expanded (the root is depth 0, so 0 shows
+  // the top level with its child modules collapsed).
   Expansion expandAll() const;
   Expansion expandToDepth(int depth) const;
 

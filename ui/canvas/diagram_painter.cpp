@@ -142,7 +142,7 @@ void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::m
     const QRectF box = QRectF(l.p1(), l.p2()).normalized();
     if (!tiny(box) && box.adjusted(-1, -1, 1, 1).intersects(exposed)) lines << l;
   }
-  QPen pen(QColor(0x70, 0x78, 0x86), 0);  // cosmetic hairline
+  QPen pen(QColor(0x50, 0x58, 0x66, 110), 0);  // cosmetic hairline, light: dense blocks stay legible
   p.setPen(pen);
   p.drawLines(lines);
   for (const auto& n : d.nodes)

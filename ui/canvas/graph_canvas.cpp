@@ -36,13 +36,26 @@ GraphCanvas::~GraphCanvas() = default;
 
 const core::layout::Diagram& GraphCanvas::diagram() const { return scene_->diagram(); }
 
-void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view) {
+void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bool keepExpansion) {
+  QSet<QString> openPaths;
+  if (keepExpansion && view_)
+    for (int g : std::as_const(expanded_)) openPaths.insert(view_->groups.value(g).path);
   view_ = std::move(view);
   scene_->setView(view_.get());
   service_->setView(view_);
   expanded_ = {0};
-  fitNext_ = true;
+  if (view_)
+    for (const auto& g : view_->groups)
+      if (openPaths.contains(g.path)) expanded_.insert(g.index);
+  fitNext_ = !keepExpansion;
   relayout();
+}
+
+void GraphCanvas::cancelLayout() {
+  if (!pending_) return;
+  service_->cancel();
+  pending_ = 0;
+  expanded_ = shown_;
 }
 
 void GraphCanvas::relayout() {
@@ -53,6 +66,7 @@ void GraphCanvas::relayout() {
 void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
   if (request != pending_) return;
   pending_ = 0;
+  shown_ = expanded_;
   scene_->setDiagram(diagram);
   if (fitNext_) {
     fitNext_ = false;
@@ -136,6 +150,7 @@ void GraphCanvas::wheelEvent(QWheelEvent* event) {
 
 void GraphCanvas::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_F && event->modifiers() == Qt::NoModifier) return fitToWindow();
+  if (event->key() == Qt::Key_Escape && pending_) return cancelLayout();
   if (event->matches(QKeySequence::ZoomIn) || (event->key() == Qt::Key_Equal && event->modifiers() & Qt::ControlModifier))
     return zoomBy(1.25);
   if (event->matches(QKeySequence::ZoomOut)) return zoomBy(0.8);

@@ -20,8 +20,9 @@ class GraphCanvas : public QGraphicsView {
   explicit GraphCanvas(QWidget* parent = nullptr);
   ~GraphCanvas() override;
 
-  // Shows `view` collapsed to the top level.
-  void setView(std::shared_ptr<const core::model::GraphView> view);
+  // Shows `view` collapsed to the top level, or, with `keepExpansion` (a new revision of the
+  // same model), with the groups open that were open before (matched by module path).
+  void setView(std::shared_ptr<const core::model::GraphView> view, bool keepExpansion = false);
   GraphScene* graphScene() const { return scene_; }
   const core::layout::Diagram& diagram() const;
   const core::layout::Expansion& expansion() const { return expanded_; }
@@ -34,6 +35,8 @@ class GraphCanvas : public QGraphicsView {
   // Expands the groups above `id` so that its box is drawn, then centres on it.
   void revealNode(core::model::NodeId id);
   void selectNode(core::model::NodeId id);
+  // Drops the layout in flight (Esc); the expansion goes back to what is on screen.
+  void cancelLayout();
 
   void zoomBy(double factor);
   void fitToWindow();
@@ -65,6 +68,7 @@ class GraphCanvas : public QGraphicsView {
   core::layout::LayoutService* service_ = nullptr;
   std::shared_ptr<const core::model::GraphView> view_;
   core::layout::Expansion expanded_{0};
+  core::layout::Expansion shown_{0};  // the expansion of the diagram on screen
   int pending_ = 0;
   bool fitNext_ = true;
   core::model::NodeId centreOn_ = core::model::kNoNode;
