@@ -246,6 +246,38 @@ class TstEdit : public QObject {
     qunsetenv("GRAFT_SESSION_DIR");
   }
 
+  // graft-cli replay applies a journal headlessly, and refuses another file by its SHA-256.
+  void replayCli() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("cnn.pt"));
+    const QString other = dir.filePath(QStringLiteral("mlp.pt"));
+    QVERIFY(io::saveRevision(*sample(QStringLiteral("cnn"))->current(), model).ok);
+    QVERIFY(io::saveRevision(*sample(QStringLiteral("mlp"))->current(), other).ok);
+    auto loaded = io::loadFile(model);
+    QVERIFY(loaded.ok());
+    auto& doc = *loaded.document;
+    edit::Session session(doc);
+    const QString journal = dir.filePath(QStringLiteral("session.json"));
+    session.setJournalPath(journal);
+    QVERIFY(session.apply(edit::ReplaceOp{nth(*doc.current(), "aten::relu", 1), QStringLiteral("aten::gelu")}).ok());
+    QVERIFY(session.apply(edit::EditConstant{nth(*doc.current(), "aten::conv2d"), QStringLiteral("padding"), QStringLiteral("[2, 2]")}).ok());
+    const QString out = dir.filePath(QStringLiteral("out.pt"));
+    const auto r = graft::test::runCli({QStringLiteral("replay"), model, journal, QStringLiteral("-o"), out, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.json().value("edits").toInt(), 2);
+    QCOMPARE(r.json().value("current").toInt(), 2);
+    auto replayed = io::loadFile(out);
+    QVERIFY(replayed.ok());
+    QVERIFY(replayed.document->current()->irText().contains(QStringLiteral("aten::gelu")));
+    const auto x = torch::randn({1, 3, 32, 32});
+    QVERIFY(torch::allclose(replayed.document->current()->runnable().forward({x}).toTensor(),
+                            doc.current()->runnable().forward({x}).toTensor(), 1e-5, 1e-6));
+    const auto bad = graft::test::runCli({QStringLiteral("replay"), other, journal, QStringLiteral("-o"), dir.filePath(QStringLiteral("bad.pt"))});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("SHA-256"), bad.err.constData());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad.pt"))));
+  }
+
   void paletteListsRegisteredOps() {
     const auto palette = edit::OpPalette::fromRegistry();
     QVERIFY(palette.entries().size() > 1000);

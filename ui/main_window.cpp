@@ -3,6 +3,7 @@
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/samples/samples.h"
+#include "ui/edit_actions.h"
 #include "ui/error_dialog.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
@@ -43,12 +44,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
 
+  editActions_ = new EditActions(this);
+  moduleTree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  moduleTree_->addActions(editActions_->nodeActions());
   buildMenus();
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
                               "or try File > Open Sample."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  editActions_->closeSession();  // a clean exit: the journal is marked closed while its document lives
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -67,10 +73,12 @@ void MainWindow::buildMenus() {
   }
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
+  file->addAction(editActions_->saveAs);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
 
+  editActions_->fillEditMenu(menuBar()->addMenu(tr("&Edit")));
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
 }
@@ -114,10 +122,12 @@ bool MainWindow::openSample(const QString& name, bool freeze) {
 }
 
 void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
+  editActions_->closeSession();  // its journal refers to the old document
   document_ = std::move(document);
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   refreshView();
+  editActions_->startSession();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
   Q_EMIT documentOpened();
 }

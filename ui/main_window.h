@@ -9,6 +9,7 @@ namespace graft::core::model { class Document; }
 
 namespace graft::ui {
 
+class EditActions;
 class IrView;
 class ModuleTree;
 
@@ -26,6 +27,8 @@ class MainWindow : public QMainWindow {
   const core::model::GraphView* view() const { return view_.get(); }
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
+  // Undo/redo, node edits, Save As, history and recovery (ui/edit_actions.h).
+  EditActions* editActions() const { return editActions_; }
 
  Q_SIGNALS:
   void documentOpened();
@@ -48,6 +51,7 @@ class MainWindow : public QMainWindow {
   core::model::NodeId selected_ = core::model::kNoNode;
   IrView* irView_ = nullptr;
   ModuleTree* moduleTree_ = nullptr;
+  EditActions* editActions_ = nullptr;
   QMenu* recentMenu_ = nullptr;
 };
 
