@@ -79,6 +79,7 @@ class TstEdit : public QObject {
     QTest::newRow("delete relu") << "cnn" << j(edit::DeleteNode{relu}) << "aten::relu" << "" << "";
     QTest::newRow("delete constant refused") << "cnn" << j(edit::DeleteNode{producerOf(c, conv0, 3)}) << "" << ""
                                              << "is a folded constant";
+    QTest::newRow("delete conv refused") << "cnn" << j(edit::DeleteNode{conv1}) << "" << "" << "has 3 tensor inputs";
     QTest::newRow("bypass relu") << "cnn" << j(edit::BypassNode{relu, 0}) << "aten::relu" << "" << "";
     QTest::newRow("bypass missing input") << "cnn" << j(edit::BypassNode{relu, 4}) << "" << "" << "has no input 4";
     QTest::newRow("insert sigmoid") << "cnn" << j(edit::InsertOp{conv1, 0, QStringLiteral("aten::sigmoid"), {}}) << ""
@@ -286,6 +287,27 @@ class TstEdit : public QObject {
     QCOMPARE(hits.front().name, QStringLiteral("aten::gelu"));
     QVERIFY(hits.front().schema.startsWith(QStringLiteral("aten::gelu(Tensor self")));
     for (const auto& h : hits) QVERIFY(h.overload != QLatin1String("out"));
+  }
+
+  // A node with several tensor inputs (a convolution and its weight) is not deleted but bypassed.
+  void deleteRefusedWhereTypesDiffer() {
+    const QString model = graft::test::testdata(QStringLiteral("resnet18.pt"));
+    if (!QFile::exists(model)) QSKIP("resnet18.pt missing (run the make_testdata fixture)");
+    auto loaded = io::loadFile(model);
+    QVERIFY(loaded.ok());
+    auto& doc = *loaded.document;
+    const NodeId conv = nth(*doc.current(), "aten::_convolution") ? nth(*doc.current(), "aten::_convolution")
+                                                                  : nth(*doc.current(), "aten::conv2d");
+    QVERIFY(conv);
+    edit::Session session(doc);
+    const auto r = session.apply(edit::DeleteNode{conv});
+    QVERIFY(!r.ok());
+    QCOMPARE(r.node, conv);
+    QVERIFY2(r.error.contains(QStringLiteral("bypass it")), qPrintable(r.error));
+    QCOMPARE(doc.count(), 1);
+    QVERIFY(session.apply(edit::BypassNode{nth(*doc.current(), "aten::_convolution", 1), 0}).ok() ||
+            session.apply(edit::BypassNode{nth(*doc.current(), "aten::conv2d", 1), 0}).ok());
+    QCOMPARE(doc.count(), 2);
   }
 
   // An edited resnet18 saved by Graft runs in stock PyTorch and computes what Graft computes.

@@ -94,6 +94,13 @@ EditResult bypass(const Edit& edit, model::NodeId id, std::optional<int> input, 
                              .arg(QString::fromStdString(in->type()->annotation_str()), QString::fromStdString(out->type()->annotation_str())));
     replacement = in;
   } else {
+    // Loaded graphs rarely keep shapes, so "same type" says little: deleting is only for nodes
+    // with a single tensor input (dropout, identity, relu); the rest need an explicit bypass.
+    int tensors = 0;
+    for (Value* in : n->inputs()) tensors += in->type()->isSubtypeOf(*c10::TensorType::get());
+    if (tensors > 1)
+      return refused(id, ctx.label(n) + QStringLiteral(" cannot be deleted: it has %1 tensor inputs; bypass it to choose the one "
+                                                       "that takes its place").arg(tensors));
     for (Value* in : n->inputs())
       if (isEdgeInput(in) && in->type()->isSubtypeOf(*out->type())) { replacement = in; break; }
     if (!replacement)

@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
               afterEdits - afterLoad, doc.count() - 1, (afterEdits - afterLoad) / weights);
   std::printf("total growth          %.1f MiB = %.2fx weights; limit 1.2x + %.0f MiB = %.1f MiB: %s\n", growth,
               growth / weights, fixedOverheadMiB, limit, growth <= limit ? "within" : "EXCEEDED");
+  // Running or saving builds the current revision's module once; it shares the weights too.
+  doc.current()->runnable();
+  const double afterRunnable = rssMiB();
+  std::printf("rss after runnable()  %.1f MiB  (+%.1f MiB, %.3fx weights)\n", afterRunnable, afterRunnable - afterEdits,
+              (afterRunnable - afterEdits) / weights);
   if (refused) std::printf("refused edits         %d\n", refused);
   return growth <= limit && refused == 0 ? 0 : 1;
 }
