@@ -33,11 +33,11 @@ EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) 
   deleteNode = new QAction(tr("&Delete Node"), this);
   deleteNode->setShortcut(QKeySequence::Delete);
   insertOp = new QAction(tr("&Insert Op…"), this);
-  insertOp->setShortcut(QKeySequence(Qt::Key_I));
+  insertOp->setShortcut(QKeySequence(Qt::Key_Insert));
   replaceOp = new QAction(tr("Re&place Op…"), this);
-  replaceOp->setShortcut(QKeySequence(Qt::Key_R));
+  replaceOp->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   editValue = new QAction(tr("Edit &Value…"), this);
-  editValue->setShortcut(QKeySequence(Qt::Key_E));
+  editValue->setShortcut(QKeySequence(Qt::Key_F2));
   saveAs = new QAction(tr("Save &As TorchScript…"), this);
   saveAs->setShortcut(QKeySequence::SaveAs);
   for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) window->addAction(a);
@@ -186,8 +186,8 @@ bool EditActions::offerRecovery() {
                                                .arg(edits).arg(model),
                                            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes)
       if (recover(path)) return true;
-    // Declined, empty or unrecoverable: do not ask again.
-    QFile::remove(path);
+    // Declined, empty or unrecoverable: kept for graft-cli replay, but not offered again.
+    edit::Session::markClosed(path);
   }
   return false;
 }
@@ -207,7 +207,7 @@ bool EditActions::recover(const QString& journalPath) {
     QMessageBox::warning(window_, tr("Recovery failed"), r.error);
     return false;
   }
-  QFile::remove(journalPath);  // its edits now live in the new session's journal
+  edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
   window_->statusBar()->showMessage(tr("Recovered %1 edits").arg(r.applied));
   return true;
 }

@@ -104,6 +104,15 @@ std::optional<QJsonObject> Session::readJournal(const QString& path, QString* er
   return doc.object();
 }
 
+bool Session::markClosed(const QString& path) {
+  auto journal = readJournal(path, nullptr);
+  if (!journal) return false;
+  journal->insert(QStringLiteral("closed"), true);
+  QSaveFile f(path);
+  const QByteArray bytes = QJsonDocument(*journal).toJson(QJsonDocument::Indented);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() && f.commit();
+}
+
 QStringList Session::unclosedJournals() {
   QStringList out;
   const QDir dir(sessionDir());

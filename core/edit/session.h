@@ -44,6 +44,8 @@ class Session {
   // Journals in sessionDir() not marked closed, newest first.
   static QStringList unclosedJournals();
   static std::optional<QJsonObject> readJournal(const QString& path, QString* error);
+  // Marks a journal file closed (recovered or declined) so it is not offered again.
+  static bool markClosed(const QString& path);
 
   // Re-applies a journal's edits to a freshly loaded document of the same source: checks the
   // source (SHA-256, or sample name) and rebuilds the whole revision tree and current position.
