@@ -277,6 +277,10 @@ class TstEdit : public QObject {
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains("SHA-256"), bad.err.constData());
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad.pt"))));
+    const auto unfrozen = graft::test::runCli({QStringLiteral("replay"), model, journal, QStringLiteral("--no-freeze"),
+                                               QStringLiteral("-o"), dir.filePath(QStringLiteral("bad.pt"))});
+    QCOMPARE(unfrozen.exitCode, 2);
+    QVERIFY2(unfrozen.err.contains("without --no-freeze"), unfrozen.err.constData());
   }
 
   void paletteListsRegisteredOps() {

@@ -142,6 +142,14 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
                        source.value(QLatin1String("sha256")).toString());
     return r;
   }
+  // NodeIds follow the graph as loaded: a frozen and an unfrozen load number nodes differently.
+  const bool frozen = source.value(QLatin1String("frozen")).toBool(true);
+  if (frozen != document_.original()->frozen()) {
+    r.sourceMismatch = true;
+    r.error = frozen ? QStringLiteral("the session was made on the frozen model: load it without --no-freeze")
+                     : QStringLiteral("the session was made on the unfrozen model: load it with --no-freeze");
+    return r;
+  }
   if (document_.count() != 1) {
     r.error = QStringLiteral("a session replays onto a freshly loaded model only");
     return r;
