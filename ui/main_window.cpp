@@ -7,7 +7,9 @@
 #include "core/layout/flat_dot.h"
 #include "ui/canvas/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/canvas/minimap.h"
+#include "ui/edit_actions.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
 #include "ui/inspector.h"
@@ -23,6 +25,7 @@
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QFileDialog>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
 #include <QtWidgets/QStatusBar>
@@ -99,12 +102,29 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                  .arg(canvas_->diagram().groups.size()), 5000);
   });
 
+  editActions_ = new EditActions(this);
+  moduleTree_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  moduleTree_->addActions(editActions_->nodeActions());
+  // Right-click on a canvas box selects it and offers the same node edits.
+  canvas_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(canvas_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    for (auto* item : canvas_->items(pos))
+      if (auto* node = dynamic_cast<canvas::NodeItem*>(item)) {
+        selectNode(node->id());
+        QMenu menu(this);
+        menu.addActions(editActions_->nodeActions());
+        menu.exec(canvas_->viewport()->mapToGlobal(pos));
+        return;
+      }
+  });
   buildMenus();
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
                               "or try File > Open Sample."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  editActions_->closeSession();  // a clean exit: the journal is marked closed while its document lives
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -123,6 +143,7 @@ void MainWindow::buildMenus() {
   }
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
+  file->addAction(editActions_->saveAs);
   file->addSeparator();
   file->addAction(tr("Export Diagram as &SVG…"), this,
                   [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
@@ -135,6 +156,8 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  editActions_->fillEditMenu(edit);
+  edit->addSeparator();
   QAction* find = edit->addAction(tr("&Find…"), this, [this] { findBar_->activate(); });
   find->setShortcut(QKeySequence::Find);
 
@@ -193,11 +216,13 @@ bool MainWindow::openSample(const QString& name, bool freeze) {
 }
 
 void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
+  editActions_->closeSession();  // its journal refers to the old document
   document_ = std::move(document);
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   profileDock_->setDocument(document_.get());
   refreshView();
+  editActions_->startSession();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
   Q_EMIT documentOpened();
 }

@@ -11,6 +11,7 @@ namespace graft::ui {
 
 class FindBar;
 class Inspector;
+class EditActions;
 class IrView;
 class ModuleTree;
 class ProfileDock;
@@ -30,6 +31,8 @@ class MainWindow : public QMainWindow {
   const core::model::GraphView* view() const { return view_.get(); }
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
+  // Undo/redo, node edits, Save As, history and recovery (ui/edit_actions.h).
+  EditActions* editActions() const { return editActions_; }
 
   canvas::GraphCanvas* canvas() const { return canvas_; }
   // Exports of what the canvas shows (SVG, PNG) and of the flat op graph (DOT); false with a
@@ -65,6 +68,7 @@ class MainWindow : public QMainWindow {
   canvas::Minimap* minimap_ = nullptr;
   Inspector* inspector_ = nullptr;
   FindBar* findBar_ = nullptr;
+  EditActions* editActions_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   ProfileDock* profileDock_ = nullptr;
 };

@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), profileCommand()};
+  return {infoCommand(), irCommand(), layoutCommand(), profileCommand(), replayCommand()};
 }
 
 }  // namespace graft::cli

@@ -10,6 +10,7 @@ Command infoCommand();
 Command irCommand();
 Command profileCommand();
 Command layoutCommand();
+Command replayCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

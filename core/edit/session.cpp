@@ -1,0 +1,188 @@
+#include "core/edit/session.h"
+
+#include <QtCore/QDateTime>
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QLoggingCategory>
+#include <QtCore/QSaveFile>
+#include <QtCore/QStandardPaths>
+#include <QtCore/QUuid>
+
+namespace graft::core::edit {
+
+Q_LOGGING_CATEGORY(lcSession, "graft.edit.session")
+
+Session::Session(model::Document& document) : document_(document) {
+  added_ = QObject::connect(&document_, &model::Document::revisionAdded, [this](int i) { onRevisionAdded(i); });
+  moved_ = QObject::connect(&document_, &model::Document::currentChanged, [this](int) { write(); });
+}
+
+Session::~Session() {
+  QObject::disconnect(added_);
+  QObject::disconnect(moved_);
+}
+
+void Session::onRevisionAdded(int index) {
+  if (committing_) return;  // apply() records its own
+  while (records_.size() < index) records_.push_back({document_.parentOf(records_.size() + 1), std::nullopt});
+}
+
+EditResult Session::apply(const Edit& edit) {
+  EditResult r = edit::apply(edit, *document_.current(), document_.ids());
+  if (!r.ok()) return r;
+  const int parent = document_.currentIndex();
+  committing_ = true;
+  records_.push_back({parent, edit});
+  document_.commit(r.revision);  // writes the journal through currentChanged
+  committing_ = false;
+  return r;
+}
+
+void Session::setJournalPath(const QString& path) {
+  journalPath_ = path;
+  write();
+}
+
+QJsonObject Session::toJson(bool closed) const {
+  QJsonArray edits;
+  for (const auto& r : records_)
+    edits.append(QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}});
+  QJsonObject source{{"path", document_.sourcePath()},
+                     {"sha256", QString::fromLatin1(document_.sourceSha256())},
+                     {"sample", document_.sampleName()},
+                     {"frozen", document_.original()->frozen()}};
+  return {{"format", "graft-session"}, {"version", 1}, {"source", source}, {"edits", edits},
+          {"current", document_.currentIndex()}, {"closed", closed},
+          {"updated", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
+}
+
+void Session::write() {
+  if (journalPath_.isEmpty()) return;
+  QDir().mkpath(QFileInfo(journalPath_).absolutePath());
+  QSaveFile f(journalPath_);
+  const QByteArray bytes = QJsonDocument(toJson(false)).toJson(QJsonDocument::Indented);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+    journalError_ = QStringLiteral("cannot write the session journal %1: %2").arg(journalPath_, f.errorString());
+    qCWarning(lcSession).noquote() << journalError_;
+  }
+}
+
+bool Session::close() {
+  if (journalPath_.isEmpty()) return true;
+  QSaveFile f(journalPath_);
+  const QByteArray bytes = QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() && f.commit();
+}
+
+QString Session::sessionDir() {
+  const QString env = qEnvironmentVariable("GRAFT_SESSION_DIR");
+  if (!env.isEmpty()) return env;
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("sessions"));
+}
+
+QString Session::newJournalPath() {
+  const QString id = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-")) +
+                     QUuid::createUuid().toString(QUuid::Id128).left(8);
+  return QDir(sessionDir()).filePath(id + QStringLiteral(".json"));
+}
+
+std::optional<QJsonObject> Session::readJournal(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
+    return std::nullopt;
+  }
+  QJsonParseError pe;
+  const auto doc = QJsonDocument::fromJson(f.readAll(), &pe);
+  if (!doc.isObject() || doc.object().value(QLatin1String("format")).toString() != QLatin1String("graft-session")) {
+    if (error) *error = QStringLiteral("%1 is not a Graft session journal%2").arg(path, pe.error ? QStringLiteral(" (") + pe.errorString() + QLatin1Char(')') : QString());
+    return std::nullopt;
+  }
+  return doc.object();
+}
+
+bool Session::markClosed(const QString& path) {
+  auto journal = readJournal(path, nullptr);
+  if (!journal) return false;
+  journal->insert(QStringLiteral("closed"), true);
+  QSaveFile f(path);
+  const QByteArray bytes = QJsonDocument(*journal).toJson(QJsonDocument::Indented);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() && f.commit();
+}
+
+QStringList Session::unclosedJournals() {
+  QStringList out;
+  const QDir dir(sessionDir());
+  for (const QFileInfo& fi : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Time)) {
+    auto j = readJournal(fi.absoluteFilePath(), nullptr);
+    if (j && !j->value(QLatin1String("closed")).toBool()) out << fi.absoluteFilePath();
+  }
+  return out;
+}
+
+Session::ReplayResult Session::replay(const QJsonObject& journal) {
+  ReplayResult r;
+  const QJsonObject source = journal.value(QLatin1String("source")).toObject();
+  const QString sample = source.value(QLatin1String("sample")).toString();
+  if (!sample.isEmpty() || !document_.sampleName().isEmpty()) {
+    if (sample != document_.sampleName()) {
+      r.sourceMismatch = true;
+      r.error = QStringLiteral("the session was made on %1, not on %2")
+                    .arg(sample.isEmpty() ? source.value(QLatin1String("path")).toString() : QStringLiteral("sample:") + sample,
+                         document_.displayName());
+      return r;
+    }
+  } else if (source.value(QLatin1String("sha256")).toString().toLatin1() != document_.sourceSha256()) {
+    r.sourceMismatch = true;
+    r.error = QStringLiteral("%1 is not the file the session was made on (SHA-256 %2, expected %3)")
+                  .arg(document_.displayName(), QString::fromLatin1(document_.sourceSha256()),
+                       source.value(QLatin1String("sha256")).toString());
+    return r;
+  }
+  // NodeIds follow the graph as loaded: a frozen and an unfrozen load number nodes differently.
+  const bool frozen = source.value(QLatin1String("frozen")).toBool(true);
+  if (frozen != document_.original()->frozen()) {
+    r.sourceMismatch = true;
+    r.error = frozen ? QStringLiteral("the session was made on the frozen model: load it without --no-freeze")
+                     : QStringLiteral("the session was made on the unfrozen model: load it with --no-freeze");
+    return r;
+  }
+  if (document_.count() != 1) {
+    r.error = QStringLiteral("a session replays onto a freshly loaded model only");
+    return r;
+  }
+  const QJsonArray edits = journal.value(QLatin1String("edits")).toArray();
+  for (int i = 0; i < edits.size(); ++i) {
+    const QJsonObject rec = edits[i].toObject();
+    const int parent = rec.value(QLatin1String("parent")).toInt(-1);
+    if (parent < 0 || parent >= document_.count()) {
+      r.error = QStringLiteral("edit %1 of the session has a bad parent revision %2").arg(i + 1).arg(parent);
+      return r;
+    }
+    if (!rec.value(QLatin1String("edit")).isObject()) {
+      r.error = QStringLiteral("revision %1 of the session was not made by an edit and cannot be replayed").arg(i + 1);
+      return r;
+    }
+    QString error;
+    auto edit = fromJson(rec.value(QLatin1String("edit")).toObject(), &error);
+    if (!edit) {
+      r.error = QStringLiteral("edit %1 of the session: %2").arg(i + 1).arg(error);
+      return r;
+    }
+    document_.setCurrent(parent);
+    const EditResult applied = apply(*edit);
+    if (!applied.ok()) {
+      r.error = QStringLiteral("edit %1 of the session (%2) was refused: %3").arg(i + 1).arg(describe(*edit), applied.error);
+      return r;
+    }
+    ++r.applied;
+  }
+  document_.setCurrent(journal.value(QLatin1String("current")).toInt(document_.count() - 1));
+  r.ok = true;
+  return r;
+}
+
+}  // namespace graft::core::edit

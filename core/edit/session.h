@@ -1,0 +1,76 @@
+#pragma once
+// An editing session on a Document: applies edits, remembers each one with the revision it was
+// applied to, and keeps a journal file up to date (atomically, after every change) so a crashed
+// session can be replayed. The journal holds the source file's path and SHA-256 plus every edit
+// in id-stable form; NodeIds are assigned in graph order on load, so replaying by id is stable.
+#include "core/edit/edit.h"
+#include "core/model/document.h"
+
+#include <QtCore/QJsonObject>
+#include <QtCore/QMetaObject>
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+#include <QtCore/QVector>
+
+namespace graft::core::edit {
+
+class Session {
+ public:
+  explicit Session(model::Document& document);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  model::Document& document() { return document_; }
+
+  // Applies `edit` to the current revision; on success commits the result (making it current)
+  // and journals it. A refusal leaves the document untouched.
+  EditResult apply(const Edit& edit);
+
+  // The journal file, written after every change once set (empty: no journal).
+  void setJournalPath(const QString& path);
+  const QString& journalPath() const { return journalPath_; }
+  // Marks the journal closed (a clean exit): recovery will not offer it again.
+  bool close();
+  QString lastJournalError() const { return journalError_; }
+
+  // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"}], "current", "closed"}
+  QJsonObject toJson(bool closed = false) const;
+
+  // Folder for journals: $GRAFT_SESSION_DIR, else AppDataLocation/sessions.
+  static QString sessionDir();
+  // A fresh journal path in sessionDir().
+  static QString newJournalPath();
+  // Journals in sessionDir() not marked closed, newest first.
+  static QStringList unclosedJournals();
+  static std::optional<QJsonObject> readJournal(const QString& path, QString* error);
+  // Marks a journal file closed (recovered or declined) so it is not offered again.
+  static bool markClosed(const QString& path);
+
+  // Re-applies a journal's edits to a freshly loaded document of the same source: checks the
+  // source (SHA-256, or sample name) and rebuilds the whole revision tree and current position.
+  struct ReplayResult {
+    bool ok = false;
+    bool sourceMismatch = false;
+    int applied = 0;
+    QString error;
+  };
+  ReplayResult replay(const QJsonObject& journal);
+
+ private:
+  struct Record {
+    int parent = -1;
+    std::optional<Edit> edit;  // nullopt: a revision made by something else (a rule, a pass)
+  };
+  void onRevisionAdded(int index);
+  void write();
+
+  model::Document& document_;
+  QVector<Record> records_;  // records_[i] made revision i + 1
+  QString journalPath_;
+  QString journalError_;
+  bool committing_ = false;
+  QMetaObject::Connection added_, moved_;
+};
+
+}  // namespace graft::core::edit

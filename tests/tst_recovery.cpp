@@ -1,0 +1,191 @@
+// The GUI's editing: actions on the selected node with undo/redo and the History dock, and crash
+// recovery for real: the graft process is killed (QProcess::kill) after several edits, and a new
+// main window recovers every edit from the journal it left.
+#include "core/edit/edit.h"
+#include "core/edit/session.h"
+#include "core/io/load.h"
+#include "core/io/save.h"
+#include "core/model/document.h"
+#include "test_support.h"
+#include "ui/edit_actions.h"
+#include "ui/history_dock.h"
+#include "ui/main_window.h"
+
+#include <torch/script.h>
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QTimer>
+#include <QtTest/QtTest>
+#include <QtWidgets/QAbstractButton>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QListWidget>
+#include <QtWidgets/QMessageBox>
+
+using namespace graft;
+using core::model::NodeId;
+
+namespace {
+
+NodeId nth(const core::model::Revision& rev, const char* kind, int n = 0) {
+  for (NodeId id : rev.nodeIds())
+    if (rev.nodeOf(id)->kind().toQualString() == std::string(kind) && n-- == 0) return id;
+  return core::model::kNoNode;
+}
+
+// Four edits of the cnn sample by the NodeIds it gets on every load.
+QJsonArray scriptedEdits() {
+  auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
+  const auto& rev = *doc->current();
+  namespace e = core::edit;
+  return {e::toJson(e::ReplaceOp{nth(rev, "aten::relu"), QStringLiteral("aten::gelu")}),
+          e::toJson(e::EditConstant{nth(rev, "aten::conv2d"), QStringLiteral("padding"), QStringLiteral("[2, 2]")}),
+          e::toJson(e::InsertOp{nth(rev, "aten::conv2d", 2), 0, QStringLiteral("aten::sigmoid"), {}}),
+          e::toJson(e::DeleteNode{nth(rev, "aten::relu", 2)})};
+}
+
+// Clicks `button` on the first message box that appears; counts the boxes answered.
+int answered = 0;
+void answerSoon(QMessageBox::StandardButton button = QMessageBox::Yes) {
+  auto* timer = new QTimer(qApp);
+  QObject::connect(timer, &QTimer::timeout, [timer, button] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      ++answered;
+      box->button(button)->click();
+      timer->stop();
+      timer->deleteLater();
+    }
+  });
+  timer->start(50);
+}
+
+}  // namespace
+
+class TstRecovery : public QObject {
+  Q_OBJECT
+  QTemporaryDir sessions_;
+
+ private Q_SLOTS:
+  void initTestCase() { qputenv("GRAFT_SESSION_DIR", sessions_.path().toUtf8()); }
+
+  void actionsEditAndUndo() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* actions = w.editActions();
+    QCOMPARE(actions->undo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Z")));
+    QCOMPARE(actions->redo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Z")));
+    QVERIFY(!actions->undo->isEnabled());
+    auto* doc = w.document();
+    const QString ir0 = doc->current()->irText();
+    w.selectNode(nth(*doc->current(), "aten::relu"));
+    QVERIFY(actions->deleteNode->isEnabled());
+    actions->deleteNode->trigger();
+    QCOMPARE(doc->count(), 2);
+    QCOMPARE(doc->current()->irText().count(QStringLiteral("aten::relu(")), ir0.count(QStringLiteral("aten::relu(")) - 1);
+    QCOMPARE(actions->history()->list()->count(), 2);
+    QVERIFY(actions->undo->isEnabled());
+    actions->undo->trigger();
+    QCOMPARE(doc->currentIndex(), 0);
+    QCOMPARE(doc->current()->irText(), ir0);
+    QVERIFY(actions->redo->isEnabled());
+    actions->redo->trigger();
+    QCOMPARE(doc->currentIndex(), 1);
+    // The History dock goes to a revision on click.
+    auto* list = actions->history()->list();
+    list->itemClicked(list->item(0));
+    QCOMPARE(doc->currentIndex(), 0);
+    // A refused edit (a folded constant cannot be deleted) leaves the document as it was.
+    QVERIFY(!actions->applyEdit(core::edit::DeleteNode{doc->current()->idOf(doc->current()->nodeOf(nth(*doc->current(), "aten::conv2d"))->input(1)->node())}, false));
+    QCOMPARE(doc->count(), 2);
+  }
+
+  void saveAsAsksBeforeOverwriting() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("cnn.pt"));
+    QVERIFY(core::io::saveRevision(*core::io::loadSample(QStringLiteral("cnn")).document->current(), model).ok);
+    QFile in(model);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray original = in.readAll();
+    in.close();
+    ui::MainWindow w;
+    QVERIFY(w.openFile(model));
+    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{nth(*w.document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
+    answered = 0;
+    answerSoon(QMessageBox::No);
+    QVERIFY(!w.editActions()->saveRevisionAs(model));
+    QCOMPARE(answered, 1);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QCOMPARE(in.readAll(), original);  // declined: the opened file is untouched
+    in.close();
+    const QString other = dir.filePath(QStringLiteral("edited.pt"));
+    QVERIFY(w.editActions()->saveRevisionAs(other));  // another path: no question
+    QCOMPARE(answered, 1);
+    auto reloaded = core::io::loadFile(other);
+    QVERIFY(reloaded.ok());
+    QVERIFY(reloaded.document->current()->irText().contains(QStringLiteral("aten::gelu")));
+  }
+
+  void killedSessionIsRecovered() {
+    // Clean exits of earlier tests leave only closed journals.
+    QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
+    QTemporaryDir dir;
+    const QJsonArray edits = scriptedEdits();
+    const QString script = dir.filePath(QStringLiteral("edits.json"));
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(edits).toJson());
+    f.close();
+
+    QProcess gui;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("GRAFT_SESSION_DIR"), sessions_.path());
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    gui.setProcessEnvironment(env);
+    gui.start(qEnvironmentVariable("GRAFT_GUI"), {QStringLiteral("--sample"), QStringLiteral("cnn"),
+                                                  QStringLiteral("--script-edits"), script});
+    QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+    QByteArray out;
+    QElapsedTimer clock;
+    clock.start();
+    while (!out.contains("script-edit 4") && clock.elapsed() < 120000 && gui.state() == QProcess::Running) {
+      gui.waitForReadyRead(500);
+      out += gui.readAllStandardOutput();
+    }
+    QVERIFY2(out.contains("script-edit 4"), out.constData());
+    gui.kill();  // a crash: no clean exit, the journal stays open
+    QVERIFY(gui.waitForFinished());
+    QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
+
+    const QStringList unclosed = core::edit::Session::unclosedJournals();
+    QCOMPARE(unclosed.size(), 1);
+    QString error;
+    const auto journal = core::edit::Session::readJournal(unclosed.front(), &error);
+    QVERIFY2(journal, qPrintable(error));
+    QCOMPARE(journal->value("edits").toArray().size(), 4);
+
+    // What the four edits give, applied headlessly.
+    auto expected = core::io::loadSample(QStringLiteral("cnn")).document;
+    core::edit::Session headless(*expected);
+    for (const auto& e : edits) QVERIFY(headless.apply(*core::edit::fromJson(e.toObject())).ok());
+
+    // The restart: a new main window offers recovery; answering Yes replays every edit.
+    ui::MainWindow w;
+    answerSoon();
+    QVERIFY(w.editActions()->offerRecovery());
+    QVERIFY(w.document());
+    QCOMPARE(w.document()->count(), 5);
+    QCOMPARE(w.document()->currentIndex(), 4);
+    for (int i = 0; i < 5; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
+    QVERIFY(w.document()->current()->irText().contains(QStringLiteral("aten::gelu")));
+    // The recovered edits live on in the new session's journal; the crashed one is closed.
+    QVERIFY(core::edit::Session::readJournal(unclosed.front(), nullptr)->value("closed").toBool());
+    const QStringList now = core::edit::Session::unclosedJournals();
+    QCOMPARE(now.size(), 1);
+    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), 4);
+  }
+};
+
+QTEST_MAIN(TstRecovery)
+#include "tst_recovery.moc"

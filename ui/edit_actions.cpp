@@ -1,0 +1,239 @@
+#include "ui/edit_actions.h"
+
+#include "core/edit/edit_targets.h"
+#include "core/edit/session.h"
+#include "core/io/save.h"
+#include "ui/history_dock.h"
+#include "ui/main_window.h"
+#include "ui/op_palette_dialog.h"
+
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QTimer>
+#include <QtWidgets/QDockWidget>
+#include <QtWidgets/QFileDialog>
+#include <QtWidgets/QInputDialog>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QMenu>
+#include <QtWidgets/QMessageBox>
+#include <QtWidgets/QStatusBar>
+#include <cstdio>
+
+namespace graft::ui {
+
+namespace edit = core::edit;
+
+EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) {
+  undo = new QAction(tr("&Undo"), this);
+  undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+  redo = new QAction(tr("&Redo"), this);
+  redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+  deleteNode = new QAction(tr("&Delete Node"), this);
+  deleteNode->setShortcut(QKeySequence::Delete);
+  insertOp = new QAction(tr("&Insert Op…"), this);
+  insertOp->setShortcut(QKeySequence(Qt::Key_Insert));
+  replaceOp = new QAction(tr("Re&place Op…"), this);
+  replaceOp->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  editValue = new QAction(tr("Edit &Value…"), this);
+  editValue->setShortcut(QKeySequence(Qt::Key_F2));
+  saveAs = new QAction(tr("Save &As TorchScript…"), this);
+  saveAs->setShortcut(QKeySequence::SaveAs);
+  for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) window->addAction(a);
+
+  connect(undo, &QAction::triggered, this, [this] { if (session_) session_->document().undo(); });
+  connect(redo, &QAction::triggered, this, [this] { if (session_) session_->document().redo(); });
+  connect(deleteNode, &QAction::triggered, this, [this] { applyEdit(edit::DeleteNode{window_->selectedNode()}); });
+  connect(replaceOp, &QAction::triggered, this, [this] {
+    const auto* node = window_->view() ? window_->view()->node(window_->selectedNode()) : nullptr;
+    if (!node) return;
+    OpPaletteDialog dialog(tr("Replace %1 by").arg(node->kind), QString(), window_);
+    if (dialog.exec() == QDialog::Accepted && !dialog.selectedOp().isEmpty())
+      applyEdit(edit::ReplaceOp{node->id, dialog.selectedOp()});
+  });
+  connect(insertOp, &QAction::triggered, this, [this] {
+    if (!session_) return;
+    const auto inputs = edit::edgeInputs(*session_->document().current(), window_->selectedNode());
+    if (inputs.isEmpty()) { window_->statusBar()->showMessage(tr("Select a node with an input edge")); return; }
+    int index = inputs.front().index;
+    if (inputs.size() > 1) {
+      QStringList names;
+      for (const auto& s : inputs) names << QStringLiteral("%1 (%2)").arg(s.name, s.type);
+      bool ok = false;
+      const QString pick = QInputDialog::getItem(window_, tr("Insert op"), tr("On the edge into:"), names, 0, false, &ok);
+      if (!ok) return;
+      index = inputs[names.indexOf(pick)].index;
+    }
+    OpPaletteDialog dialog(tr("Insert op"), QString(), window_);
+    if (dialog.exec() == QDialog::Accepted && !dialog.selectedOp().isEmpty())
+      applyEdit(edit::InsertOp{window_->selectedNode(), index, dialog.selectedOp(), {}});
+  });
+  connect(editValue, &QAction::triggered, this, [this] {
+    if (!session_) return;
+    const auto slots_ = edit::constantArguments(*session_->document().current(), window_->selectedNode());
+    if (slots_.isEmpty()) { window_->statusBar()->showMessage(tr("The selected node has no editable constant")); return; }
+    QStringList names;
+    for (const auto& s : slots_) names << QStringLiteral("%1: %2 = %3").arg(s.argument, s.type, s.value);
+    bool ok = false;
+    const QString pick = QInputDialog::getItem(window_, tr("Edit value"), tr("Argument:"), names, 0, false, &ok);
+    if (!ok) return;
+    const auto& slot = slots_[names.indexOf(pick)];
+    const QString text = QInputDialog::getText(window_, tr("Edit value"), tr("%1 (%2):").arg(slot.argument, slot.type),
+                                               QLineEdit::Normal, slot.value, &ok);
+    if (ok) applyEdit(edit::EditConstant{window_->selectedNode(), slot.argument, text});
+  });
+  connect(saveAs, &QAction::triggered, this, [this] {
+    if (!session_) return;
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as TorchScript"), QString(),
+                                                      tr("TorchScript archives (*.pt)"), nullptr,
+                                                      QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty()) saveRevisionAs(path);
+  });
+
+  history_ = new HistoryDock(window);
+  auto* dock = new QDockWidget(tr("History"), window);
+  dock->setObjectName(QStringLiteral("historyDock"));
+  dock->setWidget(history_);
+  window->addDockWidget(Qt::RightDockWidgetArea, dock);
+  connect(window, &MainWindow::selectionChanged, this, &EditActions::updateEnabled);
+  updateEnabled();
+}
+
+EditActions::~EditActions() {
+  if (session_) session_->close();
+}
+
+QList<QAction*> EditActions::nodeActions() const { return {deleteNode, insertOp, replaceOp, editValue}; }
+
+void EditActions::fillEditMenu(QMenu* menu) const {
+  menu->addAction(undo);
+  menu->addAction(redo);
+  menu->addSeparator();
+  menu->addActions(nodeActions());
+}
+
+void EditActions::updateEnabled() {
+  auto* doc = session_ ? &session_->document() : nullptr;
+  undo->setEnabled(doc && doc->canUndo());
+  redo->setEnabled(doc && doc->canRedo());
+  const bool node = doc && window_->selectedNode() != core::model::kNoNode;
+  for (QAction* a : nodeActions()) a->setEnabled(node);
+  saveAs->setEnabled(doc);
+}
+
+bool EditActions::applyEdit(const edit::Edit& e, bool interactive) {
+  if (!session_) return false;
+  const auto r = session_->apply(e);
+  if (!r.ok()) {
+    window_->statusBar()->showMessage(tr("Edit refused: %1").arg(r.error));
+    if (interactive) QMessageBox::warning(window_, tr("Edit refused"), r.error);
+    Q_EMIT editRefused(r.error);
+    return false;
+  }
+  return true;
+}
+
+bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
+  if (!session_) return false;
+  const auto& doc = session_->document();
+  if (!confirmed && !doc.sourcePath().isEmpty() &&
+      QFileInfo(path).absoluteFilePath() == QFileInfo(doc.sourcePath()).absoluteFilePath()) {
+    const auto answer = QMessageBox::question(window_, tr("Overwrite the opened model?"),
+                                              tr("%1 is the file this session was opened from. Overwrite it with "
+                                                 "revision %2?").arg(path).arg(doc.currentIndex()),
+                                              QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) return false;
+  }
+  const auto r = core::io::saveRevision(*doc.current(), path);
+  if (!r.ok) {
+    QMessageBox::warning(window_, tr("Save failed"), r.error);
+    return false;
+  }
+  window_->statusBar()->showMessage(tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path));
+  return true;
+}
+
+void EditActions::closeSession() {
+  if (session_) session_->close();
+  session_.reset();
+  history_->setDocument(nullptr);
+  updateEnabled();
+}
+
+void EditActions::startSession() {
+  closeSession();
+  auto* doc = window_->document();
+  if (!doc) return;
+  session_ = std::make_unique<edit::Session>(*doc);
+  session_->setJournalPath(edit::Session::newJournalPath());
+  connect(doc, &core::model::Document::currentChanged, this, &EditActions::updateEnabled);
+  history_->setDocument(doc);
+  updateEnabled();
+}
+
+bool EditActions::offerRecovery() {
+  for (const QString& path : edit::Session::unclosedJournals()) {
+    if (session_ && path == session_->journalPath()) continue;
+    const auto journal = edit::Session::readJournal(path, nullptr);
+    const int edits = journal ? journal->value(QLatin1String("edits")).toArray().size() : 0;
+    const QJsonObject source = journal ? journal->value(QLatin1String("source")).toObject() : QJsonObject();
+    const QString model = source.value(QLatin1String("sample")).toString().isEmpty()
+                              ? source.value(QLatin1String("path")).toString()
+                              : QStringLiteral("sample:") + source.value(QLatin1String("sample")).toString();
+    if (edits > 0 && QMessageBox::question(window_, tr("Recover session?"),
+                                           tr("Graft did not close cleanly last time. Recover the %1 edits made to %2?")
+                                               .arg(edits).arg(model),
+                                           QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes)
+      if (recover(path)) return true;
+    // Declined, empty or unrecoverable: kept for graft-cli replay, but not offered again.
+    edit::Session::markClosed(path);
+  }
+  return false;
+}
+
+bool EditActions::recover(const QString& journalPath) {
+  QString error;
+  const auto journal = edit::Session::readJournal(journalPath, &error);
+  if (!journal) { window_->statusBar()->showMessage(error); return false; }
+  const QJsonObject source = journal->value(QLatin1String("source")).toObject();
+  const bool freeze = source.value(QLatin1String("frozen")).toBool(true);
+  const QString sample = source.value(QLatin1String("sample")).toString();
+  const bool opened = sample.isEmpty() ? window_->openFile(source.value(QLatin1String("path")).toString(), freeze)
+                                       : window_->openSample(sample, freeze);
+  if (!opened || !session_) return false;
+  const auto r = session_->replay(*journal);
+  if (!r.ok) {
+    QMessageBox::warning(window_, tr("Recovery failed"), r.error);
+    return false;
+  }
+  edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
+  window_->statusBar()->showMessage(tr("Recovered %1 edits").arg(r.applied));
+  return true;
+}
+
+void EditActions::runScript(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    std::fprintf(stderr, "graft: cannot read %s\n", qPrintable(path));
+    return;
+  }
+  const QJsonArray edits = QJsonDocument::fromJson(f.readAll()).array();
+  auto step = std::make_shared<std::function<void(int)>>();
+  *step = [this, edits, step](int i) {
+    if (i >= edits.size()) {
+      std::printf("script-done\n");
+      std::fflush(stdout);
+      return;
+    }
+    QString error;
+    const auto e = edit::fromJson(edits[i].toObject(), &error);
+    if (!e || !applyEdit(*e, false)) std::printf("script-refused %d %s\n", i + 1, qPrintable(e ? QString() : error));
+    else std::printf("script-edit %d\n", i + 1);
+    std::fflush(stdout);
+    QTimer::singleShot(20, this, [step, i] { (*step)(i + 1); });
+  };
+  QTimer::singleShot(0, this, [step] { (*step)(0); });
+}
+
+}  // namespace graft::ui

@@ -1,0 +1,65 @@
+#include "ui/history_dock.h"
+
+#include "core/edit/revision_diff.h"
+#include "core/model/document.h"
+
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QListWidget>
+#include <QtWidgets/QVBoxLayout>
+
+namespace graft::ui {
+
+HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  list_ = new QListWidget(this);
+  list_->setObjectName(QStringLiteral("historyList"));
+  diff_ = new QLabel(this);
+  diff_->setObjectName(QStringLiteral("historyDiff"));
+  diff_->setWordWrap(true);
+  layout->addWidget(list_, 1);
+  layout->addWidget(diff_);
+  connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    if (document_) document_->setCurrent(item->data(Qt::UserRole).toInt());
+  });
+}
+
+void HistoryDock::setDocument(core::model::Document* document) {
+  document_ = document;
+  if (document_) {
+    connect(document_, &core::model::Document::revisionAdded, this, &HistoryDock::refresh);
+    connect(document_, &core::model::Document::currentChanged, this, &HistoryDock::refresh);
+  }
+  refresh();
+}
+
+void HistoryDock::refresh() {
+  list_->clear();
+  diff_->clear();
+  if (!document_) return;
+  for (int i = 0; i < document_->count(); ++i) {
+    int depth = 0;
+    for (int p = document_->parentOf(i); p >= 0; p = document_->parentOf(p)) ++depth;
+    auto* item = new QListWidgetItem(QStringLiteral("%1%2  %3").arg(QString(depth * 2, QLatin1Char(' '))).arg(i).arg(document_->revision(i)->name()), list_);
+    item->setData(Qt::UserRole, i);
+    if (i == document_->currentIndex()) {
+      QFont f = item->font();
+      f.setBold(true);
+      item->setFont(f);
+      list_->setCurrentItem(item);
+    }
+  }
+  const int cur = document_->currentIndex();
+  const int parent = document_->parentOf(cur);
+  if (parent < 0) {
+    diff_->setText(tr("The model as loaded."));
+    return;
+  }
+  const auto d = core::edit::diff(*document_->revision(parent), *document_->current());
+  QStringList lines{tr("vs revision %1: %2 nodes added, %3 removed, %4 rewired")
+                        .arg(parent).arg(d.added.size()).arg(d.removed.size()).arg(d.rewired.size())};
+  for (const auto& c : d.constants) lines << tr("node %1 %2: %3 → %4").arg(c.node).arg(c.argument, c.before, c.after);
+  diff_->setText(lines.join(QLatin1Char('\n')));
+}
+
+}  // namespace graft::ui

@@ -1,0 +1,27 @@
+#pragma once
+// The History dock: every revision of the document as a tree (indented by depth), the current one
+// marked; a click goes to that revision. Below, what the current revision changed vs its parent.
+#include <QtWidgets/QWidget>
+
+class QListWidget;
+class QLabel;
+
+namespace graft::core::model { class Document; }
+
+namespace graft::ui {
+
+class HistoryDock : public QWidget {
+  Q_OBJECT
+ public:
+  explicit HistoryDock(QWidget* parent = nullptr);
+  void setDocument(core::model::Document* document);
+  void refresh();
+  QListWidget* list() const { return list_; }
+
+ private:
+  core::model::Document* document_ = nullptr;
+  QListWidget* list_ = nullptr;
+  QLabel* diff_ = nullptr;
+};
+
+}  // namespace graft::ui
