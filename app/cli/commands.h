@@ -8,6 +8,8 @@ namespace graft::cli {
 
 Command infoCommand();
 Command irCommand();
+Command rulesCommand();
+Command rewriteCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();
