@@ -7,6 +7,7 @@
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
 #include "ui/recent_files.h"
+#include "ui/rewrite/rewrite_dock.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
@@ -40,6 +41,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::LeftDockWidgetArea, modulesDock);
   resizeDocks({modulesDock}, {380}, Qt::Horizontal);
 
+  auto* rewriteDock = new QDockWidget(tr("Rewrites"), this);
+  rewriteDock->setObjectName(QStringLiteral("rewritesDock"));
+  auto* rewrites = new RewriteDock(rewriteDock);
+  rewriteDock->setWidget(rewrites);
+  addDockWidget(Qt::RightDockWidgetArea, rewriteDock);
+  connect(this, &MainWindow::documentOpened, rewrites, [this, rewrites] { rewrites->setDocument(document_.get()); });
+
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
 
@@ -70,6 +78,9 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("rewritesDock"))) rewriteMenu->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
