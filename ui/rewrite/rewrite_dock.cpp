@@ -18,17 +18,12 @@
 namespace graft::ui {
 
 namespace {
-// The library is re-read on demand (rules are small files); a rule is looked up by id each time
-// so an edit saved in the editor is what Apply uses.
-core::rewrite::RuleLibrary& library() {
-  static core::rewrite::RuleLibrary lib = core::rewrite::RuleLibrary::load();
-  return lib;
-}
 constexpr int kIdRole = Qt::UserRole;
 constexpr int kTextRole = Qt::UserRole + 1;
 }  // namespace
 
-RewriteDock::RewriteDock(QWidget* parent) : QWidget(parent) {
+RewriteDock::RewriteDock(QWidget* parent)
+    : QWidget(parent), library_(std::make_unique<core::rewrite::RuleLibrary>()) {
   setObjectName(QStringLiteral("rewriteDock"));
   search_ = new QLineEdit(this);
   search_->setObjectName(QStringLiteral("ruleSearch"));
@@ -74,9 +69,10 @@ RewriteDock::RewriteDock(QWidget* parent) : QWidget(parent) {
 
 void RewriteDock::reloadLibrary() {
   const QString keep = selectedRule();
-  library() = core::rewrite::RuleLibrary::load();
+  // Rules are small files: re-reading picks up a rule just saved from the editor.
+  *library_ = core::rewrite::RuleLibrary::load();
   list_->clear();
-  for (const auto& r : library().rules()) {
+  for (const auto& r : (*library_).rules()) {
     auto* item = new QListWidgetItem(r.title, list_);
     item->setData(kIdRole, r.id);
     item->setData(kTextRole, QStringList{r.id, r.title, r.description}.join(QLatin1Char(' ')));
@@ -99,12 +95,12 @@ void RewriteDock::setDocument(core::model::Document* document) {
 
 QStringList RewriteDock::ruleIds() const {
   QStringList ids;
-  for (const auto& r : library().rules()) ids << r.id;
+  for (const auto& r : (*library_).rules()) ids << r.id;
   return ids;
 }
 
 int RewriteDock::matchCount(const QString& id) const {
-  const auto* rule = library().find(id);
+  const auto* rule = (*library_).find(id);
   if (!document_ || !rule) return -1;
   return core::rewrite::countMatches(*document_->current(), *rule).matches;
 }
@@ -121,7 +117,7 @@ QString RewriteDock::selectedRule() const {
 
 void RewriteDock::refreshSelection() {
   const QString id = selectedRule();
-  const auto* rule = library().find(id);
+  const auto* rule = (*library_).find(id);
   if (!rule) {
     matches_->clear();
     return;
@@ -142,11 +138,13 @@ void RewriteDock::filter(const QString& text) {
   }
 }
 
+RewriteDock::~RewriteDock() = default;
+
 QString RewriteDock::applyRules(const QStringList& ids) {
   if (!document_) return tr("Open a model first.");
   QVector<core::rewrite::Step> steps;
   for (const auto& id : ids)
-    if (const auto* r = library().find(id)) steps.push_back(core::rewrite::Step::ofRule(*r));
+    if (const auto* r = (*library_).find(id)) steps.push_back(core::rewrite::Step::ofRule(*r));
   if (steps.isEmpty()) return tr("No rule to apply.");
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const auto result = core::rewrite::applySteps(*document_->current(), steps, document_->ids());

@@ -3,11 +3,14 @@
 // revision, Apply / Apply all (one revision, one undo step) and the rule editor.
 #include <QtWidgets/QWidget>
 
+#include <memory>
+
 class QLabel;
 class QLineEdit;
 class QListWidget;
 
 namespace graft::core::model { class Document; }
+namespace graft::core::rewrite { class RuleLibrary; }
 
 namespace graft::ui {
 
@@ -17,6 +20,7 @@ class RewriteDock : public QWidget {
   Q_OBJECT
  public:
   explicit RewriteDock(QWidget* parent = nullptr);
+  ~RewriteDock() override;
 
   void setDocument(core::model::Document* document);
   void reloadLibrary();
@@ -39,6 +43,7 @@ class RewriteDock : public QWidget {
   void refreshSelection();
   void filter(const QString& text);
   core::model::Document* document_ = nullptr;
+  std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()
   QLineEdit* search_;
   QListWidget* list_;
   QLabel* matches_;
