@@ -146,6 +146,7 @@ class TstRewrite : public QObject {
     QVERIFY2(applied.error.isEmpty(), qPrintable(applied.error));
     QCOMPARE(applied.matches, counted.matches);
     graph->lint();
+    QCOMPARE(rewrite::checkSchemas(*graph), QString());
     if (!t.shouldMatch) {
       QCOMPARE(applied.matches, 0);
       QCOMPARE(QString::fromStdString(graph->toString()), before);

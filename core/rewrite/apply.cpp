@@ -75,7 +75,10 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     RewriteOutcome outcome;
     try {
       outcome = runStep(step, copy.graph, false, report.kind);
-      if (outcome.error.isEmpty()) copy.graph->lint();
+      if (outcome.error.isEmpty()) {
+        copy.graph->lint();
+        outcome.error = checkSchemas(*copy.graph);
+      }
     } catch (const c10::Error& e) {
       outcome.error = QString::fromStdString(e.what_without_backtrace());
     } catch (const std::exception& e) {

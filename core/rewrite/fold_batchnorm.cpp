@@ -35,7 +35,7 @@ struct Fold {
 };
 
 // Checks one producer → batch_norm pair; on success fills `fold`, else returns why not.
-QString analyse(Node* producer, Node* bn, bool isLinear, Fold& fold) {
+QString analyse(Node* producer, Node* bn, bool isLinear, bool compute, Fold& fold) {
   if (producer->output()->uses().size() != 1)
     return QStringLiteral("the %1 output is also used outside the match").arg(opName(producer));
   auto training = torch::jit::toIValue(bn->input(5));
@@ -67,6 +67,9 @@ QString analyse(Node* producer, Node* bn, bool isLinear, Fold& fold) {
     if (auto t = producer->output()->type()->cast<c10::TensorType>(); t && t->dim() && *t->dim() != 2)
       return QStringLiteral("batch_norm over a rank-%1 linear output normalises another dimension").arg(*t->dim());
   }
+  fold.producer = producer;
+  fold.bn = bn;
+  if (!compute) return {};  // counting only (the editor's live preview): skip the arithmetic
   // Folded in double precision, stored in the weight's dtype.
   const auto opts = w->options().dtype(at::kDouble);
   const at::Tensor g = gamma ? gamma->to(at::kDouble) : at::ones({channels}, opts);
@@ -77,8 +80,6 @@ QString analyse(Node* producer, Node* bn, bool isLinear, Fold& fold) {
   shape[0] = channels;
   fold.weight = (w->to(at::kDouble) * scale.reshape(shape)).to(w->scalar_type()).contiguous();
   fold.bias = ((b0 - mean->to(at::kDouble)) * scale + bt).to(w->scalar_type());
-  fold.producer = producer;
-  fold.bn = bn;
   return {};
 }
 
@@ -97,7 +98,7 @@ RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear)
     Node* producer = bn->input(0)->node();
     if (linear ? producer->kind() != c10::aten::linear : !isConv(producer)) continue;
     Fold fold;
-    if (QString why = analyse(producer, bn, linear, fold); !why.isEmpty()) {
+    if (QString why = analyse(producer, bn, linear, !dryRun, fold); !why.isEmpty()) {
       out.skipped.push_back({why, bn, opName(bn)});
       continue;
     }

@@ -63,6 +63,24 @@ RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Gr
   return p->run(graph, dryRun);
 }
 
+QString checkSchemas(const torch::jit::Graph& graph) {
+  QString problem;
+  std::function<void(torch::jit::Block*)> walk = [&](torch::jit::Block* b) {
+    for (auto* n : b->nodes()) {
+      if (!problem.isEmpty()) return;
+      if (n->kind().is_aten() && !n->maybeSchema()) {
+        QStringList types;
+        for (auto* v : n->inputs()) types << QString::fromStdString(v->type()->repr_str());
+        problem = QStringLiteral("%1(%2) fits none of its schemas")
+                      .arg(QString::fromStdString(n->kind().toQualString()), types.join(QStringLiteral(", ")));
+      }
+      for (auto* sub : n->blocks()) walk(sub);
+    }
+  };
+  walk(const_cast<torch::jit::Graph&>(graph).block());
+  return problem;
+}
+
 const NamedPass* findNamed(const QVector<NamedPass>& list, const QString& name) {
   for (const auto& p : list)
     if (p.name == name) return &p;

@@ -21,6 +21,10 @@ const QVector<NamedPass>& libtorchPasses();
 // A pattern rule through SubgraphRewriter, or a `builtin:` rule through its code.
 RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun);
 
+// After lint(): every aten:: node must still fit one of its operator's schemas (a replacement
+// with wrongly typed arguments would otherwise fail much later, inside libtorch). Empty when fine.
+QString checkSchemas(const torch::jit::Graph& graph);
+
 const NamedPass* findNamed(const QVector<NamedPass>& list, const QString& name);
 
 }  // namespace graft::core::rewrite

@@ -39,7 +39,7 @@ double medianMs(int runs, Fn&& fn) {
   return t[t.size() / 2];
 }
 
-// `units` repetitions of a 10-op unit that every built-in rule finds something in.
+// `units` repetitions of a 12-op unit that every built-in rule finds something in.
 std::shared_ptr<torch::jit::Graph> syntheticGraph(int units) {
   std::ostringstream ir;
   const char* t8 = "Float(8, strides=[1], device=cpu) = prim::Constant[value=<Tensor>]()";
@@ -49,10 +49,15 @@ std::shared_ptr<torch::jit::Graph> syntheticGraph(int units) {
      << "  %eps : float = prim::Constant[value=1.0000000000000001e-05]()\n  %mom : float = prim::Constant[value=0.1]()\n"
      << "  %w : Float(8, 8, strides=[8, 1], device=cpu) = prim::Constant[value=<Tensor>]()\n"
      << "  %w2 : Float(8, 8, strides=[8, 1], device=cpu) = prim::Constant[value=<Tensor>]()\n"
+     << "  %cw : Float(8, 8, 1, 1, strides=[8, 1, 1, 1], device=cpu) = prim::Constant[value=<Tensor>]()\n"
+     << "  %st1 : int[] = prim::Constant[value=[1, 1]]()\n  %pad0 : int[] = prim::Constant[value=[0, 0]]()\n"
      << "  %b : " << t8 << "\n  %gamma : " << t8 << "\n  %beta : " << t8 << "\n  %mean : " << t8 << "\n  %var : " << t8 << "\n";
   for (int i = 0; i < units; ++i) {
     const std::string s = std::to_string(i);
-    ir << "  %a" << s << " : Tensor = aten::add(%h" << s << ", %y, %one)\n"
+    ir << "  %c" << s << " : Tensor = aten::conv2d(%h" << s << ", %cw, %b, %st1, %pad0, %st1, %one)\n"
+       << "  %cb" << s << " : Tensor = aten::batch_norm(%c" << s
+       << ", %gamma, %beta, %mean, %var, %false, %mom, %eps, %false)\n"
+       << "  %a" << s << " : Tensor = aten::add(%cb" << s << ", %y, %one)\n"
        << "  %r" << s << " : Tensor = aten::relu(%a" << s << ")\n"
        << "  %s" << s << " : Tensor = aten::silu(%r" << s << ")\n"
        << "  %hs" << s << " : Tensor = aten::hardswish(%s" << s << ")\n"
@@ -88,10 +93,11 @@ QString ruleText(const rewrite::Rule& r) {
 
 int main(int argc, char** argv) {
   QCoreApplication app(argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const auto lib = rewrite::RuleLibrary::load();
 
   // 1. Every built-in rule, in library order, on one synthetic graph.
-  auto graph = syntheticGraph(2100);
+  auto graph = syntheticGraph(1750);
   const int before = ops(*graph);
   const double copyMs = medianMs(5, [&] { auto c = graph->copy(); });
   std::printf("synthetic graph: %d op nodes; baseline graph->copy(): %.1f ms\n", before, copyMs);
@@ -103,6 +109,8 @@ int main(int argc, char** argv) {
     const double ms = msSince(t0);
     total += ms;
     graph->lint();
+    if (const QString bad = rewrite::checkSchemas(*graph); !bad.isEmpty())
+      std::printf("after %s: %s\n", qPrintable(rule.id), qPrintable(bad));
     std::printf("%-22s %8d %8d %10.1f %8.2f%s\n", qPrintable(rule.id), out.matches, int(out.skipped.size()), ms, ms / copyMs,
                 out.error.isEmpty() ? "" : qPrintable(QStringLiteral("  error: ") + out.error));
   }
