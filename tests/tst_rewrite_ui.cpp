@@ -4,6 +4,7 @@
 
 #include "core/io/load.h"
 #include "core/model/document.h"
+#include "core/rewrite/library.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/rewrite/rule_editor.h"
@@ -76,6 +77,15 @@ class TstRewriteUi : public QObject {
     QCOMPARE(path, QDir(userDir_.path()).filePath("my-relu.rule"));
     ui::RewriteDock dock;
     QVERIFY(dock.ruleIds().contains("my-relu"));
+    // Editing a shipped rule keeps its self-tests in the saved copy.
+    QFile shipped(":/rules/silu-decompose.rule");
+    QVERIFY(shipped.open(QIODevice::ReadOnly));
+    editor.setRuleText(QString::fromUtf8(shipped.readAll()));
+    const auto reparsed = graft::core::rewrite::parseRule(editor.ruleText(), "copy.rule");
+    QVERIFY2(reparsed.ok(), qPrintable(reparsed.error.toString()));
+    QCOMPARE(reparsed.rule.tests.size(), 2);
+    const auto lib = graft::core::rewrite::RuleLibrary::load();
+    QCOMPARE(reparsed.rule.pattern, lib.find("silu-decompose")->pattern);
   }
 
   void mainWindowHasTheDock() {

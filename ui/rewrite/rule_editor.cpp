@@ -108,6 +108,11 @@ void RuleEditor::setRuleText(const QString& text) {
   QStringList conditions;
   for (const auto& c : r.conditions) conditions << c.text;
   conditions_->setPlainText(conditions.join(QLatin1Char('\n')));
+  tests_.clear();
+  for (const auto& t : r.tests) {
+    tests_ += (t.shouldMatch ? QStringLiteral("[test match]\n") : QStringLiteral("[test no-match]\n")) + t.ir;
+    if (!t.expect.isEmpty()) tests_ += QStringLiteral("[test expect]\n") + t.expect;
+  }
   check();
 }
 
@@ -117,7 +122,7 @@ QString RuleEditor::ruleText() const {
                           trimmedBlock(replacement_->toPlainText()));
   const QString conditions = trimmedBlock(conditions_->toPlainText());
   if (!conditions.trimmed().isEmpty()) text += QStringLiteral("[condition]\n%1\n").arg(conditions);
-  return text;
+  return text + tests_;
 }
 
 QString RuleEditor::status() const { return status_->text(); }

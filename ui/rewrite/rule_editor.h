@@ -45,6 +45,7 @@ class RuleEditor : public QWidget {
   QTimer* debounce_;
   core::model::RevisionPtr revision_;
   int matches_ = -1;
+  QString tests_;  // the loaded rule's [test ...] sections, kept verbatim on save
 };
 
 }  // namespace graft::ui
