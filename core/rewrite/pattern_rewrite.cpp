@@ -212,6 +212,16 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     rewriter.runOnGraph(graph, [&](const Match& m, const std::unordered_map<std::string, Value*>&) {
       return accepted.count(m.anchor) > 0;
     });
+    // SubgraphRewriter deletes every node it replaced, after inserting all replacements (so no
+    // new node can sit at a replaced node's address): an accepted anchor still alive was skipped
+    // by its own check that the replacement can go before every use.
+    std::vector<Node*> alive;
+    collectNodes(graph->block(), patternAnchor->kind(), alive);
+    for (Node* n : alive) {
+      if (!accepted.count(n)) continue;
+      --out.matches;
+      out.skipped.push_back({QStringLiteral("the replacement cannot be inserted before every use of the result"), n, opName(n)});
+    }
   } catch (const c10::Error& e) {
     out.error = QString::fromStdString(e.what_without_backtrace());
   } catch (const std::exception& e) {
