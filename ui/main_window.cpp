@@ -17,6 +17,7 @@
 #include "ui/module_tree.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/recent_files.h"
+#include "ui/rewrite/rewrite_dock.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
@@ -84,6 +85,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
   profileDock_->hide();
   connect(profileDock_, &ProfileDock::nodeClicked, this, &MainWindow::selectNode);
+
+  auto* rewriteDock = new QDockWidget(tr("Rewrites"), this);
+  rewriteDock->setObjectName(QStringLiteral("rewritesDock"));
+  auto* rewrites = new RewriteDock(rewriteDock);
+  rewriteDock->setWidget(rewrites);
+  addDockWidget(Qt::RightDockWidgetArea, rewriteDock);
+  connect(this, &MainWindow::documentOpened, rewrites, [this, rewrites] { rewrites->setDocument(document_.get()); });
 
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
@@ -172,6 +180,9 @@ void MainWindow::buildMenus() {
   viewMenu->addAction(tr("&Collapse All"), this, [this] { canvas_->collapseAll(); });
   viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+
+  QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("rewritesDock"))) rewriteMenu->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);

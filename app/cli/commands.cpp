@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), profileCommand(), replayCommand()};
+  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), replayCommand(), profileCommand()};
 }
 
 }  // namespace graft::cli

@@ -11,6 +11,8 @@ Command irCommand();
 Command profileCommand();
 Command layoutCommand();
 Command replayCommand();
+Command rulesCommand();
+Command rewriteCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

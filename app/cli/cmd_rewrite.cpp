@@ -1,0 +1,95 @@
+#include "app/cli/commands.h"
+#include "core/io/save.h"
+#include "core/report/rewrite_report.h"
+
+#include <QtCore/QFileInfo>
+
+namespace graft::cli {
+
+using core::rewrite::RuleLibrary;
+
+Command rulesCommand() {
+  Command c{QStringLiteral("rules"), QStringLiteral("List the rewrite rules (built-in and the user rule folder) and passes."),
+            QStringLiteral("[--json]"), {}};
+  c.run = [c](const QStringList& args) {
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable JSON on stdout.")});
+    if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
+    const auto library = RuleLibrary::load();
+    const QJsonObject report = core::report::rulesReport(library);
+    if (parser.isSet(QStringLiteral("json"))) {
+      printJson(report);
+    } else {
+      QString text;
+      for (const auto& r : library.rules()) text += QStringLiteral("%1\t%2\t(%3)\n").arg(r.id, r.title, r.source);
+      text += QStringLiteral("passes: %1").arg(core::rewrite::passNames().join(QStringLiteral(", ")));
+      for (const auto& e : library.problems()) text += QStringLiteral("\nnot loaded: ") + e.toString();
+      printText(text);
+    }
+    return int(kOk);
+  };
+  return c;
+}
+
+Command rewriteCommand() {
+  Command c{QStringLiteral("rewrite"), QStringLiteral("Apply rules and passes to a model and save the result."),
+            QStringLiteral("MODEL --rule ID|FILE [--rule ...] [--pass NAME ...] -o OUT.pt [--json]"), {}};
+  c.run = [c](const QStringList& args) {
+    QCommandLineParser parser;
+    addModelOptions(parser);
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id or .rule file (repeatable)."), QStringLiteral("ID|FILE")});
+    parser.addOption({QStringLiteral("pass"), QStringLiteral("A libtorch pass (repeatable)."), QStringLiteral("NAME")});
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
+    if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
+    // Steps run in command-line order, rules and passes interleaved as written.
+    QVector<core::rewrite::Step> steps;
+    const auto library = RuleLibrary::load();
+    QStringList argv = args;
+    for (int i = 0; i + 1 < argv.size(); ++i) {
+      const QString& a = argv[i];
+      QString value;
+      bool isRule = false, isPass = false;
+      if (a == QLatin1String("--rule") || a == QLatin1String("--pass")) {
+        value = argv[++i];
+        isRule = a == QLatin1String("--rule");
+        isPass = !isRule;
+      }
+      if (isRule) {
+        QString error;
+        auto rule = library.resolve(value, &error);
+        if (!rule) return fail(error);
+        steps.push_back(core::rewrite::Step::ofRule(*rule));
+      } else if (isPass) {
+        if (!core::rewrite::isPassName(value))
+          return fail(QStringLiteral("unknown pass '%1' (known: %2)").arg(value, core::rewrite::passNames().join(QStringLiteral(", "))));
+        steps.push_back(core::rewrite::Step::ofPass(value));
+      }
+    }
+    for (const auto& a : argv)
+      if (a.startsWith(QLatin1String("--rule=")) || a.startsWith(QLatin1String("--pass=")))
+        return fail(QStringLiteral("write --rule ID and --pass NAME as two arguments"));
+    if (steps.isEmpty()) return fail(QStringLiteral("nothing to do: give --rule ID|FILE or --pass NAME"));
+    const QString out = parser.value(QStringLiteral("output"));
+    if (out.isEmpty()) return fail(QStringLiteral("missing -o OUT.pt"));
+    const QStringList files = parser.positionalArguments();
+    if (!parser.isSet(QStringLiteral("sample")) && !files.isEmpty()) {
+      const QFileInfo in(files.first()), target(out);
+      if (target.exists() && in.exists() && in.canonicalFilePath() == target.canonicalFilePath())
+        return fail(QStringLiteral("refusing to overwrite the input model %1: choose another -o").arg(files.first()));
+    }
+    auto doc = openModel(parser);
+    if (!doc) return int(kUsageOrInput);
+    const auto result = core::rewrite::applySteps(*doc->current(), steps, doc->ids());
+    if (!result.ok()) return fail(result.error);
+    doc->commit(result.revision);
+    const auto saved = core::io::saveRevision(*result.revision, out);
+    if (!saved.ok) return fail(saved.error);
+    if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(result));
+    else printText(core::report::rewriteText(result));
+    return int(kOk);
+  };
+  return c;
+}
+
+}  // namespace graft::cli

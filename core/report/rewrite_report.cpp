@@ -1,0 +1,38 @@
+#include "core/report/rewrite_report.h"
+
+#include <QtCore/QJsonArray>
+
+namespace graft::core::report {
+
+QJsonObject rulesReport(const rewrite::RuleLibrary& library) {
+  QJsonArray rules, passes, problems;
+  for (const auto& r : library.rules())
+    rules.append(QJsonObject{{"id", r.id}, {"title", r.title}, {"description", r.description},
+                             {"source", r.source}, {"kind", r.isBuiltinPass() ? "builtin" : "pattern"}});
+  for (const auto& p : rewrite::passNames()) passes.append(QJsonObject{{"name", p}});
+  for (const auto& e : library.problems()) problems.append(e.toString());
+  return QJsonObject{{"rules", rules}, {"passes", passes}, {"problems", problems}};
+}
+
+QJsonObject rewriteReport(const rewrite::ApplyResult& result) {
+  QJsonArray applied;
+  for (const auto& s : result.reports) {
+    QJsonArray skipped;
+    for (const auto& k : s.skipped)
+      skipped.append(QJsonObject{{"reason", k.reason}, {"node", qint64(k.node)}, {"op", k.op}});
+    applied.append(QJsonObject{{"rule", s.name}, {"kind", s.kind}, {"matches", s.matches}, {"skipped", skipped}});
+  }
+  return QJsonObject{{"applied", applied}, {"ops_before", result.opsBefore}, {"ops_after", result.opsAfter}};
+}
+
+QString rewriteText(const rewrite::ApplyResult& result) {
+  QString text;
+  for (const auto& s : result.reports) {
+    text += QStringLiteral("%1: %2 match(es), %3 skipped\n").arg(s.name).arg(s.matches).arg(s.skipped.size());
+    for (const auto& k : s.skipped) text += QStringLiteral("  skipped %1: %2\n").arg(k.op, k.reason);
+  }
+  text += QStringLiteral("ops: %1 -> %2").arg(result.opsBefore).arg(result.opsAfter);
+  return text;
+}
+
+}  // namespace graft::core::report

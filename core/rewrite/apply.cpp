@@ -1,0 +1,124 @@
+#include "core/rewrite/apply.h"
+
+#include "core/model/graph_walk.h"
+#include "core/rewrite/passes.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <unordered_set>
+
+namespace graft::core::rewrite {
+
+namespace {
+
+int countOps(const torch::jit::Graph& graph) {
+  int ops = 0;
+  model::forEachNode(graph, [&](torch::jit::Node* n) { ops += n->kind().is_prim() ? 0 : 1; });
+  return ops;
+}
+
+// Node → id of the base revision, with the kind it had, so entries for nodes a step destroyed
+// are dropped before a later step could reuse their address.
+struct Carried {
+  std::unordered_map<const torch::jit::Node*, std::pair<model::NodeId, c10::Symbol>> byNode;
+  void prune(const torch::jit::Graph& graph) {
+    std::unordered_set<const torch::jit::Node*> live;
+    model::forEachNode(graph, [&](torch::jit::Node* n) { live.insert(n); });
+    for (auto it = byNode.begin(); it != byNode.end();) {
+      const bool keep = live.count(it->first) && it->first->kind() == it->second.second;
+      it = keep ? std::next(it) : byNode.erase(it);
+    }
+  }
+};
+
+RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun, QString& kind) {
+  if (!step.pass.isEmpty()) {
+    kind = QStringLiteral("pass");
+    const NamedPass* p = findNamed(libtorchPasses(), step.pass);
+    if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown pass '%1' (known: %2)").arg(step.pass, passNames().join(QStringLiteral(", ")))};
+    return p->run(graph, dryRun);
+  }
+  if (step.rule.isBuiltinPass()) {
+    kind = QStringLiteral("builtin");
+    const NamedPass* p = findNamed(builtinRewrites(), step.rule.builtin);
+    if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(step.rule.builtin)};
+    return p->run(graph, dryRun);
+  }
+  kind = QStringLiteral("rule");
+  return applyPatternRule(step.rule, graph, dryRun);
+}
+
+}  // namespace
+
+QStringList passNames() {
+  QStringList names;
+  for (const auto& p : libtorchPasses()) names << p.name;
+  return names;
+}
+
+bool isPassName(const QString& name) { return findNamed(libtorchPasses(), name) != nullptr; }
+
+int opCount(const model::Revision& revision) { return countOps(*revision.graph()); }
+
+ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, model::NodeIdSource& ids,
+                       const QString& name) {
+  ApplyResult result;
+  auto copy = base.cloneGraph();
+  Carried carried;
+  for (const auto& [node, id] : copy.ids) carried.byNode[node] = {id, node->kind()};
+  result.opsBefore = countOps(*copy.graph);
+  QStringList names;
+  for (const Step& step : steps) {
+    StepReport report;
+    report.name = step.pass.isEmpty() ? step.rule.id : step.pass;
+    names << report.name;
+    RewriteOutcome outcome;
+    try {
+      outcome = runStep(step, copy.graph, false, report.kind);
+      if (outcome.error.isEmpty()) {
+        copy.graph->lint();
+        outcome.error = checkSchemas(*copy.graph);
+      }
+    } catch (const c10::Error& e) {
+      outcome.error = QString::fromStdString(e.what_without_backtrace());
+    } catch (const std::exception& e) {
+      outcome.error = QString::fromUtf8(e.what());
+    }
+    if (!outcome.error.isEmpty()) {
+      result.error = QStringLiteral("%1: %2").arg(report.name, outcome.error);
+      return result;
+    }
+    report.matches = outcome.matches;
+    // Skipped candidates were not rewritten, so their nodes are still alive and carried.
+    for (const Skip& s : outcome.skipped) {
+      auto it = carried.byNode.find(s.node);
+      report.skipped.push_back({s.reason, it == carried.byNode.end() ? model::kNoNode : it->second.first, s.op});
+    }
+    carried.prune(*copy.graph);
+    result.reports.push_back(report);
+  }
+  std::unordered_map<const torch::jit::Node*, model::NodeId> idMap;
+  for (const auto& [node, entry] : carried.byNode) idMap[node] = entry.first;
+  result.opsAfter = countOps(*copy.graph);
+  result.revision = model::Revision::derived(base, copy.graph, idMap,
+                                             name.isEmpty() ? names.join(QStringLiteral(" + ")) : name, ids);
+  return result;
+}
+
+StepReport countMatches(const model::Revision& revision, const Rule& rule, QString* error) {
+  StepReport report;
+  report.name = rule.id;
+  auto graph = revision.graph();
+  RewriteOutcome outcome;
+  try {
+    outcome = runStep(Step::ofRule(rule), graph, true, report.kind);
+  } catch (const std::exception& e) {
+    outcome.error = QString::fromUtf8(e.what());
+  }
+  if (error) *error = outcome.error;
+  report.matches = outcome.matches;
+  for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
+  return report;
+}
+
+}  // namespace graft::core::rewrite

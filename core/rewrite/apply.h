@@ -1,0 +1,51 @@
+#pragma once
+// Applying rules and passes to a Revision: one new Revision for the whole list, so a single
+// Document::commit makes it one undo step. No libtorch types here.
+#include "core/model/revision.h"
+#include "core/rewrite/rule.h"
+
+namespace graft::core::rewrite {
+
+struct SkippedMatch {
+  QString reason;
+  model::NodeId node = model::kNoNode;  // in the base revision, when the node came from it
+  QString op;
+};
+
+struct StepReport {
+  QString name;   // rule id or pass name
+  QString kind;   // "rule", "builtin" or "pass"
+  int matches = 0;
+  QVector<SkippedMatch> skipped;
+};
+
+struct Step {
+  Rule rule;       // used when pass is empty
+  QString pass;    // a libtorch pass name (see passes.h)
+  static Step ofRule(Rule r) { return Step{std::move(r), {}}; }
+  static Step ofPass(QString name) { return Step{{}, std::move(name)}; }
+};
+
+struct ApplyResult {
+  model::RevisionPtr revision;  // null on error
+  QVector<StepReport> reports;
+  QString error;
+  int opsBefore = 0, opsAfter = 0;
+  bool ok() const { return revision != nullptr; }
+};
+
+// Runs `steps` in order on a copy of `base`'s graph, lints after each, and derives the new revision.
+ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, model::NodeIdSource& ids,
+                       const QString& name = {});
+
+// For the editor's live preview: how many matches `rule` has in `revision` (nothing is changed).
+StepReport countMatches(const model::Revision& revision, const Rule& rule, QString* error = nullptr);
+
+// Names of libtorch passes usable as steps.
+QStringList passNames();
+bool isPassName(const QString& name);
+
+// Ops (nodes whose kind is not prim::) of a revision.
+int opCount(const model::Revision& revision);
+
+}  // namespace graft::core::rewrite

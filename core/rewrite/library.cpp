@@ -1,0 +1,87 @@
+#include "core/rewrite/library.h"
+
+#include "core/rewrite/passes.h"
+
+#include <QtCore/QDir>
+#include <QtCore/QFileInfo>
+#include <QtCore/QStandardPaths>
+
+#include <optional>
+
+// The qrc lives in an object library; referencing its initialiser keeps it linked into graft_core users.
+static void initRuleResources() { Q_INIT_RESOURCE(graft); }
+
+namespace graft::core::rewrite {
+
+QString RuleLibrary::userRuleFolder() {
+  const QString env = qEnvironmentVariable("GRAFT_RULES_DIR");
+  if (!env.isEmpty()) return env;
+  // The GUI's AppDataLocation (organisation "Graft", application "graft"), spelled out so
+  // graft-cli, whose application name differs, reads the same folder.
+  return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+         QStringLiteral("/Graft/graft/rules");
+}
+
+void RuleLibrary::addFolder(const QString& folder, bool builtin) {
+  QDir dir(folder);
+  for (const QString& name : dir.entryList({QStringLiteral("*.rule")}, QDir::Files, QDir::Name)) {
+    const QString path = dir.filePath(name);
+    auto parsed = parseRuleFile(path);
+    if (!parsed.ok()) {
+      problems_.push_back(parsed.error);
+      continue;
+    }
+    if (builtin) parsed.rule.source = QStringLiteral("builtin");
+    if (parsed.rule.isBuiltinPass() && !findNamed(builtinRewrites(), parsed.rule.builtin)) {
+      problems_.push_back({path, 1, 1, QStringLiteral("unknown builtin '%1'").arg(parsed.rule.builtin)});
+      continue;
+    }
+    // A user rule with a shipped rule's id replaces it: the user's copy is the one they edit.
+    bool replaced = false;
+    for (auto& r : rules_)
+      if (r.id == parsed.rule.id) { r = parsed.rule; replaced = true; }
+    if (!replaced) rules_.push_back(parsed.rule);
+  }
+}
+
+RuleLibrary RuleLibrary::load() {
+  initRuleResources();
+  RuleLibrary lib;
+  lib.addFolder(QStringLiteral(":/rules"), true);
+  lib.addFolder(userRuleFolder(), false);
+  return lib;
+}
+
+const Rule* RuleLibrary::find(const QString& id) const {
+  for (const auto& r : rules_)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error) const {
+  if (const Rule* r = find(spec)) return *r;
+  if (spec.endsWith(QLatin1String(".rule")) || QFileInfo(spec).isFile()) {
+    if (!QFileInfo(spec).isFile()) {
+      if (error) *error = QStringLiteral("no such rule file: %1").arg(spec);
+      return std::nullopt;
+    }
+    auto parsed = parseRuleFile(spec);
+    if (!parsed.ok()) {
+      if (error) *error = parsed.error.toString();
+      return std::nullopt;
+    }
+    if (parsed.rule.isBuiltinPass() && !findNamed(builtinRewrites(), parsed.rule.builtin)) {
+      if (error) *error = QStringLiteral("%1:1:1: unknown builtin '%2'").arg(spec, parsed.rule.builtin);
+      return std::nullopt;
+    }
+    return parsed.rule;
+  }
+  if (error) {
+    QStringList ids;
+    for (const auto& r : rules_) ids << r.id;
+    *error = QStringLiteral("unknown rule '%1' (known: %2)").arg(spec, ids.join(QStringLiteral(", ")));
+  }
+  return std::nullopt;
+}
+
+}  // namespace graft::core::rewrite

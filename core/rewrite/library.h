@@ -1,0 +1,30 @@
+#pragma once
+// The rule library: rule files shipped in the qrc (:/rules, source "builtin") and the user's
+// rule folder (GRAFT_RULES_DIR, else QStandardPaths::AppDataLocation + "/rules").
+#include "core/rewrite/rule_parser.h"
+
+#include <QtCore/QStringList>
+
+namespace graft::core::rewrite {
+
+class RuleLibrary {
+ public:
+  // Reads every rule; files that fail to parse are left out and listed in problems().
+  static RuleLibrary load();
+  static QString userRuleFolder();
+
+  const QVector<Rule>& rules() const { return rules_; }
+  const QVector<RuleError>& problems() const { return problems_; }
+  const Rule* find(const QString& id) const;
+
+  // `spec` is a rule id or a path to a .rule file. On failure `error` says why (line:column for
+  // a malformed file) and the result is nullopt.
+  std::optional<Rule> resolve(const QString& spec, QString* error) const;
+
+ private:
+  void addFolder(const QString& folder, bool builtin);
+  QVector<Rule> rules_;
+  QVector<RuleError> problems_;
+};
+
+}  // namespace graft::core::rewrite

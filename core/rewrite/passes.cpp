@@ -1,0 +1,90 @@
+#include "core/rewrite/passes.h"
+
+#include "core/rewrite/fold_batchnorm.h"
+
+#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+
+namespace graft::core::rewrite {
+
+namespace {
+
+int countNodes(torch::jit::Block* b) {
+  int n = 0;
+  for (auto* node : b->nodes()) {
+    ++n;
+    for (auto* sub : node->blocks()) n += countNodes(sub);
+  }
+  return n;
+}
+
+// Runs a libtorch pass on the graph (or a copy when only counting) and reports the node delta.
+NamedPass wrap(const char* name, const char* title, std::function<void(std::shared_ptr<torch::jit::Graph>&)> pass) {
+  return NamedPass{QString::fromLatin1(name), QString::fromLatin1(title),
+                   [pass](std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
+                     RewriteOutcome out;
+                     auto g = dryRun ? graph->copy() : graph;
+                     const int before = countNodes(g->block());
+                     pass(g);
+                     out.matches = std::max(0, before - countNodes(g->block()));
+                     return out;
+                   }};
+}
+
+}  // namespace
+
+const QVector<NamedPass>& builtinRewrites() {
+  static const QVector<NamedPass> list{
+      {QStringLiteral("fold-conv-bn"), QStringLiteral("Fold batch_norm into the convolution before it"),
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry) { return foldConvBatchNorm(*g, dry); }},
+      {QStringLiteral("fold-linear-bn"), QStringLiteral("Fold batch_norm into the linear before it"),
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry) { return foldLinearBatchNorm(*g, dry); }},
+  };
+  return list;
+}
+
+const QVector<NamedPass>& libtorchPasses() {
+  static const QVector<NamedPass> list{
+      wrap("constant-propagation", "Constant propagation (torch::jit::ConstantPropagation)",
+           [](std::shared_ptr<torch::jit::Graph>& g) { torch::jit::ConstantPropagation(g); }),
+      wrap("dead-code-elimination", "Dead-code elimination (torch::jit::EliminateDeadCode)",
+           [](std::shared_ptr<torch::jit::Graph>& g) { torch::jit::EliminateDeadCode(g); }),
+      wrap("cse", "Common-subexpression elimination (torch::jit::EliminateCommonSubexpression)",
+           [](std::shared_ptr<torch::jit::Graph>& g) { torch::jit::EliminateCommonSubexpression(g); }),
+  };
+  return list;
+}
+
+RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
+  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun);
+  const NamedPass* p = findNamed(builtinRewrites(), rule.builtin);
+  if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.builtin)};
+  return p->run(graph, dryRun);
+}
+
+QString checkSchemas(const torch::jit::Graph& graph) {
+  QString problem;
+  std::function<void(torch::jit::Block*)> walk = [&](torch::jit::Block* b) {
+    for (auto* n : b->nodes()) {
+      if (!problem.isEmpty()) return;
+      if (n->kind().is_aten() && !n->maybeSchema()) {
+        QStringList types;
+        for (auto* v : n->inputs()) types << QString::fromStdString(v->type()->repr_str());
+        problem = QStringLiteral("%1(%2) fits none of its schemas")
+                      .arg(QString::fromStdString(n->kind().toQualString()), types.join(QStringLiteral(", ")));
+      }
+      for (auto* sub : n->blocks()) walk(sub);
+    }
+  };
+  walk(const_cast<torch::jit::Graph&>(graph).block());
+  return problem;
+}
+
+const NamedPass* findNamed(const QVector<NamedPass>& list, const QString& name) {
+  for (const auto& p : list)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace graft::core::rewrite

@@ -1,0 +1,30 @@
+#pragma once
+// The named rewrites that are code, not pattern files: Graft's built-in computed rules (named by
+// a rule file's `builtin:` key) and libtorch's own graph passes (`--pass NAME`).
+#include "core/rewrite/pattern_rewrite.h"
+
+#include <functional>
+
+namespace graft::core::rewrite {
+
+struct NamedPass {
+  QString name;
+  QString title;
+  std::function<RewriteOutcome(std::shared_ptr<torch::jit::Graph>&, bool dryRun)> run;
+};
+
+// fold-conv-bn, fold-linear-bn: used by rule files that say `builtin: NAME`.
+const QVector<NamedPass>& builtinRewrites();
+// constant-propagation, dead-code-elimination, cse: libtorch passes; `matches` is how many
+// nodes they removed (net), as libtorch reports no per-match detail.
+const QVector<NamedPass>& libtorchPasses();
+// A pattern rule through SubgraphRewriter, or a `builtin:` rule through its code.
+RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun);
+
+// After lint(): every aten:: node must still fit one of its operator's schemas (a replacement
+// with wrongly typed arguments would otherwise fail much later, inside libtorch). Empty when fine.
+QString checkSchemas(const torch::jit::Graph& graph);
+
+const NamedPass* findNamed(const QVector<NamedPass>& list, const QString& name);
+
+}  // namespace graft::core::rewrite

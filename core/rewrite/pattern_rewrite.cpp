@@ -1,0 +1,233 @@
+#include "core/rewrite/pattern_rewrite.h"
+
+#include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/ir/subgraph_matcher.h>
+#include <torch/csrc/jit/passes/subgraph_rewrite.h>
+
+#include <QtCore/QRegularExpression>
+
+#include <unordered_set>
+
+namespace graft::core::rewrite {
+
+using torch::jit::Match;
+using torch::jit::Node;
+using torch::jit::Value;
+
+QString modulePathOf(const Node* node) {
+  QStringList path;
+  auto stack = node->callstack();
+  if (!stack) return {};
+  for (const auto& entry : (*stack)->vec()) {
+    const auto& info = std::get<2>(entry);
+    if (!info) continue;
+    const auto name = QString::fromStdString(info->instance_name());
+    if (!name.isEmpty()) path << name;
+  }
+  return path.join(QLatin1Char('.'));
+}
+
+namespace {
+
+QString opName(const Node* n) { return QString::fromStdString(n->kind().toQualString()); }
+
+// "float32" and friends, as people write them, to libtorch's scalar types.
+std::optional<c10::ScalarType> dtypeNamed(const QString& name) {
+  static const std::map<QString, c10::ScalarType> names{
+      {"float32", c10::kFloat}, {"float", c10::kFloat},  {"float64", c10::kDouble},
+      {"double", c10::kDouble}, {"float16", c10::kHalf}, {"half", c10::kHalf},
+      {"bfloat16", c10::kBFloat16}, {"int64", c10::kLong}, {"long", c10::kLong},
+      {"int32", c10::kInt}, {"int", c10::kInt}, {"int16", c10::kShort}, {"int8", c10::kChar},
+      {"uint8", c10::kByte}, {"bool", c10::kBool}};
+  auto it = names.find(name.toLower());
+  if (it == names.end()) return std::nullopt;
+  return it->second;
+}
+
+bool literalEquals(const c10::IValue& v, const QString& literal) {
+  const QString lit = literal.trimmed();
+  if (lit == QLatin1String("None")) return v.isNone();
+  if (lit == QLatin1String("true") || lit == QLatin1String("True")) return v.isBool() && v.toBool();
+  if (lit == QLatin1String("false") || lit == QLatin1String("False")) return v.isBool() && !v.toBool();
+  if (lit.size() >= 2 && (lit.startsWith(QLatin1Char('"')) || lit.startsWith(QLatin1Char('\''))))
+    return v.isString() && QString::fromStdString(v.toStringRef()) == lit.mid(1, lit.size() - 2);
+  bool ok = false;
+  const double d = lit.toDouble(&ok);
+  if (!ok) return false;
+  if (v.isInt()) return double(v.toInt()) == d;
+  if (v.isDouble()) return v.toDouble() == d;
+  if (v.isBool()) return double(v.toBool()) == d;
+  return false;
+}
+
+// The dtype and rank of a value: from its tensor type, or from the tensor when it is a constant.
+std::optional<c10::ScalarType> dtypeOf(Value* v) {
+  if (auto t = v->type()->cast<c10::TensorType>(); t && t->scalarType()) return *t->scalarType();
+  if (auto iv = torch::jit::toIValue(v); iv && iv->isTensor()) return iv->toTensor().scalar_type();
+  return std::nullopt;
+}
+std::optional<int64_t> rankOf(Value* v) {
+  if (auto iv = torch::jit::toIValue(v); iv && iv->isTensor()) return iv->toTensor().dim();
+  if (auto t = v->type()->cast<c10::TensorType>(); t && t->dim()) return int64_t(*t->dim());
+  return std::nullopt;
+}
+
+// Empty when every condition holds, else why the first one failed.
+QString failedCondition(const Rule& rule, const Match& match,
+                        const std::unordered_map<std::string, Value*>& vmap) {
+  for (const Condition& c : rule.conditions) {
+    if (c.kind == Condition::Kind::ModuleGlob) {
+      const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(c.expected));
+      for (const auto& [pn, gn] : match.nodes_map) {
+        if (gn->kind() == c10::prim::Constant) continue;
+        const QString path = modulePathOf(gn);
+        if (!re.match(path).hasMatch())
+          return QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, opName(gn), path);
+      }
+      continue;
+    }
+    auto pv = vmap.find(c.value.toStdString());
+    if (pv == vmap.end())
+      return QStringLiteral("condition `%1` names %%2, which the pattern lacks").arg(c.text, c.value);
+    auto gv = match.values_map.find(pv->second);
+    if (gv == match.values_map.end()) return QStringLiteral("condition `%1`: %%2 is not bound").arg(c.text, c.value);
+    Value* v = gv->second;
+    switch (c.kind) {
+      case Condition::Kind::ConstEquals: {
+        auto iv = torch::jit::toIValue(v);
+        if (!iv) return QStringLiteral("condition `%1` failed: %%2 is not a constant").arg(c.text, c.value);
+        if (!literalEquals(*iv, c.expected)) {
+          std::ostringstream os;
+          os << *iv;
+          return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, QString::fromStdString(os.str()));
+        }
+        break;
+      }
+      case Condition::Kind::DType: {
+        const auto want = dtypeNamed(c.expected);
+        const auto have = dtypeOf(v);
+        if (!want) return QStringLiteral("condition `%1`: unknown dtype '%2'").arg(c.text, c.expected);
+        if (!have) return QStringLiteral("condition `%1` failed: the dtype of %%2 is unknown").arg(c.text, c.value);
+        if (*have != *want)
+          return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, QString::fromLatin1(c10::toString(*have)));
+        break;
+      }
+      case Condition::Kind::Rank: {
+        const auto have = rankOf(v);
+        if (!have) return QStringLiteral("condition `%1` failed: the rank of %%2 is unknown").arg(c.text, c.value);
+        if (*have != c.expected.toLongLong())
+          return QStringLiteral("condition `%1` failed: %%2 has rank %3").arg(c.text, c.value).arg(*have);
+        break;
+      }
+      case Condition::Kind::ModuleGlob: break;
+    }
+  }
+  return {};
+}
+
+// Does `g` have the pattern's shape when uses outside are ignored? Fills node pairs.
+bool looksLike(Node* p, Node* g, std::unordered_map<Node*, Node*>& pairs) {
+  if (p->kind() != g->kind() || p->inputs().size() != g->inputs().size() ||
+      p->outputs().size() != g->outputs().size())
+    return false;
+  if (auto it = pairs.find(p); it != pairs.end()) return it->second == g;
+  pairs[p] = g;
+  for (size_t i = 0; i < p->inputs().size(); ++i) {
+    Value* pv = p->input(i);
+    Value* gv = g->input(i);
+    const auto pk = pv->node()->kind();
+    if (pk == c10::prim::Param) continue;
+    if (pv->offset() != gv->offset()) return false;
+    if (!looksLike(pv->node(), gv->node(), pairs)) return false;
+  }
+  return true;
+}
+
+// Why the matcher rejected a candidate that looks like the pattern.
+QString nearMissReason(const std::unordered_map<Node*, Node*>& pairs, Node* anchor) {
+  std::unordered_set<Node*> inside;
+  for (const auto& [p, g] : pairs) inside.insert(g);
+  for (const auto& [p, g] : pairs) {
+    if (g == anchor || g->kind() == c10::prim::Constant) continue;
+    for (Value* out : g->outputs())
+      for (const auto& use : out->uses())
+        if (!inside.count(use.user))
+          return QStringLiteral("%%1 (%2) is also used outside the match, by %3")
+              .arg(QString::fromStdString(out->debugName()), opName(g), opName(use.user));
+  }
+  return QStringLiteral("a constant or attribute differs from the pattern");
+}
+
+void collectNodes(torch::jit::Block* b, c10::Symbol kind, std::vector<Node*>& out) {
+  for (Node* n : b->nodes()) {
+    if (n->kind() == kind) out.push_back(n);
+    for (auto* sub : n->blocks()) collectNodes(sub, kind, out);
+  }
+}
+
+}  // namespace
+
+RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
+  RewriteOutcome out;
+  try {
+    torch::jit::Graph pattern;
+    std::unordered_map<std::string, Value*> vmap;
+    torch::jit::parseIR(rule.pattern.toStdString(), &pattern, vmap);
+    if (pattern.outputs().size() != 1) {
+      out.error = QStringLiteral("the pattern must return exactly one value");
+      return out;
+    }
+    const auto matches = torch::jit::findPatternMatches(pattern, *graph);
+    std::unordered_set<const Node*> taken, anchors, accepted;
+    for (const Match& m : matches) {
+      anchors.insert(m.anchor);
+      if (QString why = failedCondition(rule, m, vmap); !why.isEmpty()) {
+        out.skipped.push_back({why, m.anchor, opName(m.anchor)});
+        continue;
+      }
+      bool overlaps = false;
+      for (const auto& [p, g] : m.nodes_map) overlaps = overlaps || taken.count(g);
+      if (overlaps) {
+        out.skipped.push_back({QStringLiteral("overlaps an earlier match"), m.anchor, opName(m.anchor)});
+        continue;
+      }
+      for (const auto& [p, g] : m.nodes_map) taken.insert(g);
+      accepted.insert(m.anchor);
+    }
+    // Near misses: same anchor op and shape, rejected by the matcher.
+    Node* patternAnchor = pattern.outputs()[0]->node();
+    if (patternAnchor->kind() != c10::prim::Param) {
+      std::vector<Node*> candidates;
+      collectNodes(graph->block(), patternAnchor->kind(), candidates);
+      for (Node* g : candidates) {
+        if (anchors.count(g)) continue;
+        std::unordered_map<Node*, Node*> pairs;
+        if (looksLike(patternAnchor, g, pairs)) out.skipped.push_back({nearMissReason(pairs, g), g, opName(g)});
+      }
+    }
+    out.matches = int(accepted.size());
+    if (dryRun || accepted.empty()) return out;
+    torch::jit::SubgraphRewriter rewriter;
+    rewriter.RegisterRewritePattern(rule.pattern.toStdString(), rule.replacement.toStdString());
+    rewriter.runOnGraph(graph, [&](const Match& m, const std::unordered_map<std::string, Value*>&) {
+      return accepted.count(m.anchor) > 0;
+    });
+    // SubgraphRewriter deletes every node it replaced, after inserting all replacements (so no
+    // new node can sit at a replaced node's address): an accepted anchor still alive was skipped
+    // by its own check that the replacement can go before every use.
+    std::vector<Node*> alive;
+    collectNodes(graph->block(), patternAnchor->kind(), alive);
+    for (Node* n : alive) {
+      if (!accepted.count(n)) continue;
+      --out.matches;
+      out.skipped.push_back({QStringLiteral("the replacement cannot be inserted before every use of the result"), n, opName(n)});
+    }
+  } catch (const c10::Error& e) {
+    out.error = QString::fromStdString(e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+}  // namespace graft::core::rewrite

@@ -1,0 +1,49 @@
+#pragma once
+// A rewrite rule as its file describes it: plain data, no libtorch types.
+#include <QtCore/QString>
+#include <QtCore/QVector>
+
+namespace graft::core::rewrite {
+
+// A match condition from a rule's [condition] section.
+struct Condition {
+  enum class Kind { ConstEquals, DType, Rank, ModuleGlob };
+  Kind kind = Kind::ConstEquals;
+  QString value;      // "%alpha" for value conditions (without %), empty for ModuleGlob
+  QString expected;   // the literal, dtype name, rank or glob
+  int line = 0;       // where it was written (1-based), for messages
+  QString text;       // the condition as written
+};
+
+// A self-test: `ir` must (or must not) match; `expect`, when given, is the IR after rewriting.
+struct RuleTest {
+  bool shouldMatch = true;
+  QString ir;
+  int line = 0;       // first line of the IR in the rule file
+  QString expect;
+  int expectLine = 0;
+};
+
+struct Rule {
+  QString id, title, description;
+  // Either a pattern rule (pattern + replacement, applied by SubgraphRewriter) or a built-in
+  // computed rewrite named by `builtin` (e.g. "fold-conv-bn") whose code lives in Graft.
+  QString pattern, replacement, builtin;
+  int patternLine = 0, replacementLine = 0;
+  QVector<Condition> conditions;
+  QVector<RuleTest> tests;
+  QString source;  // "builtin" for shipped rules, else the rule file's path
+
+  bool isBuiltinPass() const { return !builtin.isEmpty(); }
+};
+
+// A problem in a rule file, at a 1-based line and column.
+struct RuleError {
+  QString file;
+  int line = 0, column = 0;
+  QString message;
+  bool isError() const { return !message.isEmpty(); }
+  QString toString() const;  // "file:line:column: message"
+};
+
+}  // namespace graft::core::rewrite

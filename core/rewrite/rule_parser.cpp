@@ -1,0 +1,197 @@
+#include "core/rewrite/rule_parser.h"
+
+#include "core/rewrite/ir_text.h"
+
+#include <QtCore/QFile>
+#include <QtCore/QRegularExpression>
+
+namespace graft::core::rewrite {
+
+namespace {
+
+struct Section {
+  QString name;   // "pattern", "test match", ...
+  int headerLine = 0;
+  int firstLine = 0;  // line of the first content line
+  QStringList lines;
+};
+
+RuleError errorAt(const QString& file, int line, int column, const QString& message) {
+  return RuleError{file, line, column, message};
+}
+
+// Drops trailing blank lines so a section ends where its text does.
+QString sectionText(const Section& s) {
+  QStringList lines = s.lines;
+  while (!lines.isEmpty() && lines.last().trimmed().isEmpty()) lines.removeLast();
+  return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+bool parseCondition(const QString& raw, int line, const QString& file, Condition& c, RuleError& err) {
+  const QString text = raw.trimmed();
+  c.line = line;
+  c.text = text;
+  static const QRegularExpression module(QStringLiteral(R"(^module\s*~\s*(\S+)$)"));
+  static const QRegularExpression equals(QStringLiteral(R"(^%([\w.]+)\s*==\s*(.+)$)"));
+  static const QRegularExpression dtype(QStringLiteral(R"(^%([\w.]+)\s+dtype\s+(\w+)$)"));
+  static const QRegularExpression rank(QStringLiteral(R"(^%([\w.]+)\s+rank\s+(\d+)$)"));
+  if (auto m = module.match(text); m.hasMatch()) {
+    c.kind = Condition::Kind::ModuleGlob;
+    c.expected = m.captured(1);
+  } else if (auto m = equals.match(text); m.hasMatch()) {
+    c.kind = Condition::Kind::ConstEquals;
+    c.value = m.captured(1);
+    c.expected = m.captured(2).trimmed();
+  } else if (auto m = dtype.match(text); m.hasMatch()) {
+    c.kind = Condition::Kind::DType;
+    c.value = m.captured(1);
+    c.expected = m.captured(2);
+  } else if (auto m = rank.match(text); m.hasMatch()) {
+    c.kind = Condition::Kind::Rank;
+    c.value = m.captured(1);
+    c.expected = m.captured(2);
+  } else {
+    const int col = int(raw.indexOf(text)) + 1;
+    err = errorAt(file, line, col,
+                  QStringLiteral("unknown condition '%1' (expected `%v == LITERAL`, `%v dtype NAME`, "
+                                 "`%v rank N` or `module ~ GLOB`)").arg(text));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RuleParseResult parseRule(const QString& text, const QString& file) {
+  RuleParseResult result;
+  Rule& rule = result.rule;
+  rule.source = file;
+  const QStringList lines = text.split(QLatin1Char('\n'));
+  QVector<Section> sections;
+  static const QRegularExpression header(QStringLiteral(R"(^\[([a-z -]+)\]\s*(.*)$)"));
+  static const QRegularExpression keyValue(QStringLiteral(R"(^([a-z]+)\s*:\s*(.*)$)"));
+  for (int i = 0; i < lines.size(); ++i) {
+    const int lineNo = i + 1;
+    QString line = lines[i];
+    if (line.endsWith(QLatin1Char('\r'))) line.chop(1);
+    if (auto m = header.match(line); m.hasMatch()) {
+      Section s{m.captured(1).simplified(), lineNo, lineNo + 1, {}};
+      static const QStringList known{QStringLiteral("pattern"), QStringLiteral("replacement"),
+                                     QStringLiteral("condition"), QStringLiteral("test match"),
+                                     QStringLiteral("test no-match"), QStringLiteral("test expect")};
+      if (!known.contains(s.name)) {
+        result.error = errorAt(file, lineNo, 2, QStringLiteral("unknown section [%1] (known: %2)")
+                                                    .arg(s.name, known.join(QStringLiteral(", "))));
+        return result;
+      }
+      // `[condition] module ~ layer*` puts the first entry on the header line.
+      if (!m.captured(2).trimmed().isEmpty()) {
+        s.firstLine = lineNo;
+        s.lines << m.captured(2);
+      }
+      sections.push_back(s);
+      continue;
+    }
+    if (!sections.isEmpty()) {
+      sections.last().lines << line;
+      continue;
+    }
+    const QString trimmed = line.trimmed();
+    if (trimmed.isEmpty() || trimmed.startsWith(QLatin1Char('#'))) continue;
+    auto m = keyValue.match(trimmed);
+    if (!m.hasMatch()) {
+      result.error = errorAt(file, lineNo, int(line.indexOf(trimmed)) + 1,
+                             QStringLiteral("expected `key: value` or a [section]"));
+      return result;
+    }
+    const QString key = m.captured(1), value = m.captured(2).trimmed();
+    if (key == QLatin1String("id")) rule.id = value;
+    else if (key == QLatin1String("title")) rule.title = value;
+    else if (key == QLatin1String("description"))
+      rule.description = rule.description.isEmpty() ? value : rule.description + QLatin1Char(' ') + value;
+    else if (key == QLatin1String("builtin")) rule.builtin = value;
+    else {
+      result.error = errorAt(file, lineNo, int(line.indexOf(key)) + 1,
+                             QStringLiteral("unknown key '%1' (known: id, title, description, builtin)").arg(key));
+      return result;
+    }
+  }
+  if (rule.id.isEmpty()) {
+    result.error = errorAt(file, 1, 1, QStringLiteral("missing `id:`"));
+    return result;
+  }
+  static const QRegularExpression idChars(QStringLiteral(R"(^[A-Za-z0-9_.-]+$)"));
+  if (!idChars.match(rule.id).hasMatch()) {
+    result.error = errorAt(file, 1, 1, QStringLiteral("id '%1' may hold only letters, digits, '.', '_' and '-'").arg(rule.id));
+    return result;
+  }
+  if (rule.title.isEmpty()) rule.title = rule.id;
+
+  for (const Section& s : sections) {
+    if (s.name == QLatin1String("condition")) {
+      for (int k = 0; k < s.lines.size(); ++k) {
+        const QString t = s.lines[k].trimmed();
+        if (t.isEmpty() || t.startsWith(QLatin1Char('#'))) continue;
+        Condition c;
+        if (!parseCondition(s.lines[k], s.firstLine + k, file, c, result.error)) return result;
+        rule.conditions.push_back(c);
+      }
+      continue;
+    }
+    const QString ir = sectionText(s);
+    if (ir.trimmed().isEmpty()) {
+      result.error = errorAt(file, s.headerLine, 1, QStringLiteral("section [%1] is empty").arg(s.name));
+      return result;
+    }
+    const IrParse parsed = parseIrAt(ir, s.firstLine, file);
+    if (parsed.error.isError()) {
+      result.error = parsed.error;
+      return result;
+    }
+    if (s.name == QLatin1String("pattern")) {
+      rule.pattern = ir;
+      rule.patternLine = s.firstLine;
+    } else if (s.name == QLatin1String("replacement")) {
+      rule.replacement = ir;
+      rule.replacementLine = s.firstLine;
+    } else if (s.name == QLatin1String("test expect")) {
+      if (rule.tests.isEmpty() || !rule.tests.last().shouldMatch || !rule.tests.last().expect.isEmpty()) {
+        result.error = errorAt(file, s.headerLine, 1, QStringLiteral("[test expect] must follow a [test match]"));
+        return result;
+      }
+      rule.tests.last().expect = ir;
+      rule.tests.last().expectLine = s.firstLine;
+    } else {
+      RuleTest t;
+      t.shouldMatch = s.name == QLatin1String("test match");
+      t.ir = ir;
+      t.line = s.firstLine;
+      rule.tests.push_back(t);
+    }
+  }
+  if (rule.isBuiltinPass()) {
+    if (!rule.pattern.isEmpty() || !rule.replacement.isEmpty()) {
+      result.error = errorAt(file, rule.patternLine ? rule.patternLine - 1 : 1, 1,
+                             QStringLiteral("a `builtin:` rule has no [pattern] or [replacement]"));
+      return result;
+    }
+  } else if (rule.pattern.isEmpty() || rule.replacement.isEmpty()) {
+    result.error = errorAt(file, lines.size(), 1,
+                           rule.pattern.isEmpty() ? QStringLiteral("missing [pattern] section")
+                                                  : QStringLiteral("missing [replacement] section"));
+    return result;
+  }
+  return result;
+}
+
+RuleParseResult parseRuleFile(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    RuleParseResult r;
+    r.error = RuleError{path, 0, 0, QStringLiteral("cannot read rule file: %1").arg(f.errorString())};
+    return r;
+  }
+  return parseRule(QString::fromUtf8(f.readAll()), path);
+}
+
+}  // namespace graft::core::rewrite

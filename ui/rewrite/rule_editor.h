@@ -1,0 +1,51 @@
+#pragma once
+// Writing a rule: id and title, pattern and replacement side by side (IR highlighted), optional
+// conditions; as you type it is parsed (errors with line:column) and its matches counted on the
+// current revision. Save writes <id>.rule into the user rule folder.
+#include "core/model/revision.h"
+
+#include <QtWidgets/QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QTimer;
+
+namespace graft::ui {
+
+class RuleEditor : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RuleEditor(QWidget* parent = nullptr);
+
+  // The revision matches are counted on (none: parse only).
+  void setRevision(core::model::RevisionPtr revision);
+  // Fills the editor from a rule file's text.
+  void setRuleText(const QString& text);
+  // The rule file this editor describes.
+  QString ruleText() const;
+  // The last check: an error ("line:column: message") or "N matches".
+  QString status() const;
+  int matchCount() const { return matches_; }
+  // Writes the rule into the user rule folder; returns the path, or empty with `error` set.
+  QString save(QString* error = nullptr);
+
+ Q_SIGNALS:
+  void checked(int matches, const QString& error);
+  void saved(const QString& path);
+
+ private:
+  void check();
+  QLineEdit* id_;
+  QLineEdit* title_;
+  QPlainTextEdit* pattern_;
+  QPlainTextEdit* replacement_;
+  QPlainTextEdit* conditions_;
+  QLabel* status_;
+  QTimer* debounce_;
+  core::model::RevisionPtr revision_;
+  int matches_ = -1;
+  QString tests_;  // the loaded rule's [test ...] sections, kept verbatim on save
+};
+
+}  // namespace graft::ui
