@@ -2,6 +2,9 @@
 // charts, speedup, Chrome-trace export, click-to-select; and a screenshot to look at.
 #include "core/model/document.h"
 #include "test_support.h"
+#include "ui/canvas/diagram_painter.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_scene.h"
 #include "ui/main_window.h"
 #include "ui/profile/profile_charts.h"
 #include "ui/profile/profile_dock.h"
@@ -91,6 +94,24 @@ class TstProfileDock : public QObject {
     for (const auto& v : QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray())
       nodeEvents += v.toObject().value("cat").toString() == "node";
     QCOMPARE(nodeEvents, int(dock->after()->nodes.size() * dock->after()->runMs.size()));
+    // The heatmap switched on with the fresh profile: the slowest node is the deepest red.
+    auto* canvas = w.findChild<ui::canvas::GraphCanvas*>();
+    QVERIFY(canvas->heatVisible());
+    auto* legend = w.findChild<QWidget*>(QStringLiteral("heatLegend"));
+    QVERIFY(legend && legend->isVisible());
+    const auto costs = dock->nodeCosts();
+    QCOMPARE(costs.size(), int(dock->after()->nodes.size()));
+    const auto slowest = std::max_element(costs.begin(), costs.end()).key();
+    QColor hot, other;
+    QVERIFY(canvas->graphScene()->nodeHeat(slowest, &hot));
+    QCOMPARE(hot, ui::canvas::heatColour(1.0));
+    w.findChild<QAction*>(QStringLiteral("heatmapAction"))->setChecked(false);
+    QVERIFY(!canvas->heatVisible());
+    QVERIFY(!canvas->graphScene()->nodeHeat(slowest, &other));
+    w.findChild<QAction*>(QStringLiteral("heatmapAction"))->setChecked(true);
+    canvas->expandAll();
+    QTRY_VERIFY(!canvas->layoutPending());
+    canvas->revealNode(slowest);
     const QString out = test::testdata(QStringLiteral("screenshots"));
     QDir().mkpath(out);
     QTest::qWait(300);  // let the charts lay out before the grab

@@ -125,6 +125,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         return;
       }
   });
+  // The right column: the inspector on top; IR, rewrites and history share the space below as tabs.
+  if (auto* history = findChild<QDockWidget*>(QStringLiteral("historyDock"))) {
+    tabifyDockWidget(irDock, rewriteDock);
+    tabifyDockWidget(rewriteDock, history);
+    irDock->raise();
+  }
   buildMenus();
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
                               "or try File > Open Sample."));
@@ -179,6 +185,20 @@ void MainWindow::buildMenus() {
   viewMenu->addAction(tr("&Expand All"), this, [this] { canvas_->expandAll(); });
   viewMenu->addAction(tr("&Collapse All"), this, [this] { canvas_->collapseAll(); });
   viewMenu->addSeparator();
+  heatAction_ = viewMenu->addAction(tr("Cost &Heatmap"));
+  heatAction_->setObjectName(QStringLiteral("heatmapAction"));
+  heatAction_->setCheckable(true);
+  heatAction_->setEnabled(false);
+  heatAction_->setToolTip(tr("Colour nodes by their self time in the last profile (Profile dock)"));
+  connect(heatAction_, &QAction::toggled, this, [this](bool on) {
+    canvas_->setHeat(on ? profileDock_->nodeCosts() : QHash<NodeId, double>{});
+  });
+  connect(profileDock_, &ProfileDock::costsChanged, this, [this] {
+    heatAction_->setEnabled(!profileDock_->nodeCosts().isEmpty());
+    if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
+    else heatAction_->setChecked(true);  // a fresh profile is shown on the graph at once
+  });
+  viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 
   QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
@@ -232,6 +252,8 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   profileDock_->setDocument(document_.get());
+  heatAction_->setChecked(false);  // the costs belonged to the previous model
+  heatAction_->setEnabled(false);
   refreshView();
   editActions_->startSession();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
@@ -246,6 +268,7 @@ void MainWindow::refreshView() {
   findBar_->setView(view_.get());
   // A new revision of the same document keeps the open groups; a new document starts collapsed.
   canvas_->setView(view_, shownDocument_ == document_.get());
+  if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
   shownDocument_ = document_.get();
   inspector_->showNode(view_.get(), core::model::kNoNode);
   statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")

@@ -71,6 +71,7 @@ class MainWindow : public QMainWindow {
   EditActions* editActions_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   ProfileDock* profileDock_ = nullptr;
+  QAction* heatAction_ = nullptr;
 };
 
 }  // namespace graft::ui

@@ -79,7 +79,7 @@ QSizeF nodeSize(const model::ViewNode& node) {
 QStringList groupLabel(const model::ViewGroup& group) {
   const QString name = group.name.isEmpty() ? QStringLiteral("model") : group.name;
   return {group.typeName.isEmpty() ? name : QStringLiteral("%1: %2").arg(name, group.typeName),
-          QStringLiteral("%1 ops").arg(group.totalNodes)};
+          group.totalOps == 1 ? QStringLiteral("1 op") : QStringLiteral("%1 ops").arg(group.totalOps)};
 }
 
 QSizeF collapsedGroupSize(const model::ViewGroup& group) {

@@ -3,6 +3,7 @@
 #include "core/layout/labels.h"
 
 #include <QtGui/QPainter>
+#include <algorithm>
 #include <cmath>
 
 namespace graft::ui::canvas {
@@ -51,9 +52,16 @@ QFont labelFont() {
   return f;
 }
 
-void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod) {
+QColor heatColour(double fraction) {
+  // sqrt spreads the many cheap nodes apart from each other; hue runs yellow (60) to red (0).
+  const double f = std::sqrt(std::clamp(fraction, 0.0, 1.0));
+  return QColor::fromHsvF(std::max(0.0, (1.0 - f) * 60.0 / 360.0), 0.15 + 0.8 * f, 1.0 - 0.25 * f);
+}
+
+void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
+               const QColor* heat) {
   p.setPen(selected ? QPen(QColor(0xe0, 0x6c, 0x00), 2.5) : QPen(QColor(0x70, 0x70, 0x70), 1));
-  p.setBrush(fillFor(node.op));
+  p.setBrush(heat ? *heat : fillFor(node.op));
   if (lod < kTextLod) {
     p.drawRect(rect);
     return;
@@ -65,7 +73,7 @@ void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& nod
 QRectF toggleRect(const QRectF& r) { return QRectF(r.left() + 4, r.top() + 4, 12, 12); }
 
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
-                bool highlighted, double lod) {
+                bool highlighted, double lod, const QColor* heat) {
   const QPen pen = highlighted ? QPen(QColor(0xe0, 0x6c, 0x00), 2.5) : QPen(QColor(0x8a, 0x96, 0xa8), 1);
   p.setPen(pen);
   if (expanded) {
@@ -81,7 +89,7 @@ void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& g
     p.drawText(QRectF(rect.left() + 20, rect.top(), rect.width() - 22, kTitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
                title);
   } else {
-    p.setBrush(QColor(0xc9, 0xd6, 0xea));
+    p.setBrush(heat ? *heat : QColor(0xc9, 0xd6, 0xea));
     p.drawRoundedRect(rect, 4, 4);
     if (lod < kTextLod) return;
     drawLines(p, rect, core::layout::groupLabel(group), 16);

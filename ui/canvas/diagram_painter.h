@@ -16,9 +16,13 @@ QFont labelFont();
 // Below this level of detail boxes are drawn without text.
 inline constexpr double kTextLod = 0.45;
 
-void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod);
+// `heat`, when given, replaces the op-kind fill (the cost heatmap).
+void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
+               const QColor* heat = nullptr);
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
-                bool highlighted, double lod);
+                bool highlighted, double lod, const QColor* heat = nullptr);
+// The heatmap colour of a cost `fraction` in [0, 1] of the slowest node: pale yellow to deep red.
+QColor heatColour(double fraction);
 // The +/- toggle's rectangle within a group's rect.
 QRectF toggleRect(const QRectF& groupRect);
 QPainterPath edgePath(const core::layout::DiagramEdge& edge);

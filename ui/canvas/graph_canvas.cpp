@@ -1,5 +1,7 @@
 #include "ui/canvas/graph_canvas.h"
 
+#include "ui/canvas/heat_legend.h"
+
 #include "ui/canvas/diagram_painter.h"
 #include "core/layout/layout_service.h"
 #include "ui/canvas/graph_items.h"
@@ -179,8 +181,20 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
   if (!scene_->detailVisible() && scene_->view()) paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
 }
 
+void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs) {
+  scene_->setHeat(selfMs);
+  if (!heatLegend_) heatLegend_ = new HeatLegend(this);
+  heatLegend_->setMaxMs(scene_->heatMaxMs());
+  heatLegend_->setVisible(scene_->heatVisible());
+  heatLegend_->move(8, height() - heatLegend_->height() - 8);
+  viewport()->update();
+}
+
+bool GraphCanvas::heatVisible() const { return scene_->heatVisible(); }
+
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  if (heatLegend_) heatLegend_->move(8, height() - heatLegend_->height() - 8);
   Q_EMIT viewportMoved();
 }
 

@@ -13,6 +13,7 @@ namespace graft::core::layout { class LayoutService; }
 namespace graft::ui::canvas {
 
 class GraphScene;
+class HeatLegend;
 
 class GraphCanvas : public QGraphicsView {
   Q_OBJECT
@@ -37,6 +38,11 @@ class GraphCanvas : public QGraphicsView {
   void selectNode(core::model::NodeId id);
   // Drops the layout in flight (Esc); the expansion goes back to what is on screen.
   void cancelLayout();
+
+  // Colours node boxes by self time (ms per node, e.g. from a profile) and shows a legend;
+  // an empty map switches the heatmap off.
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs);
+  bool heatVisible() const;
 
   void zoomBy(double factor);
   void fitToWindow();
@@ -65,6 +71,7 @@ class GraphCanvas : public QGraphicsView {
   void onLayout(int request, const core::layout::Diagram& diagram);
 
   GraphScene* scene_ = nullptr;
+  HeatLegend* heatLegend_ = nullptr;
   core::layout::LayoutService* service_ = nullptr;
   std::shared_ptr<const core::model::GraphView> view_;
   core::layout::Expansion expanded_{0};

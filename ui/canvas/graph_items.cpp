@@ -21,7 +21,10 @@ NodeItem::NodeItem(core::model::NodeId id, const QRectF& rect) : id_(id), rect_(
 
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
-  if (const auto* n = s->view() ? s->view()->node(id_) : nullptr) paintNode(*p, rect_, *n, s->selectedNode() == id_, lodOf(p, option));
+  QColor heat;
+  const bool hot = s->nodeHeat(id_, &heat);
+  if (const auto* n = s->view() ? s->view()->node(id_) : nullptr)
+    paintNode(*p, rect_, *n, s->selectedNode() == id_, lodOf(p, option), hot ? &heat : nullptr);
 }
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
@@ -38,7 +41,9 @@ GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth)
 void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
   if (!s->view()) return;
-  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option));
+  QColor heat;
+  const bool hot = !expanded_ && s->groupHeat(group_, &heat);
+  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr);
 }
 
 void GroupItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {

@@ -77,6 +77,35 @@ void GraphScene::setDetailVisible(bool visible) {
   for (QGraphicsItem* item : items()) item->setVisible(visible);
 }
 
+void GraphScene::setHeat(const QHash<NodeId, double>& selfMs) {
+  heat_ = selfMs;
+  groupHeat_.clear();
+  heatMax_ = 0;
+  for (double v : heat_) heatMax_ = std::max(heatMax_, v);
+  if (view_) {
+    for (auto it = heat_.begin(); it != heat_.end(); ++it) {
+      const auto* n = view_->node(it.key());
+      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) groupHeat_[g] += it.value();
+    }
+  }
+  update();
+}
+
+bool GraphScene::nodeHeat(NodeId id, QColor* colour) const {
+  auto it = heat_.constFind(id);
+  if (heat_.isEmpty()) return false;
+  *colour = heatColour(it == heat_.constEnd() || heatMax_ <= 0 ? 0.0 : *it / heatMax_);
+  return true;
+}
+
+bool GraphScene::groupHeat(int group, QColor* colour) const {
+  if (heat_.isEmpty()) return false;
+  double max = 0;
+  for (double v : groupHeat_) max = std::max(max, v);
+  *colour = heatColour(max <= 0 ? 0.0 : groupHeat_.value(group) / max);
+  return true;
+}
+
 void GraphScene::setSelectedNode(NodeId id) {
   auto* oldItem = itemShowing(selected_);
   if (auto* g = dynamic_cast<GroupItem*>(oldItem)) g->setHighlighted(false);

@@ -32,6 +32,15 @@ class GraphScene : public QGraphicsScene {
   // The visible item that shows `id`: its own box or the collapsed group holding it.
   QGraphicsItem* itemShowing(core::model::NodeId id) const;
 
+  // The cost heatmap: self time per node (ms). Empty switches it off. Collapsed groups show
+  // the sum over the nodes inside them.
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs);
+  bool heatVisible() const { return !heat_.isEmpty(); }
+  double heatMaxMs() const { return heatMax_; }
+  // The fill of node `id` / collapsed group `group` under the heatmap; false where none applies.
+  bool nodeHeat(core::model::NodeId id, QColor* colour) const;
+  bool groupHeat(int group, QColor* colour) const;
+
   // What hovering at `scenePos` shows: an edge's value and tensor type, a node's kind and outputs.
   QString toolTipAt(QPointF scenePos) const;
 
@@ -53,6 +62,9 @@ class GraphScene : public QGraphicsScene {
   std::unordered_map<int, GroupItem*> groups_;
   core::model::NodeId selected_ = core::model::kNoNode;
   bool detailVisible_ = true;
+  QHash<core::model::NodeId, double> heat_;
+  QHash<int, double> groupHeat_;
+  double heatMax_ = 0;
 };
 
 }  // namespace graft::ui::canvas

@@ -204,7 +204,15 @@ void ProfileDock::showResult() {
   if (both) text += QLatin1Char(' ') + speedupText();
   summary_->setText(text);
   exportButton_->setEnabled(true);
+  Q_EMIT costsChanged();
   Q_EMIT finished(true, text);
+}
+
+QHash<core::model::NodeId, double> ProfileDock::nodeCosts() const {
+  QHash<core::model::NodeId, double> costs;
+  if (after_)
+    for (const auto& n : after_->nodes) costs.insert(n.node, n.selfMs.median);
+  return costs;
 }
 
 bool ProfileDock::exportTrace(const QString& path, QString* error) const {

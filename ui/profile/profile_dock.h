@@ -36,12 +36,15 @@ class ProfileDock : public QDockWidget {
   const std::optional<core::profile::Profile>& before() const { return before_; }
   const std::optional<core::profile::Profile>& after() const { return after_; }
   QString speedupText() const;
+  // Median self time per node of the current revision's profile (empty before a run).
+  QHash<core::model::NodeId, double> nodeCosts() const;
   // Writes the current revision's profile as Chrome-trace JSON (atomically).
   bool exportTrace(const QString& path, QString* error = nullptr) const;
 
  Q_SIGNALS:
   void finished(bool ok, const QString& message);
   void nodeClicked(core::model::NodeId id);
+  void costsChanged();
 
  private:
   struct Result {

@@ -1,0 +1,37 @@
+#include "ui/canvas/heat_legend.h"
+
+#include "ui/canvas/diagram_painter.h"
+
+#include <QtGui/QPainter>
+
+namespace graft::ui::canvas {
+
+HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("heatLegend"));
+  setAttribute(Qt::WA_TransparentForMouseEvents);
+  resize(sizeHint());
+}
+
+void HeatLegend::setMaxMs(double ms) {
+  maxMs_ = ms;
+  update();
+}
+
+void HeatLegend::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setPen(QColor(0x90, 0x90, 0x90));
+  p.setBrush(QColor(255, 255, 255, 235));
+  p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 4, 4);
+  const QRect ramp(8, 20, width() - 16, 10);
+  for (int x = 0; x < ramp.width(); ++x)
+    p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()), heatColour(double(x) / std::max(1, ramp.width() - 1)));
+  p.setPen(Qt::black);
+  p.drawText(QRect(8, 3, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter, tr("Self time per node (median)"));
+  QFont small = font();
+  small.setPointSizeF(font().pointSizeF() * 0.85);
+  p.setFont(small);
+  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignLeft, QStringLiteral("0 ms"));
+  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignRight, QStringLiteral("%1 ms").arg(maxMs_, 0, 'g', 3));
+}
+
+}  // namespace graft::ui::canvas

@@ -1,0 +1,21 @@
+#pragma once
+// The cost heatmap's legend: the colour ramp from 0 to the slowest node's self time.
+#include <QtWidgets/QWidget>
+
+namespace graft::ui::canvas {
+
+class HeatLegend : public QWidget {
+  Q_OBJECT
+ public:
+  explicit HeatLegend(QWidget* parent = nullptr);
+  void setMaxMs(double ms);
+  QSize sizeHint() const override { return {260, 44}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  double maxMs_ = 0;
+};
+
+}  // namespace graft::ui::canvas
