@@ -4,6 +4,8 @@
 #include "core/model/graph_view.h"
 #include "core/profile/profiler.h"
 #include "core/report/profile_report.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/library.h"
 #include "core/samples/samples.h"
 #include "test_support.h"
 
@@ -88,6 +90,37 @@ class TstProfile : public QObject {
     for (const char* key : {"runs", "median_ms", "p10_ms", "p90_ms", "forward_median_ms", "nodes", "by_op"})
       QVERIFY2(json.contains(QLatin1String(key)), key);
     QCOMPARE(json.value("runs").toInt(), 3);
+  }
+  void foldConvBnShowsInTheProfile() {
+    auto loaded = io::loadFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    QVERIFY(loaded.ok());
+    auto& doc = *loaded.document;
+    const auto library = rewrite::RuleLibrary::load();
+    const auto* rule = library.find(QStringLiteral("fold-conv-bn"));
+    QVERIFY(rule);
+    auto folded = rewrite::applySteps(*doc.current(), {rewrite::Step::ofRule(*rule)}, doc.ids());
+    QVERIFY2(folded.ok(), qPrintable(folded.error));
+    doc.commit(folded.revision);
+    profile::ProfileOptions options;
+    options.runs = 3;
+    options.warmup = 1;
+    const std::vector<c10::IValue> x{torch::randn({1, 3, 224, 224})};
+    const auto before = profile::profileRevision(*doc.original(), x, options);
+    const auto after = profile::profileRevision(*doc.current(), x, options);
+    auto perRun = [](const profile::Profile& p, const QString& op) {
+      int n = 0;
+      for (const auto& e : p.events) n += e.depth == 0 && e.name == op;
+      return n / p.runMs.size();
+    };
+    QCOMPARE(perRun(before, "aten::batch_norm"), 20);
+    QCOMPARE(perRun(after, "aten::batch_norm"), 0);
+    QCOMPARE(perRun(after, "aten::_convolution"), perRun(before, "aten::_convolution"));
+    QVERIFY(perRun(after, "aten::_convolution") + perRun(after, "aten::batch_norm") <
+            perRun(before, "aten::_convolution") + perRun(before, "aten::batch_norm"));
+    bool beforeHasBn = false, afterHasBn = false;
+    for (const auto& k : before.byOp) beforeHasBn |= k.op == "aten::batch_norm";
+    for (const auto& k : after.byOp) afterHasBn |= k.op == "aten::batch_norm";
+    QVERIFY(beforeHasBn && !afterHasBn);
   }
   void cancelStopsEarly() {
     auto doc = io::loadSample(QStringLiteral("mlp")).document;
