@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand()};
+  return {infoCommand(), irCommand(), compareCommand()};
 }
 
 }  // namespace graft::cli

@@ -8,6 +8,7 @@ namespace graft::cli {
 
 Command infoCommand();
 Command irCommand();
+Command compareCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();
