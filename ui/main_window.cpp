@@ -3,6 +3,7 @@
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/samples/samples.h"
+#include "ui/compare_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
@@ -44,6 +45,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
 
   buildMenus();
+
+  // Compare: revisions A/B of the open document, run in a worker thread.
+  compareDock_ = new CompareDock(this);
+  auto* compareDock = new QDockWidget(tr("Compare"), this);
+  compareDock->setObjectName(QStringLiteral("compareDock"));
+  compareDock->setWidget(compareDock_);
+  addDockWidget(Qt::RightDockWidgetArea, compareDock);
+  compareDock->hide();
+  connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
+  menuBar()->addMenu(tr("&View"))->addAction(compareDock->toggleViewAction());
+
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
                               "or try File > Open Sample."));
 }
@@ -115,6 +127,7 @@ bool MainWindow::openSample(const QString& name, bool freeze) {
 
 void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   document_ = std::move(document);
+  if (compareDock_) compareDock_->setDocument(document_.get());
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   refreshView();

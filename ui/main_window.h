@@ -9,6 +9,7 @@ namespace graft::core::model { class Document; }
 
 namespace graft::ui {
 
+class CompareDock;
 class IrView;
 class ModuleTree;
 
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   IrView* irView_ = nullptr;
   ModuleTree* moduleTree_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  CompareDock* compareDock_ = nullptr;
 };
 
 }  // namespace graft::ui

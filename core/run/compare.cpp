@@ -158,6 +158,7 @@ CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB,
   RunOptions oa, ob;
   oa.device = options.deviceA;
   ob.device = options.deviceB;
+  oa.cancel = ob.cancel = options.cancel;
   RunResult ra = ea.run(inputs, oa);
   if (!ra.ok) { result.error = QStringLiteral("A: ") + ra.error.headline(); return result; }
   RunResult rb = eb.run(inputs, ob);

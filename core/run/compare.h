@@ -2,6 +2,7 @@
 // Comparing two runs: outputs element-wise and intermediates node by node.
 #include "core/run/executor.h"
 
+#include <atomic>
 #include <optional>
 
 namespace graft::core::run {
@@ -59,6 +60,7 @@ struct CompareOptions {
   c10::Device deviceB = c10::Device(c10::kCPU);
   bool perNode = false;  // always compare intermediates (otherwise only when outputs differ)
   NodeMatching matching = NodeMatching::ById;
+  const std::atomic<bool>* cancel = nullptr;  // polled between nodes; a cancelled run fails
 };
 
 struct CompareResult {

@@ -80,6 +80,7 @@ struct Executor::Plan {
     c10::IValue constant;
     std::vector<int> in, out;
     std::vector<int> freeAfter;  // top-level slots whose last use is this step
+    std::vector<bool> moveIn;    // per input: its last use, so hand it over as the interpreter does
     std::vector<std::unique_ptr<BlockPlan>> blocks;
     bool record = false;  // an op node (kind not prim::): recorded and timed
     model::NodeId id = model::kNoNode;
@@ -185,6 +186,15 @@ struct Executor::Plan {
     for (Value* v : block->outputs()) keep.insert(slot(v));
     for (const auto& [s, i] : lastUse)
       if (!keep.count(s)) top.steps[i].freeAfter.push_back(s);
+    for (Step& st : top.steps) {
+      st.moveIn.assign(st.in.size(), false);
+      if (st.kind != StepKind::Op) continue;
+      for (size_t k = 0; k < st.in.size(); ++k) {
+        const bool last = std::find(st.freeAfter.begin(), st.freeAfter.end(), st.in[k]) != st.freeAfter.end();
+        const bool usedLater = std::find(st.in.begin() + k + 1, st.in.end(), st.in[k]) != st.in.end();
+        st.moveIn[k] = last && !usedLater;
+      }
+    }
   }
 
   at::Tensor onDevice(const at::Tensor& t, c10::Device device) {
@@ -208,6 +218,7 @@ struct Executor::Plan {
 
   void runBlock(BlockPlan& b, const RunOptions& o, RunResult& result) {
     for (Step& s : b.steps) {
+      if (o.cancel && o.cancel->load(std::memory_order_relaxed)) fail(s, "cancelled");
       try {
         runStep(s, o, result);
       } catch (const c10::Error& e) {
@@ -291,7 +302,10 @@ struct Executor::Plan {
     }
     torch::jit::Stack stack;
     stack.reserve(std::max(s.in.size(), s.out.size()));
-    for (int i : s.in) stack.push_back(env[i]);
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
+      else stack.push_back(env[s.in[k]]);
+    }
     const auto start = std::chrono::steady_clock::now();
     if (s.fallback) s.fallback->run(stack);
     else s.op(stack);

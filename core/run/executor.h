@@ -8,6 +8,7 @@
 #include <c10/core/Device.h>
 
 #include <QtCore/QString>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -29,6 +30,7 @@ struct RunOptions {
   bool keepIntermediates = false;  // instrumented only: keep every op node's outputs
   // Instrumented only: called after each op node ran (for profiling without keeping values).
   std::function<void(const NodeRecord&)> onNode;
+  const std::atomic<bool>* cancel = nullptr;  // instrumented only: polled before each node
 };
 
 struct RunError {
