@@ -10,6 +10,7 @@
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/minimap.h"
 #include "ui/edit_actions.h"
+#include "ui/compare_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
 #include "ui/inspector.h"
@@ -131,7 +132,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabifyDockWidget(rewriteDock, history);
     irDock->raise();
   }
+  // Compare: revisions A/B of the open document, run in a worker thread; it shares the bottom
+  // area with the Profile dock.
+  compareDock_ = new CompareDock(this);
+  auto* compareDock = new QDockWidget(tr("Compare"), this);
+  compareDock->setObjectName(QStringLiteral("compareDock"));
+  compareDock->setWidget(compareDock_);
+  addDockWidget(Qt::BottomDockWidgetArea, compareDock);
+  tabifyDockWidget(profileDock_, compareDock);
+  compareDock->hide();
+  connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
   buildMenus();
+
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
                               "or try File > Open Sample."));
 }
@@ -249,6 +261,7 @@ bool MainWindow::openSample(const QString& name, bool freeze) {
 void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   editActions_->closeSession();  // its journal refers to the old document
   document_ = std::move(document);
+  if (compareDock_) compareDock_->setDocument(document_.get());
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   profileDock_->setDocument(document_.get());

@@ -12,6 +12,7 @@ namespace graft::ui {
 class FindBar;
 class Inspector;
 class EditActions;
+class CompareDock;
 class IrView;
 class ModuleTree;
 class ProfileDock;
@@ -72,6 +73,7 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   ProfileDock* profileDock_ = nullptr;
   QAction* heatAction_ = nullptr;
+  CompareDock* compareDock_ = nullptr;
 };
 
 }  // namespace graft::ui

@@ -3,7 +3,8 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), replayCommand(), profileCommand()};
+  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(),
+          profileCommand(), replayCommand()};
 }
 
 }  // namespace graft::cli

@@ -13,6 +13,7 @@ Command layoutCommand();
 Command replayCommand();
 Command rulesCommand();
 Command rewriteCommand();
+Command compareCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

@@ -1,0 +1,15 @@
+#pragma once
+// compare results as JSON (graft-cli compare --json, the Compare dock) and as text.
+#include "core/run/compare.h"
+
+#include <QtCore/QJsonObject>
+
+namespace graft::core::report {
+
+// outputs[] {index, max_abs, max_rel, mismatched, allclose, cosine}, equal, first_divergence
+// (null when none), unmatched_a/unmatched_b counts and, with `perNode`, nodes[].
+// Non-finite numbers (NaN, shape mismatches) are written as null.
+QJsonObject compareReport(const run::CompareResult& result, const run::Tolerance& tol, bool perNode);
+QString compareText(const run::CompareResult& result, const run::Tolerance& tol);
+
+}  // namespace graft::core::report

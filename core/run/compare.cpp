@@ -1,0 +1,188 @@
+#include "core/run/compare.h"
+
+#include <torch/script.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace graft::core::run {
+
+TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol) {
+  TensorDiff d;
+  d.numel = std::max(aIn.numel(), bIn.numel());
+  if (aIn.sizes() != bIn.sizes()) {
+    d.allclose = false;
+    d.mismatched = d.numel;
+    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
+    d.cosine = 0;
+    d.note = QStringLiteral("shapes differ: %1 vs %2").arg(describe(aIn), describe(bIn));
+    return d;
+  }
+  if (d.numel == 0) return d;
+  const at::Tensor a = aIn.detach().to(torch::kCPU).to(torch::kDouble);
+  const at::Tensor b = bIn.detach().to(torch::kCPU).to(torch::kDouble);
+  const at::Tensor diff = (a - b).abs();
+  const at::Tensor absB = b.abs();
+  const at::Tensor within = diff <= (tol.atol + tol.rtol * absB);  // NaN compares false: a mismatch
+  d.mismatched = d.numel - within.sum().item<int64_t>();
+  d.allclose = d.mismatched == 0;
+  const at::Tensor nan = diff.isnan();
+  d.maxAbs = nan.any().item<bool>() ? std::numeric_limits<double>::quiet_NaN() : diff.max().item<double>();
+  const at::Tensor nonzero = absB > 0;
+  d.maxRel = nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / absB.masked_select(nonzero)).max().item<double>() : 0.0;
+  const double na = a.norm().item<double>(), nb = b.norm().item<double>();
+  if (na == 0 && nb == 0) d.cosine = 1;
+  else if (na == 0 || nb == 0) d.cosine = 0;
+  else d.cosine = (a.flatten().dot(b.flatten())).item<double>() / (na * nb);
+  if (a.is_floating_point() && !aIn.is_floating_point()) d.cosine = std::clamp(d.cosine, -1.0, 1.0);
+  return d;
+}
+
+namespace {
+void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
+  if (v.isTensor()) out.push_back(v.toTensor());
+  else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) flattenInto(e, out);
+  else if (v.isList()) for (const auto& e : v.toListRef()) flattenInto(e, out);
+  else if (v.isDouble()) out.push_back(torch::scalar_tensor(v.toDouble(), torch::kDouble));
+  else if (v.isInt()) out.push_back(torch::scalar_tensor(v.toInt(), torch::kLong));
+  else if (v.isBool()) out.push_back(torch::scalar_tensor(v.toBool(), torch::kBool));
+}
+
+TensorDiff worst(const std::vector<TensorDiff>& diffs) {
+  TensorDiff w;
+  for (const auto& d : diffs) {
+    const bool worse = (!d.allclose && w.allclose) || (d.allclose == w.allclose && !(d.maxAbs <= w.maxAbs));
+    if (worse) w = d;
+  }
+  return w;
+}
+}  // namespace
+
+std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : values) flattenInto(v, out);
+  return out;
+}
+
+std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
+                                       const Tolerance& tol) {
+  const auto ta = flattenTensors(a), tb = flattenTensors(b);
+  std::vector<TensorDiff> diffs;
+  for (size_t i = 0; i < std::min(ta.size(), tb.size()); ++i) diffs.push_back(compareTensors(ta[i], tb[i], tol));
+  if (ta.size() != tb.size()) {
+    TensorDiff d;
+    d.allclose = false;
+    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
+    d.cosine = 0;
+    d.note = QStringLiteral("A has %1 output tensor(s), B has %2").arg(ta.size()).arg(tb.size());
+    diffs.push_back(d);
+  }
+  return diffs;
+}
+
+NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
+                            const model::Revision& revB, NodeMatching matching, const Tolerance& tol) {
+  const size_t na = a.nodes.size(), nb = b.nodes.size();
+  std::vector<int> partnerOfA(na, -1), partnerOfB(nb, -1);
+  std::unordered_map<model::NodeId, size_t> indexA, indexB;
+  for (size_t i = 0; i < na; ++i) indexA[a.nodes[i].id] = i;
+  for (size_t i = 0; i < nb; ++i) indexB[b.nodes[i].id] = i;
+  auto pair = [&](size_t ia, size_t ib) { partnerOfA[ia] = int(ib); partnerOfB[ib] = int(ia); };
+
+  if (matching == NodeMatching::ById) {
+    for (size_t ia = 0; ia < na; ++ia)
+      if (auto it = indexB.find(a.nodes[ia].id); it != indexB.end()) pair(ia, it->second);
+  } else {
+    // Key: module path, op and how many such nodes came before. Executed nodes only, so loops
+    // that ran a different number of times stay comparable up to where they part.
+    auto keys = [](const std::vector<NodeRecord>& nodes) {
+      std::map<QString, int> seen;
+      std::vector<QString> out;
+      for (const auto& r : nodes) {
+        const QString base = r.modulePath + QLatin1Char('|') + r.op;
+        out.push_back(base + QLatin1Char('|') + QString::number(seen[base]++));
+      }
+      return out;
+    };
+    const auto ka = keys(a.nodes), kb = keys(b.nodes);
+    std::unordered_map<QString, size_t> byKey;
+    for (size_t ib = 0; ib < nb; ++ib) byKey.emplace(kb[ib], ib);
+    for (size_t ia = 0; ia < na; ++ia)
+      if (auto it = byKey.find(ka[ia]); it != byKey.end()) pair(ia, it->second);
+  }
+
+  // Pair leftovers through their consumers, last first so chains of new nodes resolve.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t ib = nb; ib-- > 0;) {
+      if (partnerOfB[ib] >= 0) continue;
+      const torch::jit::Node* nodeB = revB.nodeOf(b.nodes[ib].id);
+      if (!nodeB) continue;
+      for (size_t k = 0; k < nodeB->outputs().size() && partnerOfB[ib] < 0; ++k) {
+        for (const auto& use : nodeB->outputs()[k]->uses()) {
+          const torch::jit::Node* userA = nullptr;
+          if (use.user == revB.graph()->return_node()) userA = revA.graph()->return_node();
+          else if (auto it = indexB.find(revB.idOf(use.user)); it != indexB.end() && partnerOfB[it->second] >= 0)
+            userA = revA.nodeOf(a.nodes[partnerOfB[it->second]].id);
+          if (!userA || use.offset >= userA->inputs().size()) continue;
+          const torch::jit::Node* producerA = userA->inputs()[use.offset]->node();
+          auto pa = indexA.find(revA.idOf(producerA));
+          if (pa == indexA.end() || partnerOfA[pa->second] >= 0) continue;
+          pair(pa->second, ib);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  NodeComparison result;
+  for (size_t ia = 0; ia < na; ++ia) {
+    if (partnerOfA[ia] < 0) { result.unmatchedA.push_back(&a.nodes[ia]); continue; }
+    const NodeRecord& ra = a.nodes[ia];
+    const NodeRecord& rb = b.nodes[partnerOfA[ia]];
+    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, worst(compareOutputs(ra.outputs, rb.outputs, tol))};
+    if (!nd.diff.allclose && !result.firstDivergence) result.firstDivergence = nd;
+    result.nodes.push_back(std::move(nd));
+  }
+  for (size_t ib = 0; ib < nb; ++ib)
+    if (partnerOfB[ib] < 0) result.unmatchedB.push_back(&b.nodes[ib]);
+  return result;
+}
+
+CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
+                               const CompareOptions& options) {
+  CompareResult result;
+  Executor ea(revA), eb(revB);
+  RunOptions oa, ob;
+  oa.device = options.deviceA;
+  ob.device = options.deviceB;
+  oa.cancel = ob.cancel = options.cancel;
+  RunResult ra = ea.run(inputs, oa);
+  if (!ra.ok) { result.error = QStringLiteral("A: ") + ra.error.headline(); return result; }
+  RunResult rb = eb.run(inputs, ob);
+  if (!rb.ok) { result.error = QStringLiteral("B: ") + rb.error.headline(); return result; }
+  result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol);
+  result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
+  result.ok = true;
+  if (result.equal && !options.perNode) return result;
+  // Intermediates: run both again node by node, keeping every op node's outputs.
+  ra = {}; rb = {};
+  oa.instrumented = ob.instrumented = true;
+  oa.keepIntermediates = ob.keepIntermediates = true;
+  ra = ea.run(inputs, oa);
+  rb = eb.run(inputs, ob);
+  if (!ra.ok || !rb.ok) {
+    result.error = (!ra.ok ? QStringLiteral("A: ") + ra.error.headline() : QStringLiteral("B: ") + rb.error.headline());
+    result.ok = false;
+    return result;
+  }
+  result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol);
+  // NodeComparison points into the runs' records: keep them alive with the result.
+  result.runA = std::make_shared<RunResult>(std::move(ra));
+  result.runB = std::make_shared<RunResult>(std::move(rb));
+  return result;
+}
+
+}  // namespace graft::core::run

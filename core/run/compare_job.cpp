@@ -1,0 +1,114 @@
+#include "core/run/compare_job.h"
+
+#include "core/model/document.h"
+#include "core/run/compare.h"
+
+#include <torch/script.h>
+
+#include <cmath>
+
+namespace graft::core::run {
+
+namespace {
+CompareRow rowOf(const TensorDiff& d) {
+  CompareRow r;
+  r.maxAbs = d.maxAbs;
+  r.maxRel = d.maxRel;
+  r.cosine = d.cosine;
+  r.mismatched = d.mismatched;
+  r.numel = d.numel;
+  r.pass = d.allclose;
+  r.note = d.note;
+  return r;
+}
+
+CompareRow rowOf(const NodeDiff& n) {
+  CompareRow r = rowOf(n.diff);
+  r.node = n.nodeB;
+  r.op = n.opA == n.opB ? n.opB : n.opA + QStringLiteral(" -> ") + n.opB;
+  r.modulePath = n.modulePath;
+  r.label = n.modulePath.isEmpty() ? QStringLiteral("<top>") : n.modulePath;
+  return r;
+}
+}  // namespace
+
+CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
+  CompareSummary s;
+  if (!req.a || !req.b) { s.error = QStringLiteral("choose two revisions"); return s; }
+  QString error;
+  auto devA = Executor::parseDevice(req.deviceA, &error);
+  auto devB = devA ? Executor::parseDevice(req.deviceB, &error) : std::nullopt;
+  if (!devA || !devB) { s.error = error; return s; }
+  InputResult inputs;
+  if (!req.inputSpecs.isEmpty()) inputs = parseInputs(req.inputSpecs, req.seed);
+  else if (req.document) inputs = defaultInputs(*req.document, req.seed);
+  else inputs.error = QStringLiteral("give an input spec, e.g. 1x3x224x224:float32");
+  if (!inputs.inputs) { s.error = inputs.error; return s; }
+  CompareOptions o;
+  o.tol = {req.atol, req.rtol};
+  o.deviceA = *devA;
+  o.deviceB = *devB;
+  o.perNode = req.perNode;
+  o.matching = NodeMatching::ById;
+  o.cancel = cancel;
+  auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *inputs.inputs, o));
+  if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }
+  if (!result->ok) { s.error = result->error; return s; }
+  s.ok = true;
+  s.equal = result->equal;
+  for (size_t i = 0; i < result->outputs.size(); ++i) {
+    CompareRow r = rowOf(result->outputs[i]);
+    r.label = QStringLiteral("output %1").arg(i);
+    s.outputs.push_back(r);
+  }
+  if (result->nodes) {
+    for (const auto& n : result->nodes->nodes) s.nodes.push_back(rowOf(n));
+    if (result->nodes->firstDivergence) s.firstDivergence = rowOf(*result->nodes->firstDivergence);
+  }
+  s.detail = result;
+  return s;
+}
+
+std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins) {
+  if (!summary.detail) return std::nullopt;
+  const auto& run = sideB ? summary.detail->runB : summary.detail->runA;
+  if (!run) return std::nullopt;
+  // On side A the row's node is B's id: find A's partner through the node comparison.
+  model::NodeId id = node;
+  if (!sideB && summary.detail->nodes)
+    for (const auto& n : summary.detail->nodes->nodes)
+      if (n.nodeB == node) id = n.nodeA;
+  for (const auto& rec : run->nodes) {
+    if (rec.id != id) continue;
+    const auto tensors = flattenTensors(rec.outputs);
+    if (tensors.empty()) return std::nullopt;
+    const at::Tensor t = tensors.front().detach().to(torch::kCPU).to(torch::kDouble).flatten();
+    TensorStats st;
+    st.shape = describe(tensors.front()).section(' ', 2);
+    st.dtype = describe(tensors.front()).section(' ', 1, 1);
+    st.numel = t.numel();
+    st.nanCount = t.isnan().sum().item<int64_t>();
+    st.infCount = t.isinf().sum().item<int64_t>();
+    const at::Tensor finite = t.masked_select(t.isfinite());
+    if (finite.numel() > 0) {
+      st.min = finite.min().item<double>();
+      st.max = finite.max().item<double>();
+      st.mean = finite.mean().item<double>();
+      st.std = finite.numel() > 1 ? finite.std().item<double>() : 0.0;
+      st.histLo = st.min;
+      st.histHi = st.max > st.min ? st.max : st.min + 1;
+      const at::Tensor h = finite.histc(bins, st.histLo, st.histHi);
+      for (int i = 0; i < bins; ++i) st.histogram.push_back(h[i].item<double>());
+    }
+    return st;
+  }
+  return std::nullopt;
+}
+
+QStringList availableDevices() {
+  QStringList d{QStringLiteral("cpu")};
+  if (Executor::cudaAvailable()) d << QStringLiteral("cuda");
+  return d;
+}
+
+}  // namespace graft::core::run

@@ -1,0 +1,70 @@
+#pragma once
+// A comparison as plain data, for the GUI (no libtorch types here): what to compare, the rows
+// a results table shows, and per-node tensor statistics for the inspector.
+#include "core/model/ids.h"
+#include "core/model/revision.h"
+
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+#include <QtCore/QVector>
+#include <atomic>
+#include <memory>
+#include <optional>
+
+namespace graft::core::model { class Document; }
+
+namespace graft::core::run {
+
+struct CompareResult;
+
+struct CompareRequest {
+  model::RevisionPtr a, b;
+  const model::Document* document = nullptr;  // for default inputs when `inputSpecs` is empty
+  QStringList inputSpecs;
+  quint64 seed = 0;
+  double atol = 1e-5, rtol = 1e-4;
+  QString deviceA = QStringLiteral("cpu"), deviceB = QStringLiteral("cpu");
+  bool perNode = true;
+};
+
+struct CompareRow {
+  QString label;  // "output 0" or the module path
+  model::NodeId node = model::kNoNode;
+  QString op;     // B's op; "aten::relu -> aten::gelu" when they differ
+  QString modulePath;
+  double maxAbs = 0, maxRel = 0, cosine = 1;
+  qint64 mismatched = 0, numel = 0;
+  bool pass = true;
+  QString note;
+};
+
+struct TensorStats {
+  QString shape, dtype;
+  double min = 0, max = 0, mean = 0, std = 0;
+  qint64 nanCount = 0, infCount = 0, numel = 0;
+  double histLo = 0, histHi = 0;
+  QVector<double> histogram;  // counts of finite values in equal-width bins over [histLo, histHi]
+};
+
+struct CompareSummary {
+  bool ok = false;
+  bool cancelled = false;
+  QString error;
+  bool equal = false;
+  QVector<CompareRow> outputs;
+  QVector<CompareRow> nodes;
+  std::optional<CompareRow> firstDivergence;
+  std::shared_ptr<const CompareResult> detail;  // the runs, for statsFor()
+};
+
+// Runs the comparison (blocking: call it from a worker thread). `cancel` is polled between nodes.
+CompareSummary runCompare(const CompareRequest& request, const std::atomic<bool>* cancel = nullptr);
+
+// Statistics of node `node`'s first tensor output on side A (`sideB` false) or B; nullopt when the
+// node has no kept tensor output.
+std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins = 40);
+
+// Devices this build can run on: "cpu", plus "cuda" when available.
+QStringList availableDevices();
+
+}  // namespace graft::core::run

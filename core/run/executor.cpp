@@ -1,0 +1,426 @@
+#include "core/run/executor.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <unordered_set>
+
+namespace graft::core::run {
+
+using torch::jit::Block;
+using torch::jit::Node;
+using torch::jit::Value;
+namespace prim = c10::prim;
+
+QString modulePathOf(const Node* node) {
+  QStringList path;
+  auto stack = node->callstack();
+  if (!stack) return {};
+  for (const auto& entry : (*stack)->vec()) {
+    const auto& info = std::get<2>(entry);
+    if (!info || info->instance_name().empty()) continue;
+    path << QString::fromStdString(info->instance_name());
+  }
+  return path.join(QLatin1Char('.'));
+}
+
+QString RunError::headline() const {
+  if (node == model::kNoNode) return message;
+  QString where = QStringLiteral("node %1").arg(node);
+  if (!modulePath.isEmpty()) where += QStringLiteral(", module ") + modulePath;
+  return QStringLiteral("%1 (%2) failed: %3").arg(op, where, message);
+}
+
+namespace {
+
+enum class StepKind { Op, Constant, GetAttr, ListConstruct, TupleConstruct, ListUnpack, TupleUnpack,
+                      DictConstruct, If, Loop, PassThrough, Uninitialized };
+
+// A failure inside a node, carried out of nested blocks to Executor::run.
+struct NodeFailure {
+  RunError error;
+};
+
+c10::IValue toDevice(const c10::IValue& v, c10::Device device) {
+  if (v.isTensor()) return v.toTensor().to(device);
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& e : v.toTupleRef().elements()) items.push_back(toDevice(e, device));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(t.to(device));
+    return out;
+  }
+  return v;
+}
+
+QString errorText(const std::string& what) {
+  // libtorch messages can carry the TorchScript source and traceback: keep the first few lines.
+  QStringList lines = QString::fromStdString(what).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  while (lines.size() > 4) lines.removeLast();
+  return lines.join(QStringLiteral(" | "));
+}
+
+}  // namespace
+
+struct Executor::Plan {
+  struct BlockPlan;
+  struct Step {
+    Node* node = nullptr;
+    StepKind kind = StepKind::Op;
+    torch::jit::Operation op{nullptr};
+    std::shared_ptr<torch::jit::GraphFunction> fallback;  // nodes without an Operation
+    c10::IValue constant;
+    std::vector<int> in, out;
+    std::vector<int> freeAfter;  // top-level slots whose last use is this step
+    std::vector<bool> moveIn;    // per input: its last use, so hand it over as the interpreter does
+    std::vector<std::unique_ptr<BlockPlan>> blocks;
+    bool record = false;  // an op node (kind not prim::): recorded and timed
+    model::NodeId id = model::kNoNode;
+    QString opName, modulePath;
+  };
+  struct BlockPlan {
+    std::vector<Step> steps;
+    std::vector<int> inputs, outputs;
+  };
+
+  BlockPlan top;
+  std::unordered_map<const Value*, int> slotOf;
+  std::vector<c10::IValue> env;
+  c10::Device cacheDevice = c10::Device(c10::kCPU);
+  std::unordered_map<const c10::TensorImpl*, at::Tensor> deviceCache;  // weights moved to a device
+  size_t numUserInputs = 0;
+  QStringList inputNames;
+
+  int slot(const Value* v) {
+    auto it = slotOf.find(v);
+    if (it != slotOf.end()) return it->second;
+    const int s = int(slotOf.size());
+    slotOf[v] = s;
+    return s;
+  }
+
+  static std::shared_ptr<torch::jit::GraphFunction> oneNodeFunction(Node* node) {
+    auto g = std::make_shared<torch::jit::Graph>();
+    std::unordered_map<Value*, Value*> map;
+    for (Value* in : node->inputs()) map[in] = g->addInput()->setType(in->type());
+    Node* copy = g->createClone(node, [&](Value* v) { return map.at(v); });
+    g->insertNode(copy);
+    for (Value* o : copy->outputs()) g->registerOutput(o);
+    return std::make_shared<torch::jit::GraphFunction>("graft_node", g, nullptr);
+  }
+
+  void build(const model::Revision& rev, Block* block, BlockPlan& plan) {
+    for (Value* v : block->inputs()) plan.inputs.push_back(slot(v));
+    for (Node* n : block->nodes()) {
+      Step s;
+      s.node = n;
+      s.id = rev.idOf(n);
+      s.opName = QString::fromStdString(n->kind().toQualString());
+      s.modulePath = modulePathOf(n);
+      s.record = !s.opName.startsWith(QLatin1String("prim::"));
+      for (Value* v : n->inputs()) s.in.push_back(slot(v));
+      for (Value* v : n->outputs()) s.out.push_back(slot(v));
+      const auto k = n->kind();
+      if (k == prim::Constant) {
+        s.kind = StepKind::Constant;
+        s.constant = torch::jit::toIValue(n->output()).value_or(c10::IValue());
+      } else if (k == prim::GetAttr) s.kind = StepKind::GetAttr;
+      else if (k == prim::ListConstruct) s.kind = StepKind::ListConstruct;
+      else if (k == prim::TupleConstruct) s.kind = StepKind::TupleConstruct;
+      else if (k == prim::ListUnpack) s.kind = StepKind::ListUnpack;
+      else if (k == prim::TupleUnpack) s.kind = StepKind::TupleUnpack;
+      else if (k == prim::DictConstruct) s.kind = StepKind::DictConstruct;
+      else if (k == prim::If) s.kind = StepKind::If;
+      else if (k == prim::Loop) s.kind = StepKind::Loop;
+      else if (k == prim::unchecked_cast) s.kind = StepKind::PassThrough;
+      else if (k == prim::Uninitialized) s.kind = StepKind::Uninitialized;
+      else {
+        s.kind = StepKind::Op;
+        try {
+          s.op = n->getOperation();
+        } catch (const c10::Error&) {
+          // No registered Operation (interpreter-only prims): run the node as a one-node graph.
+          s.fallback = oneNodeFunction(n);
+        }
+      }
+      for (Block* b : n->blocks()) {
+        s.blocks.push_back(std::make_unique<BlockPlan>());
+        build(rev, b, *s.blocks.back());
+      }
+      plan.steps.push_back(std::move(s));
+    }
+    for (Value* v : block->outputs()) plan.outputs.push_back(slot(v));
+  }
+
+  // Frees top-level values after their last (top-level or nested) use, as the interpreter does,
+  // so a run without kept intermediates holds no more memory than the fast path.
+  void planFrees(Block* block) {
+    std::unordered_map<int, size_t> lastUse;
+    size_t index = 0;
+    std::function<void(Block*, size_t)> visit = [&](Block* b, size_t topIndex) {
+      for (Node* n : b->nodes()) {
+        for (Value* v : n->inputs()) lastUse[slot(v)] = topIndex;
+        for (Block* sub : n->blocks()) {
+          visit(sub, topIndex);
+          for (Value* v : sub->outputs()) lastUse[slot(v)] = topIndex;
+        }
+      }
+    };
+    for (Node* n : block->nodes()) {
+      for (Value* v : n->inputs()) lastUse[slot(v)] = index;
+      for (Block* sub : n->blocks()) {
+        visit(sub, index);
+        for (Value* v : sub->outputs()) lastUse[slot(v)] = index;
+      }
+      ++index;
+    }
+    std::unordered_set<int> keep;
+    for (Value* v : block->outputs()) keep.insert(slot(v));
+    for (const auto& [s, i] : lastUse)
+      if (!keep.count(s)) top.steps[i].freeAfter.push_back(s);
+    for (Step& st : top.steps) {
+      st.moveIn.assign(st.in.size(), false);
+      if (st.kind != StepKind::Op) continue;
+      for (size_t k = 0; k < st.in.size(); ++k) {
+        const bool last = std::find(st.freeAfter.begin(), st.freeAfter.end(), st.in[k]) != st.freeAfter.end();
+        const bool usedLater = std::find(st.in.begin() + k + 1, st.in.end(), st.in[k]) != st.in.end();
+        st.moveIn[k] = last && !usedLater;
+      }
+    }
+  }
+
+  at::Tensor onDevice(const at::Tensor& t, c10::Device device) {
+    if (t.device() == device) return t;
+    if (device != cacheDevice) { deviceCache.clear(); cacheDevice = device; }
+    auto it = deviceCache.find(t.unsafeGetTensorImpl());
+    if (it != deviceCache.end()) return it->second;
+    at::Tensor moved = t.to(device);
+    deviceCache.emplace(t.unsafeGetTensorImpl(), moved);
+    return moved;
+  }
+
+  c10::IValue constantOn(const c10::IValue& v, c10::Device device) {
+    if (device.is_cpu() || !v.isTensor()) return v;
+    return onDevice(v.toTensor(), device);
+  }
+
+  void fail(const Step& s, const std::string& what) {
+    throw NodeFailure{RunError{errorText(what), s.id, s.opName, s.modulePath}};
+  }
+
+  void runBlock(BlockPlan& b, const RunOptions& o, RunResult& result) {
+    for (Step& s : b.steps) {
+      if (o.cancel && o.cancel->load(std::memory_order_relaxed)) fail(s, "cancelled");
+      try {
+        runStep(s, o, result);
+      } catch (const c10::Error& e) {
+        fail(s, e.what_without_backtrace());
+      } catch (const NodeFailure&) {
+        throw;
+      } catch (const std::exception& e) {
+        fail(s, e.what());
+      }
+      for (int f : s.freeAfter) env[f] = c10::IValue();
+    }
+  }
+
+  void runStep(Step& s, const RunOptions& o, RunResult& result) {
+    switch (s.kind) {
+      case StepKind::Constant: env[s.out[0]] = constantOn(s.constant, o.device); return;
+      case StepKind::GetAttr: {
+        c10::IValue v = env[s.in[0]].toObjectRef().getAttr(s.node->s(c10::attr::name));
+        env[s.out[0]] = constantOn(v, o.device);
+        return;
+      }
+      case StepKind::ListConstruct: {
+        c10::impl::GenericList list(s.node->output()->type()->expectRef<c10::ListType>().getElementType());
+        list.reserve(s.in.size());
+        for (int i : s.in) list.push_back(env[i]);
+        env[s.out[0]] = c10::IValue(std::move(list));
+        return;
+      }
+      case StepKind::TupleConstruct: {
+        std::vector<c10::IValue> items;
+        for (int i : s.in) items.push_back(env[i]);
+        auto type = s.node->output()->type()->cast<c10::TupleType>();
+        env[s.out[0]] = type && type->name() ? c10::ivalue::Tuple::createNamed(std::move(items), type)
+                                             : c10::ivalue::Tuple::create(std::move(items));
+        return;
+      }
+      case StepKind::TupleUnpack: {
+        const auto& items = env[s.in[0]].toTupleRef().elements();
+        if (items.size() != s.out.size()) fail(s, "tuple has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
+        for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = items[i];
+        return;
+      }
+      case StepKind::ListUnpack: {
+        const auto items = env[s.in[0]].toListRef();
+        if (items.size() != s.out.size()) fail(s, "list has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
+        for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = items[i];
+        return;
+      }
+      case StepKind::DictConstruct: {
+        const auto& type = s.node->output()->type()->expectRef<c10::DictType>();
+        c10::impl::GenericDict dict(type.getKeyType(), type.getValueType());
+        for (size_t i = 0; i + 1 < s.in.size(); i += 2) dict.insert_or_assign(env[s.in[i]], env[s.in[i + 1]]);
+        env[s.out[0]] = c10::IValue(std::move(dict));
+        return;
+      }
+      case StepKind::If: {
+        BlockPlan& b = *s.blocks[env[s.in[0]].toBool() ? 0 : 1];
+        runBlock(b, o, result);
+        for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = env[b.outputs[i]];
+        return;
+      }
+      case StepKind::Loop: {
+        BlockPlan& b = *s.blocks[0];
+        const int64_t maxTrips = env[s.in[0]].toInt();
+        bool cond = env[s.in[1]].toBool();
+        std::vector<c10::IValue> carried;
+        for (size_t i = 2; i < s.in.size(); ++i) carried.push_back(env[s.in[i]]);
+        for (int64_t trip = 0; trip < maxTrips && cond; ++trip) {
+          env[b.inputs[0]] = trip;
+          for (size_t i = 0; i < carried.size(); ++i) env[b.inputs[i + 1]] = carried[i];
+          runBlock(b, o, result);
+          cond = env[b.outputs[0]].toBool();
+          for (size_t i = 0; i < carried.size(); ++i) carried[i] = env[b.outputs[i + 1]];
+        }
+        for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = carried[i];
+        return;
+      }
+      case StepKind::PassThrough: env[s.out[0]] = env[s.in[0]]; return;
+      case StepKind::Uninitialized: env[s.out[0]] = c10::IValue(); return;
+      case StepKind::Op: break;
+    }
+    torch::jit::Stack stack;
+    stack.reserve(std::max(s.in.size(), s.out.size()));
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
+      else stack.push_back(env[s.in[k]]);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (s.fallback) s.fallback->run(stack);
+    else s.op(stack);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
+    for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
+    if (!s.record || (!o.keepIntermediates && !o.onNode)) return;
+    NodeRecord rec{s.id, s.opName, s.modulePath, {}, ms};
+    if (o.keepIntermediates)
+      for (int i : s.out) rec.outputs.push_back(env[i]);
+    if (o.onNode) o.onNode(rec);
+    if (o.keepIntermediates) result.nodes.push_back(std::move(rec));
+  }
+};
+
+Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision)), plan_(std::make_unique<Plan>()) {
+  auto graph = revision_->graph();
+  plan_->build(*revision_, graph->block(), plan_->top);
+  plan_->planFrees(graph->block());
+  plan_->env.resize(plan_->slotOf.size());
+  plan_->numUserInputs = graph->inputs().size() - 1;
+  for (size_t i = 1; i < graph->inputs().size(); ++i)
+    plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
+}
+
+Executor::~Executor() = default;
+
+bool Executor::cudaAvailable() { return torch::cuda::is_available(); }
+
+std::optional<c10::Device> Executor::parseDevice(const QString& name, QString* error) {
+  try {
+    c10::Device d(name.trimmed().toLower().toStdString());
+    if (d.is_cuda() && !cudaAvailable()) {
+      if (error) *error = QStringLiteral("device '%1' asked for, but CUDA is not available here").arg(name);
+      return std::nullopt;
+    }
+    if (!d.is_cpu() && !d.is_cuda()) {
+      if (error) *error = QStringLiteral("device '%1' is not supported (use cpu or cuda)").arg(name);
+      return std::nullopt;
+    }
+    return d;
+  } catch (const c10::Error&) {
+    if (error) *error = QStringLiteral("unknown device '%1' (use cpu, cuda or cuda:N)").arg(name);
+    return std::nullopt;
+  }
+}
+
+namespace {
+std::vector<c10::IValue> unpackOutput(c10::IValue out) {
+  if (out.isTuple()) return out.toTupleRef().elements().vec();
+  return {std::move(out)};
+}
+}  // namespace
+
+RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
+  RunResult result;
+  if (inputs.values.size() != plan_->numUserInputs) {
+    result.error.message = QStringLiteral("forward takes %1 input(s) (%2), but %3 were given")
+                               .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(inputs.values.size());
+    return result;
+  }
+  torch::NoGradGuard noGrad;
+  // Run graphs as written: the optimising executor would fuse and specialise, and then the fast
+  // path no longer matches the node-by-node path bit for bit. Scoped, not process-wide: with the
+  // optimiser off, a later freeze_module (io::load) fails with "Couldn't find method 'forward'".
+  torch::jit::GraphOptimizerEnabledGuard asWritten(false);
+  std::vector<c10::IValue> args;
+  for (const auto& v : inputs.values) args.push_back(toDevice(v, options.device));
+  const auto start = std::chrono::steady_clock::now();
+  auto finish = [&] {
+    result.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Frozen weights are graph constants on the CPU: off the CPU only the node walk can place them.
+  const bool instrumented = options.instrumented || !options.device.is_cpu();
+  if (!instrumented) {
+    try {
+      auto module = revision_->runnable();
+      result.outputs = unpackOutput(module.forward(args));
+      result.ok = true;
+      finish();
+      return result;
+    } catch (const std::exception& e) {
+      // The interpreter rethrows kernel errors as std::runtime_error with a TorchScript traceback.
+      // Find the node that raised by walking the graph; keep libtorch's message if the walk passes.
+      const auto* c10e = dynamic_cast<const c10::Error*>(&e);
+      const std::string what = c10e ? c10e->what_without_backtrace() : e.what();
+      RunOptions walk = options;
+      walk.instrumented = true;
+      walk.keepIntermediates = false;
+      walk.onNode = nullptr;
+      RunResult located = run(inputs, walk);
+      if (!located.ok) return located;
+      result.error.message = errorText(what);
+      return result;
+    }
+  }
+  auto& env = plan_->env;
+  env.assign(env.size(), c10::IValue());
+  auto& top = plan_->top;
+  env[top.inputs[0]] = revision_->module()._ivalue();
+  for (size_t i = 0; i < args.size(); ++i) env[top.inputs[i + 1]] = args[i];
+  try {
+    plan_->runBlock(top, options, result);
+  } catch (const NodeFailure& f) {
+    result.error = f.error;
+    result.nodes.clear();
+    env.assign(env.size(), c10::IValue());
+    return result;
+  }
+  if (top.outputs.size() == 1) result.outputs = unpackOutput(env[top.outputs[0]]);
+  else for (int o : top.outputs) result.outputs.push_back(env[o]);
+  env.assign(env.size(), c10::IValue());
+  result.ok = true;
+  finish();
+  return result;
+}
+
+}  // namespace graft::core::run

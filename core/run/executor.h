@@ -1,0 +1,81 @@
+#pragma once
+// Runs a Revision: the fast path (libtorch's own forward) or the instrumented path that walks the
+// graph node by node, recording each op node's outputs and self time by NodeId.
+#include "core/model/ids.h"
+#include "core/model/revision.h"
+#include "core/run/input_set.h"
+
+#include <c10/core/Device.h>
+
+#include <QtCore/QString>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace graft::core::run {
+
+// One op node as executed: its outputs (on the run's device) and its own time.
+struct NodeRecord {
+  model::NodeId id = model::kNoNode;
+  QString op;          // "aten::conv2d"
+  QString modulePath;  // "layer1.0.conv1", empty at top level
+  std::vector<c10::IValue> outputs;  // kept only when RunOptions::keepIntermediates
+  double selfMs = 0;
+};
+
+struct RunOptions {
+  c10::Device device = c10::Device(c10::kCPU);
+  bool instrumented = false;
+  bool keepIntermediates = false;  // instrumented only: keep every op node's outputs
+  // Instrumented only: called after each op node ran (for profiling without keeping values).
+  std::function<void(const NodeRecord&)> onNode;
+  const std::atomic<bool>* cancel = nullptr;  // instrumented only: polled before each node
+};
+
+struct RunError {
+  QString message;  // libtorch's message without backtrace, first lines
+  model::NodeId node = model::kNoNode;
+  QString op;
+  QString modulePath;
+  QString headline() const;  // "aten::conv2d (node 12, layer1.0.conv1): <message>"
+};
+
+struct RunResult {
+  bool ok = false;
+  RunError error;
+  std::vector<c10::IValue> outputs;  // forward's result, tuples/lists flattened one level kept as is
+  std::vector<NodeRecord> nodes;     // instrumented: op nodes in execution order
+  double totalMs = 0;
+};
+
+// Prepares a revision once (operations resolved per node) and runs it any number of times.
+// Not thread-safe: one run at a time per Executor.
+class Executor {
+ public:
+  explicit Executor(model::RevisionPtr revision);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Never throws: failures (wrong shapes, dtypes, unsupported nodes) come back in RunResult::error,
+  // naming the node that raised. On the fast path a failure is re-run instrumented to find it.
+  RunResult run(const InputSet& inputs, const RunOptions& options);
+
+  const model::Revision& revision() const { return *revision_; }
+
+  // Whether CUDA can be used (a CUDA build of libtorch and a device present).
+  static bool cudaAvailable();
+  // "cpu", "cuda", "cuda:1" -> device; error text when unknown or unavailable.
+  static std::optional<c10::Device> parseDevice(const QString& name, QString* error);
+
+ private:
+  struct Plan;
+  model::RevisionPtr revision_;
+  std::unique_ptr<Plan> plan_;
+};
+
+// The module path of a node from its inlined call stack ("layer1.0.conv1").
+QString modulePathOf(const torch::jit::Node* node);
+
+}  // namespace graft::core::run

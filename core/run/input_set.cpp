@@ -1,0 +1,238 @@
+#include "core/run/input_set.h"
+
+#include "core/model/document.h"
+#include "core/samples/samples.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/script.h>
+#include <torch/serialize.h>
+
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QRegularExpression>
+#include <cstring>
+
+namespace graft::core::run {
+
+namespace {
+
+struct Parser {
+  QString text;
+  int pos = 0;
+  at::Generator gen;
+  QString error;
+  // Top-level splitting only: commas inside brackets belong to the nested spec.
+  static QStringList splitTopLevel(const QString& s) {
+    QStringList parts;
+    int depth = 0, start = 0;
+    for (int i = 0; i < s.size(); ++i) {
+      const QChar c = s[i];
+      if (c == '(' || c == '[') ++depth;
+      else if (c == ')' || c == ']') --depth;
+      else if (c == ',' && depth == 0) { parts << s.mid(start, i - start).trimmed(); start = i + 1; }
+    }
+    parts << s.mid(start).trimmed();
+    if (parts.size() == 1 && parts[0].isEmpty()) parts.clear();
+    return parts;
+  }
+};
+
+std::optional<c10::IValue> parseOne(const QString& spec, at::Generator& gen, QString& error);
+
+std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen, QString& error) {
+  const QString shapePart = spec.section(':', 0, 0);
+  const QString dtypePart = spec.contains(':') ? spec.section(':', 1) : QStringLiteral("float32");
+  const auto dtype = parseDtype(dtypePart);
+  if (!dtype) {
+    error = QStringLiteral("unknown dtype '%1' in input spec '%2' (use float32, float64, float16, bfloat16, int64, int32, int8, uint8 or bool)").arg(dtypePart, spec);
+    return std::nullopt;
+  }
+  std::vector<int64_t> dims;
+  if (shapePart != QLatin1String("scalar")) {
+    for (const QString& d : shapePart.split('x')) {
+      bool ok = false;
+      const qlonglong v = d.toLongLong(&ok);
+      if (!ok || v < 0) {
+        error = QStringLiteral("bad dimension '%1' in input spec '%2' (expected e.g. 1x3x224x224:float32)").arg(d, spec);
+        return std::nullopt;
+      }
+      dims.push_back(v);
+    }
+  }
+  const auto opts = torch::TensorOptions().dtype(*dtype);
+  if (c10::isFloatingType(*dtype))
+    return c10::IValue(at::randn(dims, gen, torch::TensorOptions().dtype(torch::kFloat)).to(*dtype));
+  if (*dtype == torch::kBool) return c10::IValue(at::randint(0, 2, dims, gen, opts));
+  return c10::IValue(at::randint(0, 10, dims, gen, opts));
+}
+
+// A .npy file (version 1-3, little-endian, C order) as a tensor.
+std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path, QString& error) {
+  if (bytes.size() < 10 || std::memcmp(bytes.constData(), "\x93NUMPY", 6) != 0) {
+    error = QStringLiteral("%1 is not a .npy file (no NUMPY magic)").arg(path);
+    return std::nullopt;
+  }
+  const int major = static_cast<unsigned char>(bytes[6]);
+  int headerLen = 0, offset = 0;
+  if (major == 1) { headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8); offset = 10; }
+  else { headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8) | (uchar(bytes[10]) << 16) | (uchar(bytes[11]) << 24); offset = 12; }
+  const QString header = QString::fromLatin1(bytes.mid(offset, headerLen));
+  const auto descr = QRegularExpression(QStringLiteral("'descr':\\s*'([<>|=])(\\w\\d*)'")).match(header);
+  const auto fortran = QRegularExpression(QStringLiteral("'fortran_order':\\s*(True|False)")).match(header);
+  const auto shape = QRegularExpression(QStringLiteral("'shape':\\s*\\(([^)]*)\\)")).match(header);
+  if (!descr.hasMatch() || !shape.hasMatch()) {
+    error = QStringLiteral("%1: unreadable .npy header").arg(path);
+    return std::nullopt;
+  }
+  if (descr.captured(1) == QLatin1String(">") || (fortran.hasMatch() && fortran.captured(1) == QLatin1String("True"))) {
+    error = QStringLiteral("%1: only little-endian, C-ordered .npy files are supported").arg(path);
+    return std::nullopt;
+  }
+  static const std::map<QString, c10::ScalarType> kinds = {
+      {"f4", torch::kFloat}, {"f8", torch::kDouble}, {"f2", torch::kHalf}, {"i8", torch::kLong},
+      {"i4", torch::kInt}, {"i2", torch::kShort}, {"i1", torch::kChar}, {"u1", torch::kByte}, {"b1", torch::kBool}};
+  auto kind = kinds.find(descr.captured(2));
+  if (kind == kinds.end()) {
+    error = QStringLiteral("%1: unsupported .npy dtype '%2'").arg(path, descr.captured(2));
+    return std::nullopt;
+  }
+  std::vector<int64_t> dims;
+  for (const QString& d : shape.captured(1).split(',', Qt::SkipEmptyParts)) dims.push_back(d.trimmed().toLongLong());
+  auto t = torch::empty(dims, torch::TensorOptions().dtype(kind->second));
+  const qsizetype need = t.numel() * t.element_size();
+  if (bytes.size() - offset - headerLen < need) {
+    error = QStringLiteral("%1: truncated .npy data").arg(path);
+    return std::nullopt;
+  }
+  std::memcpy(t.data_ptr(), bytes.constData() + offset + headerLen, need);
+  return c10::IValue(t);
+}
+
+std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    error = QStringLiteral("cannot read input file %1: %2").arg(path, f.errorString());
+    return std::nullopt;
+  }
+  const QByteArray bytes = f.readAll();
+  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(bytes, path, error);
+  try {
+    std::vector<char> data(bytes.begin(), bytes.end());
+    return torch::pickle_load(data);
+  } catch (const c10::Error& e) {
+    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
+                .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));
+    return std::nullopt;
+  }
+}
+
+std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, QString& error) {
+  const QString spec = specIn.trimmed();
+  if (spec.isEmpty()) { error = QStringLiteral("empty input spec"); return std::nullopt; }
+  const bool tuple = spec.startsWith('(') && spec.endsWith(')');
+  const bool list = spec.startsWith('[') && spec.endsWith(']');
+  if (tuple || list) {
+    std::vector<c10::IValue> items;
+    for (const QString& part : Parser::splitTopLevel(spec.mid(1, spec.size() - 2))) {
+      auto v = parseOne(part, gen, error);
+      if (!v) return std::nullopt;
+      items.push_back(*v);
+    }
+    if (tuple) return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
+    if (items.empty() || !std::all_of(items.begin(), items.end(), [](const c10::IValue& v) { return v.isTensor(); })) {
+      error = QStringLiteral("a list input must hold one or more tensors: '%1'").arg(spec);
+      return std::nullopt;
+    }
+    c10::List<at::Tensor> tensors;
+    for (auto& v : items) tensors.push_back(v.toTensor());
+    return c10::IValue(tensors);
+  }
+  if (QFileInfo::exists(spec)) return loadTensorFile(spec, error);
+  static const QRegularExpression shapeSpec(QStringLiteral("^(scalar|\\d+(x\\d+)*)(:\\w+)?$"));
+  if (shapeSpec.match(spec).hasMatch()) return randomTensor(spec, gen, error);
+  error = QStringLiteral("input '%1' is neither a file nor a shape spec like 1x3x224x224:float32").arg(spec);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<c10::ScalarType> parseDtype(const QString& name) {
+  static const std::map<QString, c10::ScalarType> names = {
+      {"float32", torch::kFloat}, {"float", torch::kFloat}, {"f32", torch::kFloat},
+      {"float64", torch::kDouble}, {"double", torch::kDouble}, {"f64", torch::kDouble},
+      {"float16", torch::kHalf}, {"half", torch::kHalf}, {"bfloat16", torch::kBFloat16},
+      {"int64", torch::kLong}, {"long", torch::kLong}, {"int32", torch::kInt}, {"int", torch::kInt},
+      {"int16", torch::kShort}, {"int8", torch::kChar}, {"uint8", torch::kByte}, {"bool", torch::kBool}};
+  auto it = names.find(name.trimmed().toLower());
+  if (it == names.end()) return std::nullopt;
+  return it->second;
+}
+
+QString describe(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const auto& t = v.toTensor();
+    QStringList dims;
+    for (auto d : t.sizes()) dims << QString::number(d);
+    QString dtype = QString::fromLatin1(c10::toString(t.scalar_type())).toLower();
+    static const std::map<QString, QString> pretty = {{"float", "float32"}, {"double", "float64"}, {"half", "float16"},
+                                                      {"long", "int64"}, {"int", "int32"}, {"short", "int16"},
+                                                      {"char", "int8"}, {"byte", "uint8"}};
+    if (auto p = pretty.find(dtype); p != pretty.end()) dtype = p->second;
+    return QStringLiteral("Tensor %1 [%2]").arg(dtype, dims.join(QStringLiteral(", ")));
+  }
+  if (v.isTuple() || v.isList()) {
+    QStringList parts;
+    const auto items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
+    for (const auto& e : items) parts << describe(e);
+    return (v.isTuple() ? QStringLiteral("(%1)") : QStringLiteral("[%1]")).arg(parts.join(QStringLiteral(", ")));
+  }
+  return QString::fromStdString(v.tagKind());
+}
+
+InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
+  InputResult result;
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  InputSet set;
+  for (const QString& spec : specs) {
+    auto v = parseOne(spec, gen, result.error);
+    if (!v) return result;
+    // A file holding a tuple of tensors supplies that many positional inputs.
+    if (v->isTuple() && QFileInfo::exists(spec.trimmed())) {
+      for (const auto& e : v->toTupleRef().elements()) { set.values.push_back(e); set.descriptions << describe(e); }
+      continue;
+    }
+    set.values.push_back(*v);
+    set.descriptions << describe(*v);
+  }
+  result.inputs = std::move(set);
+  return result;
+}
+
+InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
+  InputResult result;
+  if (const auto* sample = samples::find(doc.sampleName()); sample && !doc.sampleName().isEmpty()) {
+    QStringList dims;
+    for (auto d : sample->inputShape) dims << QString::number(d);
+    return parseInputs({dims.join('x') + QStringLiteral(":float32")}, seed);
+  }
+  const auto graph = doc.original()->graph();
+  QStringList specs;
+  const auto inputs = graph->inputs();
+  for (size_t i = 1; i < inputs.size(); ++i) {  // input 0 is self
+    const auto* value = inputs[i];
+    auto tensorType = value->type()->cast<c10::TensorType>();
+    auto sizes = tensorType ? tensorType->sizes().concrete_sizes() : c10::nullopt;
+    auto dtype = tensorType ? tensorType->scalarType() : c10::nullopt;
+    if (!sizes || !dtype) {
+      result.error = QStringLiteral("input %1 '%2' (%3) of %4 has no recorded shape: pass --input SPEC, e.g. --input 1x3x224x224:float32")
+                         .arg(i - 1).arg(QString::fromStdString(value->debugName()), QString::fromStdString(value->type()->repr_str()), doc.displayName());
+      return result;
+    }
+    QStringList dims;
+    for (auto d : *sizes) dims << QString::number(d);
+    specs << dims.join('x') + QLatin1Char(':') + QString::fromLatin1(c10::toString(*dtype)).toLower();
+  }
+  return parseInputs(specs, seed);
+}
+
+}  // namespace graft::core::run

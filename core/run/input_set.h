@@ -1,0 +1,43 @@
+#pragma once
+// The inputs of a run: parsed from specs ("1x3x224x224:float32", tensor files, "(spec,spec)" tuples,
+// "[spec,spec]" lists) or defaulted from what the model tells us.
+#include <ATen/core/ivalue.h>
+
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace graft::core::model { class Document; class Revision; }
+
+namespace graft::core::run {
+
+struct InputSet {
+  std::vector<c10::IValue> values;  // forward's positional arguments, without self
+  QStringList descriptions;         // one per value, for messages: "Tensor float32 [1, 3, 32, 32]"
+};
+
+struct InputResult {
+  std::optional<InputSet> inputs;
+  QString error;  // set when inputs is empty
+};
+
+// Builds one positional input per spec. A spec is
+//   DIMSxDIMS[:dtype]   random values (normal for floating dtypes, 0..9 for integers), seeded
+//   PATH                a tensor file: torch.save'd tensor (or list/tuple of tensors), or .npy
+//   (SPEC,SPEC,...)     a tuple;  [SPEC,SPEC,...] a list
+// The same seed always gives the same values.
+InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
+
+// Inputs for `doc` when none were given: a built-in sample's shape, else the traced input types
+// where complete; otherwise an error naming the input that needs --input SPEC.
+InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
+
+// The dtype named in a spec ("float32", "float", "int64", ...); nullopt if unknown.
+std::optional<c10::ScalarType> parseDtype(const QString& name);
+
+// "Tensor float32 [1, 3, 32, 32]", "(Tensor ..., Tensor ...)" — for messages and reports.
+QString describe(const c10::IValue& value);
+
+}  // namespace graft::core::run

@@ -1,0 +1,315 @@
+// Runs and comparisons: input specs, the fast and the instrumented executor (checked against stock
+// PyTorch's output and each other bit for bit), per-node comparison and first divergence, errors
+// naming the node, and graft-cli compare.
+#include "core/io/load.h"
+#include "core/run/compare.h"
+#include "core/run/executor.h"
+#include "core/run/input_set.h"
+#include "test_support.h"
+
+#include <torch/script.h>
+#include <torch/serialize.h>
+
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+namespace {
+
+QString runDir() { return graft::test::testdata(QStringLiteral("run")); }
+QString runFile(const char* name) { return runDir() + QLatin1Char('/') + QLatin1String(name); }
+
+std::unique_ptr<model::Document> open(const QString& path) {
+  auto r = io::loadFile(path);
+  if (!r.ok()) qFatal("%s\n%s", qPrintable(r.error.message()), qPrintable(r.error.details));
+  return std::move(r.document);
+}
+
+at::Tensor loadTensor(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  const QByteArray bytes = f.readAll();
+  return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toTensor();
+}
+
+run::InputSet inputs(const QStringList& specs, std::uint64_t seed = 0) {
+  auto r = run::parseInputs(specs, seed);
+  if (!r.inputs) qFatal("%s", qPrintable(r.error));
+  return *r.inputs;
+}
+
+// Replaces the `index`-th aten::relu of a copy of `rev` with aten::gelu; returns the new revision
+// and the gelu's NodeId.
+std::pair<model::RevisionPtr, model::NodeId> reluToGelu(model::Document& doc, int index) {
+  auto copy = doc.current()->cloneGraph();
+  torch::jit::Node* relu = nullptr;
+  int seen = 0;
+  for (auto* n : copy.graph->nodes())
+    if (n->kind() == c10::Symbol::fromQualString("aten::relu") && seen++ == index) relu = n;
+  if (!relu) qFatal("no relu #%d", index);
+  torch::jit::Node* gelu = nullptr;
+  {
+    torch::jit::WithInsertPoint guard(relu);
+    torch::jit::Value* approximate = copy.graph->insertConstant(std::string("none"));
+    gelu = copy.graph->insertNode(copy.graph->create(c10::Symbol::fromQualString("aten::gelu"), {relu->input(0), approximate}));
+    gelu->output()->setType(relu->output()->type());
+  }
+  relu->output()->replaceAllUsesWith(gelu->output());
+  copy.ids.erase(relu);
+  relu->destroy();
+  auto rev = model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("relu->gelu"), doc.ids());
+  const model::NodeId id = rev->idOf(gelu);
+  doc.commit(rev);
+  return {rev, id};
+}
+
+}  // namespace
+
+class TstRun : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    if (!QFile::exists(runFile("run_cnn.out.pt"))) {
+      const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_run_models.py"), {runDir()});
+      QVERIFY2(py.exitCode == 0, py.err.constData());
+    }
+  }
+
+  void inputSpecs() {
+    const auto a = inputs({QStringLiteral("2x3x4:float64"), QStringLiteral("5:int64")}, 7);
+    QCOMPARE(a.values.size(), size_t(2));
+    QCOMPARE(a.values[0].toTensor().sizes().vec(), (std::vector<int64_t>{2, 3, 4}));
+    QCOMPARE(a.values[0].toTensor().scalar_type(), torch::kDouble);
+    QCOMPARE(a.values[1].toTensor().scalar_type(), torch::kLong);
+    QCOMPARE(a.descriptions[0], QStringLiteral("Tensor float64 [2, 3, 4]"));
+    // Seeded: the same seed gives the same values, another seed other values.
+    QVERIFY(torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 7).values[0].toTensor()));
+    QVERIFY(!torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 8).values[0].toTensor()));
+    // Nested tuple and list specs.
+    const auto t = inputs({QStringLiteral("(2x2,[3,3x1])")});
+    QVERIFY(t.values[0].isTuple());
+    QVERIFY(t.values[0].toTupleRef().elements()[1].isTensorList());
+    for (const char* bad : {"2xq", "2x3:float99", "no/such/file.pt", "[]"}) {
+      auto r = run::parseInputs({QLatin1String(bad)}, 0);
+      QVERIFY2(!r.inputs && !r.error.isEmpty(), bad);
+    }
+  }
+
+  void tensorFilesMatchPython() {
+    const auto pt = inputs({runFile("run_x.pt")});
+    const auto npy = inputs({runFile("run_x.npy")});
+    QVERIFY(torch::equal(pt.values[0].toTensor(), npy.values[0].toTensor()));
+    QCOMPARE(pt.values[0].toTensor().sizes().vec(), (std::vector<int64_t>{2, 3, 16, 16}));
+  }
+
+  void defaultInputs() {
+    auto sample = io::loadSample(QStringLiteral("cnn")).document;
+    auto r = run::defaultInputs(*sample, 0);
+    QVERIFY2(r.inputs, qPrintable(r.error));
+    run::Executor ex(sample->current());
+    QVERIFY(ex.run(*r.inputs, {}).ok);
+    auto file = open(runFile("run_cnn.pt"));
+    r = run::defaultInputs(*file, 0);
+    QVERIFY(!r.inputs);
+    QVERIFY2(r.error.contains(QLatin1String("--input")) && r.error.contains(QLatin1String("input 0")), qPrintable(r.error));
+  }
+
+  void fastAndInstrumentedMatchPython() {
+    auto doc = open(runFile("run_cnn.pt"));
+    const auto in = inputs({runFile("run_x.pt")});
+    const at::Tensor expected = loadTensor(runFile("run_cnn.out.pt"));
+    run::Executor ex(doc->current());
+    auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    QVERIFY(torch::allclose(fast.outputs[0].toTensor(), expected, 1e-5, 1e-6));
+    run::RunOptions o;
+    o.instrumented = true;
+    o.keepIntermediates = true;
+    auto slow = ex.run(in, o);
+    QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
+    QVERIFY(torch::equal(fast.outputs[0].toTensor(), slow.outputs[0].toTensor()));
+    // Every op node is recorded once, with its module path.
+    QStringList ops;
+    for (const auto& n : slow.nodes) ops << n.op + QLatin1Char('@') + n.modulePath;
+    QVERIFY2(ops.contains(QStringLiteral("aten::relu@act2")), qPrintable(ops.join(' ')));
+    QCOMPARE(ops.count(QStringLiteral("aten::_convolution@conv1")) + ops.count(QStringLiteral("aten::conv2d@conv1")), 1);
+  }
+
+  void untouchedComparesEqual() {
+    auto a = open(runFile("run_cnn.pt"));
+    auto b = open(runFile("run_cnn.pt"));
+    run::CompareOptions o;
+    o.perNode = true;
+    o.matching = run::NodeMatching::ByStructure;
+    auto r = run::compareRevisions(a->current(), b->current(), inputs({QStringLiteral("2x3x16x16")}), o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(r.equal);
+    QVERIFY(r.nodes && !r.nodes->firstDivergence);
+    QVERIFY(r.nodes->unmatchedA.empty() && r.nodes->unmatchedB.empty());
+    QCOMPARE(r.outputs[0].maxAbs, 0.0);
+    QCOMPARE(r.outputs[0].cosine, 1.0);
+  }
+
+  void geluRevisionDiverges() {
+    auto doc = open(runFile("run_cnn.pt"));
+    auto original = doc->current();
+    auto [gelu, geluId] = reluToGelu(*doc, 1);
+    run::CompareOptions o;
+    auto r = run::compareRevisions(original, gelu, inputs({QStringLiteral("2x3x16x16")}), o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(!r.equal);
+    QVERIFY(r.outputs[0].mismatched > 0 && r.outputs[0].maxAbs > 1e-4);
+    QVERIFY(r.nodes && r.nodes->firstDivergence);
+    const auto& d = *r.nodes->firstDivergence;
+    QCOMPARE(d.nodeB, geluId);
+    QCOMPARE(d.opA, QStringLiteral("aten::relu"));
+    QCOMPARE(d.opB, QStringLiteral("aten::gelu"));
+    QCOMPARE(d.modulePath, QStringLiteral("act2"));
+    // relu and gelu differ exactly on the negative inputs: gelu(x) - relu(x) is at most ~0.17.
+    QVERIFY(d.diff.maxAbs > 0.01 && d.diff.maxAbs < 0.2);
+    QVERIFY(r.nodes->unmatchedA.empty() && r.nodes->unmatchedB.empty());
+  }
+
+  void geluFileDiverges() {
+    auto a = open(runFile("run_cnn.pt"));
+    auto b = open(runFile("run_cnn_gelu.pt"));
+    run::CompareOptions o;
+    o.matching = run::NodeMatching::ByStructure;
+    auto r = run::compareRevisions(a->current(), b->current(), inputs({runFile("run_x.pt")}), o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(!r.equal);
+    QVERIFY(r.nodes && r.nodes->firstDivergence);
+    QCOMPARE(r.nodes->firstDivergence->opB, QStringLiteral("aten::gelu"));
+    QCOMPARE(r.nodes->firstDivergence->modulePath, QStringLiteral("act2"));
+    // Nodes before act2 matched and agree bit for bit.
+    for (const auto& n : r.nodes->nodes) {
+      if (n.modulePath == QLatin1String("act2")) break;
+      QCOMPARE(n.diff.maxAbs, 0.0);
+    }
+  }
+
+  void wrongInputShapeNamesTheNode() {
+    auto doc = open(runFile("run_cnn.pt"));
+    run::Executor ex(doc->current());
+    for (bool instrumented : {false, true}) {
+      run::RunOptions o;
+      o.instrumented = instrumented;
+      auto r = ex.run(inputs({QStringLiteral("2x5x16x16")}), o);
+      QVERIFY(!r.ok);
+      QVERIFY(r.error.node != model::kNoNode);
+      QCOMPARE(r.error.modulePath, QStringLiteral("conv1"));
+      QVERIFY2(r.error.op.contains(QLatin1String("conv")), qPrintable(r.error.op));
+      QVERIFY2(r.error.headline().contains(QLatin1String("conv1")), qPrintable(r.error.headline()));
+    }
+    auto wrongCount = ex.run(inputs({QStringLiteral("2x3x16x16"), QStringLiteral("1")}), {});
+    QVERIFY(!wrongCount.ok);
+    QVERIFY2(wrongCount.error.message.contains(QLatin1String("takes 1 input")), qPrintable(wrongCount.error.message));
+  }
+
+  void tupleInputsAndOutputs() {
+    auto doc = open(runFile("run_tuple.pt"));
+    const auto in = inputs({QStringLiteral("2x3"), QStringLiteral("(2x3,4)")}, 3);
+    run::Executor ex(doc->current());
+    auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    run::RunOptions o;
+    o.instrumented = true;
+    auto slow = ex.run(in, o);
+    QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
+    QCOMPARE(fast.outputs.size(), size_t(2));
+    const auto& x = in.values[0].toTensor();
+    const auto& pair = in.values[1].toTupleRef().elements();
+    QVERIFY(torch::equal(fast.outputs[0].toTensor(), x + pair[0].toTensor()));
+    QVERIFY(torch::equal(slow.outputs[0].toTensor(), x + pair[0].toTensor()));
+    const auto list = slow.outputs[1].toListRef();
+    QVERIFY(torch::equal(list[0].toTensor(), pair[1].toTensor() * 2));
+    const auto diffs = run::compareOutputs(fast.outputs, slow.outputs, {});
+    QCOMPARE(diffs.size(), size_t(3));
+    for (const auto& d : diffs) QCOMPARE(d.maxAbs, 0.0);
+  }
+
+  void allcloseSemantics() {
+    const auto b = torch::tensor({1.0, 100.0, 0.0}, torch::kDouble);
+    const auto a = torch::tensor({1.0 + 1e-6, 100.0 + 5e-3, 2e-5}, torch::kDouble);
+    const auto d = run::compareTensors(a, b, {1e-5, 1e-4});
+    // |a-b| <= atol + rtol*|b|: 1e-6 ok; 5e-3 > 1e-5 + 1e-2? no, ok; 2e-5 > 1e-5: mismatch.
+    QCOMPARE(d.mismatched, int64_t(1));
+    QVERIFY(!d.allclose);
+    QVERIFY(std::abs(d.maxAbs - 5e-3) < 1e-9);
+    QCOMPARE(d.allclose, torch::allclose(a, b, 1e-4, 1e-5));
+    QVERIFY(!run::compareTensors(torch::zeros({2}), torch::zeros({3}), {}).note.isEmpty());
+  }
+
+  void crossDevice() {
+    if (!run::Executor::cudaAvailable()) QSKIP("CUDA is not available here: cross-device compare not run");
+    auto doc = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    run::CompareOptions o;
+    o.deviceB = c10::Device(c10::kCUDA);
+    o.tol = {1e-3, 1e-3};
+    auto r = run::compareRevisions(doc->current(), doc->current(), inputs({QStringLiteral("1x3x224x224")}), o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(r.equal);
+    QVERIFY(r.outputs[0].cosine > 0.9999);
+  }
+
+  // Runs leave the process able to load and freeze another model (the optimiser guard is scoped).
+  void loadAfterRun() {
+    auto a = open(runFile("run_cnn.pt"));
+    run::Executor ex(a->current());
+    QVERIFY(ex.run(inputs({QStringLiteral("1x3x8x8")}), {}).ok);
+    a.reset();
+    auto r = io::loadFile(graft::test::testdata(QStringLiteral("mobilenet_v2.pt")));
+    QVERIFY2(r.ok(), qPrintable(r.error.details));
+  }
+
+  void instrumentedBitForBit_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("resnet18") << QStringLiteral("resnet18");
+    QTest::newRow("mobilenet_v2") << QStringLiteral("mobilenet_v2");
+  }
+  void instrumentedBitForBit() {
+    QFETCH(QString, model);
+    auto doc = open(graft::test::testdata(model + QStringLiteral(".pt")));
+    run::Executor ex(doc->current());
+    const auto in = inputs({QStringLiteral("1x3x224x224")}, 1);
+    auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    run::RunOptions o;
+    o.instrumented = true;
+    auto slow = ex.run(in, o);
+    QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
+    QVERIFY(torch::equal(fast.outputs[0].toTensor(), slow.outputs[0].toTensor()));
+  }
+
+  void cliCompare() {
+    using graft::test::runCli;
+    auto same = runCli({QStringLiteral("compare"), runFile("run_cnn.pt"), runFile("run_cnn.pt"), QStringLiteral("--input"), QStringLiteral("2x3x16x16"), QStringLiteral("--json")});
+    QVERIFY2(same.exitCode == 0, same.err.constData());
+    QCOMPARE(same.json().value(QStringLiteral("equal")).toBool(), true);
+    QVERIFY(same.json().value(QStringLiteral("first_divergence")).isNull());
+    auto diff = runCli({QStringLiteral("compare"), runFile("run_cnn.pt"), runFile("run_cnn_gelu.pt"), QStringLiteral("--input"), runFile("run_x.npy"), QStringLiteral("--json")});
+    QCOMPARE(diff.exitCode, 1);
+    const auto j = diff.json();
+    QCOMPARE(j.value(QStringLiteral("equal")).toBool(), false);
+    const auto out0 = j.value(QStringLiteral("outputs")).toArray().at(0).toObject();
+    for (const char* key : {"index", "max_abs", "max_rel", "mismatched", "allclose", "cosine"}) QVERIFY2(out0.contains(QLatin1String(key)), key);
+    const auto fd = j.value(QStringLiteral("first_divergence")).toObject();
+    QCOMPARE(fd.value(QStringLiteral("op")).toString(), QStringLiteral("aten::gelu"));
+    QCOMPARE(fd.value(QStringLiteral("module_path")).toString(), QStringLiteral("act2"));
+    QVERIFY(fd.value(QStringLiteral("max_abs")).toDouble() > 0.01);
+    auto bad = runCli({QStringLiteral("compare"), runFile("run_cnn.pt"), runFile("run_cnn.pt"), QStringLiteral("--input"), QStringLiteral("2x5x16x16")});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("conv1"), bad.err.constData());
+    auto noInput = runCli({QStringLiteral("compare"), runFile("run_cnn.pt"), runFile("run_cnn.pt")});
+    QCOMPARE(noInput.exitCode, 2);
+    QVERIFY2(noInput.err.contains("--input"), noInput.err.constData());
+    auto sample = runCli({QStringLiteral("compare"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--per-node"), QStringLiteral("--json")});
+    QVERIFY2(sample.exitCode == 0, sample.err.constData());
+    QVERIFY(sample.json().value(QStringLiteral("nodes")).toArray().size() > 10);
+  }
+};
+
+QTEST_GUILESS_MAIN(TstRun)
+#include "tst_run.moc"

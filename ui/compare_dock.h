@@ -1,0 +1,68 @@
+#pragma once
+// The Compare dock: pick revisions A and B of the open document, inputs, device and tolerances,
+// run the comparison in a worker thread (cancellable) and list outputs and nodes pass/fail.
+#include "core/run/compare_job.h"
+
+#include <QtCore/QFutureWatcher>
+#include <QtWidgets/QWidget>
+#include <atomic>
+#include <memory>
+
+class QComboBox;
+class QLineEdit;
+class QCheckBox;
+class QPushButton;
+class QLabel;
+class QTableWidget;
+
+namespace graft::ui {
+
+class TensorInspector;
+
+class CompareDock : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CompareDock(QWidget* parent = nullptr);
+  ~CompareDock() override;
+
+  // The document whose revisions are offered; nullptr clears. Not owned.
+  void setDocument(core::model::Document* document);
+  void setInputSpec(const QString& spec);
+  bool isRunning() const;
+  const core::run::CompareSummary& summary() const { return summary_; }
+  QTableWidget* table() const { return table_; }
+  TensorInspector* inspector() const { return inspector_; }
+
+ public Q_SLOTS:
+  void start();
+  void cancel();
+
+ Q_SIGNALS:
+  void finished();
+  void nodeActivated(core::model::NodeId id);
+
+ private:
+  void refreshRevisions();
+  void showSummary();
+  void addRow(const core::run::CompareRow& row);
+
+  core::model::Document* document_ = nullptr;
+  QComboBox* revA_ = nullptr;
+  QComboBox* revB_ = nullptr;
+  QLineEdit* inputs_ = nullptr;
+  QComboBox* device_ = nullptr;
+  QComboBox* deviceB_ = nullptr;
+  QLineEdit* atol_ = nullptr;
+  QLineEdit* rtol_ = nullptr;
+  QCheckBox* perNode_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  TensorInspector* inspector_ = nullptr;
+  QFutureWatcher<core::run::CompareSummary> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancelFlag_;
+  core::run::CompareSummary summary_;
+};
+
+}  // namespace graft::ui
