@@ -127,7 +127,7 @@ class TstProfileDock : public QObject {
     dock->start();
     QVERIFY(done.wait(30000) || done.count() == 1);
     QVERIFY(!done.front().front().toBool());
-    QVERIFY(done.front().at(1).toString().contains(QStringLiteral("not a shape")));
+    QVERIFY(done.front().at(1).toString().contains(QStringLiteral("neither a file nor a shape")));
   }
 };
 

@@ -49,14 +49,16 @@ Command profileCommand() {
       return fail(QStringLiteral("profile runs on cpu; device \"%1\" is not supported by the profiler yet").arg(parser.value(QStringLiteral("device"))));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
-    QString spec = parser.values(QStringLiteral("input")).join(QLatin1Char(','));
-    if (spec.isEmpty()) spec = core::profile::defaultInputSpec(*doc);
-    if (spec.isEmpty())
+    QStringList specs = parser.values(QStringLiteral("input"));
+    if (specs.isEmpty() && !core::profile::defaultInputSpec(*doc).isEmpty()) specs << core::profile::defaultInputSpec(*doc);
+    if (specs.isEmpty())
       return fail(QStringLiteral("%1 does not record its input shapes: give them with --input, e.g. --input 1x3x224x224")
                       .arg(doc->displayName()));
     core::profile::Profile profile;
     try {
-      profile = core::profile::profileWithSpec(*doc->current(), spec, seed, options);
+      profile = core::profile::profileWithSpecs(*doc->current(), specs, seed, options);
+    } catch (const core::profile::InputError& e) {
+      return fail(QString::fromUtf8(e.what()));
     } catch (const std::exception& e) {
       return fail(QStringLiteral("the model failed to run: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
     }
@@ -69,7 +71,7 @@ Command profileCommand() {
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject out = core::report::profileReport(profile);
       out.insert(QStringLiteral("model"), doc->displayName());
-      out.insert(QStringLiteral("input"), spec);
+      out.insert(QStringLiteral("input"), QJsonArray::fromStringList(specs));
       printJson(out);
     } else {
       printText(profileText(profile));

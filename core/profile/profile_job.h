@@ -3,6 +3,7 @@
 #include "core/profile/profiler.h"
 
 #include <QtCore/QString>
+#include <stdexcept>
 
 namespace graft::core::model { class Document; class Revision; }
 
@@ -12,10 +13,15 @@ namespace graft::core::profile {
 // where the file does not say (after torch.jit.load, traced shapes are gone).
 QString defaultInputSpec(const model::Document& document);
 
-// Profiles `revision` on seeded random inputs described by `spec` ("1x3x224x224" or
-// "1x3x224x224:float32", several separated by ","). Throws std::runtime_error with a readable
-// message for a malformed spec or a failed run.
-Profile profileWithSpec(const model::Revision& revision, const QString& spec, quint64 seed,
-                        const ProfileOptions& options);
+// The inputs could not be built (as opposed to the model failing on them).
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Profiles `revision` on the inputs `specs` describe (one per forward argument, as
+// core/run/input_set.h parses them: "1x3x224x224[:dtype]", a tensor file, tuples, lists).
+// Throws InputError for a malformed spec, std::runtime_error for a failed run; both readable.
+Profile profileWithSpecs(const model::Revision& revision, const QStringList& specs, quint64 seed,
+                         const ProfileOptions& options);
 
 }  // namespace graft::core::profile

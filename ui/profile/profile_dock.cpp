@@ -30,8 +30,8 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   inputSpec_ = new QLineEdit(body);
   inputSpec_->setObjectName(QStringLiteral("profileInput"));
   inputSpec_->setPlaceholderText(tr("input shape, e.g. 1x3x224x224"));
-  inputSpec_->setToolTip(tr("Shapes of the inputs, random values with a fixed seed; several separated by commas. "
-                            "Optional dtype: 1x3x224x224:float32"));
+  inputSpec_->setToolTip(tr("One input per forward argument, separated by spaces: a shape with random values "
+                            "(fixed seed, optional dtype: 1x3x224x224:float32) or a tensor file (.pt, .npy)"));
   runs_ = new QSpinBox(body);
   runs_->setRange(1, 1000);
   runs_->setValue(20);
@@ -119,7 +119,8 @@ void ProfileDock::start() {
   const bool both = document_->currentIndex() != 0;
   beforeLabel_ = tr("original");
   afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
-  const QString spec = inputSpec_->text();
+  // One spec per forward argument, separated by spaces (commas belong to tuple specs).
+  const QStringList specs = inputSpec_->text().split(QLatin1Char(' '), Qt::SkipEmptyParts);
   core::profile::ProfileOptions options;
   options.runs = runs_->value();
   options.warmup = warmup_->value();
@@ -139,10 +140,10 @@ void ProfileDock::start() {
       return !flag->load();
     };
     try {
-      r.after = core::profile::profileWithSpec(*current, spec, 0, opts);
+      r.after = core::profile::profileWithSpecs(*current, specs, 0, opts);
       if (both && !r.after->cancelled) {
         offset = options.runs + options.warmup;
-        r.before = core::profile::profileWithSpec(*original, spec, 0, opts);
+        r.before = core::profile::profileWithSpecs(*original, specs, 0, opts);
       } else if (!both) {
         r.before = r.after;
       }
