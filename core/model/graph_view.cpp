@@ -1,6 +1,7 @@
 #include "core/model/graph_view.h"
 
 #include "core/model/graph_walk.h"
+#include "core/model/module_path.h"
 #include "core/model/revision.h"
 #include "core/model/value_format.h"
 
@@ -69,22 +70,6 @@ QString argumentName(const Node* node, size_t index) {
 QString shortTypeName(const c10::ClassTypePtr& type) {
   if (!type || !type->name()) return {};
   return QString::fromStdString(type->name()->name());
-}
-
-// The module path of a node from its inlined call stack: "layer1.0.conv1".
-QStringList modulePathOf(const Node* node, QStringList* typeNames) {
-  QStringList path;
-  auto stack = node->callstack();
-  if (!stack) return path;
-  for (const auto& entry : (*stack)->vec()) {
-    const auto& info = std::get<2>(entry);
-    if (!info) continue;
-    const auto name = QString::fromStdString(info->instance_name());
-    if (name.isEmpty()) continue;
-    path << name;
-    if (typeNames) *typeNames << shortTypeName(info->class_type());
-  }
-  return path;
 }
 
 int groupFor(GraphView& view, std::map<QString, int>& byPath, const QStringList& path,
@@ -174,7 +159,7 @@ GraphView GraphView::build(const Revision& revision) {
         vn.schema = QString::fromStdString(os.str());
       }
       QStringList typeNames;
-      const QStringList path = modulePathOf(n, &typeNames);
+      const QStringList path = modulePathParts(n, &typeNames);
       vn.modulePath = path.join(QLatin1Char('.'));
       vn.group = depth == 0 ? groupFor(view, groupByPath, path, typeNames) : 0;
       if (auto flc = n->sourceRange().file_line_col()) {

@@ -1,5 +1,7 @@
 #include "core/rewrite/pattern_rewrite.h"
 
+#include "core/model/module_path.h"
+
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
 #include <torch/csrc/jit/passes/subgraph_rewrite.h>
@@ -13,19 +15,6 @@ namespace graft::core::rewrite {
 using torch::jit::Match;
 using torch::jit::Node;
 using torch::jit::Value;
-
-QString modulePathOf(const Node* node) {
-  QStringList path;
-  auto stack = node->callstack();
-  if (!stack) return {};
-  for (const auto& entry : (*stack)->vec()) {
-    const auto& info = std::get<2>(entry);
-    if (!info) continue;
-    const auto name = QString::fromStdString(info->instance_name());
-    if (!name.isEmpty()) path << name;
-  }
-  return path.join(QLatin1Char('.'));
-}
 
 namespace {
 
@@ -80,7 +69,7 @@ QString failedCondition(const Rule& rule, const Match& match,
       const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(c.expected));
       for (const auto& [pn, gn] : match.nodes_map) {
         if (gn->kind() == c10::prim::Constant) continue;
-        const QString path = modulePathOf(gn);
+        const QString path = model::modulePath(gn);
         if (!re.match(path).hasMatch())
           return QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, opName(gn), path);
       }

@@ -26,7 +26,5 @@ struct RewriteOutcome {
 // rejects (an inner value used outside, a differing constant) are reported as skipped too.
 RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun);
 
-// "layer1.0.conv1" from a node's inlined call stack; empty at top level.
-QString modulePathOf(const torch::jit::Node* node);
 
 }  // namespace graft::core::rewrite

@@ -1,5 +1,7 @@
 #include "core/run/executor.h"
 
+#include "core/model/module_path.h"
+
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/cuda.h>
@@ -16,18 +18,6 @@ using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
 namespace prim = c10::prim;
-
-QString modulePathOf(const Node* node) {
-  QStringList path;
-  auto stack = node->callstack();
-  if (!stack) return {};
-  for (const auto& entry : (*stack)->vec()) {
-    const auto& info = std::get<2>(entry);
-    if (!info || info->instance_name().empty()) continue;
-    path << QString::fromStdString(info->instance_name());
-  }
-  return path.join(QLatin1Char('.'));
-}
 
 QString RunError::headline() const {
   if (node == model::kNoNode) return message;
@@ -124,7 +114,7 @@ struct Executor::Plan {
       s.node = n;
       s.id = rev.idOf(n);
       s.opName = QString::fromStdString(n->kind().toQualString());
-      s.modulePath = modulePathOf(n);
+      s.modulePath = model::modulePath(n);
       s.record = !s.opName.startsWith(QLatin1String("prim::"));
       for (Value* v : n->inputs()) s.in.push_back(slot(v));
       for (Value* v : n->outputs()) s.out.push_back(slot(v));

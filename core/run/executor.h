@@ -75,7 +75,5 @@ class Executor {
   std::unique_ptr<Plan> plan_;
 };
 
-// The module path of a node from its inlined call stack ("layer1.0.conv1").
-QString modulePathOf(const torch::jit::Node* node);
 
 }  // namespace graft::core::run

@@ -1,0 +1,15 @@
+#pragma once
+// A node's module path ("layer1.0.conv1") from its inlined call stack.
+#include <QtCore/QStringList>
+
+namespace torch::jit { struct Node; }
+
+namespace graft::core::model {
+
+// The instance names from outermost to innermost; `typeNames` (optional) gets each module's
+// class name ("Sequential", "BasicBlock", "Conv2d") alongside.
+QStringList modulePathParts(const torch::jit::Node* node, QStringList* typeNames = nullptr);
+// The parts joined with ".", empty at the top level.
+QString modulePath(const torch::jit::Node* node);
+
+}  // namespace graft::core::model
