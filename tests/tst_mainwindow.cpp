@@ -2,6 +2,10 @@
 // the module tree and the IR view, and a screenshot for people to look at.
 #include "core/model/document.h"
 #include "test_support.h"
+#include "core/edit/edit.h"
+#include "core/edit/revision_diff.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_scene.h"
 #include "ui/ir_view.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
@@ -70,6 +74,43 @@ class TstMainWindow : public QObject {
     const QRect r = ir->cursorRect(c);
     QTest::mouseClick(ir->viewport(), Qt::LeftButton, {}, r.center());
     QCOMPARE(w.selectedNode(), last.id);
+  }
+  void canvasOutlinesWhatTheRevisionChanged() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* scene = w.findChild<graft::ui::canvas::GraphCanvas*>()->graphScene();
+    QVERIFY(scene->changes().isEmpty());  // revision 0 has no parent
+    graft::core::model::NodeId relu = 0;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind == QLatin1String("aten::relu") && n.modulePath == QLatin1String("block1.relu")) relu = n.id;
+    QVERIFY(relu);
+    auto* doc = w.document();
+    auto r = graft::core::edit::apply(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, *doc->current(), doc->ids());
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    doc->commit(r.revision);
+    const auto d = graft::core::edit::diff(*doc->original(), *doc->current());
+    graft::core::model::NodeId gelu = 0;
+    for (auto id : d.added) {
+      QCOMPARE(scene->changes().value(id), graft::ui::canvas::GraphScene::Change::Added);
+      if (const auto* n = w.view()->node(id); n && n->kind == QLatin1String("aten::gelu")) gelu = id;
+    }
+    QVERIFY(gelu);
+    for (auto id : d.rewired) QCOMPARE(scene->changes().value(id), graft::ui::canvas::GraphScene::Change::Modified);
+    // The collapsed top-level group holding the new gelu is marked too.
+    int group = w.view()->node(gelu)->group;
+    while (w.view()->groups[group].parent > 0) group = w.view()->groups[group].parent;
+    QVERIFY(scene->groupHasChange(group));
+    auto* canvas = w.findChild<graft::ui::canvas::GraphCanvas*>();
+    w.resize(1400, 900);
+    canvas->expandAll();
+    QTRY_VERIFY(!canvas->layoutPending());
+    canvas->revealNode(gelu);
+    QTest::qWait(100);
+    QDir().mkpath(graft::test::testdata(QStringLiteral("screenshots")));
+    QVERIFY(w.grab().save(graft::test::testdata(QStringLiteral("screenshots/changes_cnn.png"))));
+    doc->undo();
+    QVERIFY(scene->changes().isEmpty());
   }
   void aboutNamesLoadedLibraries() {
     MainWindow w;

@@ -4,10 +4,12 @@
 #include "core/model/document.h"
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
+#include "core/edit/revision_diff.h"
 #include "core/layout/flat_dot.h"
 #include "ui/canvas/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
+#include "ui/canvas/graph_scene.h"
 #include "ui/canvas/minimap.h"
 #include "ui/edit_actions.h"
 #include "ui/compare_dock.h"
@@ -282,6 +284,7 @@ void MainWindow::refreshView() {
   // A new revision of the same document keeps the open groups; a new document starts collapsed.
   canvas_->setView(view_, shownDocument_ == document_.get());
   if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
+  showChangesOf(document_->currentIndex());
   shownDocument_ = document_.get();
   inspector_->showNode(view_.get(), core::model::kNoNode);
   statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")
@@ -293,6 +296,17 @@ void MainWindow::refreshView() {
                                .arg(view_->jitNodes)
                                .arg(rev->frozen() ? QString() : tr(" · not frozen")));
   if (view_->node(selected_)) selectNode(selected_);
+}
+
+void MainWindow::showChangesOf(int index) {
+  QHash<NodeId, canvas::GraphScene::Change> changes;
+  if (const int parent = document_->parentOf(index); parent >= 0) {
+    const auto d = core::edit::diff(*document_->revision(parent), *document_->revision(index));
+    for (auto id : d.rewired) changes.insert(id, canvas::GraphScene::Change::Modified);
+    for (const auto& c : d.constants) changes.insert(c.node, canvas::GraphScene::Change::Modified);
+    for (auto id : d.added) changes.insert(id, canvas::GraphScene::Change::Added);
+  }
+  canvas_->graphScene()->setChanges(changes);
 }
 
 void MainWindow::selectNode(NodeId id) {

@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void setDocument(std::unique_ptr<core::model::Document> document);
   void refreshView();
+  // Outlines on the canvas what revision `index` changed relative to its parent.
+  void showChangesOf(int index);
   void showAbout();
   void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 

@@ -25,6 +25,12 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const bool hot = s->nodeHeat(id_, &heat);
   if (const auto* n = s->view() ? s->view()->node(id_) : nullptr)
     paintNode(*p, rect_, *n, s->selectedNode() == id_, lodOf(p, option), hot ? &heat : nullptr);
+  if (auto change = s->changes().constFind(id_); change != s->changes().constEnd()) {
+    const bool added = *change == GraphScene::Change::Added;
+    p->setPen(QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3));
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 4, 4);
+  }
 }
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
@@ -44,6 +50,11 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   QColor heat;
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
   paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr);
+  if (!expanded_ && s->groupHasChange(group_)) {
+    p->setPen(QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine));
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 5, 5);
+  }
 }
 
 void GroupItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {

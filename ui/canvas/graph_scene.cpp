@@ -91,6 +91,17 @@ void GraphScene::setHeat(const QHash<NodeId, double>& selfMs) {
   update();
 }
 
+void GraphScene::setChanges(const QHash<NodeId, Change>& changes) {
+  changes_ = changes;
+  changedGroups_.clear();
+  if (view_)
+    for (auto it = changes_.begin(); it != changes_.end(); ++it) {
+      const auto* n = view_->node(it.key());
+      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) changedGroups_.insert(g);
+    }
+  update();
+}
+
 bool GraphScene::nodeHeat(NodeId id, QColor* colour) const {
   auto it = heat_.constFind(id);
   if (heat_.isEmpty()) return false;

@@ -4,6 +4,7 @@
 #include "core/layout/diagram.h"
 #include "core/model/graph_view.h"
 
+#include <QtCore/QSet>
 #include <QtWidgets/QGraphicsScene>
 #include <unordered_map>
 
@@ -41,6 +42,13 @@ class GraphScene : public QGraphicsScene {
   bool nodeHeat(core::model::NodeId id, QColor* colour) const;
   bool groupHeat(int group, QColor* colour) const;
 
+  // What the current revision changed relative to its parent: added nodes are outlined green,
+  // rewired or re-valued ones blue; a collapsed group holding any of them gets a dashed outline.
+  enum class Change { Added, Modified };
+  void setChanges(const QHash<core::model::NodeId, Change>& changes);
+  const QHash<core::model::NodeId, Change>& changes() const { return changes_; }
+  bool groupHasChange(int group) const { return changedGroups_.contains(group); }
+
   // What hovering at `scenePos` shows: an edge's value and tensor type, a node's kind and outputs.
   QString toolTipAt(QPointF scenePos) const;
 
@@ -63,6 +71,8 @@ class GraphScene : public QGraphicsScene {
   core::model::NodeId selected_ = core::model::kNoNode;
   bool detailVisible_ = true;
   QHash<core::model::NodeId, double> heat_;
+  QHash<core::model::NodeId, Change> changes_;
+  QSet<int> changedGroups_;
   QHash<int, double> groupHeat_;
   double heatMax_ = 0;
 };
