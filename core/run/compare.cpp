@@ -10,6 +10,14 @@ namespace graft::core::run {
 
 TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol) {
   TensorDiff d;
+  if (!aIn.defined() || !bIn.defined()) {  // an optional output that is None
+    if (aIn.defined() == bIn.defined()) return d;
+    d.allclose = false;
+    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
+    d.cosine = 0;
+    d.note = QStringLiteral("one side is None");
+    return d;
+  }
   d.numel = std::max(aIn.numel(), bIn.numel());
   if (aIn.sizes() != bIn.sizes()) {
     d.allclose = false;

@@ -81,7 +81,7 @@ std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId
   for (const auto& rec : run->nodes) {
     if (rec.id != id) continue;
     const auto tensors = flattenTensors(rec.outputs);
-    if (tensors.empty()) return std::nullopt;
+    if (tensors.empty() || !tensors.front().defined()) return std::nullopt;
     const at::Tensor t = tensors.front().detach().to(torch::kCPU).to(torch::kDouble).flatten();
     TensorStats st;
     st.shape = describe(tensors.front()).section(' ', 2);

@@ -171,6 +171,7 @@ std::optional<c10::ScalarType> parseDtype(const QString& name) {
 QString describe(const c10::IValue& v) {
   if (v.isTensor()) {
     const auto& t = v.toTensor();
+    if (!t.defined()) return QStringLiteral("None");
     QStringList dims;
     for (auto d : t.sizes()) dims << QString::number(d);
     QString dtype = QString::fromLatin1(c10::toString(t.scalar_type())).toLower();

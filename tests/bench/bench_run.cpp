@@ -1,6 +1,6 @@
 // Instrumented (node-by-node) run time against libtorch's own forward on the same revision and
 // inputs, and the memory a per-node compare holds. Usage: bench_run [TESTDATA] [RUNS]
-// (models: resnet50.pt, vit_b_16.pt from tests/python/make_models.py).
+// [MODEL] (models: resnet50.pt, vit_b_16.pt from tests/python/make_models.py).
 #include "core/io/load.h"
 #include "core/run/compare.h"
 
@@ -32,7 +32,8 @@ long vmHwmKb() {
 
 double bytesOf(const std::vector<c10::IValue>& values) {
   double total = 0;
-  for (const auto& t : run::flattenTensors(values)) total += double(t.numel()) * t.element_size();
+  for (const auto& t : run::flattenTensors(values))
+    if (t.defined()) total += double(t.numel()) * t.element_size();  // None outputs are undefined
   return total;
 }
 
@@ -44,7 +45,9 @@ int main(int argc, char** argv) {
   at::set_num_threads(1);  // steadier figures on a shared machine
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::printf("bench_run: %d timed runs per path (interleaved), 1 thread, input 1x3x224x224\n", runs);
+  const QString only = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QString();
   for (const char* name : {"resnet50", "vit_b_16"}) {
+    if (!only.isEmpty() && only != QLatin1String(name)) continue;
     const QString path = dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".pt");
     auto loaded = io::loadFile(path);
     if (!loaded.ok()) {
