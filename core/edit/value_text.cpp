@@ -1,24 +1,12 @@
 #include "core/edit/value_text.h"
 
+#include "core/model/dtype_names.h"
+
 #include <QtCore/QStringList>
 
 namespace graft::core::edit {
 
 namespace {
-
-std::optional<c10::ScalarType> dtypeByName(QString name) {
-  name = name.trimmed();
-  if (name.startsWith(QLatin1String("torch."))) name = name.mid(6);
-  static const std::pair<const char*, c10::ScalarType> table[] = {
-      {"float32", c10::kFloat},  {"float", c10::kFloat},    {"float64", c10::kDouble}, {"double", c10::kDouble},
-      {"float16", c10::kHalf},   {"half", c10::kHalf},      {"bfloat16", c10::kBFloat16},
-      {"int8", c10::kChar},      {"uint8", c10::kByte},     {"int16", c10::kShort},    {"short", c10::kShort},
-      {"int32", c10::kInt},      {"int64", c10::kLong},     {"long", c10::kLong},      {"bool", c10::kBool},
-      {"complex64", c10::kComplexFloat}, {"complex128", c10::kComplexDouble}};
-  for (const auto& [n, t] : table)
-    if (name == QLatin1String(n)) return t;
-  return std::nullopt;
-}
 
 std::optional<bool> parseBool(const QString& t) {
   if (t == QLatin1String("True") || t == QLatin1String("true") || t == QLatin1String("1")) return true;
@@ -43,7 +31,7 @@ std::optional<c10::IValue> parseValueText(const QString& rawText, const c10::Typ
   bool ok = false;
   switch (type->kind()) {
     case c10::TypeKind::IntType: {
-      if (auto dt = dtypeByName(text)) return c10::IValue(static_cast<int64_t>(*dt));
+      if (auto dt = model::dtypeFromName(text)) return c10::IValue(static_cast<int64_t>(*dt));
       const qlonglong v = text.toLongLong(&ok);
       if (!ok) return fail(QStringLiteral("'%1' is not an integer (or a dtype name such as float16)").arg(text));
       return c10::IValue(static_cast<int64_t>(v));

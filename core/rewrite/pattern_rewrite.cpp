@@ -1,5 +1,6 @@
 #include "core/rewrite/pattern_rewrite.h"
 
+#include "core/model/dtype_names.h"
 #include "core/model/module_path.h"
 
 #include <torch/csrc/jit/ir/irparser.h>
@@ -19,19 +20,6 @@ using torch::jit::Value;
 namespace {
 
 QString opName(const Node* n) { return QString::fromStdString(n->kind().toQualString()); }
-
-// "float32" and friends, as people write them, to libtorch's scalar types.
-std::optional<c10::ScalarType> dtypeNamed(const QString& name) {
-  static const std::map<QString, c10::ScalarType> names{
-      {"float32", c10::kFloat}, {"float", c10::kFloat},  {"float64", c10::kDouble},
-      {"double", c10::kDouble}, {"float16", c10::kHalf}, {"half", c10::kHalf},
-      {"bfloat16", c10::kBFloat16}, {"int64", c10::kLong}, {"long", c10::kLong},
-      {"int32", c10::kInt}, {"int", c10::kInt}, {"int16", c10::kShort}, {"int8", c10::kChar},
-      {"uint8", c10::kByte}, {"bool", c10::kBool}};
-  auto it = names.find(name.toLower());
-  if (it == names.end()) return std::nullopt;
-  return it->second;
-}
 
 bool literalEquals(const c10::IValue& v, const QString& literal) {
   const QString lit = literal.trimmed();
@@ -93,7 +81,7 @@ QString failedCondition(const Rule& rule, const Match& match,
         break;
       }
       case Condition::Kind::DType: {
-        const auto want = dtypeNamed(c.expected);
+        const auto want = model::dtypeFromName(c.expected);
         const auto have = dtypeOf(v);
         if (!want) return QStringLiteral("condition `%1`: unknown dtype '%2'").arg(c.text, c.expected);
         if (!have) return QStringLiteral("condition `%1` failed: the dtype of %%2 is unknown").arg(c.text, c.value);

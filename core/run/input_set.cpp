@@ -1,6 +1,8 @@
 #include "core/run/input_set.h"
 
 #include "core/model/document.h"
+#include "core/model/dtype_names.h"
+#include "core/model/value_format.h"
 #include "core/samples/samples.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -42,7 +44,7 @@ std::optional<c10::IValue> parseOne(const QString& spec, at::Generator& gen, QSt
 std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen, QString& error) {
   const QString shapePart = spec.section(':', 0, 0);
   const QString dtypePart = spec.contains(':') ? spec.section(':', 1) : QStringLiteral("float32");
-  const auto dtype = parseDtype(dtypePart);
+  const auto dtype = model::dtypeFromName(dtypePart);
   if (!dtype) {
     error = QStringLiteral("unknown dtype '%1' in input spec '%2' (use float32, float64, float16, bfloat16, int64, int32, int8, uint8 or bool)").arg(dtypePart, spec);
     return std::nullopt;
@@ -156,30 +158,14 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
 
 }  // namespace
 
-std::optional<c10::ScalarType> parseDtype(const QString& name) {
-  static const std::map<QString, c10::ScalarType> names = {
-      {"float32", torch::kFloat}, {"float", torch::kFloat}, {"f32", torch::kFloat},
-      {"float64", torch::kDouble}, {"double", torch::kDouble}, {"f64", torch::kDouble},
-      {"float16", torch::kHalf}, {"half", torch::kHalf}, {"bfloat16", torch::kBFloat16},
-      {"int64", torch::kLong}, {"long", torch::kLong}, {"int32", torch::kInt}, {"int", torch::kInt},
-      {"int16", torch::kShort}, {"int8", torch::kChar}, {"uint8", torch::kByte}, {"bool", torch::kBool}};
-  auto it = names.find(name.trimmed().toLower());
-  if (it == names.end()) return std::nullopt;
-  return it->second;
-}
-
 QString describe(const c10::IValue& v) {
   if (v.isTensor()) {
     const auto& t = v.toTensor();
     if (!t.defined()) return QStringLiteral("None");
     QStringList dims;
     for (auto d : t.sizes()) dims << QString::number(d);
-    QString dtype = QString::fromLatin1(c10::toString(t.scalar_type())).toLower();
-    static const std::map<QString, QString> pretty = {{"float", "float32"}, {"double", "float64"}, {"half", "float16"},
-                                                      {"long", "int64"}, {"int", "int32"}, {"short", "int16"},
-                                                      {"char", "int8"}, {"byte", "uint8"}};
-    if (auto p = pretty.find(dtype); p != pretty.end()) dtype = p->second;
-    return QStringLiteral("Tensor %1 [%2]").arg(dtype, dims.join(QStringLiteral(", ")));
+    return QStringLiteral("Tensor %1 [%2]").arg(model::dtypeName(static_cast<int>(t.scalar_type())),
+                                                 dims.join(QStringLiteral(", ")));
   }
   if (v.isTuple() || v.isList()) {
     QStringList parts;

@@ -34,9 +34,6 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
 // where complete; otherwise an error naming the input that needs --input SPEC.
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
 
-// The dtype named in a spec ("float32", "float", "int64", ...); nullopt if unknown.
-std::optional<c10::ScalarType> parseDtype(const QString& name);
-
 // "Tensor float32 [1, 3, 32, 32]", "(Tensor ..., Tensor ...)" — for messages and reports.
 QString describe(const c10::IValue& value);
 
