@@ -12,10 +12,7 @@ namespace graft::core::profile {
 
 QString defaultInputSpec(const model::Document& document) {
   const auto* sample = samples::find(document.sampleName());
-  if (!sample) return {};
-  QStringList dims;
-  for (auto d : sample->inputShape) dims << QString::number(d);
-  return dims.join(QLatin1Char('x')) + QStringLiteral(":float32");
+  return sample ? samples::inputSpec(*sample) : QString();
 }
 
 Profile profileWithSpecs(const model::Revision& revision, const QStringList& specs, quint64 seed,

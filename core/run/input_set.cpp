@@ -197,11 +197,8 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
 
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
   InputResult result;
-  if (const auto* sample = samples::find(doc.sampleName()); sample && !doc.sampleName().isEmpty()) {
-    QStringList dims;
-    for (auto d : sample->inputShape) dims << QString::number(d);
-    return parseInputs({dims.join('x') + QStringLiteral(":float32")}, seed);
-  }
+  if (const auto* sample = samples::find(doc.sampleName()); sample && !doc.sampleName().isEmpty())
+    return parseInputs({samples::inputSpec(*sample)}, seed);
   const auto graph = doc.original()->graph();
   QStringList specs;
   const auto inputs = graph->inputs();

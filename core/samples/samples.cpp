@@ -192,6 +192,12 @@ QStringList names() {
   return out;
 }
 
+QString inputSpec(const SampleInfo& sample) {
+  QStringList dims;
+  for (auto d : sample.inputShape) dims << QString::number(d);
+  return dims.join(QLatin1Char('x')) + QStringLiteral(":float32");
+}
+
 std::optional<torch::jit::Module> build(const QString& name) {
   // Fixed weights: the same sample is the same model on every run.
   at::manual_seed(20261202);

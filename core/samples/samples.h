@@ -18,6 +18,8 @@ struct SampleInfo {
 const std::vector<SampleInfo>& all();
 const SampleInfo* find(const QString& name);
 QStringList names();
+// The sample's input as an input spec: "1x3x32x32:float32".
+QString inputSpec(const SampleInfo& sample);
 
 // A fresh, unfrozen module for sample `name` in eval mode; nullopt for an unknown name.
 std::optional<torch::jit::Module> build(const QString& name);
