@@ -1,10 +1,10 @@
 #include "app/cli/commands.h"
+#include "core/io/atomic_write.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
-#include <QtCore/QSaveFile>
 
 namespace graft::cli {
 
@@ -63,10 +63,9 @@ Command profileCommand() {
       return fail(QStringLiteral("the model failed to run: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
     }
     if (parser.isSet(QStringLiteral("trace"))) {
-      QSaveFile file(parser.value(QStringLiteral("trace")));
       const QByteArray json = QJsonDocument(core::report::chromeTrace(profile, doc->displayName())).toJson(QJsonDocument::Compact);
-      if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
-        return fail(QStringLiteral("cannot write %1: %2").arg(parser.value(QStringLiteral("trace")), file.errorString()));
+      if (const QString why = core::io::writeAtomically(parser.value(QStringLiteral("trace")), json); !why.isEmpty())
+        return fail(QStringLiteral("cannot write %1: %2").arg(parser.value(QStringLiteral("trace")), why));
     }
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject out = core::report::profileReport(profile);

@@ -1,5 +1,7 @@
 #include "core/edit/session.h"
 
+#include "core/io/atomic_write.h"
+
 #include <QtCore/QDateTime>
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -7,7 +9,6 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
-#include <QtCore/QSaveFile>
 #include <QtCore/QStandardPaths>
 #include <QtCore/QUuid>
 
@@ -62,19 +63,16 @@ QJsonObject Session::toJson(bool closed) const {
 void Session::write() {
   if (journalPath_.isEmpty()) return;
   QDir().mkpath(QFileInfo(journalPath_).absolutePath());
-  QSaveFile f(journalPath_);
-  const QByteArray bytes = QJsonDocument(toJson(false)).toJson(QJsonDocument::Indented);
-  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
-    journalError_ = QStringLiteral("cannot write the session journal %1: %2").arg(journalPath_, f.errorString());
+  const QString why = io::writeAtomically(journalPath_, QJsonDocument(toJson(false)).toJson(QJsonDocument::Indented));
+  if (!why.isEmpty()) {
+    journalError_ = QStringLiteral("cannot write the session journal %1: %2").arg(journalPath_, why);
     qCWarning(lcSession).noquote() << journalError_;
   }
 }
 
 bool Session::close() {
   if (journalPath_.isEmpty()) return true;
-  QSaveFile f(journalPath_);
-  const QByteArray bytes = QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented);
-  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() && f.commit();
+  return io::writeAtomically(journalPath_, QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented)).isEmpty();
 }
 
 QString Session::sessionDir() {
@@ -108,9 +106,7 @@ bool Session::markClosed(const QString& path) {
   auto journal = readJournal(path, nullptr);
   if (!journal) return false;
   journal->insert(QStringLiteral("closed"), true);
-  QSaveFile f(path);
-  const QByteArray bytes = QJsonDocument(*journal).toJson(QJsonDocument::Indented);
-  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size() && f.commit();
+  return io::writeAtomically(path, QJsonDocument(*journal).toJson(QJsonDocument::Indented)).isEmpty();
 }
 
 QStringList Session::unclosedJournals() {

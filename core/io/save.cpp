@@ -1,10 +1,10 @@
 #include "core/io/save.h"
 
+#include "core/io/atomic_write.h"
 #include "core/model/revision.h"
 
 #include <torch/script.h>
 
-#include <QtCore/QSaveFile>
 #include <sstream>
 
 namespace graft::core::io {
@@ -19,12 +19,9 @@ SaveResult saveRevision(const model::Revision& revision, const QString& path) {
   } catch (const std::exception& e) {
     return {false, QStringLiteral("The revision could not be serialised: %1").arg(QString::fromUtf8(e.what()))};
   }
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly))
-    return {false, QStringLiteral("Cannot write %1: %2").arg(path, file.errorString())};
   const std::string data = bytes.str();
-  if (file.write(data.data(), static_cast<qint64>(data.size())) != static_cast<qint64>(data.size()) || !file.commit())
-    return {false, QStringLiteral("Writing %1 failed: %2").arg(path, file.errorString())};
+  const QString why = writeAtomically(path, QByteArray(data.data(), static_cast<qsizetype>(data.size())));
+  if (!why.isEmpty()) return {false, QStringLiteral("Cannot write %1: %2").arg(path, why)};
   return {true, {}};
 }
 

@@ -1,5 +1,6 @@
 #include "ui/profile/profile_dock.h"
 
+#include "core/io/atomic_write.h"
 #include "core/model/document.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
@@ -8,7 +9,6 @@
 
 #include <QtConcurrent/QtConcurrent>
 #include <QtCore/QJsonDocument>
-#include <QtCore/QSaveFile>
 #include <QtWidgets/QFileDialog>
 #include <QtWidgets/QFormLayout>
 #include <QtWidgets/QLabel>
@@ -221,10 +221,9 @@ bool ProfileDock::exportTrace(const QString& path, QString* error) const {
     if (error) *error = tr("Run a profile first.");
     return false;
   }
-  QSaveFile file(path);
   const QByteArray json = QJsonDocument(core::report::chromeTrace(*after_, document_ ? document_->displayName() : QString())).toJson(QJsonDocument::Compact);
-  if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+  if (const QString why = core::io::writeAtomically(path, json); !why.isEmpty()) {
+    if (error) *error = tr("Cannot write %1: %2").arg(path, why);
     return false;
   }
   return true;

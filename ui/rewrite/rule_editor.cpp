@@ -1,11 +1,11 @@
 #include "ui/rewrite/rule_editor.h"
 
+#include "core/io/atomic_write.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
 #include "ui/rewrite/ir_highlighter.h"
 
 #include <QtCore/QDir>
-#include <QtCore/QSaveFile>
 #include <QtCore/QTimer>
 #include <QtGui/QFontDatabase>
 #include <QtWidgets/QFormLayout>
@@ -169,9 +169,8 @@ QString RuleEditor::save(QString* error) {
   const QString folder = core::rewrite::RuleLibrary::userRuleFolder();
   QDir().mkpath(folder);
   const QString path = QDir(folder).filePath(parsed.rule.id + QStringLiteral(".rule"));
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
-    if (error) *error = tr("Not saved: cannot write %1: %2").arg(path, f.errorString());
+  if (const QString why = core::io::writeAtomically(path, text.toUtf8()); !why.isEmpty()) {
+    if (error) *error = tr("Not saved: cannot write %1: %2").arg(path, why);
     return {};
   }
   status_->setText(tr("Saved %1").arg(path));
