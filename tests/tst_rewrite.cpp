@@ -8,6 +8,8 @@
 #include "core/rewrite/ir_text.h"
 #include "core/rewrite/library.h"
 #include "core/rewrite/passes.h"
+#include "core/rewrite/pattern_draft.h"
+#include "core/model/module_path.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/script.h>
@@ -80,6 +82,7 @@ const QMap<QString, QString>& numericModels() {
   static const QMap<QString, QString> m{
       {"fold-conv-bn", "conv_bn"},       {"fold-linear-bn", "linear_bn"},
       {"fuse-add-relu", "add_relu"},     {"matmul-add-to-linear", "matmul_add"},
+      {"fuse-linear-relu", "linear_relu"},
       {"remove-dropout", "dropout"},     {"silu-decompose", "activations"},
       {"hardswish-decompose", "activations"}, {"gelu-decompose", "activations"},
       // linear-to-addmm needs a known rank-2 input, which traced graphs do not record: its
@@ -425,6 +428,108 @@ class TstRewrite : public QObject {
     const auto ops = QJsonDocument::fromJson(py.out).object().value("ops").toObject();
     QCOMPARE(ops.value("aten::clamp_min").toInt(), 17);
     QVERIFY(!ops.contains("aten::relu_"));
+  }
+
+  // Match sites name the nodes each match covers; "apply one" rewrites exactly that match.
+  void matchSitesAndApplyOne() {
+    auto loaded = io::loadFile(testdata("resnet18.pt"));
+    QVERIFY(loaded.ok());
+    auto& doc = *loaded.document;
+    const auto base = doc.current();
+    const auto lib = rewrite::RuleLibrary::load();
+    const auto* fold = lib.find("fold-conv-bn");
+    const auto report = rewrite::countMatches(*base, *fold);
+    QCOMPARE(report.sites.size(), 20);
+    QSet<model::NodeId> anchors;
+    for (const auto& site : report.sites) {
+      QCOMPARE(site.nodes.size(), 2);
+      QCOMPARE(base->nodeOf(site.nodes[0])->kind(), c10::aten::_convolution);
+      QCOMPARE(base->nodeOf(site.nodes[1])->kind(), c10::aten::batch_norm);
+      QCOMPARE(site.anchor, site.nodes[1]);
+      anchors.insert(site.anchor);
+    }
+    QCOMPARE(anchors.size(), 20);
+    // Chosen by its convolution: only that batch_norm folds.
+    const auto& chosen = report.sites[3];
+    const auto one = rewrite::applySteps(*base, {rewrite::Step::ofRuleAt(*fold, chosen.nodes[0])}, doc.ids());
+    QVERIFY2(one.ok(), qPrintable(one.error));
+    QCOMPARE(one.reports[0].matches, 1);
+    QCOMPARE(one.reports[0].sites.size(), 1);
+    QCOMPARE(one.reports[0].sites[0].anchor, chosen.anchor);
+    QCOMPARE(one.opsAfter, one.opsBefore - 1);
+    QVERIFY(!one.revision->nodeOf(chosen.anchor));
+    for (const auto& site : report.sites)
+      if (site.anchor != chosen.anchor) QVERIFY(one.revision->nodeOf(site.anchor));
+    QCOMPARE(rewrite::countMatches(*one.revision, *fold).matches, 19);
+    torch::manual_seed(0);
+    const auto x = torch::randn({1, 3, 64, 64});
+    const auto a = base->runnable().forward({x}).toTensor();
+    const auto b = one.revision->runnable().forward({x}).toTensor();
+    QVERIFY(torch::allclose(a, b, 1e-4, 1e-4));
+
+    // A pattern rule, chosen by its anchor; a node no match covers is refused with a reason.
+    auto clamp = rewrite::parseRuleFile(sourceFile("tests/data/rules/relu-to-clamp.rule"));
+    QVERIFY(clamp.ok());
+    const auto relus = rewrite::countMatches(*base, clamp.rule);
+    QCOMPARE(relus.sites.size(), 17);
+    const auto oneRelu = rewrite::applySteps(*base, {rewrite::Step::ofRuleAt(clamp.rule, relus.sites[5].anchor)}, doc.ids());
+    QVERIFY2(oneRelu.ok(), qPrintable(oneRelu.error));
+    QCOMPARE(oneRelu.reports[0].matches, 1);
+    QCOMPARE(rewrite::countMatches(*oneRelu.revision, clamp.rule).matches, 16);
+    const auto none = rewrite::applySteps(*base, {rewrite::Step::ofRuleAt(clamp.rule, chosen.nodes[0])}, doc.ids());
+    QVERIFY(!none.ok());
+    QVERIFY2(none.error.contains("no match covers node"), qPrintable(none.error));
+    const auto pass = rewrite::applySteps(*base, {rewrite::Step{{}, "cse", chosen.nodes[0]}}, doc.ids());
+    QVERIFY(!pass.ok());
+    QVERIFY2(pass.error.contains("whole graph"), qPrintable(pass.error));
+  }
+
+  // "New rule from selection": layer1.0's conv1 -> bn1 -> relu written as a pattern matches the
+  // triples with the same settings (3x3, stride 1), not the stem's 7x7 stride-2 one.
+  void patternFromSelection() {
+    auto loaded = io::loadFile(testdata("resnet18.pt"));
+    QVERIFY(loaded.ok());
+    const auto rev = loaded.document->current();
+    QVector<model::NodeId> picked;
+    for (auto id : rev->nodeIds()) {
+      auto* n = rev->nodeOf(id);
+      const QString path = model::modulePath(n);
+      if ((path == "layer1.0.conv1" || path == "layer1.0.bn1") && !n->kind().is_prim()) picked << id;
+      if (path == "layer1.0.relu" && picked.size() == 2 && n->kind() == c10::aten::relu_) picked << id;
+    }
+    QCOMPARE(picked.size(), 3);
+    const auto draft = rewrite::patternFromNodes(*rev, picked);
+    QVERIFY2(draft.ok(), qPrintable(draft.error));
+    QVERIFY(draft.conditions.join('|').contains("== [1, 1]"));
+    const QString text = QStringLiteral("id: drafted\n[pattern]\n%1[replacement]\n%1[condition]\n%2\n")
+                             .arg(draft.pattern, draft.conditions.join('\n'));
+    const auto rule = rewrite::parseRule(text, "drafted.rule");
+    QVERIFY2(rule.ok(), qPrintable(rule.error.toString() + "\n" + text));
+    const auto report = rewrite::countMatches(*rev, rule.rule);
+    QStringList paths;
+    for (const auto& site : report.sites) paths << model::modulePath(rev->nodeOf(site.nodes[0]));
+    paths.sort();
+    QCOMPARE(paths, (QStringList{"layer1.0.conv1", "layer1.1.conv1", "layer2.1.conv1", "layer3.1.conv1", "layer4.1.conv1"}));
+    // Two results used outside cannot be one pattern.
+    QVector<model::NodeId> split{picked[0], picked[1]};
+    for (auto id : rev->nodeIds())
+      if (model::modulePath(rev->nodeOf(id)) == "layer1.1.conv1" && !rev->nodeOf(id)->kind().is_prim()) split << id;
+    const auto two = rewrite::patternFromNodes(*rev, split);
+    QVERIFY(!two.ok());
+    QVERIFY2(two.error.contains("more than one result"), qPrintable(two.error));
+  }
+
+  // The bias-free linear is left alone, with the condition named.
+  void fuseLinearReluNeedsBias() {
+    const auto r = runCli({"rewrite", testdata("rewrite/linear_relu.pt"), "--rule", "fuse-linear-relu",
+                           "-o", tmp_.filePath("lr.pt"), "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto step = r.json().value("applied").toArray().at(0).toObject();
+    QCOMPARE(step.value("matches").toInt(), 1);
+    const auto skipped = step.value("skipped").toArray();
+    QCOMPARE(skipped.size(), 1);
+    QVERIFY2(skipped[0].toObject().value("reason").toString().contains("%b != None"),
+             qPrintable(QJsonDocument(skipped).toJson()));
   }
 
  private:

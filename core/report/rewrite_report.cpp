@@ -20,7 +20,14 @@ QJsonObject rewriteReport(const rewrite::ApplyResult& result) {
     QJsonArray skipped;
     for (const auto& k : s.skipped)
       skipped.append(QJsonObject{{"reason", k.reason}, {"node", qint64(k.node)}, {"op", k.op}});
-    applied.append(QJsonObject{{"rule", s.name}, {"kind", s.kind}, {"matches", s.matches}, {"skipped", skipped}});
+    QJsonArray sites;
+    for (const auto& m : s.sites) {
+      QJsonArray nodes;
+      for (auto id : m.nodes) nodes.append(qint64(id));
+      sites.append(QJsonObject{{"anchor", qint64(m.anchor)}, {"nodes", nodes}});
+    }
+    applied.append(QJsonObject{{"rule", s.name}, {"kind", s.kind}, {"matches", s.matches}, {"skipped", skipped},
+                               {"sites", sites}});
   }
   return QJsonObject{{"applied", applied}, {"ops_before", result.opsBefore}, {"ops_after", result.opsAfter}};
 }

@@ -31,21 +31,29 @@ struct Carried {
   }
 };
 
-RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun, QString& kind) {
+RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
+                       const torch::jit::Node* onlyAt, QString& kind) {
   if (!step.pass.isEmpty()) {
     kind = QStringLiteral("pass");
     const NamedPass* p = findNamed(libtorchPasses(), step.pass);
     if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown pass '%1' (known: %2)").arg(step.pass, passNames().join(QStringLiteral(", ")))};
-    return p->run(graph, dryRun);
+    return p->run(graph, dryRun, onlyAt);
   }
-  if (step.rule.isBuiltinPass()) {
-    kind = QStringLiteral("builtin");
-    const NamedPass* p = findNamed(builtinRewrites(), step.rule.builtin);
-    if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(step.rule.builtin)};
-    return p->run(graph, dryRun);
+  kind = step.rule.isBuiltinPass() ? QStringLiteral("builtin") : QStringLiteral("rule");
+  return applyRuleOnGraph(step.rule, graph, dryRun, onlyAt);
+}
+
+// The match sites of `outcome`, in the ids `idOf` gives (nodes without one are left out).
+template <typename IdOf>
+QVector<MatchSite> sitesOf(const RewriteOutcome& outcome, IdOf idOf) {
+  QVector<MatchSite> sites;
+  for (const Found& f : outcome.found) {
+    MatchSite site{idOf(f.anchor), {}};
+    for (const auto* n : f.nodes)
+      if (const auto id = idOf(n); id != model::kNoNode) site.nodes.push_back(id);
+    sites.push_back(site);
   }
-  kind = QStringLiteral("rule");
-  return applyPatternRule(step.rule, graph, dryRun);
+  return sites;
 }
 
 }  // namespace
@@ -73,8 +81,17 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     report.name = step.pass.isEmpty() ? step.rule.id : step.pass;
     names << report.name;
     RewriteOutcome outcome;
+    const torch::jit::Node* onlyAt = nullptr;
+    if (step.onlyAt != model::kNoNode) {
+      for (const auto& [node, entry] : carried.byNode)
+        if (entry.first == step.onlyAt) onlyAt = node;
+      if (!onlyAt) {
+        result.error = QStringLiteral("%1: node %2 is not in the graph").arg(report.name).arg(step.onlyAt);
+        return result;
+      }
+    }
     try {
-      outcome = runStep(step, copy.graph, false, report.kind);
+      outcome = runStep(step, copy.graph, false, onlyAt, report.kind);
       if (outcome.error.isEmpty()) {
         copy.graph->lint();
         outcome.error = checkSchemas(*copy.graph);
@@ -88,7 +105,16 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
       result.error = QStringLiteral("%1: %2").arg(report.name, outcome.error);
       return result;
     }
+    if (onlyAt && outcome.matches == 0) {
+      result.error = QStringLiteral("%1: no match covers node %2").arg(report.name).arg(step.onlyAt);
+      return result;
+    }
     report.matches = outcome.matches;
+    // Looked up by address only: a rewritten node may already be freed.
+    report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) {
+      auto it = carried.byNode.find(n);
+      return it == carried.byNode.end() ? model::kNoNode : it->second.first;
+    });
     // Skipped candidates were not rewritten, so their nodes are still alive and carried.
     for (const Skip& s : outcome.skipped) {
       auto it = carried.byNode.find(s.node);
@@ -111,13 +137,14 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   auto graph = revision.graph();
   RewriteOutcome outcome;
   try {
-    outcome = runStep(Step::ofRule(rule), graph, true, report.kind);
+    outcome = runStep(Step::ofRule(rule), graph, true, nullptr, report.kind);
   } catch (const std::exception& e) {
     outcome.error = QString::fromUtf8(e.what());
   }
   if (error) *error = outcome.error;
   report.matches = outcome.matches;
   for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
+  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); });
   return report;
 }
 

@@ -12,18 +12,28 @@ struct SkippedMatch {
   QString op;
 };
 
+// Where one accepted match sits, in the base revision: its anchor (the op producing the
+// pattern's result) and every op node it covers.
+struct MatchSite {
+  model::NodeId anchor = model::kNoNode;
+  QVector<model::NodeId> nodes;
+};
+
 struct StepReport {
   QString name;   // rule id or pass name
   QString kind;   // "rule", "builtin" or "pass"
   int matches = 0;
   QVector<SkippedMatch> skipped;
+  QVector<MatchSite> sites;  // rules only: libtorch passes report no per-match detail
 };
 
 struct Step {
   Rule rule;       // used when pass is empty
   QString pass;    // a libtorch pass name (see passes.h)
-  static Step ofRule(Rule r) { return Step{std::move(r), {}}; }
-  static Step ofPass(QString name) { return Step{{}, std::move(name)}; }
+  model::NodeId onlyAt = model::kNoNode;  // rewrite only the match covering this node
+  static Step ofRule(Rule r) { return Step{std::move(r), {}, model::kNoNode}; }
+  static Step ofRuleAt(Rule r, model::NodeId node) { return Step{std::move(r), {}, node}; }
+  static Step ofPass(QString name) { return Step{{}, std::move(name), model::kNoNode}; }
 };
 
 struct ApplyResult {
@@ -38,7 +48,7 @@ struct ApplyResult {
 ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, model::NodeIdSource& ids,
                        const QString& name = {});
 
-// For the editor's live preview: how many matches `rule` has in `revision` (nothing is changed).
+// For previews: the matches `rule` has in `revision`, with their sites (nothing is changed).
 StepReport countMatches(const model::Revision& revision, const Rule& rule, QString* error = nullptr);
 
 // Names of libtorch passes usable as steps.

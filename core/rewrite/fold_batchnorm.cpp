@@ -83,7 +83,7 @@ QString analyse(Node* producer, Node* bn, bool isLinear, bool compute, Fold& fol
   return {};
 }
 
-RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear) {
+RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear, const Node* onlyAt) {
   RewriteOutcome out;
   std::vector<Node*> bns;
   std::function<void(torch::jit::Block*)> collect = [&](torch::jit::Block* b) {
@@ -103,7 +103,12 @@ RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear)
       continue;
     }
     folds.push_back(fold);
+    out.found.push_back({bn, {producer, bn}});
   }
+  keepOnlyMatchAt(out.found, onlyAt, out.skipped);
+  std::erase_if(folds, [&](const Fold& f) {
+    return std::none_of(out.found.begin(), out.found.end(), [&](const Found& k) { return k.anchor == f.bn; });
+  });
   out.matches = int(folds.size());
   if (dryRun) return out;
   // Transform: new constants and rewiring first, every deletion last (no node is freed while
@@ -132,12 +137,12 @@ RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear)
 
 }  // namespace
 
-RewriteOutcome foldConvBatchNorm(torch::jit::Graph& graph, bool dryRun) {
-  return foldBatchNorm(graph, dryRun, false);
+RewriteOutcome foldConvBatchNorm(torch::jit::Graph& graph, bool dryRun, const Node* onlyAt) {
+  return foldBatchNorm(graph, dryRun, false, onlyAt);
 }
 
-RewriteOutcome foldLinearBatchNorm(torch::jit::Graph& graph, bool dryRun) {
-  return foldBatchNorm(graph, dryRun, true);
+RewriteOutcome foldLinearBatchNorm(torch::jit::Graph& graph, bool dryRun, const Node* onlyAt) {
+  return foldBatchNorm(graph, dryRun, true, onlyAt);
 }
 
 }  // namespace graft::core::rewrite

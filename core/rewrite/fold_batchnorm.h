@@ -6,7 +6,8 @@
 
 namespace graft::core::rewrite {
 
-RewriteOutcome foldConvBatchNorm(torch::jit::Graph& graph, bool dryRun);
-RewriteOutcome foldLinearBatchNorm(torch::jit::Graph& graph, bool dryRun);
+// With `onlyAt`, folds only the pair holding that node (the conv/linear or its batch_norm).
+RewriteOutcome foldConvBatchNorm(torch::jit::Graph& graph, bool dryRun, const torch::jit::Node* onlyAt = nullptr);
+RewriteOutcome foldLinearBatchNorm(torch::jit::Graph& graph, bool dryRun, const torch::jit::Node* onlyAt = nullptr);
 
 }  // namespace graft::core::rewrite

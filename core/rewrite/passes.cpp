@@ -22,8 +22,12 @@ int countNodes(torch::jit::Block* b) {
 // Runs a libtorch pass on the graph (or a copy when only counting) and reports the node delta.
 NamedPass wrap(const char* name, const char* title, std::function<void(std::shared_ptr<torch::jit::Graph>&)> pass) {
   return NamedPass{QString::fromLatin1(name), QString::fromLatin1(title),
-                   [pass](std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
+                   [pass](std::shared_ptr<torch::jit::Graph>& graph, bool dryRun, const torch::jit::Node* onlyAt) {
                      RewriteOutcome out;
+                     if (onlyAt) {
+                       out.error = QStringLiteral("a libtorch pass rewrites the whole graph, not one match");
+                       return out;
+                     }
                      auto g = dryRun ? graph->copy() : graph;
                      const int before = countNodes(g->block());
                      pass(g);
@@ -37,9 +41,9 @@ NamedPass wrap(const char* name, const char* title, std::function<void(std::shar
 const QVector<NamedPass>& builtinRewrites() {
   static const QVector<NamedPass> list{
       {QStringLiteral("fold-conv-bn"), QStringLiteral("Fold batch_norm into the convolution before it"),
-       [](std::shared_ptr<torch::jit::Graph>& g, bool dry) { return foldConvBatchNorm(*g, dry); }},
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) { return foldConvBatchNorm(*g, dry, at); }},
       {QStringLiteral("fold-linear-bn"), QStringLiteral("Fold batch_norm into the linear before it"),
-       [](std::shared_ptr<torch::jit::Graph>& g, bool dry) { return foldLinearBatchNorm(*g, dry); }},
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) { return foldLinearBatchNorm(*g, dry, at); }},
   };
   return list;
 }
@@ -56,11 +60,12 @@ const QVector<NamedPass>& libtorchPasses() {
   return list;
 }
 
-RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
-  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun);
+RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
+                                const torch::jit::Node* onlyAt) {
+  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun, onlyAt);
   const NamedPass* p = findNamed(builtinRewrites(), rule.builtin);
   if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.builtin)};
-  return p->run(graph, dryRun);
+  return p->run(graph, dryRun, onlyAt);
 }
 
 QString checkSchemas(const torch::jit::Graph& graph) {

@@ -10,7 +10,8 @@ namespace graft::core::rewrite {
 struct NamedPass {
   QString name;
   QString title;
-  std::function<RewriteOutcome(std::shared_ptr<torch::jit::Graph>&, bool dryRun)> run;
+  // `onlyAt`: rewrite only the match covering that node (built-in rewrites; passes refuse it).
+  std::function<RewriteOutcome(std::shared_ptr<torch::jit::Graph>&, bool dryRun, const torch::jit::Node* onlyAt)> run;
 };
 
 // fold-conv-bn, fold-linear-bn: used by rule files that say `builtin: NAME`.
@@ -19,7 +20,8 @@ const QVector<NamedPass>& builtinRewrites();
 // nodes they removed (net), as libtorch reports no per-match detail.
 const QVector<NamedPass>& libtorchPasses();
 // A pattern rule through SubgraphRewriter, or a `builtin:` rule through its code.
-RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun);
+RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
+                                const torch::jit::Node* onlyAt = nullptr);
 
 // After lint(): every aten:: node must still fit one of its operator's schemas (a replacement
 // with wrongly typed arguments would otherwise fail much later, inside libtorch). Empty when fine.

@@ -28,6 +28,17 @@ bool literalEquals(const c10::IValue& v, const QString& literal) {
   if (lit == QLatin1String("false") || lit == QLatin1String("False")) return v.isBool() && !v.toBool();
   if (lit.size() >= 2 && (lit.startsWith(QLatin1Char('"')) || lit.startsWith(QLatin1Char('\''))))
     return v.isString() && QString::fromStdString(v.toStringRef()) == lit.mid(1, lit.size() - 2);
+  if (lit.startsWith(QLatin1Char('[')) && lit.endsWith(QLatin1Char(']'))) {
+    if (!v.isIntList()) return false;
+    const auto have = v.toIntVector();
+    const QStringList items = lit.mid(1, lit.size() - 2).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (items.size() != qsizetype(have.size())) return false;
+    for (qsizetype i = 0; i < items.size(); ++i) {
+      bool isInt = false;
+      if (items[i].trimmed().toLongLong(&isInt) != have[size_t(i)] || !isInt) return false;
+    }
+    return true;
+  }
   bool ok = false;
   const double d = lit.toDouble(&ok);
   if (!ok) return false;
@@ -78,6 +89,14 @@ QString failedCondition(const Rule& rule, const Match& match,
           os << *iv;
           return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, QString::fromStdString(os.str()));
         }
+        break;
+      }
+      case Condition::Kind::NotEquals: {
+        // A value computed at run time is "not equal" unless its type says it must be None.
+        auto iv = torch::jit::toIValue(v);
+        const bool equal = iv ? literalEquals(*iv, c.expected)
+                              : c.expected.trimmed() == QLatin1String("None") && v->type()->kind() == c10::TypeKind::NoneType;
+        if (equal) return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, c.expected.trimmed());
         break;
       }
       case Condition::Kind::DType: {
@@ -144,7 +163,20 @@ void collectNodes(torch::jit::Block* b, c10::Symbol kind, std::vector<Node*>& ou
 
 }  // namespace
 
-RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun) {
+bool keepOnlyMatchAt(std::vector<Found>& found, const Node* onlyAt, QVector<Skip>& skipped) {
+  if (!onlyAt) return !found.empty();
+  std::vector<Found> kept;
+  for (Found& f : found) {
+    const bool covers = std::find(f.nodes.begin(), f.nodes.end(), onlyAt) != f.nodes.end();
+    if (covers && kept.empty()) kept.push_back(std::move(f));
+    else skipped.push_back({QStringLiteral("not the chosen match"), f.anchor, opName(f.anchor)});
+  }
+  found = std::move(kept);
+  return !found.empty();
+}
+
+RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
+                                const Node* onlyAt) {
   RewriteOutcome out;
   try {
     torch::jit::Graph pattern;
@@ -168,9 +200,15 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
         out.skipped.push_back({QStringLiteral("overlaps an earlier match"), m.anchor, opName(m.anchor)});
         continue;
       }
-      for (const auto& [p, g] : m.nodes_map) taken.insert(g);
-      accepted.insert(m.anchor);
+      Found f{m.anchor, {}};
+      for (const auto& [p, g] : m.nodes_map) {
+        taken.insert(g);
+        if (g->kind() != c10::prim::Constant) f.nodes.push_back(g);
+      }
+      out.found.push_back(std::move(f));
     }
+    keepOnlyMatchAt(out.found, onlyAt, out.skipped);
+    for (const Found& f : out.found) accepted.insert(f.anchor);
     // Near misses: same anchor op and shape, rejected by the matcher.
     Node* patternAnchor = pattern.outputs()[0]->node();
     if (patternAnchor->kind() != c10::prim::Param) {
@@ -197,6 +235,7 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     for (Node* n : alive) {
       if (!accepted.count(n)) continue;
       --out.matches;
+      std::erase_if(out.found, [n](const Found& f) { return f.anchor == n; });
       out.skipped.push_back({QStringLiteral("the replacement cannot be inserted before every use of the result"), n, opName(n)});
     }
   } catch (const c10::Error& e) {

@@ -7,7 +7,7 @@ namespace graft::core::rewrite {
 
 // A match condition from a rule's [condition] section.
 struct Condition {
-  enum class Kind { ConstEquals, DType, Rank, ModuleGlob };
+  enum class Kind { ConstEquals, NotEquals, DType, Rank, ModuleGlob };
   Kind kind = Kind::ConstEquals;
   QString value;      // "%alpha" for value conditions (without %), empty for ModuleGlob
   QString expected;   // the literal, dtype name, rank or glob

@@ -32,16 +32,16 @@ bool parseCondition(const QString& raw, int line, const QString& file, Condition
   c.line = line;
   c.text = text;
   static const QRegularExpression module(QStringLiteral(R"(^module\s*~\s*(\S+)$)"));
-  static const QRegularExpression equals(QStringLiteral(R"(^%([\w.]+)\s*==\s*(.+)$)"));
+  static const QRegularExpression equals(QStringLiteral(R"(^%([\w.]+)\s*(==|!=)\s*(.+)$)"));
   static const QRegularExpression dtype(QStringLiteral(R"(^%([\w.]+)\s+dtype\s+(\w+)$)"));
   static const QRegularExpression rank(QStringLiteral(R"(^%([\w.]+)\s+rank\s+(\d+)$)"));
   if (auto m = module.match(text); m.hasMatch()) {
     c.kind = Condition::Kind::ModuleGlob;
     c.expected = m.captured(1);
   } else if (auto m = equals.match(text); m.hasMatch()) {
-    c.kind = Condition::Kind::ConstEquals;
+    c.kind = m.captured(2) == QLatin1String("==") ? Condition::Kind::ConstEquals : Condition::Kind::NotEquals;
     c.value = m.captured(1);
-    c.expected = m.captured(2).trimmed();
+    c.expected = m.captured(3).trimmed();
   } else if (auto m = dtype.match(text); m.hasMatch()) {
     c.kind = Condition::Kind::DType;
     c.value = m.captured(1);
@@ -53,7 +53,7 @@ bool parseCondition(const QString& raw, int line, const QString& file, Condition
   } else {
     const int col = int(raw.indexOf(text)) + 1;
     err = errorAt(file, line, col,
-                  QStringLiteral("unknown condition '%1' (expected `%v == LITERAL`, `%v dtype NAME`, "
+                  QStringLiteral("unknown condition '%1' (expected `%v == LITERAL`, `%v != LITERAL`, `%v dtype NAME`, "
                                  "`%v rank N` or `module ~ GLOB`)").arg(text));
     return false;
   }

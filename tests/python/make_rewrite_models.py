@@ -56,6 +56,9 @@ MODELS = {
     "matmul_add": (MatmulAdd, [3, 5, 8]),
     "dropout": (lambda: nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.ReLU()), [3, 8]),
     "activations": (Activations, [3, 8]),
+    # 3-D input: the fused form flattens to 2-D and back; the last linear has no bias (no match).
+    "linear_relu": (lambda: nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4, bias=False), nn.ReLU()),
+                    [2, 3, 8]),
 }
 
 
