@@ -5,6 +5,10 @@
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/rewrite/library.h"
+#include "core/model/module_path.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
+#include "ui/canvas/graph_scene.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/rewrite/rule_editor.h"
@@ -15,9 +19,27 @@
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QListWidget>
 #include <QtWidgets/QMenuBar>
+#include <QtWidgets/QLabel>
 #include <QtWidgets/QPlainTextEdit>
+#include <QtWidgets/QPushButton>
 
 using namespace graft;
+
+namespace {
+
+bool waitLayout(ui::canvas::GraphCanvas* c) {
+  QSignalSpy spy(c, &ui::canvas::GraphCanvas::layoutFinished);
+  if (!c->layoutPending()) return true;
+  return spy.wait(120000);
+}
+
+core::model::NodeId nodeAt(const core::model::GraphView* view, const QString& path, const QString& kind) {
+  for (const auto& n : view->nodes)
+    if (n.modulePath == path && n.kind == kind) return n.id;
+  return core::model::kNoNode;
+}
+
+}  // namespace
 
 class TstRewriteUi : public QObject {
   Q_OBJECT
@@ -86,6 +108,146 @@ class TstRewriteUi : public QObject {
     QCOMPARE(reparsed.rule.tests.size(), 2);
     const auto lib = graft::core::rewrite::RuleLibrary::load();
     QCOMPARE(reparsed.rule.pattern, lib.find("silu-decompose")->pattern);
+  }
+
+  // Selecting a rule outlines every match on the canvas; the arrows step through them (revealed
+  // and selected); a click inside a match makes it current; "Apply this match" rewrites only it.
+  void matchesOnCanvasSteppedAndAppliedOne() {
+    ui::MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    QVERIFY(waitLayout(w.canvas()));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    w.findChild<QDockWidget*>("rewritesDock")->raise();
+    auto* scene = w.canvas()->graphScene();
+    QVERIFY(scene->marks().isEmpty());
+    dock->selectRule("fold-conv-bn");
+    const auto sites = dock->shownMatches();
+    QCOMPARE(sites.size(), 20);
+    int marked = 0;
+    for (const auto& site : sites)
+      for (auto id : site.nodes) marked += scene->markOf(id) ? 1 : 0;
+    QCOMPARE(marked, 40);
+    QCOMPARE(scene->marks().size(), 40);
+    // The first match is shown: its box is drawn (groups above it opened) and selected.
+    QVERIFY(waitLayout(w.canvas()));
+    QCOMPARE(dock->currentMatch(), 0);
+    QCOMPARE(w.selectedNode(), sites[0].anchor);
+    QVERIFY(scene->nodeItem(sites[0].anchor));
+    QVERIFY(scene->markOf(sites[0].anchor)->rank > scene->markOf(sites[1].anchor)->rank);
+    QVERIFY2(dock->findChild<QLabel*>("matchWhere")->text().contains("bn1 (aten::batch_norm)"),
+             qPrintable(dock->findChild<QLabel*>("matchWhere")->text()));
+    // Collapsed groups holding matches say so.
+    int markedGroups = 0;
+    for (const auto& g : w.view()->groups) markedGroups += scene->groupMark(g.index) ? 1 : 0;
+    QVERIFY(markedGroups >= 4);  // layer1 ... layer4
+    dock->findChild<QPushButton*>("nextMatch")->click();
+    QVERIFY(waitLayout(w.canvas()));
+    QCOMPARE(dock->currentMatch(), 1);
+    QCOMPARE(w.selectedNode(), sites[1].anchor);
+    dock->findChild<QPushButton*>("previousMatch")->click();
+    dock->findChild<QPushButton*>("previousMatch")->click();
+    QCOMPARE(dock->currentMatch(), 19);  // wraps around
+    w.selectNode(sites[7].nodes[0]);      // the convolution of match 8
+    QCOMPARE(dock->currentMatch(), 7);
+
+    auto* doc = w.document();
+    const int before = doc->count();
+    dock->findChild<QPushButton*>("applyMatch")->click();
+    QCOMPARE(doc->count(), before + 1);
+    QVERIFY(!doc->current()->nodeOf(sites[7].anchor));
+    QVERIFY(doc->current()->nodeOf(sites[8].anchor));
+    QCOMPARE(dock->shownMatches().size(), 19);
+    QCOMPARE(scene->marks().size(), 38);
+    doc->undo();
+    QCOMPARE(dock->shownMatches().size(), 20);
+    // A rule with no matches clears the marks.
+    dock->selectRule("silu-decompose");
+    QVERIFY(dock->shownMatches().isEmpty());
+    QVERIFY(scene->marks().isEmpty());
+    QVERIFY(!dock->findChild<QPushButton*>("applyMatch")->isEnabled());
+  }
+
+  // The editor's matches take over the highlight as you type.
+  void editorPreviewHighlightsAsYouType() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* editor = dock->editor();
+    QSignalSpy preview(editor, &ui::RuleEditor::previewChanged);
+    editor->findChild<QLineEdit*>("ruleId")->setText("strip-relu");
+    editor->findChild<QPlainTextEdit*>("conditions")->setPlainText("module ~ layer1*");
+    editor->findChild<QPlainTextEdit*>("replacement")->setPlainText("graph(%x):\n  return (%x)");
+    editor->findChild<QPlainTextEdit*>("pattern")->setPlainText("graph(%x):\n  %r = aten::relu_(%x)\n  return (%r)");
+    QVERIFY(preview.wait(2000));
+    QCOMPARE(editor->matchCount(), 4);
+    QCOMPARE(dock->shownMatches().size(), 4);
+    QCOMPARE(w.canvas()->graphScene()->marks().size(), 4);
+    for (auto id : w.canvas()->graphScene()->marks().keys())
+      QVERIFY(w.view()->node(id)->modulePath.startsWith("layer1."));
+  }
+
+  // Ctrl+click builds a selection; "New rule from selection" drafts it into the editor, whose
+  // preview then finds the same triple elsewhere.
+  void newRuleFromCtrlClickedSelection() {
+    ui::MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    QVERIFY(waitLayout(w.canvas()));
+    const auto conv = nodeAt(w.view(), "layer1.0.conv1", "aten::_convolution");
+    const auto bn = nodeAt(w.view(), "layer1.0.bn1", "aten::batch_norm");
+    QVERIFY(conv && bn);
+    w.canvas()->revealNode(conv);
+    QVERIFY(waitLayout(w.canvas()));
+    w.canvas()->revealNode(bn);
+    QVERIFY(waitLayout(w.canvas()));
+    w.selectNode(conv);
+    auto* scene = w.canvas()->graphScene();
+    auto* bnItem = scene->nodeItem(bn);
+    QVERIFY(bnItem);
+    w.canvas()->centerOn(bnItem);
+    QTest::mouseClick(w.canvas()->viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      w.canvas()->mapFromScene(bnItem->boundingRect().center()));
+    QCOMPARE(w.selection(), (QVector<core::model::NodeId>{conv, bn}));
+    QVERIFY(scene->nodeSelected(bn) && scene->nodeSelected(conv));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    const QString said = dock->newRuleFromSelection();
+    QVERIFY2(said.startsWith("Drafted"), qPrintable(said));
+    const QString pattern = dock->editor()->findChild<QPlainTextEdit*>("pattern")->toPlainText();
+    QVERIFY2(pattern.contains("aten::_convolution") && pattern.contains("aten::batch_norm"), qPrintable(pattern));
+    // Every 3x3 stride-1 convolution + batch_norm: conv2/bn2 of all 8 blocks, and conv1/bn1 of the
+    // 5 blocks that keep the resolution; not the stem's 7x7, the stride-2 ones or the 1x1 downsamples.
+    QCOMPARE(dock->editor()->matchCount(), 13);
+    QCOMPARE(dock->shownMatches().size(), 13);
+    QStringList paths;
+    for (const auto& site : dock->shownMatches()) paths << w.view()->node(site.nodes[0])->modulePath;
+    QVERIFY(paths.contains("layer2.0.conv2") && !paths.contains("layer2.0.conv1") && !paths.contains("conv1"));
+    const QString graftDir = graft::test::testdata("screenshots");
+    QDir().mkpath(graftDir);
+    w.findChild<QDockWidget*>("rewritesDock")->raise();
+    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(w.grab().save(graftDir + "/rewrite_draft_resnet18.png"));
+    // Ctrl+click again drops a node from the selection.
+    QTest::mouseClick(w.canvas()->viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      w.canvas()->mapFromScene(scene->nodeItem(bn)->boundingRect().center()));
+    QCOMPARE(w.selection(), (QVector<core::model::NodeId>{conv}));
+  }
+
+  void matchesScreenshot() {
+    ui::MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    QVERIFY(waitLayout(w.canvas()));
+    w.findChild<QDockWidget*>("rewritesDock")->raise();
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    dock->selectRule("fold-conv-bn");
+    QVERIFY(waitLayout(w.canvas()));
+    const QString dir = graft::test::testdata("screenshots");
+    QDir().mkpath(dir);
+    QVERIFY(w.grab().save(dir + "/rewrite_matches_resnet18.png"));
   }
 
   void mainWindowHasTheDock() {

@@ -92,13 +92,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* rewriteDock = new QDockWidget(tr("Rewrites"), this);
   rewriteDock->setObjectName(QStringLiteral("rewritesDock"));
   auto* rewrites = new RewriteDock(rewriteDock);
+  rewriteDock_ = rewrites;
   rewriteDock->setWidget(rewrites);
   addDockWidget(Qt::RightDockWidgetArea, rewriteDock);
   connect(this, &MainWindow::documentOpened, rewrites, [this, rewrites] { rewrites->setDocument(document_.get()); });
+  // A rule's matches: every match outlined orange, the one shown (stepped to) purple.
+  connect(rewrites, &RewriteDock::matchesChanged, this, [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
+    matchMarks_.clear();
+    for (int i = 0; i < sites.size(); ++i) {
+      const bool shown = i == current;
+      const QString note = tr("rule match %1 of %2").arg(i + 1).arg(sites.size());
+      for (auto id : sites[i].nodes)
+        matchMarks_[id] = {shown ? QColor(0x8e, 0x24, 0xaa) : QColor(0xf0, 0x8c, 0x00), note, shown ? 2 : 1};
+    }
+    showMarks();
+  });
+  connect(rewrites, &RewriteDock::revealRequested, this, [this](NodeId id) {
+    canvas_->revealNode(id);
+    selectNode(id);
+  });
 
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
   connect(canvas_, &canvas::GraphCanvas::nodeActivated, this, &MainWindow::selectNode);
+  connect(canvas_, &canvas::GraphCanvas::nodePicked, this, &MainWindow::pickNode);
   connect(findBar_, &FindBar::matchActivated, this, [this](NodeId id) {
     canvas_->revealNode(id);
     selectNode(id);
@@ -283,6 +300,8 @@ void MainWindow::refreshView() {
   findBar_->setView(view_.get());
   // A new revision of the same document keeps the open groups; a new document starts collapsed.
   canvas_->setView(view_, shownDocument_ == document_.get());
+  picked_.clear();
+  canvas_->graphScene()->setPicked(picked_);
   if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
   showChangesOf(document_->currentIndex());
   shownDocument_ = document_.get();
@@ -311,11 +330,44 @@ void MainWindow::showChangesOf(int index) {
 
 void MainWindow::selectNode(NodeId id) {
   selected_ = id;
+  picked_.clear();
+  canvas_->graphScene()->setPicked(picked_);
   moduleTree_->selectNode(id);
   irView_->highlightNode(id);
   canvas_->selectNode(id);
   inspector_->showNode(view_.get(), id);
+  rewriteDock_->setSelection(selection());
   Q_EMIT selectionChanged(id);
+}
+
+void MainWindow::pickNode(NodeId id) {
+  if (selected_ == core::model::kNoNode) return selectNode(id);
+  if (id == selected_) {
+    // Dropping the main selection: the first picked node (if any) takes its place.
+    const auto rest = picked_;
+    selectNode(rest.isEmpty() ? core::model::kNoNode : *rest.begin());
+    picked_ = rest;
+    picked_.remove(selected_);
+  } else if (!picked_.remove(id)) {
+    picked_.insert(id);
+  }
+  canvas_->graphScene()->setPicked(picked_);
+  rewriteDock_->setSelection(selection());
+  statusBar()->showMessage(tr("%n node(s) selected (Ctrl+click adds or removes one)", nullptr, int(selection().size())), 4000);
+}
+
+QVector<NodeId> MainWindow::selection() const {
+  QVector<NodeId> nodes;
+  if (selected_ != core::model::kNoNode) nodes << selected_;
+  for (auto id : picked_) nodes << id;
+  return nodes;
+}
+
+void MainWindow::showMarks() {
+  auto marks = matchMarks_;
+  for (auto it = divergenceMarks_.begin(); it != divergenceMarks_.end(); ++it)
+    if (!marks.contains(it.key()) || marks[it.key()].rank < it->rank) marks[it.key()] = *it;
+  canvas_->graphScene()->setMarks(marks);
 }
 
 void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&)) {

@@ -1,6 +1,7 @@
 #pragma once
 // Graft's main window: menus, the docks around the graph, and the open document.
 #include "core/model/graph_view.h"
+#include "ui/canvas/graph_scene.h"
 
 #include <QtWidgets/QMainWindow>
 #include <memory>
@@ -16,6 +17,7 @@ class CompareDock;
 class IrView;
 class ModuleTree;
 class ProfileDock;
+class RewriteDock;
 namespace canvas { class GraphCanvas; class Minimap; }
 
 class MainWindow : public QMainWindow {
@@ -32,6 +34,10 @@ class MainWindow : public QMainWindow {
   const core::model::GraphView* view() const { return view_.get(); }
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
+  // Ctrl+click: adds `id` to the selection, or drops it when it is already in.
+  void pickNode(core::model::NodeId id);
+  // The selected node first, then the Ctrl+clicked ones.
+  QVector<core::model::NodeId> selection() const;
   // Undo/redo, node edits, Save As, history and recovery (ui/edit_actions.h).
   EditActions* editActions() const { return editActions_; }
 
@@ -59,6 +65,8 @@ class MainWindow : public QMainWindow {
   // Outlines on the canvas what revision `index` changed relative to its parent.
   void showChangesOf(int index);
   void showAbout();
+  // The canvas marks: a rule's matches and a comparison's divergence, the higher rank winning.
+  void showMarks();
   void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 
   std::unique_ptr<core::model::Document> document_;
@@ -76,6 +84,9 @@ class MainWindow : public QMainWindow {
   ProfileDock* profileDock_ = nullptr;
   QAction* heatAction_ = nullptr;
   CompareDock* compareDock_ = nullptr;
+  RewriteDock* rewriteDock_ = nullptr;
+  QSet<core::model::NodeId> picked_;
+  QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_;
 };
 
 }  // namespace graft::ui

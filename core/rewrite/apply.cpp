@@ -1,6 +1,7 @@
 #include "core/rewrite/apply.h"
 
 #include "core/model/graph_walk.h"
+#include "core/model/module_path.h"
 #include "core/rewrite/passes.h"
 
 #include <torch/csrc/jit/ir/ir.h>
@@ -44,11 +45,17 @@ RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& gra
 }
 
 // The match sites of `outcome`, in the ids `idOf` gives (nodes without one are left out).
+// `alive`: the nodes were not rewritten, so they can be described.
 template <typename IdOf>
-QVector<MatchSite> sitesOf(const RewriteOutcome& outcome, IdOf idOf) {
+QVector<MatchSite> sitesOf(const RewriteOutcome& outcome, IdOf idOf, bool alive) {
   QVector<MatchSite> sites;
   for (const Found& f : outcome.found) {
-    MatchSite site{idOf(f.anchor), {}};
+    MatchSite site{idOf(f.anchor), {}, {}};
+    if (alive) {
+      const QString op = QString::fromStdString(f.anchor->kind().toQualString());
+      const QString path = model::modulePath(f.anchor);
+      site.where = path.isEmpty() ? op : QStringLiteral("%1 (%2)").arg(path, op);
+    }
     for (const auto* n : f.nodes)
       if (const auto id = idOf(n); id != model::kNoNode) site.nodes.push_back(id);
     sites.push_back(site);
@@ -114,7 +121,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) {
       auto it = carried.byNode.find(n);
       return it == carried.byNode.end() ? model::kNoNode : it->second.first;
-    });
+    }, false);
     // Skipped candidates were not rewritten, so their nodes are still alive and carried.
     for (const Skip& s : outcome.skipped) {
       auto it = carried.byNode.find(s.node);
@@ -144,7 +151,7 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   if (error) *error = outcome.error;
   report.matches = outcome.matches;
   for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
-  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); });
+  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true);
   return report;
 }
 

@@ -17,6 +17,7 @@ struct SkippedMatch {
 struct MatchSite {
   model::NodeId anchor = model::kNoNode;
   QVector<model::NodeId> nodes;
+  QString where;  // "layer1.0.bn1 (aten::batch_norm)": previews only (countMatches)
 };
 
 struct StepReport {

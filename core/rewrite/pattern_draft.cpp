@@ -66,29 +66,66 @@ PatternDraft patternFromNodes(const model::Revision& revision, const QVector<mod
   }
 
   torch::jit::Graph pattern;
+  // Activations coming in are one input each; every use of a constant is its own input, so the
+  // draft does not depend on which equal constants a graph happens to share.
   std::unordered_map<Value*, Value*> mapped;
-  std::function<Value*(Value*)> valueFor = [&](Value* v) -> Value* {
-    if (auto it = mapped.find(v); it != mapped.end()) return it->second;
-    Node* producer = v->node();
-    Value* made = nullptr;
-    if (producer->kind() == c10::prim::ListConstruct && !chosen.count(producer)) {
-      // A list of settings ([1, 1] strides) is part of the op: copy it, its items as inputs.
-      made = pattern.appendNode(pattern.createClone(producer, valueFor))->output();
-    } else {
-      made = pattern.addInput(nameFor(v));
-      made->setType(v->type());
-      if (const QString lit = literalOf(v); !lit.isEmpty())
-        draft.conditions << QStringLiteral("%%1 == %2").arg(QString::fromStdString(made->debugName()), lit);
-    }
-    mapped[v] = made;
+  std::unordered_set<std::string> names;
+  // libtorch renames the value already holding a name, so unique names are chosen here.
+  const auto uniqueName = [&](const std::string& base) {
+    std::string name = base;
+    for (int k = 2; names.count(name); ++k) name = base + "_" + std::to_string(k);
+    names.insert(name);
+    return name;
+  };
+  // An outside value becomes an input named after the argument it feeds (%weight, %stride), so
+  // the draft reads like the op's schema; a scalar constant also gets a condition pinning it.
+  const auto inputFor = [&](Value* v, const std::string& name) -> Value* {
+    const bool constant = v->node()->kind() == c10::prim::Constant;
+    if (!constant)
+      if (auto it = mapped.find(v); it != mapped.end()) return it->second;
+    Value* made = pattern.addInput(uniqueName(constant ? name : nameFor(v)));
+    // Sizes and strides of one layer's tensors would only clutter the draft (types are not matched).
+    made->setType(v->type()->cast<c10::TensorType>() ? c10::TensorType::get() : v->type());
+    if (const QString lit = literalOf(v); !lit.isEmpty())
+      draft.conditions << QStringLiteral("%%1 == %2").arg(QString::fromStdString(made->debugName()), lit);
+    if (!constant) mapped[v] = made;
     return made;
+  };
+  const auto copyOf = [&](Node* n, const std::vector<Value*>& inputs, const std::string& name) {
+    Node* c = pattern.appendNode(pattern.create(n->kind(), inputs, n->outputs().size()));
+    c->copyAttributes(*n);
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      c->output(i)->setType(n->output(i)->type());
+      c->output(i)->setDebugName(uniqueName(name));
+    }
+    return c;
+  };
+  const auto inputsOf = [&](Node* n) {
+    const auto* schema = n->maybeSchema();
+    std::vector<Value*> inputs;
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      Value* v = n->input(i);
+      const std::string name = schema && i < schema->arguments().size() ? schema->arguments()[i].name() : nameFor(v);
+      Node* producer = v->node();
+      if (auto it = mapped.find(v); it != mapped.end() && producer->kind() != c10::prim::Constant) {
+        inputs.push_back(it->second);
+      } else if (producer->kind() == c10::prim::ListConstruct && !chosen.count(producer)) {
+        // A list of settings ([1, 1] strides) is part of the op: copy it, its items as inputs.
+        std::vector<Value*> items;
+        for (size_t j = 0; j < producer->inputs().size(); ++j)
+          items.push_back(inputFor(producer->input(j), name + "_" + std::to_string(j)));
+        inputs.push_back(copyOf(producer, items, name)->output());
+      } else {
+        inputs.push_back(inputFor(v, name));
+      }
+    }
+    return inputs;
   };
   Value* result = nullptr;
   Node* copy = nullptr;
   for (Node* n : order) {
-    copy = pattern.appendNode(pattern.createClone(n, valueFor));
+    copy = copyOf(n, inputsOf(n), n->kind().toUnqualString());  // %batch_norm, %relu_
     for (size_t i = 0; i < n->outputs().size(); ++i) {
-      copy->output(i)->copyMetadata(n->output(i));
       mapped[n->output(i)] = copy->output(i);
       bool usedOutside = false;
       for (const auto& use : n->output(i)->uses()) usedOutside = usedOutside || !chosen.count(use.user);

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& pass : rewrite::passNames()) {
     const auto t0 = Clock::now();
-    const auto out = rewrite::findNamed(rewrite::libtorchPasses(), pass)->run(graph, false);
+    const auto out = rewrite::findNamed(rewrite::libtorchPasses(), pass)->run(graph, false, nullptr);
     const double ms = msSince(t0);
     total += ms;
     std::printf("%-22s %8d %8s %10.1f %8.2f\n", qPrintable(pass), out.matches, "-", ms, ms / copyMs);

@@ -29,6 +29,7 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setBackgroundBrush(Qt::white);
   connect(scene_, &GraphScene::groupToggled, this, &GraphCanvas::toggleGroup);
   connect(scene_, &GraphScene::nodeActivated, this, &GraphCanvas::nodeActivated);
+  connect(scene_, &GraphScene::nodePicked, this, &GraphCanvas::nodePicked);
   connect(service_, &core::layout::LayoutService::finished, this, &GraphCanvas::onLayout);
   connect(service_, &core::layout::LayoutService::progress, this,
           [this](int, int done, int total) { Q_EMIT layoutProgress(done, total); });

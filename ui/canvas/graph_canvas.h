@@ -54,6 +54,7 @@ class GraphCanvas : public QGraphicsView {
 
  Q_SIGNALS:
   void nodeActivated(core::model::NodeId id);
+  void nodePicked(core::model::NodeId id);  // Ctrl+click on a box
   void layoutFinished();
   void layoutProgress(int done, int total);
   void viewportMoved();

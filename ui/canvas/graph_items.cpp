@@ -24,18 +24,30 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   QColor heat;
   const bool hot = s->nodeHeat(id_, &heat);
   if (const auto* n = s->view() ? s->view()->node(id_) : nullptr)
-    paintNode(*p, rect_, *n, s->selectedNode() == id_, lodOf(p, option), hot ? &heat : nullptr);
+    paintNode(*p, rect_, *n, s->nodeSelected(id_), lodOf(p, option), hot ? &heat : nullptr);
   if (auto change = s->changes().constFind(id_); change != s->changes().constEnd()) {
     const bool added = *change == GraphScene::Change::Added;
     p->setPen(QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3));
     p->setBrush(Qt::NoBrush);
     p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 4, 4);
   }
+  if (const auto* mark = s->markOf(id_)) {
+    p->setPen(QPen(mark->colour, 3.5));
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(rect_.adjusted(-7, -7, 7, 7), 6, 6);
+  }
+}
+
+QPainterPath NodeItem::shape() const {
+  QPainterPath path;
+  path.addRect(rect_.adjusted(-2, -2, 2, 2));
+  return path;
 }
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return event->ignore();
-  sceneOf(this)->nodeClicked(id_);
+  if (event->modifiers() & Qt::ControlModifier) sceneOf(this)->nodeCtrlClicked(id_);
+  else sceneOf(this)->nodeClicked(id_);
   event->accept();
 }
 
@@ -55,6 +67,17 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
     p->setBrush(Qt::NoBrush);
     p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 5, 5);
   }
+  if (const auto* mark = expanded_ ? nullptr : s->groupMark(group_)) {
+    p->setPen(QPen(mark->colour, 3.5, Qt::DashLine));
+    p->setBrush(Qt::NoBrush);
+    p->drawRoundedRect(rect_.adjusted(-7, -7, 7, 7), 7, 7);
+  }
+}
+
+QPainterPath GroupItem::shape() const {
+  QPainterPath path;
+  path.addRect(rect_.adjusted(-2, -2, 2, 2));
+  return path;
 }
 
 void GroupItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {

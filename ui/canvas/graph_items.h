@@ -9,11 +9,16 @@ namespace graft::ui::canvas {
 
 class GraphScene;
 
+// How far outlines (changes, marks) reach outside a box.
+inline constexpr double kOutline = 10;
+
 class NodeItem : public QGraphicsItem {
  public:
   NodeItem(core::model::NodeId id, const QRectF& rect);
   core::model::NodeId id() const { return id_; }
-  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  // Room for the change and mark outlines drawn around the box; clicks hit the box only.
+  QRectF boundingRect() const override { return rect_.adjusted(-kOutline, -kOutline, kOutline, kOutline); }
+  QPainterPath shape() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  protected:
@@ -30,7 +35,8 @@ class GroupItem : public QGraphicsItem {
   int group() const { return group_; }
   bool expanded() const { return expanded_; }
   QRectF rect() const { return rect_; }
-  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  QRectF boundingRect() const override { return rect_.adjusted(-kOutline, -kOutline, kOutline, kOutline); }
+  QPainterPath shape() const override;
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   void setHighlighted(bool on) { highlighted_ = on; update(); }
 

@@ -117,6 +117,35 @@ bool GraphScene::groupHeat(int group, QColor* colour) const {
   return true;
 }
 
+void GraphScene::setMarks(const QHash<NodeId, Mark>& marks) {
+  marks_ = marks;
+  groupMarks_.clear();
+  if (view_)
+    for (auto it = marks_.begin(); it != marks_.end(); ++it) {
+      const auto* n = view_->node(it.key());
+      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) {
+        auto held = groupMarks_.constFind(g);
+        if (held == groupMarks_.constEnd() || marks_[*held].rank < it->rank) groupMarks_[g] = it.key();
+      }
+    }
+  update();
+}
+
+const GraphScene::Mark* GraphScene::markOf(NodeId id) const {
+  auto it = marks_.constFind(id);
+  return it == marks_.constEnd() ? nullptr : &*it;
+}
+
+const GraphScene::Mark* GraphScene::groupMark(int group) const {
+  auto it = groupMarks_.constFind(group);
+  return it == groupMarks_.constEnd() ? nullptr : markOf(*it);
+}
+
+void GraphScene::setPicked(const QSet<NodeId>& picked) {
+  picked_ = picked;
+  update();
+}
+
 void GraphScene::setSelectedNode(NodeId id) {
   auto* oldItem = itemShowing(selected_);
   if (auto* g = dynamic_cast<GroupItem*>(oldItem)) g->setHighlighted(false);
@@ -142,11 +171,14 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto* vn = view_->node(n->id());
       text = vn->kind + (vn->modulePath.isEmpty() ? QString() : QStringLiteral("\n") + vn->modulePath);
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
+      if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
       break;
     }
     if (auto* g = dynamic_cast<GroupItem*>(item)) {
       const auto& vg = view_->groups[g->group()];
       text = QStringLiteral("%1 (%2) · %3 ops").arg(vg.path.isEmpty() ? tr("model") : vg.path, vg.typeName).arg(vg.totalNodes);
+      if (const Mark* m = g->expanded() ? nullptr : groupMark(g->group()); m && !m->note.isEmpty())
+        text += tr("\ninside: ") + m->note;
       break;
     }
   }

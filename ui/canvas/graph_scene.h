@@ -49,15 +49,35 @@ class GraphScene : public QGraphicsScene {
   const QHash<core::model::NodeId, Change>& changes() const { return changes_; }
   bool groupHasChange(int group) const { return changedGroups_.contains(group); }
 
+  // Nodes called out by a tool (a rule's matches, a comparison's divergence): outlined in the
+  // mark's colour outside any change outline, with the note in the tooltip. A collapsed group
+  // holding marks is outlined in the colour of its highest-ranked one.
+  struct Mark {
+    QColor colour;
+    QString note;
+    int rank = 0;
+  };
+  void setMarks(const QHash<core::model::NodeId, Mark>& marks);
+  const QHash<core::model::NodeId, Mark>& marks() const { return marks_; }
+  const Mark* markOf(core::model::NodeId id) const;
+  const Mark* groupMark(int group) const;
+
+  // Nodes added to the selection with Ctrl+click, drawn as selected (for multi-node actions).
+  void setPicked(const QSet<core::model::NodeId>& picked);
+  const QSet<core::model::NodeId>& picked() const { return picked_; }
+  bool nodeSelected(core::model::NodeId id) const { return id == selected_ || picked_.contains(id); }
+
   // What hovering at `scenePos` shows: an edge's value and tensor type, a node's kind and outputs.
   QString toolTipAt(QPointF scenePos) const;
 
   // Called by the items.
   void nodeClicked(core::model::NodeId id) { Q_EMIT nodeActivated(id); }
+  void nodeCtrlClicked(core::model::NodeId id) { Q_EMIT nodePicked(id); }
   void toggleClicked(int group) { Q_EMIT groupToggled(group); }
 
  Q_SIGNALS:
   void nodeActivated(core::model::NodeId id);
+  void nodePicked(core::model::NodeId id);  // Ctrl+click: add to or drop from the selection
   void groupToggled(int group);
 
  protected:
@@ -73,6 +93,9 @@ class GraphScene : public QGraphicsScene {
   QHash<core::model::NodeId, double> heat_;
   QHash<core::model::NodeId, Change> changes_;
   QSet<int> changedGroups_;
+  QHash<core::model::NodeId, Mark> marks_;
+  QHash<int, core::model::NodeId> groupMarks_;  // group -> its highest-ranked marked node
+  QSet<core::model::NodeId> picked_;
   QHash<int, double> groupHeat_;
   double heatMax_ = 0;
 };

@@ -1,8 +1,8 @@
 #include "ui/rewrite/rewrite_dock.h"
 
 #include "core/model/document.h"
-#include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
+#include "core/rewrite/pattern_draft.h"
 #include "ui/rewrite/rule_editor.h"
 
 #include <QtCore/QFile>
@@ -20,6 +20,13 @@ namespace graft::ui {
 namespace {
 constexpr int kIdRole = Qt::UserRole;
 constexpr int kTextRole = Qt::UserRole + 1;
+
+QPushButton* button(const QString& text, const QString& name, const QString& tip, QWidget* parent) {
+  auto* b = new QPushButton(text, parent);
+  b->setObjectName(name);
+  b->setToolTip(tip);
+  return b;
+}
 }  // namespace
 
 RewriteDock::RewriteDock(QWidget* parent)
@@ -34,13 +41,24 @@ RewriteDock::RewriteDock(QWidget* parent)
   matches_ = new QLabel(this);
   matches_->setObjectName(QStringLiteral("ruleMatches"));
   matches_->setWordWrap(true);
-  auto* apply = new QPushButton(tr("Apply"), this);
-  apply->setObjectName(QStringLiteral("applyRule"));
-  auto* applyAllButton = new QPushButton(tr("Apply all"), this);
-  applyAllButton->setObjectName(QStringLiteral("applyAll"));
+  where_ = new QLabel(this);
+  where_->setObjectName(QStringLiteral("matchWhere"));
+  where_->setWordWrap(true);
+  previous_ = button(QStringLiteral("◀"), QStringLiteral("previousMatch"), tr("Show the previous match on the canvas"), this);
+  next_ = button(QStringLiteral("▶"), QStringLiteral("nextMatch"), tr("Show the next match on the canvas"), this);
+  applyOne_ = button(tr("Apply this match"), QStringLiteral("applyMatch"), tr("Rewrite only the match shown (one undo step)"), this);
+  auto* apply = button(tr("Apply to all matches"), QStringLiteral("applyRule"), tr("Rewrite every match of the selected rule (one undo step)"), this);
+  auto* applyAllButton = button(tr("Apply every rule"), QStringLiteral("applyAll"), tr("Run every rule in the library in order (one undo step)"), this);
+  auto* draft = button(tr("New rule from selection"), QStringLiteral("ruleFromSelection"),
+                       tr("Write the selected nodes (Ctrl+click to select several) as a pattern in the editor"), this);
   editor_ = new RuleEditor(this);
 
+  auto* stepping = new QHBoxLayout;
+  stepping->addWidget(previous_);
+  stepping->addWidget(next_);
+  stepping->addWidget(where_, 1);
   auto* buttons = new QHBoxLayout;
+  buttons->addWidget(applyOne_);
   buttons->addWidget(apply);
   buttons->addWidget(applyAllButton);
   auto* top = new QWidget(this);
@@ -49,7 +67,9 @@ RewriteDock::RewriteDock(QWidget* parent)
   topLayout->addWidget(search_);
   topLayout->addWidget(list_, 1);
   topLayout->addWidget(matches_);
+  topLayout->addLayout(stepping);
   topLayout->addLayout(buttons);
+  topLayout->addWidget(draft);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
   split->addWidget(editor_);
@@ -59,11 +79,20 @@ RewriteDock::RewriteDock(QWidget* parent)
 
   connect(search_, &QLineEdit::textChanged, this, &RewriteDock::filter);
   connect(list_, &QListWidget::currentItemChanged, this, &RewriteDock::refreshSelection);
+  connect(previous_, &QPushButton::clicked, this, [this] {
+    if (!sites_.isEmpty()) setCurrentMatch((current_ + sites_.size() - 1) % sites_.size());
+  });
+  connect(next_, &QPushButton::clicked, this, [this] {
+    if (!sites_.isEmpty()) setCurrentMatch((current_ + 1) % sites_.size());
+  });
+  connect(applyOne_, &QPushButton::clicked, this, [this] { matches_->setText(applyCurrentMatch()); });
   connect(apply, &QPushButton::clicked, this, [this] {
     if (!selectedRule().isEmpty()) matches_->setText(applyRules({selectedRule()}));
   });
   connect(applyAllButton, &QPushButton::clicked, this, [this] { matches_->setText(applyAll()); });
+  connect(draft, &QPushButton::clicked, this, [this] { matches_->setText(newRuleFromSelection()); });
   connect(editor_, &RuleEditor::saved, this, [this] { reloadLibrary(); });
+  connect(editor_, &RuleEditor::previewChanged, this, &RewriteDock::showEditorMatches);
   reloadLibrary();
 }
 
@@ -84,6 +113,7 @@ void RewriteDock::reloadLibrary() {
 
 void RewriteDock::setDocument(core::model::Document* document) {
   document_ = document;
+  selection_.clear();
   if (document_)
     connect(document_, &core::model::Document::currentChanged, this, [this] {
       editor_->setRevision(document_->current());
@@ -120,15 +150,98 @@ void RewriteDock::refreshSelection() {
   const auto* rule = (*library_).find(id);
   if (!rule) {
     matches_->clear();
+    showMatches({}, {}, {}, false);
     return;
   }
   if (!rule->isBuiltinPass()) {
     QFile f(rule->source == QLatin1String("builtin") ? QStringLiteral(":/rules/%1.rule").arg(id) : rule->source);
     if (f.open(QIODevice::ReadOnly)) editor_->setRuleText(QString::fromUtf8(f.readAll()));
   }
-  const int n = matchCount(id);
-  matches_->setText(n < 0 ? rule->description : tr("%1: %n match(es) in the current revision", nullptr, n).arg(id));
-  Q_EMIT ruleSelected(id, n);
+  if (!document_) {
+    matches_->setText(rule->description);
+    showMatches({}, {}, {}, false);
+    Q_EMIT ruleSelected(id, -1);
+    return;
+  }
+  const auto report = core::rewrite::countMatches(*document_->current(), *rule);
+  showMatches(*rule, report, id, /*reveal=*/true);
+  Q_EMIT ruleSelected(id, report.matches);
+}
+
+void RewriteDock::showEditorMatches() {
+  if (!document_ || !editor_->rule()) {
+    showMatches({}, {}, {}, false);
+    return;
+  }
+  // While typing the view stays put: the outlines show where the matches are.
+  showMatches(*editor_->rule(), editor_->report(), tr("the edited rule"), /*reveal=*/false);
+}
+
+void RewriteDock::showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
+                              bool reveal) {
+  shownRule_.reset();
+  if (!origin.isEmpty()) shownRule_ = rule;
+  sites_ = report.sites;
+  if (!origin.isEmpty()) {
+    QString text = tr("%1: %n match(es) in the current revision", nullptr, report.matches).arg(origin);
+    if (!report.skipped.isEmpty())
+      text += tr("; %n candidate(s) skipped, e.g. %1", nullptr, int(report.skipped.size())).arg(report.skipped.first().reason);
+    if (report.matches > 0 && sites_.isEmpty()) text += tr(" (a whole-graph pass: no single matches to show)");
+    else if (!sites_.isEmpty()) text += tr(". Outlined on the canvas: orange, and purple for the match shown.");
+    matches_->setText(text);
+  }
+  int current = -1;
+  // Keep the canvas selection's match current when there is one (the user is looking at it).
+  for (int i = 0; i < sites_.size() && current < 0; ++i)
+    for (auto id : selection_)
+      if (sites_[i].nodes.contains(id)) current = i;
+  if (current >= 0) reveal = false;
+  else if (!sites_.isEmpty()) current = 0;
+  setCurrentMatch(current, reveal);
+}
+
+void RewriteDock::setCurrentMatch(int index, bool reveal) {
+  current_ = index >= 0 && index < sites_.size() ? index : -1;
+  previous_->setEnabled(sites_.size() > 1);
+  next_->setEnabled(sites_.size() > 1);
+  applyOne_->setEnabled(current_ >= 0);
+  where_->clear();
+  if (current_ >= 0 && document_) {
+    where_->setText(matchLabel(current_));
+  }
+  Q_EMIT matchesChanged(sites_, current_);
+  if (current_ >= 0 && reveal) Q_EMIT revealRequested(sites_[current_].anchor);
+}
+
+QString RewriteDock::matchLabel(int index) const {
+  const auto& site = sites_[index];
+  return tr("match %1 of %2: %3").arg(index + 1).arg(sites_.size())
+      .arg(site.where.isEmpty() ? tr("node %1").arg(site.anchor) : site.where);
+}
+
+void RewriteDock::setSelection(const QVector<core::model::NodeId>& nodes) {
+  selection_ = nodes;
+  if (current_ >= 0)
+    for (auto id : nodes)
+      if (sites_[current_].nodes.contains(id)) return;
+  for (int i = 0; i < sites_.size(); ++i)
+    for (auto id : nodes)
+      if (i != current_ && sites_[i].nodes.contains(id)) {
+        // Made current without moving the view: the user just clicked there.
+        current_ = i;
+        applyOne_->setEnabled(true);
+        where_->setText(matchLabel(i));
+        Q_EMIT matchesChanged(sites_, current_);
+        return;
+      }
+}
+
+QString RewriteDock::newRuleFromSelection() {
+  if (!document_) return tr("Open a model first.");
+  const auto draft = core::rewrite::patternFromNodes(*document_->current(), selection_);
+  if (!draft.ok()) return tr("No rule drafted: %1").arg(draft.error);
+  editor_->setDraft(QStringLiteral("my-rule"), draft.pattern, draft.conditions);
+  return tr("Drafted a pattern from %n node(s): edit the replacement, then save.", nullptr, int(selection_.size()));
 }
 
 void RewriteDock::filter(const QString& text) {
@@ -146,6 +259,16 @@ QString RewriteDock::applyRules(const QStringList& ids) {
   for (const auto& id : ids)
     if (const auto* r = (*library_).find(id)) steps.push_back(core::rewrite::Step::ofRule(*r));
   if (steps.isEmpty()) return tr("No rule to apply.");
+  return commitSteps(steps);
+}
+
+QString RewriteDock::applyCurrentMatch() {
+  if (!document_) return tr("Open a model first.");
+  if (!shownRule_ || current_ < 0) return tr("No match to apply.");
+  return commitSteps({core::rewrite::Step::ofRuleAt(*shownRule_, sites_[current_].anchor)});
+}
+
+QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const auto result = core::rewrite::applySteps(*document_->current(), steps, document_->ids());
   QApplication::restoreOverrideCursor();

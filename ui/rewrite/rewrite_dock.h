@@ -1,13 +1,19 @@
 #pragma once
-// The Rewrites dock: the rule library with search, the selected rule's match count on the current
-// revision, Apply / Apply all (one revision, one undo step) and the rule editor.
+// The Rewrites dock: the rule library with search; the selected rule's matches on the current
+// revision, highlighted on the canvas and stepped through one by one; Apply this match / Apply
+// to all matches / Apply every rule (each one revision, one undo step); and the rule editor,
+// whose live matches take over the highlight while you type.
+#include "core/rewrite/apply.h"
+
 #include <QtWidgets/QWidget>
 
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPushButton;
 
 namespace graft::core::model { class Document; }
 namespace graft::core::rewrite { class RuleLibrary; }
@@ -35,19 +41,49 @@ class RewriteDock : public QWidget {
   QString applyAll() { return applyRules(ruleIds()); }
   RuleEditor* editor() const { return editor_; }
 
+  // The matches shown (of the selected rule, or of the editor's rule while it is being edited)
+  // and which one is current.
+  const QVector<core::rewrite::MatchSite>& shownMatches() const { return sites_; }
+  int currentMatch() const { return current_; }
+  // `reveal`: open the groups above the match and select it on the canvas.
+  void setCurrentMatch(int index, bool reveal = true);
+  // Rewrites only the current match, as one revision; returns the message shown.
+  QString applyCurrentMatch();
+  // The canvas selection: a selected node inside a match makes that match current, and
+  // "New rule from selection" drafts a pattern from these nodes.
+  void setSelection(const QVector<core::model::NodeId>& nodes);
+  QString newRuleFromSelection();
+
  Q_SIGNALS:
   void ruleSelected(const QString& id, int matches);
   void applied(int revisionIndex);
+  // The matches to highlight (empty: none) and the current one (-1: none).
+  void matchesChanged(const QVector<core::rewrite::MatchSite>& sites, int current);
+  // Stepping through matches: show this node.
+  void revealRequested(core::model::NodeId node);
 
  private:
   void refreshSelection();
   void filter(const QString& text);
+  void showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
+                   bool reveal);
+  void showEditorMatches();
+  QString matchLabel(int index) const;
+  QString commitSteps(const QVector<core::rewrite::Step>& steps);
   core::model::Document* document_ = nullptr;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()
   QLineEdit* search_;
   QListWidget* list_;
   QLabel* matches_;
+  QLabel* where_;
+  QPushButton* previous_;
+  QPushButton* next_;
+  QPushButton* applyOne_;
   RuleEditor* editor_;
+  std::optional<core::rewrite::Rule> shownRule_;  // whose matches are shown
+  QVector<core::rewrite::MatchSite> sites_;
+  int current_ = -1;
+  QVector<core::model::NodeId> selection_;
 };
 
 }  // namespace graft::ui

@@ -82,7 +82,10 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
   debounce_->setInterval(150);  // re-check once typing pauses
-  connect(debounce_, &QTimer::timeout, this, &RuleEditor::check);
+  connect(debounce_, &QTimer::timeout, this, [this] {
+    check();
+    Q_EMIT previewChanged();
+  });
   for (auto* e : {pattern_, replacement_, conditions_})
     connect(e, &QPlainTextEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
   connect(id_, &QLineEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
@@ -113,7 +116,20 @@ void RuleEditor::setRuleText(const QString& text) {
     tests_ += (t.shouldMatch ? QStringLiteral("[test match]\n") : QStringLiteral("[test no-match]\n")) + t.ir;
     if (!t.expect.isEmpty()) tests_ += QStringLiteral("[test expect]\n") + t.expect;
   }
+  debounce_->stop();  // loaded, not typed: the dock shows the library rule's own matches
   check();
+}
+
+void RuleEditor::setDraft(const QString& id, const QString& pattern, const QStringList& conditions) {
+  id_->setText(id);
+  title_->setText(tr("New rule from selection"));
+  pattern_->setPlainText(trimmedBlock(pattern));
+  replacement_->setPlainText(trimmedBlock(pattern));
+  conditions_->setPlainText(conditions.join(QLatin1Char('\n')));
+  tests_.clear();
+  debounce_->stop();
+  check();
+  Q_EMIT previewChanged();
 }
 
 QString RuleEditor::ruleText() const {
@@ -128,9 +144,19 @@ QString RuleEditor::ruleText() const {
 QString RuleEditor::status() const { return status_->text(); }
 
 void RuleEditor::check() {
+  if (pattern_->toPlainText().trimmed().isEmpty() && replacement_->toPlainText().trimmed().isEmpty()) {
+    matches_ = -1;
+    rule_.reset();
+    report_ = {};
+    status_->setText(tr("Write a pattern and its replacement (or select nodes and press New rule from selection)."));
+    Q_EMIT checked(matches_, QString());
+    return;
+  }
   const QString text = ruleText();
   const auto parsed = core::rewrite::parseRule(text, QString());
   matches_ = -1;
+  rule_.reset();
+  report_ = {};
   QString error;
   if (!parsed.ok()) {
     // Say which box the line is in: the composed file has the header's 3 lines first.
@@ -150,6 +176,8 @@ void RuleEditor::check() {
       status_->setText(error);
     } else {
       matches_ = report.matches;
+      rule_ = parsed.rule;
+      report_ = report;
       status_->setText(tr("%n match(es)", nullptr, report.matches) +
                        (report.skipped.isEmpty() ? QString() : tr(", %1 skipped: %2").arg(report.skipped.size()).arg(report.skipped.first().reason)));
     }

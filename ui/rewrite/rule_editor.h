@@ -3,6 +3,9 @@
 // conditions; as you type it is parsed (errors with line:column) and its matches counted on the
 // current revision. Save writes <id>.rule into the user rule folder.
 #include "core/model/revision.h"
+#include "core/rewrite/apply.h"
+
+#include <optional>
 
 #include <QtWidgets/QWidget>
 
@@ -22,16 +25,23 @@ class RuleEditor : public QWidget {
   void setRevision(core::model::RevisionPtr revision);
   // Fills the editor from a rule file's text.
   void setRuleText(const QString& text);
+  // Starts a new rule from a drafted pattern (replacement = pattern, to edit) and conditions.
+  void setDraft(const QString& id, const QString& pattern, const QStringList& conditions);
   // The rule file this editor describes.
   QString ruleText() const;
   // The last check: an error ("line:column: message") or "N matches".
   QString status() const;
   int matchCount() const { return matches_; }
+  // The rule as last checked, when it parsed, and its matches on the revision.
+  const std::optional<core::rewrite::Rule>& rule() const { return rule_; }
+  const core::rewrite::StepReport& report() const { return report_; }
   // Writes the rule into the user rule folder; returns the path, or empty with `error` set.
   QString save(QString* error = nullptr);
 
  Q_SIGNALS:
   void checked(int matches, const QString& error);
+  // After a check caused by typing or a draft (not by loading a rule): the preview to show.
+  void previewChanged();
   void saved(const QString& path);
 
  private:
@@ -45,6 +55,8 @@ class RuleEditor : public QWidget {
   QTimer* debounce_;
   core::model::RevisionPtr revision_;
   int matches_ = -1;
+  std::optional<core::rewrite::Rule> rule_;
+  core::rewrite::StepReport report_;
   QString tests_;  // the loaded rule's [test ...] sections, kept verbatim on save
 };
 
