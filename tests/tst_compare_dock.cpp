@@ -1,17 +1,47 @@
 // The Compare dock: a run in the worker thread lists outputs and nodes, colours them, inspects a
 // node's tensor, and reports a failing run's node.
+#include "core/edit/edit.h"
 #include "core/io/load.h"
+#include "core/model/document.h"
+#include "test_support.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
 #include "ui/main_window.h"
 #include "ui/tensor_inspector.h"
 
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
+#include <QtCore/QDir>
+#include <QtWidgets/QCheckBox>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QTableWidget>
 
 using namespace graft;
+using core::model::NodeId;
+
+namespace {
+
+bool waitLayout(ui::canvas::GraphCanvas* c) {
+  QSignalSpy spy(c, &ui::canvas::GraphCanvas::layoutFinished);
+  if (!c->layoutPending()) return true;
+  return spy.wait(120000);
+}
+
+NodeId nodeAt(const core::model::GraphView* view, const QString& path, const QString& kind) {
+  for (const auto& n : view->nodes)
+    if (n.modulePath == path && n.kind == kind) return n.id;
+  return core::model::kNoNode;
+}
+
+bool runCompare(ui::CompareDock* dock) {
+  QSignalSpy done(dock, &ui::CompareDock::finished);
+  dock->start();
+  return done.count() == 1 || done.wait(120000);
+}
+
+}  // namespace
 
 class TstCompareDock : public QObject {
   Q_OBJECT
@@ -48,6 +78,78 @@ class TstCompareDock : public QObject {
     QVERIFY(done.count() == 1 || done.wait(120000));
     QVERIFY(!dock.summary().ok);
     QVERIFY2(dock.summary().error.contains(QLatin1String("conv")), qPrintable(dock.summary().error));
+  }
+
+  // One relu of resnet18 made a gelu: the canvas outlines every compared node (green before the
+  // change, red after), the gelu is the first divergence, revealed and selected, and its
+  // feature maps show in the inspector.
+  void divergenceOnTheCanvas() {
+    ui::MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    auto* doc = w.document();
+    const NodeId relu = nodeAt(w.view(), "layer2.0.relu", "aten::relu_");
+    QVERIFY(relu);
+    const auto edited = core::edit::apply(core::edit::ReplaceOp{relu, "aten::gelu"}, *doc->current(), doc->ids());
+    QVERIFY2(edited.ok(), qPrintable(edited.error));
+    doc->commit(edited.revision);
+    const NodeId gelu = nodeAt(w.view(), "layer2.0.relu", "aten::gelu");
+    QVERIFY(gelu);
+    auto* compare = w.findChild<ui::CompareDock*>();
+    w.findChild<QDockWidget*>("compareDock")->show();
+    w.findChild<QDockWidget*>("compareDock")->raise();
+    compare->setInputSpec("1x3x64x64");
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    QVERIFY(!compare->summary().equal);
+    QVERIFY(compare->summary().firstDivergence);
+    QCOMPARE(compare->summary().firstDivergence->node, gelu);
+    auto* scene = w.canvas()->graphScene();
+    QVERIFY(waitLayout(w.canvas()));
+    QCOMPARE(scene->markOf(gelu)->rank, 5);
+    QVERIFY(scene->markOf(gelu)->note.contains("FIRST DIVERGENCE"));
+    QCOMPARE(w.selectedNode(), gelu);
+    QVERIFY(scene->nodeItem(gelu));  // its groups were opened
+    const NodeId stem = nodeAt(w.view(), "conv1", "aten::_convolution");
+    const NodeId fc = nodeAt(w.view(), "fc", "aten::linear");
+    QVERIFY(stem && fc);
+    QCOMPARE(scene->markOf(stem)->rank, 0);  // upstream of the change: within tolerance
+    QCOMPARE(scene->markOf(fc)->rank, 3);    // downstream: beyond it
+    int green = 0, red = 0;
+    for (const auto& m : scene->marks()) (m.rank == 0 ? green : red)++;
+    QVERIFY2(green >= 20 && red >= 20, qPrintable(QStringLiteral("%1 green, %2 red").arg(green).arg(red)));
+    // Collapsed groups show their worst node: layer2 holds the first divergence.
+    int layer2 = -1;
+    for (const auto& g : w.view()->groups)
+      if (g.path == "layer2") layer2 = g.index;
+    QVERIFY(scene->groupMark(layer2));
+    QCOMPARE(scene->groupMark(layer2)->rank, 5);
+    // The inspector follows the canvas selection: the gelu's 4-D output as channel images.
+    w.selectNode(gelu);
+    QVERIFY2(compare->inspector()->statsText().contains("on cpu"), qPrintable(compare->inspector()->statsText()));
+    QVERIFY(!compare->inspector()->channelGrid().isNull());
+    const QString dir = graft::test::testdata("screenshots");
+    QDir().mkpath(dir);
+    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(w.grab().save(dir + "/compare_divergence_resnet18.png"));
+    // Switched off, the overlay goes; the rule-match layer is unaffected.
+    compare->findChild<QCheckBox*>("compareOverlay")->setChecked(false);
+    QVERIFY(scene->marks().isEmpty());
+  }
+
+  void failingRunMarksItsNode() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("cnn"));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec("1x5x32x32");
+    QVERIFY(runCompare(compare));
+    QVERIFY(!compare->summary().ok);
+    const NodeId failed = compare->summary().errorNode;
+    QVERIFY(failed != core::model::kNoNode);
+    QCOMPARE(w.view()->node(failed)->modulePath, QStringLiteral("stem.conv"));  // the first convolution
+    QCOMPARE(w.canvas()->graphScene()->markOf(failed)->rank, 6);
+    QCOMPARE(w.selectedNode(), failed);
   }
 
   void mainWindowHasTheDock() {

@@ -152,6 +152,30 @@ class TstRun : public QObject {
     QCOMPARE(r.outputs[0].cosine, 1.0);
   }
 
+  // resnet18's relu_ overwrites the batch_norm output in place: the kept batch_norm value must be
+  // the one before the relu (it has negatives), not the tensor as the relu left it.
+  void keptValuesPrecedeInPlaceOps() {
+    auto doc = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    run::Executor ex(doc->current());
+    run::RunOptions o;
+    o.instrumented = true;
+    o.keepIntermediates = true;
+    const auto r = ex.run(inputs({QStringLiteral("1x3x64x64")}), o);
+    QVERIFY2(r.ok, qPrintable(r.error.headline()));
+    const run::NodeRecord* bn = nullptr;
+    const run::NodeRecord* relu = nullptr;
+    for (const auto& rec : r.nodes) {
+      if (rec.modulePath == QLatin1String("layer1.0.bn1") && !bn) bn = &rec;
+      if (rec.modulePath == QLatin1String("layer1.0.relu") && !relu) relu = &rec;
+    }
+    QVERIFY(bn && relu);
+    QCOMPARE(relu->op, QStringLiteral("aten::relu_"));
+    const auto before = bn->outputs[0].toTensor(), after = relu->outputs[0].toTensor();
+    QVERIFY(before.min().item<float>() < 0);
+    QCOMPARE(after.min().item<float>(), 0.0f);
+    QVERIFY(torch::equal(after, torch::relu(before)));
+  }
+
   void geluRevisionDiverges() {
     auto doc = open(runFile("run_cnn.pt"));
     auto original = doc->current();

@@ -54,7 +54,16 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   tols->addWidget(new QLabel(tr("rtol"), this));
   tols->addWidget(rtol_);
   form->addRow(tr("Tolerance"), tols);
-  form->addRow(QString(), perNode_);
+  overlay_ = new QCheckBox(tr("show on canvas"), this);
+  overlay_->setObjectName(QStringLiteral("compareOverlay"));
+  overlay_->setChecked(true);
+  overlay_->setToolTip(tr("Outline compared nodes on the canvas: green within tolerance, red beyond it, "
+                          "dark red for the first divergence or the node where a run failed"));
+  auto* options = new QHBoxLayout();
+  options->addWidget(perNode_);
+  options->addWidget(overlay_);
+  options->addStretch(1);
+  form->addRow(QString(), options);
 
   run_ = new QPushButton(tr("Compare"), this);
   cancel_ = new QPushButton(tr("Cancel"), this);
@@ -72,9 +81,12 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   inspector_ = new TensorInspector(this);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  // Side by side: the table stays readable while a node's tensors are inspected.
+  auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(table_);
   split->addWidget(inspector_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -90,6 +102,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
     cancel_->setEnabled(false);
     Q_EMIT finished();
   });
+  connect(overlay_, &QCheckBox::toggled, this, &CompareDock::overlayToggled);
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const auto id = table_->item(row, kWhat)->data(Qt::UserRole).toULongLong();
     if (id == core::model::kNoNode) return;
@@ -116,6 +129,16 @@ void CompareDock::setDocument(core::model::Document* document) {
     connect(document_, &core::model::Document::currentChanged, this, &CompareDock::refreshRevisions);
   }
   refreshRevisions();
+}
+
+bool CompareDock::overlayEnabled() const { return overlay_->isChecked(); }
+
+void CompareDock::inspectNode(core::model::NodeId id) {
+  for (const auto& r : summary_.nodes)
+    if (r.node == id && id != core::model::kNoNode) {
+      inspector_->show(summary_, id, r.label + QStringLiteral("  ") + r.op);
+      return;
+    }
 }
 
 void CompareDock::setInputSpec(const QString& spec) { inputs_->setText(spec); }

@@ -32,6 +32,10 @@ class CompareDock : public QWidget {
   const core::run::CompareSummary& summary() const { return summary_; }
   QTableWidget* table() const { return table_; }
   TensorInspector* inspector() const { return inspector_; }
+  // Whether the last comparison is drawn on the canvas (the "show on canvas" box).
+  bool overlayEnabled() const;
+  // Shows node `id`'s tensors in the inspector when the last comparison kept them.
+  void inspectNode(core::model::NodeId id);
 
  public Q_SLOTS:
   void start();
@@ -40,6 +44,7 @@ class CompareDock : public QWidget {
  Q_SIGNALS:
   void finished();
   void nodeActivated(core::model::NodeId id);
+  void overlayToggled(bool on);
 
  private:
   void refreshRevisions();
@@ -55,6 +60,7 @@ class CompareDock : public QWidget {
   QLineEdit* atol_ = nullptr;
   QLineEdit* rtol_ = nullptr;
   QCheckBox* perNode_ = nullptr;
+  QCheckBox* overlay_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QLabel* status_ = nullptr;

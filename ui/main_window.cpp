@@ -161,6 +161,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabifyDockWidget(profileDock_, compareDock);
   compareDock->hide();
   connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
+  connect(compareDock_, &CompareDock::finished, this, [this] { showDivergence(true); });
+  connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
+  connect(this, &MainWindow::selectionChanged, compareDock_, &CompareDock::inspectNode);
   buildMenus();
 
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
@@ -285,6 +288,7 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   selected_ = core::model::kNoNode;
   profileDock_->setDocument(document_.get());
   heatAction_->setChecked(false);  // the costs belonged to the previous model
+  divergenceMarks_.clear();          // so did the comparison
   heatAction_->setEnabled(false);
   refreshView();
   editActions_->startSession();
@@ -361,6 +365,36 @@ QVector<NodeId> MainWindow::selection() const {
   if (selected_ != core::model::kNoNode) nodes << selected_;
   for (auto id : picked_) nodes << id;
   return nodes;
+}
+
+void MainWindow::showDivergence(bool reveal) {
+  divergenceMarks_.clear();
+  const auto& s = compareDock_->summary();
+  NodeId target = core::model::kNoNode;
+  if (compareDock_->overlayEnabled()) {
+    for (const auto& r : s.nodes) {
+      if (r.node == core::model::kNoNode) continue;
+      if (r.pass)
+        divergenceMarks_[r.node] = {QColor(0x2e, 0x7d, 0x32), tr("same as A within tolerance (max abs %1)").arg(r.maxAbs, 0, 'g', 3), 0};
+      else
+        divergenceMarks_[r.node] = {QColor(0xe5, 0x39, 0x35),
+                                    tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance")
+                                        .arg(r.maxAbs, 0, 'g', 3).arg(r.mismatched).arg(r.numel), 3};
+    }
+    if (s.firstDivergence && s.firstDivergence->node != core::model::kNoNode) {
+      target = s.firstDivergence->node;
+      divergenceMarks_[target] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3), 5};
+    }
+    if (!s.ok && s.errorNode != core::model::kNoNode) {
+      target = s.errorNode;
+      divergenceMarks_[target] = {QColor(0x8b, 0, 0), tr("run %1 failed here").arg(s.errorOnB ? QStringLiteral("B") : QStringLiteral("A")), 6};
+    }
+  }
+  showMarks();
+  if (reveal && target != core::model::kNoNode && view_ && view_->node(target)) {
+    canvas_->revealNode(target);
+    selectNode(target);
+  }
 }
 
 void MainWindow::showMarks() {

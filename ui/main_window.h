@@ -67,6 +67,8 @@ class MainWindow : public QMainWindow {
   void showAbout();
   // The canvas marks: a rule's matches and a comparison's divergence, the higher rank winning.
   void showMarks();
+  // Outlines the last comparison's nodes; `reveal` selects its first divergence or failing node.
+  void showDivergence(bool reveal);
   void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 
   std::unique_ptr<core::model::Document> document_;

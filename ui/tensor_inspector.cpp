@@ -6,6 +6,8 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+#include <QtGui/QPainter>
+#include <QtGui/QPixmap>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QVBoxLayout>
 
@@ -14,11 +16,45 @@ namespace graft::ui {
 namespace {
 QString statsLine(const char* side, const std::optional<core::run::TensorStats>& s) {
   if (!s) return QStringLiteral("%1: no tensor output kept").arg(QLatin1String(side));
-  return QStringLiteral("%1: %2 %3  min %4  max %5  mean %6  std %7  NaN %8  Inf %9")
-      .arg(QLatin1String(side), s->dtype, s->shape)
+  return QStringLiteral("%1: %2 %3 on %4  min %5  max %6  mean %7  std %8  NaN %9  Inf %10")
+      .arg(QLatin1String(side), s->dtype, s->shape, s->device)
       .arg(s->min, 0, 'g', 5).arg(s->max, 0, 'g', 5).arg(s->mean, 0, 'g', 5).arg(s->std, 0, 'g', 5)
       .arg(s->nanCount).arg(s->infCount);
 }
+constexpr int kCell = 40;     // pixels per channel image
+constexpr int kPerRow = 16;
+constexpr int kLabel = 22;    // room for the side's letter
+
+// One row block per side: its channels as greyscale images (each scaled to its own range).
+QImage drawChannelGrid(const std::optional<core::run::TensorStats>& a, const std::optional<core::run::TensorStats>& b) {
+  std::vector<std::pair<QString, const core::run::TensorStats*>> sides;
+  if (a && !a->channels.isEmpty()) sides.push_back({QStringLiteral("A"), &*a});
+  if (b && !b->channels.isEmpty()) sides.push_back({QStringLiteral("B"), &*b});
+  if (sides.empty()) return {};
+  int rows = 0;
+  for (const auto& [name, st] : sides) rows += (int(st->channels.size()) + kPerRow - 1) / kPerRow;
+  QImage grid(kLabel + kPerRow * (kCell + 2), rows * (kCell + 2) + 4 * int(sides.size()), QImage::Format_RGB32);
+  grid.fill(Qt::white);
+  QPainter p(&grid);
+  int y = 0;
+  for (const auto& [name, st] : sides) {
+    p.setPen(Qt::black);
+    p.drawText(QRect(0, y, kLabel, kCell), Qt::AlignCenter, name);
+    for (int c = 0; c < st->channels.size(); ++c) {
+      QImage map(st->mapWidth, st->mapHeight, QImage::Format_Grayscale8);
+      const auto& values = st->channels[c];
+      for (int r = 0; r < st->mapHeight; ++r) {
+        uchar* line = map.scanLine(r);
+        for (int col = 0; col < st->mapWidth; ++col) line[col] = uchar(std::lround(values[r * st->mapWidth + col] * 255));
+      }
+      const QRect cell(kLabel + (c % kPerRow) * (kCell + 2), y + (c / kPerRow) * (kCell + 2), kCell, kCell);
+      p.drawImage(cell, map);  // nearest-neighbour: small maps stay blocky, as they are
+    }
+    y += ((int(st->channels.size()) + kPerRow - 1) / kPerRow) * (kCell + 2) + 4;
+  }
+  return grid;
+}
+
 }  // namespace
 
 TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
@@ -28,10 +64,13 @@ TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
   stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   stats_->setWordWrap(true);
   chart_ = new QChartView(new QChart(), this);
-  chart_->setMinimumHeight(160);
+  chart_->setMinimumHeight(120);
   layout->addWidget(title_);
   layout->addWidget(stats_);
+  maps_ = new QLabel(this);
+  maps_->setObjectName(QStringLiteral("channelMaps"));
   layout->addWidget(chart_, 1);
+  layout->addWidget(maps_);
   clear();
 }
 
@@ -39,6 +78,9 @@ void TensorInspector::clear() {
   title_->setText(tr("Double-click a node row to inspect its output."));
   stats_->clear();
   chart_->chart()->removeAllSeries();
+  maps_->clear();
+  maps_->setToolTip({});
+  grid_ = {};
 }
 
 QString TensorInspector::statsText() const { return stats_->text(); }
@@ -64,6 +106,12 @@ void TensorInspector::show(const core::run::CompareSummary& summary, core::model
   auto* y = new QValueAxis();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
+  grid_ = drawChannelGrid(a, b);
+  maps_->setPixmap(QPixmap::fromImage(grid_));
+  const auto* shown = b && !b->channels.isEmpty() ? &*b : (a && !a->channels.isEmpty() ? &*a : nullptr);
+  maps_->setToolTip(shown ? tr("Channels 0–%1 of %2 (item 0), each scaled to its own min–max: black low, white high")
+                                .arg(shown->channels.size() - 1).arg(shown->channelCount)
+                          : QString());
 }
 
 }  // namespace graft::ui

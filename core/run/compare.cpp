@@ -167,10 +167,17 @@ CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB,
   oa.device = options.deviceA;
   ob.device = options.deviceB;
   oa.cancel = ob.cancel = options.cancel;
+  const auto fail = [&result](const RunResult& run, bool onB) {
+    result.error = (onB ? QStringLiteral("B: ") : QStringLiteral("A: ")) + run.error.headline();
+    result.errorNode = run.error.node;
+    result.errorOnB = onB;
+    result.ok = false;
+    return result;
+  };
   RunResult ra = ea.run(inputs, oa);
-  if (!ra.ok) { result.error = QStringLiteral("A: ") + ra.error.headline(); return result; }
+  if (!ra.ok) return fail(ra, false);
   RunResult rb = eb.run(inputs, ob);
-  if (!rb.ok) { result.error = QStringLiteral("B: ") + rb.error.headline(); return result; }
+  if (!rb.ok) return fail(rb, true);
   result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol);
   result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
   result.ok = true;
@@ -181,11 +188,8 @@ CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB,
   oa.keepIntermediates = ob.keepIntermediates = true;
   ra = ea.run(inputs, oa);
   rb = eb.run(inputs, ob);
-  if (!ra.ok || !rb.ok) {
-    result.error = (!ra.ok ? QStringLiteral("A: ") + ra.error.headline() : QStringLiteral("B: ") + rb.error.headline());
-    result.ok = false;
-    return result;
-  }
+  if (!ra.ok) return fail(ra, false);
+  if (!rb.ok) return fail(rb, true);
   result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol);
   // NodeComparison points into the runs' records: keep them alive with the result.
   result.runA = std::make_shared<RunResult>(std::move(ra));

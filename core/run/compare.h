@@ -66,6 +66,8 @@ struct CompareOptions {
 struct CompareResult {
   bool ok = false;    // both runs completed
   QString error;      // which side failed and why
+  model::NodeId errorNode = model::kNoNode;  // where the failing run stopped, when known
+  bool errorOnB = false;
   std::vector<TensorDiff> outputs;
   bool equal = false;
   std::optional<NodeComparison> nodes;  // when per-node or outputs differ

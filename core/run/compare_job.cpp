@@ -30,6 +30,22 @@ CompareRow rowOf(const NodeDiff& n) {
   r.label = n.modulePath.isEmpty() ? QStringLiteral("<top>") : n.modulePath;
   return r;
 }
+// The first channels of a 4-D map, min-max scaled per channel (NaN and Inf show as 0).
+void addChannelMaps(const at::Tensor& tensor, TensorStats& st) {
+  if (tensor.dim() != 4 || tensor.size(0) < 1 || !tensor.is_floating_point()) return;
+  st.channelCount = int(tensor.size(1));
+  st.mapHeight = int(tensor.size(2));
+  st.mapWidth = int(tensor.size(3));
+  const at::Tensor item = tensor[0].detach().to(torch::kCPU).to(torch::kFloat).contiguous();
+  for (int c = 0; c < std::min<int>(st.channelCount, kMaxChannelMaps); ++c) {
+    at::Tensor map = item[c].nan_to_num(0, 0, 0);
+    const float lo = map.min().item<float>(), hi = map.max().item<float>();
+    map = hi > lo ? (map - lo) / (hi - lo) : torch::zeros_like(map);
+    map = map.contiguous();
+    st.channels.push_back(QVector<float>(map.data_ptr<float>(), map.data_ptr<float>() + map.numel()));
+  }
+}
+
 }  // namespace
 
 CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
@@ -53,7 +69,12 @@ CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* ca
   o.cancel = cancel;
   auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *inputs.inputs, o));
   if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }
-  if (!result->ok) { s.error = result->error; return s; }
+  if (!result->ok) {
+    s.error = result->error;
+    s.errorNode = result->errorNode;
+    s.errorOnB = result->errorOnB;
+    return s;
+  }
   s.ok = true;
   s.equal = result->equal;
   for (size_t i = 0; i < result->outputs.size(); ++i) {
@@ -86,6 +107,8 @@ std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId
     TensorStats st;
     st.shape = describe(tensors.front()).section(' ', 2);
     st.dtype = describe(tensors.front()).section(' ', 1, 1);
+    st.device = QString::fromStdString(tensors.front().device().str());
+    addChannelMaps(tensors.front(), st);
     st.numel = t.numel();
     st.nanCount = t.isnan().sum().item<int64_t>();
     st.infCount = t.isinf().sum().item<int64_t>();

@@ -39,17 +39,27 @@ struct CompareRow {
 };
 
 struct TensorStats {
-  QString shape, dtype;
+  QString shape, dtype, device;
   double min = 0, max = 0, mean = 0, std = 0;
   qint64 nanCount = 0, infCount = 0, numel = 0;
   double histLo = 0, histHi = 0;
   QVector<double> histogram;  // counts of finite values in equal-width bins over [histLo, histHi]
+  // 4-D feature maps (N, C, H, W): the first channels of item 0, each scaled to [0, 1] over its own
+  // finite range, row-major H x W.
+  int channelCount = 0;  // C of the tensor (more than `channels` holds when it is large)
+  int mapHeight = 0, mapWidth = 0;
+  QVector<QVector<float>> channels;
 };
+
+// How many channel maps statsFor keeps at most.
+inline constexpr int kMaxChannelMaps = 32;
 
 struct CompareSummary {
   bool ok = false;
   bool cancelled = false;
   QString error;
+  model::NodeId errorNode = model::kNoNode;  // the node the failing run stopped at, when known
+  bool errorOnB = false;
   bool equal = false;
   QVector<CompareRow> outputs;
   QVector<CompareRow> nodes;

@@ -73,6 +73,9 @@ struct Executor::Plan {
     std::vector<bool> moveIn;    // per input: its last use, so hand it over as the interpreter does
     std::vector<std::unique_ptr<BlockPlan>> blocks;
     bool record = false;  // an op node (kind not prim::): recorded and timed
+    // Per output: a later in-place op (relu_, add_) overwrites it, so a kept copy must be taken
+    // now, or the record would show the value after that op ran.
+    std::vector<bool> mutatedLater;
     model::NodeId id = model::kNoNode;
     QString opName, modulePath;
   };
@@ -97,6 +100,13 @@ struct Executor::Plan {
     return s;
   }
 
+  // aten's naming convention for ops that write into their first argument.
+  static bool isInPlace(const Node* n) {
+    if (!n->kind().is_aten()) return false;
+    const std::string name = n->kind().toUnqualString();
+    return name.size() > 1 && name.back() == '_' && name.rfind("__", 0) != 0;
+  }
+
   static std::shared_ptr<torch::jit::GraphFunction> oneNodeFunction(Node* node) {
     auto g = std::make_shared<torch::jit::Graph>();
     std::unordered_map<Value*, Value*> map;
@@ -117,7 +127,12 @@ struct Executor::Plan {
       s.modulePath = model::modulePath(n);
       s.record = !s.opName.startsWith(QLatin1String("prim::"));
       for (Value* v : n->inputs()) s.in.push_back(slot(v));
-      for (Value* v : n->outputs()) s.out.push_back(slot(v));
+      for (Value* v : n->outputs()) {
+        s.out.push_back(slot(v));
+        bool mutated = false;
+        for (const auto& use : v->uses()) mutated = mutated || (use.offset == 0 && isInPlace(use.user));
+        s.mutatedLater.push_back(mutated);
+      }
       const auto k = n->kind();
       if (k == prim::Constant) {
         s.kind = StepKind::Constant;
@@ -305,7 +320,10 @@ struct Executor::Plan {
     if (!s.record || (!o.keepIntermediates && !o.onNode)) return;
     NodeRecord rec{s.id, s.opName, s.modulePath, {}, ms};
     if (o.keepIntermediates)
-      for (int i : s.out) rec.outputs.push_back(env[i]);
+      for (size_t i = 0; i < s.out.size(); ++i) {
+        const c10::IValue& v = env[s.out[i]];
+        rec.outputs.push_back(s.mutatedLater[i] && v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+      }
     if (o.onNode) o.onNode(rec);
     if (o.keepIntermediates) result.nodes.push_back(std::move(rec));
   }
