@@ -9,6 +9,7 @@
 #include "core/samples/samples.h"
 #include "test_support.h"
 
+#include <torch/cuda.h>
 #include <torch/script.h>
 
 #include <QtCore/QJsonArray>
@@ -23,13 +24,18 @@ class TstProfile : public QObject {
   void oneEventPerOpNodePerRun_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QVector<qint64>>("shape");
-    QTest::newRow("cnn") << "sample:cnn" << QVector<qint64>{1, 3, 32, 32};
-    QTest::newRow("mlp") << "sample:mlp" << QVector<qint64>{1, 64};
-    QTest::newRow("resnet18") << "resnet18.pt" << QVector<qint64>{1, 3, 224, 224};
+    QTest::addColumn<QString>("device");
+    for (const QString device : {"cpu", "cuda"}) {
+      QTest::addRow("cnn-%s", qPrintable(device)) << "sample:cnn" << QVector<qint64>{1, 3, 32, 32} << device;
+      QTest::addRow("mlp-%s", qPrintable(device)) << "sample:mlp" << QVector<qint64>{1, 64} << device;
+      QTest::addRow("resnet18-%s", qPrintable(device)) << "resnet18.pt" << QVector<qint64>{1, 3, 224, 224} << device;
+    }
   }
   void oneEventPerOpNodePerRun() {
     QFETCH(QString, model);
     QFETCH(QVector<qint64>, shape);
+    QFETCH(QString, device);
+    if (device == "cuda" && !torch::cuda::is_available()) QSKIP("CUDA is not available here: the CUDA rows run where it is");
     auto loaded = model.startsWith("sample:") ? io::loadSample(model.mid(7)) : io::loadFile(graft::test::testdata(model));
     QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + "\n" + loaded.error.details));
     const auto rev = loaded.document->current();
@@ -39,7 +45,9 @@ class TstProfile : public QObject {
     options.warmup = 1;
     int progressCalls = 0;
     options.progress = [&](int done, int total) { ++progressCalls; return done <= total; };
-    const auto p = profile::profileRevision(*rev, {torch::randn(std::vector<int64_t>(shape.begin(), shape.end()))}, options);
+    const auto input = torch::randn(std::vector<int64_t>(shape.begin(), shape.end())).to(c10::Device(device.toStdString()));
+    const auto p = profile::profileRevision(*rev, {input}, options);
+    QVERIFY2(p.device.startsWith(device), qPrintable(p.device));
     QCOMPARE(progressCalls, 5);
     QCOMPARE(p.runMs.size(), 4);
     QCOMPARE(p.forwardMs.size(), 4);
@@ -122,6 +130,22 @@ class TstProfile : public QObject {
     for (const auto& k : after.byOp) afterHasBn |= k.op == "aten::batch_norm";
     QVERIFY(beforeHasBn && !afterHasBn);
   }
+  // graft-cli profile --device cuda: profiles there (weights copied to the device, synchronised
+  // timing), or, without CUDA, refuses in one line naming the reason.
+  void cliProfilesOnCudaOrRefuses() {
+    const auto r = graft::test::runCli({"profile", "--sample", "cnn", "--device", "cuda", "--runs", "3", "--warmup", "1", "--json"});
+    if (!torch::cuda::is_available()) {
+      QCOMPARE(r.exitCode, 2);
+      QVERIFY2(r.err.contains("CUDA is not available"), r.err.constData());
+      QCOMPARE(r.err.trimmed().count('\n'), 0);
+      return;
+    }
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.json().value("device").toString().startsWith("cuda"));
+    QCOMPARE(r.json().value("runs").toInt(), 3);
+    QVERIFY(r.json().value("median_ms").toDouble() > 0);
+  }
+
   void cancelStopsEarly() {
     auto doc = io::loadSample(QStringLiteral("mlp")).document;
     profile::ProfileOptions options;

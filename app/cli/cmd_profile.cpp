@@ -35,7 +35,7 @@ Command profileCommand() {
     parser.addOption({QStringLiteral("runs"), QStringLiteral("Measured runs (default 20)."), QStringLiteral("N"), QStringLiteral("20")});
     parser.addOption({QStringLiteral("warmup"), QStringLiteral("Warm-up runs (default 3)."), QStringLiteral("N"), QStringLiteral("3")});
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default)."), QStringLiteral("D"), QStringLiteral("cpu")});
+    parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default) or cuda[:N] where available."), QStringLiteral("D"), QStringLiteral("cpu")});
     parser.addOption({QStringLiteral("trace"), QStringLiteral("Write a Chrome-trace JSON (chrome://tracing, Perfetto)."), QStringLiteral("F")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     bool ok1 = false, ok2 = false, ok3 = false;
@@ -45,8 +45,7 @@ Command profileCommand() {
     const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong(&ok3);
     if (!ok1 || !ok2 || !ok3 || options.runs < 1 || options.warmup < 0)
       return fail(QStringLiteral("--runs must be >= 1, --warmup >= 0 and --seed a number"));
-    if (parser.value(QStringLiteral("device")) != QLatin1String("cpu"))
-      return fail(QStringLiteral("profile runs on cpu; device \"%1\" is not supported by the profiler yet").arg(parser.value(QStringLiteral("device"))));
+    options.device = parser.value(QStringLiteral("device"));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     QStringList specs = parser.values(QStringLiteral("input"));

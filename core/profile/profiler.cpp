@@ -2,6 +2,7 @@
 
 #include "core/model/graph_view.h"
 #include "core/model/revision.h"
+#include "core/run/device_forward.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
@@ -25,6 +26,9 @@ struct Recorder {
   Clock::time_point origin;
   int run = 0;
   bool recording = false;
+  // On CUDA kernels run asynchronously: each top-level op waits for its kernels before it is
+  // timed, so an op's time is its device time rather than its launch time.
+  bool syncOps = false;
   std::mutex mutex;
   QVector<OpEvent> events;
   std::unordered_map<std::thread::id, quint64> lanes;
@@ -62,9 +66,10 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
 }
 
 void onEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
-  const auto end = Clock::now();
   auto* span = static_cast<Span*>(ctx);
   Recorder* rec = gRecorder.load();
+  if (span && rec && rec->syncOps && span->depth == 0) torch::cuda::synchronize();
+  const auto end = Clock::now();
   if (!span || !rec) return;
   tlsDepth = span->depth;
   OpEvent e;
@@ -80,18 +85,22 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   rec->events.push_back(std::move(e));
 }
 
-void synchronize(const std::vector<c10::IValue>& inputs) {
-  for (const auto& v : inputs)
-    if (v.isTensor() && v.toTensor().is_cuda()) {
-      torch::cuda::synchronize();
-      return;
-    }
+// The device the inputs live on (the first tensor's, nested tuples and lists included).
+c10::Device deviceOf(const std::vector<c10::IValue>& inputs) {
+  for (const auto& v : inputs) {
+    if (v.isTensor()) return v.toTensor().device();
+    if (v.isTuple())
+      if (auto d = deviceOf(v.toTupleRef().elements().vec()); !d.is_cpu()) return d;
+    if (v.isTensorList())
+      for (const at::Tensor& t : v.toTensorList()) return t.device();
+  }
+  return c10::Device(c10::kCPU);
 }
 
-double timedForward(torch::jit::Module& module, const std::vector<c10::IValue>& inputs) {
+double timedForward(run::DeviceForward& forward, const std::vector<c10::IValue>& inputs) {
   const auto start = Clock::now();
-  module.forward(inputs);
-  synchronize(inputs);
+  forward(inputs);
+  if (!forward.device().is_cpu()) torch::cuda::synchronize();
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
@@ -128,14 +137,15 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
     OptimizerOff() { torch::jit::setGraphExecutorOptimize(false); }
     ~OptimizerOff() { torch::jit::setGraphExecutorOptimize(previous); }
   } optimizerOff;
-  torch::jit::Module module = revision.runnable();
+  const c10::Device device = deviceOf(inputs);
+  run::DeviceForward forward(revision, device);
   const auto view = model::GraphView::build(revision);
   Profile profile;
   profile.warmup = options.warmup;
-  profile.device = (!inputs.empty() && inputs.front().isTensor() && inputs.front().toTensor().is_cuda())
-                       ? QStringLiteral("cuda") : QStringLiteral("cpu");
+  profile.device = QString::fromStdString(device.str());
 
   Recorder recorder;
+  recorder.syncOps = !device.is_cpu();
   recorder.origin = Clock::now();
   Recorder* expected = nullptr;
   if (!gRecorder.compare_exchange_strong(expected, &recorder))
@@ -156,11 +166,11 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
     for (int i = 0; i < total; ++i) {
       const bool measured = i >= options.warmup;
       // The baseline: the module's own forward with no callbacks recording, right before.
-      const double plain = timedForward(module, inputs);
+      const double plain = timedForward(forward, inputs);
       recorder.run = i - options.warmup;
       const int before = recorder.events.size();
       recorder.recording = measured;
-      const double profiled = timedForward(module, inputs);
+      const double profiled = timedForward(forward, inputs);
       recorder.recording = false;
       if (measured) {
         profile.forwardMs.push_back(plain);

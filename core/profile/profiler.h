@@ -14,12 +14,14 @@ namespace graft::core::profile {
 struct ProfileOptions {
   int runs = 20;
   int warmup = 3;
+  QString device = QStringLiteral("cpu");  // profileWithSpecs places the inputs there ("cpu", "cuda")
   // Called after each run (done, total); return false to cancel.
   std::function<bool(int, int)> progress;
 };
 
-// Inputs must already be on the device the revision runs on ("cpu" or "cuda"); on CUDA every
-// timed region ends with a device synchronisation.
+// Runs where the inputs are ("cpu" or "cuda"; frozen weights are copied there once). On CUDA
+// every timed region ends with a device synchronisation, and each top-level op waits for its
+// kernels, so per-op times are device times.
 // Throws std::runtime_error with a readable message when the model fails to run.
 Profile profileRevision(const model::Revision& revision, const std::vector<c10::IValue>& inputs,
                         const ProfileOptions& options);

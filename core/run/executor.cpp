@@ -36,21 +36,6 @@ struct NodeFailure {
   RunError error;
 };
 
-c10::IValue toDevice(const c10::IValue& v, c10::Device device) {
-  if (v.isTensor()) return v.toTensor().to(device);
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const auto& e : v.toTupleRef().elements()) items.push_back(toDevice(e, device));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isTensorList()) {
-    c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(t.to(device));
-    return out;
-  }
-  return v;
-}
-
 QString errorText(const std::string& what) {
   // libtorch messages can carry the TorchScript source and traceback: keep the first few lines.
   QStringList lines = QString::fromStdString(what).split(QLatin1Char('\n'), Qt::SkipEmptyParts);

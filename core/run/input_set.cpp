@@ -219,4 +219,19 @@ InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
   return parseInputs(specs, seed);
 }
 
+c10::IValue toDevice(const c10::IValue& v, c10::Device device) {
+  if (v.isTensor()) return v.toTensor().to(device);
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& e : v.toTupleRef().elements()) items.push_back(toDevice(e, device));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(t.to(device));
+    return out;
+  }
+  return v;
+}
+
 }  // namespace graft::core::run

@@ -34,6 +34,9 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
 // where complete; otherwise an error naming the input that needs --input SPEC.
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
 
+// A copy of `value` with its tensors (also inside tuples and tensor lists) on `device`.
+c10::IValue toDevice(const c10::IValue& value, c10::Device device);
+
 // "Tensor float32 [1, 3, 32, 32]", "(Tensor ..., Tensor ...)" — for messages and reports.
 QString describe(const c10::IValue& value);
 

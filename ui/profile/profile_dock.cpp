@@ -1,5 +1,7 @@
 #include "ui/profile/profile_dock.h"
 
+#include "core/run/compare_job.h"
+
 #include "core/io/atomic_write.h"
 #include "core/model/document.h"
 #include "core/profile/profile_job.h"
@@ -16,6 +18,7 @@
 #include <QtWidgets/QProgressBar>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QScrollArea>
+#include <QtWidgets/QComboBox>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QVBoxLayout>
@@ -38,6 +41,10 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   warmup_ = new QSpinBox(body);
   warmup_->setRange(0, 100);
   warmup_->setValue(3);
+  device_ = new QComboBox(body);
+  device_->setObjectName(QStringLiteral("profileDevice"));
+  device_->addItems(core::run::availableDevices());
+  device_->setToolTip(tr("Where to run: CUDA is offered when this machine has it (timing is synchronised)"));
   runButton_ = new QPushButton(tr("Profile original && current"), body);
   runButton_->setObjectName(QStringLiteral("profileRun"));
   cancelButton_ = new QPushButton(tr("Cancel"), body);
@@ -50,6 +57,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   controls->addWidget(runs_);
   controls->addWidget(new QLabel(tr("Warm-up:"), body));
   controls->addWidget(warmup_);
+  controls->addWidget(device_);
   controls->addWidget(runButton_);
   controls->addWidget(cancelButton_);
   controls->addWidget(progress_);
@@ -124,6 +132,7 @@ void ProfileDock::start() {
   core::profile::ProfileOptions options;
   options.runs = runs_->value();
   options.warmup = warmup_->value();
+  options.device = device_->currentText();
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
   const int total = (options.runs + options.warmup) * (both ? 2 : 1);

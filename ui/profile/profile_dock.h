@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QComboBox;
 class QSpinBox;
 
 namespace graft::core::model { class Document; }
@@ -58,6 +59,7 @@ class ProfileDock : public QDockWidget {
   QLineEdit* inputSpec_;
   QSpinBox* runs_;
   QSpinBox* warmup_;
+  QComboBox* device_;
   QPushButton* runButton_;
   QPushButton* cancelButton_;
   QPushButton* exportButton_;

@@ -1,0 +1,47 @@
+#include "core/run/device_forward.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/script.h>
+
+#include <stdexcept>
+
+namespace graft::core::run {
+
+namespace {
+
+void placeConstants(torch::jit::Block* block, c10::Device device) {
+  for (torch::jit::Node* n : block->nodes()) {
+    if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value) &&
+        n->kindOf(c10::attr::value) == torch::jit::AttributeKind::t)
+      n->t_(c10::attr::value, n->t(c10::attr::value).to(device));
+    for (auto* sub : n->blocks()) placeConstants(sub, device);
+  }
+}
+
+}  // namespace
+
+DeviceForward::DeviceForward(const model::Revision& revision, c10::Device device)
+    : revision_(revision), device_(device) {
+  if (device.is_cpu()) return;
+  if (!revision.frozen())
+    throw std::runtime_error("running off the CPU needs a frozen model: open it without --no-freeze");
+  auto graph = revision.runnable().get_method("forward").graph()->copy();
+  placeConstants(graph->block(), device);
+  function_ = std::make_shared<torch::jit::GraphFunction>("graft_forward_on_device", graph, nullptr);
+}
+
+DeviceForward::~DeviceForward() = default;
+
+c10::IValue DeviceForward::operator()(const std::vector<c10::IValue>& inputs) {
+  auto module = revision_.runnable();
+  if (!function_) return module.forward(inputs);
+  // The graph's self is the runnable module: a frozen graph reads nothing from it.
+  torch::jit::Stack stack;
+  stack.reserve(inputs.size() + 1);
+  stack.emplace_back(module._ivalue());
+  stack.insert(stack.end(), inputs.begin(), inputs.end());
+  function_->run(stack);
+  return stack.front();
+}
+
+}  // namespace graft::core::run
