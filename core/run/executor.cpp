@@ -1,6 +1,7 @@
 #include "core/run/executor.h"
 
 #include "core/model/module_path.h"
+#include "core/run/device_forward.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -371,12 +372,14 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   auto finish = [&] {
     result.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
-  // Frozen weights are graph constants on the CPU: off the CPU only the node walk can place them.
-  const bool instrumented = options.instrumented || !options.device.is_cpu();
+  // Frozen weights are graph constants on the CPU: off the CPU the fast path is a copy of the
+  // graph with them on the device (DeviceForward), which an unfrozen model cannot have.
+  const bool instrumented = options.instrumented || (!options.device.is_cpu() && !revision_->frozen());
   if (!instrumented) {
     try {
-      auto module = revision_->runnable();
-      result.outputs = unpackOutput(module.forward(args));
+      if (!deviceForward_ || deviceForward_->device() != options.device)
+        deviceForward_ = std::make_unique<DeviceForward>(*revision_, options.device);
+      result.outputs = unpackOutput((*deviceForward_)(args));
       result.ok = true;
       finish();
       return result;

@@ -15,6 +15,8 @@
 
 namespace graft::core::run {
 
+class DeviceForward;
+
 // One op node as executed: its outputs (on the run's device) and its own time.
 struct NodeRecord {
   model::NodeId id = model::kNoNode;
@@ -73,6 +75,7 @@ class Executor {
   struct Plan;
   model::RevisionPtr revision_;
   std::unique_ptr<Plan> plan_;
+  std::unique_ptr<DeviceForward> deviceForward_;  // the fast path off the CPU, built on first use
 };
 
 
