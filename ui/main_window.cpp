@@ -306,6 +306,7 @@ void MainWindow::refreshView() {
   canvas_->setView(view_, shownDocument_ == document_.get());
   picked_.clear();
   canvas_->graphScene()->setPicked(picked_);
+  showMarks();  // group outlines are per view: recompute them for the new one
   if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
   showChangesOf(document_->currentIndex());
   shownDocument_ = document_.get();
