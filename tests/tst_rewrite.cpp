@@ -519,6 +519,27 @@ class TstRewrite : public QObject {
     QVERIFY2(two.error.contains("more than one result"), qPrintable(two.error));
   }
 
+  // Headless "apply one match": --dry-run lists the sites with node ids, --at rewrites one of them.
+  void cliDryRunAndApplyOne() {
+    const QString in = testdata("resnet18.pt");
+    const auto dry = runCli({"rewrite", in, "--rule", "fold-conv-bn", "--dry-run", "--json"});
+    QVERIFY2(dry.exitCode == 0, dry.err.constData());
+    const auto sites = dry.json().value("applied").toArray().at(0).toObject().value("sites").toArray();
+    QCOMPARE(sites.size(), 20);
+    QCOMPARE(sites[0].toObject().value("where").toString(), QStringLiteral("bn1 (aten::batch_norm)"));
+    const QString conv = QString::number(sites[3].toObject().value("nodes").toArray().at(0).toInteger());
+    const QString out = tmp_.filePath("resnet18-one-fold.pt");
+    const auto one = runCli({"rewrite", in, "--rule", "fold-conv-bn", "--at", conv, "-o", out, "--json"});
+    QVERIFY2(one.exitCode == 0, one.err.constData());
+    QCOMPARE(one.json().value("applied").toArray().at(0).toObject().value("matches").toInt(), 1);
+    const auto py = runPython(sourceFile("tests/python/check_rewrite.py"), {in, out, "1x3x224x224"});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(py.out).object().value("ops").toObject().value("aten::batch_norm").toInt(), 19);
+    const auto wrong = runCli({"rewrite", in, "--rule", "fold-conv-bn", "--at", "1", "-o", out});
+    QCOMPARE(wrong.exitCode, 2);
+    QVERIFY2(wrong.err.contains("no match covers node 1"), wrong.err.constData());
+  }
+
   // The bias-free linear is left alone, with the condition named.
   void fuseLinearReluNeedsBias() {
     const auto r = runCli({"rewrite", testdata("rewrite/linear_relu.pt"), "--rule", "fuse-linear-relu",

@@ -33,7 +33,7 @@ Command rulesCommand() {
 
 Command rewriteCommand() {
   Command c{QStringLiteral("rewrite"), QStringLiteral("Apply rules and passes to a model and save the result."),
-            QStringLiteral("MODEL --rule ID|FILE [--rule ...] [--pass NAME ...] -o OUT.pt [--json]"), {}};
+            QStringLiteral("MODEL --rule ID|FILE [--rule ...] [--pass NAME ...] [--at NODE] (-o OUT.pt | --dry-run) [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -41,6 +41,8 @@ Command rewriteCommand() {
     parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id or .rule file (repeatable)."), QStringLiteral("ID|FILE")});
     parser.addOption({QStringLiteral("pass"), QStringLiteral("A libtorch pass (repeatable)."), QStringLiteral("NAME")});
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
+    parser.addOption({QStringLiteral("at"), QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."), QStringLiteral("NODE")});
+    parser.addOption({QStringLiteral("dry-run"), QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving.")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     // Steps run in command-line order, rules and passes interleaved as written.
     QVector<core::rewrite::Step> steps;
@@ -70,8 +72,19 @@ Command rewriteCommand() {
       if (a.startsWith(QLatin1String("--rule=")) || a.startsWith(QLatin1String("--pass=")))
         return fail(QStringLiteral("write --rule ID and --pass NAME as two arguments"));
     if (steps.isEmpty()) return fail(QStringLiteral("nothing to do: give --rule ID|FILE or --pass NAME"));
+    const bool dryRun = parser.isSet(QStringLiteral("dry-run"));
+    if (parser.isSet(QStringLiteral("at"))) {
+      bool isId = false;
+      const auto node = parser.value(QStringLiteral("at")).toULongLong(&isId);
+      if (!isId) return fail(QStringLiteral("--at takes a node id (a number, as --dry-run lists them)"));
+      if (steps.size() != 1 || !steps[0].pass.isEmpty()) return fail(QStringLiteral("--at applies to exactly one --rule"));
+      steps[0].onlyAt = node;
+    }
+    if (dryRun)
+      for (const auto& s : steps)
+        if (!s.pass.isEmpty()) return fail(QStringLiteral("--dry-run lists rule matches; pass '%1' has none to list").arg(s.pass));
     const QString out = parser.value(QStringLiteral("output"));
-    if (out.isEmpty()) return fail(QStringLiteral("missing -o OUT.pt"));
+    if (out.isEmpty() && !dryRun) return fail(QStringLiteral("missing -o OUT.pt"));
     const QStringList files = parser.positionalArguments();
     if (!parser.isSet(QStringLiteral("sample")) && !files.isEmpty()) {
       const QFileInfo in(files.first()), target(out);
@@ -80,6 +93,19 @@ Command rewriteCommand() {
     }
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
+    if (dryRun) {
+      // Each rule on the model as loaded, independently: nothing is rewritten.
+      core::rewrite::ApplyResult preview;
+      preview.opsBefore = preview.opsAfter = core::rewrite::opCount(*doc->current());
+      for (const auto& s : steps) {
+        QString error;
+        preview.reports.push_back(core::rewrite::countMatches(*doc->current(), s.rule, &error));
+        if (!error.isEmpty()) return fail(QStringLiteral("%1: %2").arg(s.rule.id, error));
+      }
+      if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(preview));
+      else printText(core::report::rewriteText(preview));
+      return int(kOk);
+    }
     const auto result = core::rewrite::applySteps(*doc->current(), steps, doc->ids());
     if (!result.ok()) return fail(result.error);
     doc->commit(result.revision);

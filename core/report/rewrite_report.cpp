@@ -24,7 +24,9 @@ QJsonObject rewriteReport(const rewrite::ApplyResult& result) {
     for (const auto& m : s.sites) {
       QJsonArray nodes;
       for (auto id : m.nodes) nodes.append(qint64(id));
-      sites.append(QJsonObject{{"anchor", qint64(m.anchor)}, {"nodes", nodes}});
+      QJsonObject site{{"anchor", qint64(m.anchor)}, {"nodes", nodes}};
+      if (!m.where.isEmpty()) site.insert("where", m.where);
+      sites.append(site);
     }
     applied.append(QJsonObject{{"rule", s.name}, {"kind", s.kind}, {"matches", s.matches}, {"skipped", skipped},
                                {"sites", sites}});
@@ -36,6 +38,8 @@ QString rewriteText(const rewrite::ApplyResult& result) {
   QString text;
   for (const auto& s : result.reports) {
     text += QStringLiteral("%1: %2 match(es), %3 skipped\n").arg(s.name).arg(s.matches).arg(s.skipped.size());
+    for (const auto& m : s.sites)
+      if (!m.where.isEmpty()) text += QStringLiteral("  match at node %1: %2\n").arg(m.anchor).arg(m.where);
     for (const auto& k : s.skipped) text += QStringLiteral("  skipped %1: %2\n").arg(k.op, k.reason);
   }
   text += QStringLiteral("ops: %1 -> %2").arg(result.opsBefore).arg(result.opsAfter);
