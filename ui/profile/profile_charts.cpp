@@ -1,6 +1,7 @@
 #include "ui/profile/profile_charts.h"
 
 #include <QtCharts/QBarCategoryAxis>
+#include <QtGui/QFont>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QBoxPlotSeries>
 #include <QtCharts/QBoxSet>
@@ -20,11 +21,16 @@ constexpr int kTopOps = 8;
 QChartView* makeView(const QString& title, QWidget* parent) {
   auto* chart = new QChart();
   chart->setTitle(title);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->setMargins(QMargins(4, 4, 4, 4));
+  // QtCharts elides category labels that get too little height each: a small title, the legend
+  // at the top and thin margins leave the op-kind bars room for their names.
+  QFont titleFont = chart->titleFont();
+  titleFont.setPixelSize(11);
+  chart->setTitleFont(titleFont);
+  chart->legend()->setAlignment(Qt::AlignTop);
+  chart->setMargins(QMargins(2, 2, 2, 2));
   auto* view = new QChartView(chart, parent);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(280, 220);
+  view->setMinimumSize(280, 250);
   return view;
 }
 
@@ -78,6 +84,9 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   QStringList labels;
   for (const auto& op : ops) labels << op.section(QStringLiteral("::"), 1);
   cat->append(labels);
+  QFont small = cat->labelsFont();
+  small.setPixelSize(10);
+  cat->setLabelsFont(small);
   bars->addAxis(cat, Qt::AlignLeft);
   barSeries->attachAxis(cat);
   auto* valueAxis = new QValueAxis();
