@@ -31,14 +31,22 @@ QRectF groupRect(const Diagram& d, int g) {
 
 bool near(QPointF p, QRectF r, double tol = 3) { return r.adjusted(-tol, -tol, tol, tol).contains(p); }
 
-// The boxes an edge from `a` to `b` may end at on `a`'s side: `a`'s own box, or the box / frame
-// of a module holding `a` but not `b` (the edge is routed where both meet).
-QVector<QRectF> endBoxes(const Diagram& d, const model::GraphView& v, model::NodeId a, model::NodeId b) {
+// The boxes edge `e` may end at on its tail (or head) side: that node's own box or its graph
+// input/output terminal, or the box / frame of a module holding it but not the other end (the
+// edge is routed where both meet).
+QVector<QRectF> endBoxes(const Diagram& d, const model::GraphView& v, const model::ViewEdge& e, bool tail) {
+  const model::NodeId a = tail ? e.from : e.to, b = tail ? e.to : e.from;
   QVector<QRectF> out;
+  if (a == model::kNoNode) {
+    for (const auto& t : d.terminals)
+      if (t.input == tail && t.port == (tail ? e.fromPort : e.toPort)) out << t.rect;
+    return out;
+  }
   for (const auto& n : d.nodes)
     if (n.id == a) out << n.rect;
-  QSet<int> aboveB;
-  for (int p = v.node(b)->group; p >= 0; p = v.groups[p].parent) aboveB.insert(p);
+  QSet<int> aboveB{0};  // a terminal sits in the root
+  if (b != model::kNoNode)
+    for (int p = v.node(b)->group; p >= 0; p = v.groups[p].parent) aboveB.insert(p);
   for (int p = v.node(a)->group; p >= 0 && !aboveB.contains(p); p = v.groups[p].parent)
     for (const auto& g : d.groups)
       if (g.group == p) out << g.rect;
@@ -116,9 +124,17 @@ class TstLayout : public QObject {
         const auto& ve = view->edges[de.edge];
         QVERIFY(de.points.size() >= 4);
         QVERIFY(de.arrow);
-        QVERIFY2(nearAny(de.points.front(), endBoxes(d, *view, ve.from, ve.to)), qPrintable(ve.value));
-        QVERIFY2(nearAny(de.arrowTip, endBoxes(d, *view, ve.to, ve.from)), qPrintable(ve.value));
+        QVERIFY2(nearAny(de.points.front(), endBoxes(d, *view, ve, true)), qPrintable(ve.value));
+        QVERIFY2(nearAny(de.arrowTip, endBoxes(d, *view, ve, false)), qPrintable(ve.value));
       }
+      // The image comes in at the top and the logits leave at the bottom.
+      QCOMPARE(d.terminals.size(), 2);
+      int routed = 0;
+      for (const auto& de : d.edges) routed += view->edges[de.edge].from == model::kNoNode || view->edges[de.edge].to == model::kNoNode;
+      QCOMPARE(routed, 2);
+      for (const auto& t : d.terminals)
+        for (const auto& n : d.nodes)
+          QVERIFY(t.input ? t.rect.bottom() < n.rect.top() : t.rect.top() > n.rect.bottom());
     }
   }
 

@@ -31,8 +31,17 @@ struct DiagramEdge {
   QPointF arrowTip;            // where the arrowhead points, when `arrow`
 };
 
+// A graph input (top of the diagram) or output (bottom): `port` indexes GraphView::graphInputs
+// or graphOutputs.
+struct DiagramTerminal {
+  bool input = true;
+  int port = 0;
+  QRectF rect;
+};
+
 struct Diagram {
   QVector<DiagramNode> nodes;
+  QVector<DiagramTerminal> terminals;
   QVector<DiagramGroup> groups;  // parents before children (paint order)
   QVector<DiagramEdge> edges;
   QRectF bounds;

@@ -82,6 +82,21 @@ QStringList groupLabel(const model::ViewGroup& group) {
           group.totalOps == 1 ? QStringLiteral("1 op") : QStringLiteral("%1 ops").arg(group.totalOps)};
 }
 
+QStringList terminalLabel(const model::GraphView& view, bool input, int port) {
+  const auto& ports = input ? view.graphInputs : view.graphOutputs;
+  const auto* vp = port < ports.size() ? &ports[port] : nullptr;
+  QStringList lines;
+  lines << (input ? QStringLiteral("input %1").arg(vp ? vp->name : QString::number(port))
+                  : QStringLiteral("output %1").arg(port));
+  if (vp && !vp->type.isEmpty()) lines << vp->type;
+  return lines;
+}
+
+QSizeF terminalSize(const model::GraphView& view, bool input, int port) {
+  const QStringList lines = terminalLabel(view, input, port);
+  return {std::max(80.0, textWidth(lines) + 4 * kPad), lines.size() * kLineHeight + 2 * kPad};
+}
+
 QSizeF collapsedGroupSize(const model::ViewGroup& group) {
   const QStringList lines = groupLabel(group);
   // room for the +/- toggle on the left

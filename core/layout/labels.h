@@ -18,6 +18,10 @@ inline constexpr double kTitleHeight = 20.0;  // group frame title bar
 QStringList nodeLabel(const model::ViewNode& node);
 QSizeF nodeSize(const model::ViewNode& node);
 
+// A graph input/output box: "input x.1" / "output 0" and the value's type.
+QStringList terminalLabel(const model::GraphView& view, bool input, int port);
+QSizeF terminalSize(const model::GraphView& view, bool input, int port);
+
 // A collapsed group's box: "name: Type" and "N ops".
 QStringList groupLabel(const model::ViewGroup& group);
 QSizeF collapsedGroupSize(const model::ViewGroup& group);

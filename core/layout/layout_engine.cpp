@@ -16,6 +16,7 @@ struct LayoutEngine::GroupLayout {
   QSizeF size;
   QVector<QPair<NodeId, QRectF>> nodes;
   QVector<QPair<int, QRectF>> children;
+  QVector<DiagramTerminal> terminals;  // the root group's graph inputs and outputs
   QVector<DiagramEdge> edges;
 };
 
@@ -53,7 +54,11 @@ void LayoutEngine::prepare() {
     const auto& e = view_->edges[i];
     const auto* a = view_->node(e.from);
     const auto* b = view_->node(e.to);
-    if (!a || !b) continue;  // graph inputs and outputs are not drawn as boxes
+    if (!a && !b) continue;  // an input returned as it is: nothing to draw between the terminals
+    if (!a || !b) {
+      edgesAt_[0].push_back(i);  // a graph input or output: the root draws them
+      continue;
+    }
     int x = a->group, y = b->group;
     while (depth_[x] > depth_[y]) x = groups[x].parent;
     while (depth_[y] > depth_[x]) y = groups[y].parent;
@@ -76,6 +81,7 @@ Expansion LayoutEngine::expandToDepth(int depth) const {
 }
 
 int LayoutEngine::itemIn(int group, NodeId node) const {
+  if (!view_->node(node)) return -1;  // a terminal: not inside any group
   int g = view_->node(node)->group;
   if (g == group) return -1;
   while (view_->groups[g].parent != group) g = view_->groups[g].parent;
@@ -163,14 +169,32 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
     const QSizeF s = expanded.contains(c) ? cache_.value(c)->size : collapsedGroupSize(view_->groups[c]);
     boxOf.insert(c, addNode("g" + QByteArray::number(c), s));
   }
+  // The root shows where data enters and leaves: inputs on the top rank, outputs on the bottom.
+  QHash<int, Agnode_t*> inputOf, outputOf;
+  if (group == 0) {
+    Agraph_t* top = agsubg(g, const_cast<char*>("inputs"), 1);
+    Agraph_t* bottom = agsubg(g, const_cast<char*>("outputs"), 1);
+    agsafeset(top, const_cast<char*>("rank"), const_cast<char*>("source"), const_cast<char*>(""));
+    agsafeset(bottom, const_cast<char*>("rank"), const_cast<char*>("sink"), const_cast<char*>(""));
+    for (int i = 0; i < view_->graphInputs.size(); ++i) {
+      Agnode_t* n = addNode("i" + QByteArray::number(i), terminalSize(*view_, true, i));
+      agsubnode(top, n, 1);
+      inputOf.insert(i, n);
+    }
+    for (int i = 0; i < view_->graphOutputs.size(); ++i) {
+      Agnode_t* n = addNode("o" + QByteArray::number(i), terminalSize(*view_, false, i));
+      agsubnode(bottom, n, 1);
+      outputOf.insert(i, n);
+    }
+  }
   // One Graphviz edge per pair of items; it stands for every view edge between them.
   QHash<QPair<Agnode_t*, Agnode_t*>, int> routeOf;
   QVector<QPair<Agedge_t*, DiagramEdge>> routes;
   for (int i : edgesAt_[group]) {
     const auto& e = view_->edges[i];
     const int fi = itemIn(group, e.from), ti = itemIn(group, e.to);
-    Agnode_t* t = fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi);
-    Agnode_t* h = ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti);
+    Agnode_t* t = e.from == model::kNoNode ? inputOf.value(e.fromPort) : fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi);
+    Agnode_t* h = e.to == model::kNoNode ? outputOf.value(e.toPort) : ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti);
     if (!t || !h || t == h) continue;
     auto it = routeOf.find({t, h});
     if (it != routeOf.end()) {
@@ -200,6 +224,8 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   for (const auto& [n, s] : sized) sizeOf.insert(n, s);
   for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(nodeOf[id], sizeOf[nodeOf[id]])});
   for (int c : vg.children) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
+  for (auto it = inputOf.begin(); it != inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it, sizeOf[*it])});
+  for (auto it = outputOf.begin(); it != outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it, sizeOf[*it])});
   for (auto& [e, de] : routes) {
     const splines* spl = ED_spl(e);
     if (!spl || spl->size == 0) continue;
@@ -223,6 +249,10 @@ void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset,
   const GroupLayout* gl = cache_.value(group);
   d.groups.push_back({group, QRectF(offset, gl->size), true, depth});
   for (const auto& [id, r] : gl->nodes) d.nodes.push_back({id, r.translated(offset)});
+  for (DiagramTerminal t : gl->terminals) {
+    t.rect.translate(offset);
+    d.terminals.push_back(t);
+  }
   for (const auto& [c, r] : gl->children) {
     if (expanded.contains(c)) compose(c, expanded, offset + r.topLeft(), depth + 1, d);
     else d.groups.push_back({c, r.translated(offset), false, depth + 1});

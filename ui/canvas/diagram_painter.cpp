@@ -70,6 +70,21 @@ void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& nod
   drawLines(p, rect, core::layout::nodeLabel(node), 0);
 }
 
+void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, double lod) {
+  p.setPen(QPen(QColor(0x2b, 0x3a, 0x4f), 1.5));
+  p.setBrush(QColor(0x3d, 0x52, 0x70));
+  const double radius = rect.height() / 2;
+  p.drawRoundedRect(rect, radius, radius);
+  if (lod < kTextLod) return;
+  p.setFont(labelFont());
+  double y = rect.top() + kPad;
+  for (int i = 0; i < lines.size(); ++i) {
+    p.setPen(i == 0 ? QColor(Qt::white) : QColor(0xd5, 0xde, 0xea));
+    p.drawText(QRectF(rect.left(), y, rect.width(), kLineHeight), Qt::AlignHCenter | Qt::AlignVCenter, lines[i]);
+    y += kLineHeight;
+  }
+}
+
 QRectF toggleRect(const QRectF& r) { return QRectF(r.left() + 4, r.top() + 4, 12, 12); }
 
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
@@ -156,6 +171,8 @@ void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::m
   for (const auto& n : d.nodes)
     if (!tiny(n.rect) && n.rect.intersects(exposed))
       if (const auto* vn = view.node(n.id)) p.fillRect(n.rect, fillFor(vn->op).darker(115));
+  for (const auto& t : d.terminals)
+    if (t.rect.intersects(exposed)) p.fillRect(t.rect, QColor(0x3d, 0x52, 0x70));
   p.restore();
 }
 
@@ -166,6 +183,7 @@ void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model
   for (const auto& e : d.edges) paintEdge(p, e, edgePath(e), false, 1.0);
   for (const auto& n : d.nodes)
     if (const auto* vn = view.node(n.id)) paintNode(p, n.rect, *vn, false, 1.0);
+  for (const auto& t : d.terminals) paintTerminal(p, t.rect, core::layout::terminalLabel(view, t.input, t.port), 1.0);
 }
 
 }  // namespace graft::ui::canvas

@@ -21,6 +21,9 @@ void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& nod
                const QColor* heat = nullptr);
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
                 bool highlighted, double lod, const QColor* heat = nullptr);
+// A graph input or output: a dark pill with its name and type, so a reader sees where data
+// enters and leaves.
+void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, double lod);
 // The heatmap colour of a cost `fraction` in [0, 1] of the slowest node: pale yellow to deep red.
 QColor heatColour(double fraction);
 // The +/- toggle's rectangle within a group's rect.

@@ -1,5 +1,7 @@
 #include "ui/canvas/graph_items.h"
 
+#include "core/layout/labels.h"
+
 #include "ui/canvas/diagram_painter.h"
 #include "ui/canvas/graph_scene.h"
 
@@ -49,6 +51,13 @@ void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   if (event->modifiers() & Qt::ControlModifier) sceneOf(this)->nodeCtrlClicked(id_);
   else sceneOf(this)->nodeClicked(id_);
   event->accept();
+}
+
+void TerminalItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const auto* s = sceneOf(this);
+  if (!s->view()) return;
+  const auto& t = s->diagram().terminals[terminal_];
+  paintTerminal(*p, rect_, core::layout::terminalLabel(*s->view(), t.input, t.port), lodOf(p, option));
 }
 
 GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth)

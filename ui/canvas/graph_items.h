@@ -29,6 +29,19 @@ class NodeItem : public QGraphicsItem {
   QRectF rect_;
 };
 
+// A graph input or output (index into Diagram::terminals).
+class TerminalItem : public QGraphicsItem {
+ public:
+  TerminalItem(int terminal, const QRectF& rect) : terminal_(terminal), rect_(rect) { setZValue(2); }
+  int terminal() const { return terminal_; }
+  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  int terminal_;
+  QRectF rect_;
+};
+
 class GroupItem : public QGraphicsItem {
  public:
   GroupItem(int group, const QRectF& rect, bool expanded, int depth);

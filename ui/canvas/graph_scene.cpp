@@ -39,6 +39,11 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
     item->setVisible(detailVisible_);
     addItem(item);
   }
+  for (int i = 0; i < diagram_.terminals.size(); ++i) {
+    auto* item = new TerminalItem(i, diagram_.terminals[i].rect);
+    item->setVisible(detailVisible_);
+    addItem(item);
+  }
   for (const auto& n : diagram_.nodes) {
     auto* item = new NodeItem(n.id, n.rect);
     item->setVisible(detailVisible_);
@@ -172,6 +177,14 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       text = vn->kind + (vn->modulePath.isEmpty() ? QString() : QStringLiteral("\n") + vn->modulePath);
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
+      break;
+    }
+    if (auto* t = dynamic_cast<TerminalItem*>(item)) {
+      const auto& dt = diagram_.terminals[t->terminal()];
+      const auto& ports = dt.input ? view_->graphInputs : view_->graphOutputs;
+      if (dt.port < ports.size())
+        text = (dt.input ? tr("graph input %1 : %2") : tr("graph output %1 : %2"))
+                   .arg(dt.input ? ports[dt.port].name : QString::number(dt.port), ports[dt.port].type);
       break;
     }
     if (auto* g = dynamic_cast<GroupItem*>(item)) {
