@@ -132,6 +132,36 @@ class TstCanvas : public QObject {
     QCOMPARE(c->graphScene()->selectedNode(), other);
   }
 
+  // Zoomed out to the overview (no items), a click still selects the box under the cursor and a
+  // double-click zooms in there to reading size.
+  void overviewClicksSelectAndZoom() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    c->resetTransform();
+    c->zoomBy(0.1);
+    c->updateDetailMode();
+    QVERIFY(!c->graphScene()->detailVisible());
+    // The biggest box on screen, so the click lands inside it at this zoom.
+    const auto& nodes = c->diagram().nodes;
+    const auto biggest = *std::max_element(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
+      return a.rect.width() * a.rect.height() < b.rect.width() * b.rect.height();
+    });
+    c->centerOn(biggest.rect.center());
+    QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, biggest.rect.center()));
+    QCOMPARE(w.selectedNode(), biggest.id);
+    QTest::mouseDClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, biggest.rect.center()));
+    QCOMPARE(c->zoom(), 1.0);
+    c->updateDetailMode();
+    QVERIFY(c->graphScene()->detailVisible());
+    QVERIFY(c->mapToScene(c->viewport()->rect()).boundingRect().contains(biggest.rect.center()));
+  }
+
   void cancelKeepsWhatIsShown() {
     MainWindow w;
     w.show();

@@ -8,6 +8,7 @@
 #include "ui/canvas/graph_scene.h"
 
 #include <QtGui/QKeyEvent>
+#include <QtGui/QMouseEvent>
 #include <QtGui/QPainter>
 #include <QtGui/QWheelEvent>
 #include <cmath>
@@ -151,6 +152,32 @@ void GraphCanvas::wheelEvent(QWheelEvent* event) {
   event->accept();
 }
 
+void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+  pressPos_ = event->pos();
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
+  QGraphicsView::mouseReleaseEvent(event);
+  if (scene_->detailVisible() || event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 4)
+    return;
+  const QPointF at = mapToScene(event->pos());
+  for (const auto& n : scene_->diagram().nodes)
+    if (n.rect.contains(at)) {
+      Q_EMIT nodeActivated(n.id);
+      return;
+    }
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (scene_->detailVisible()) return QGraphicsView::mouseDoubleClickEvent(event);
+  const QPointF at = mapToScene(event->pos());
+  resetTransform();
+  centerOn(at);
+  Q_EMIT viewportMoved();
+  event->accept();
+}
+
 void GraphCanvas::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_F && event->modifiers() == Qt::NoModifier) return fitToWindow();
   if (event->key() == Qt::Key_Escape && pending_) return cancelLayout();
@@ -179,7 +206,16 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
   painter->fillRect(rect, Qt::white);
   // Zoomed far out, tens of thousands of items cost QGraphicsView far more than 16 ms a frame;
   // plain rectangles straight from the diagram cost a few.
-  if (!scene_->detailVisible() && scene_->view()) paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
+  if (!scene_->detailVisible() && scene_->view()) {
+    paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
+    // The selection stays findable: its box in the selection colour, at least a few pixels big.
+    for (const auto& n : scene_->diagram().nodes)
+      if (n.id == scene_->selectedNode()) {
+        const double minSide = 6 / std::max(1e-9, zoom());
+        const QRectF r = n.rect.adjusted(-minSide / 2, -minSide / 2, minSide / 2, minSide / 2);
+        painter->fillRect(r, QColor(0xe0, 0x6c, 0x00));
+      }
+  }
 }
 
 void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs) {

@@ -61,6 +61,11 @@ class GraphCanvas : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
+  // Zoomed out to the overview there are no items to click: a click (not a drag) selects the
+  // box under the cursor, a double-click zooms in to reading size there.
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* event) override;
@@ -80,6 +85,7 @@ class GraphCanvas : public QGraphicsView {
   int pending_ = 0;
   bool fitNext_ = true;
   core::model::NodeId centreOn_ = core::model::kNoNode;
+  QPoint pressPos_;
 };
 
 }  // namespace graft::ui::canvas
