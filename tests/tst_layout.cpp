@@ -53,6 +53,25 @@ QVector<QRectF> endBoxes(const Diagram& d, const model::GraphView& v, const mode
   return out;
 }
 
+// The frames of expanded modules holding `a` but not `b` (b may be a terminal: kNoNode).
+QVector<QRectF> framesHolding(const Diagram& d, const model::GraphView& v, model::NodeId a, model::NodeId b) {
+  QVector<QRectF> out;
+  if (a == model::kNoNode) return out;
+  QSet<int> aboveB{0};
+  if (b != model::kNoNode)
+    for (int p = v.node(b)->group; p >= 0; p = v.groups[p].parent) aboveB.insert(p);
+  for (int p = v.node(a)->group; p >= 0 && !aboveB.contains(p); p = v.groups[p].parent)
+    for (const auto& g : d.groups)
+      if (g.group == p && g.expanded) out << g.rect;
+  return out;
+}
+
+bool insideAny(QPointF p, const QVector<QRectF>& frames) {
+  for (const auto& r : frames)
+    if (r.contains(p)) return true;
+  return false;
+}
+
 bool nearAny(QPointF p, const QVector<QRectF>& boxes) {
   for (const auto& r : boxes)
     if (near(p, r) && !r.adjusted(4, 4, -4, -4).contains(p)) return true;  // on the border, not inside
@@ -123,19 +142,66 @@ class TstLayout : public QObject {
       for (const auto& de : d.edges) {
         const auto& ve = view->edges[de.edge];
         QVERIFY(de.points.size() >= 4);
-        QVERIFY(de.arrow);
-        QVERIFY2(nearAny(de.points.front(), endBoxes(d, *view, ve, true)), qPrintable(ve.value));
-        QVERIFY2(nearAny(de.arrowTip, endBoxes(d, *view, ve, false)), qPrintable(ve.value));
+        // Each end: at its box (or terminal, or a collapsed module holding it) or, where the edge
+        // crosses an expanded module's frame, at the port inside that frame.
+        const QPointF start = de.points.front(), end = de.arrow ? de.arrowTip : de.points.back();
+        const bool startOk = de.fromFrame ? insideAny(start, framesHolding(d, *view, ve.to, ve.from))
+                                          : nearAny(start, endBoxes(d, *view, ve, true)) ||
+                                                insideAny(start, framesHolding(d, *view, ve.from, ve.to));
+        const bool endOk = de.toFrame ? insideAny(end, framesHolding(d, *view, ve.from, ve.to))
+                                      : nearAny(end, endBoxes(d, *view, ve, false)) ||
+                                            insideAny(end, framesHolding(d, *view, ve.to, ve.from));
+        QVERIFY2(startOk && endOk, qPrintable(ve.value));
+        // Only a route that continues inside a module gives up its arrowhead.
+        if (!de.arrow && !de.toFrame) QVERIFY2(insideAny(end, framesHolding(d, *view, ve.to, ve.from)), qPrintable(ve.value));
       }
       // The image comes in at the top and the logits leave at the bottom.
       QCOMPARE(d.terminals.size(), 2);
       int routed = 0;
-      for (const auto& de : d.edges) routed += view->edges[de.edge].from == model::kNoNode || view->edges[de.edge].to == model::kNoNode;
+      for (const auto& de : d.edges)
+        if (!de.fromFrame && !de.toFrame)
+          routed += view->edges[de.edge].from == model::kNoNode || view->edges[de.edge].to == model::kNoNode;
       QCOMPARE(routed, 2);
       for (const auto& t : d.terminals)
         for (const auto& n : d.nodes)
           QVERIFY(t.input ? t.rect.bottom() < n.rect.top() : t.rect.top() > n.rect.bottom());
     }
+  }
+
+  // The skip connection of layer1.0 comes from outside the block: expanded, it is drawn all the
+  // way to the add inside, not only to the block's frame.
+  void edgesIntoModulesReachTheInnerNode() {
+    auto view = viewOf(QStringLiteral("resnet18.pt"));
+    LayoutEngine e;
+    e.setView(view);
+    const Diagram d = e.layout(e.expandAll());
+    model::NodeId add = model::kNoNode;
+    for (const auto& n : view->nodes)
+      if (n.modulePath == QLatin1String("layer1.0") && n.kind == QLatin1String("aten::add_")) add = n.id;
+    QVERIFY(add != model::kNoNode);
+    QRectF addBox;
+    for (const auto& n : d.nodes)
+      if (n.id == add) addBox = n.rect;
+    int fromOutside = 0;
+    for (const auto& de : d.edges) {
+      const auto& ve = view->edges[de.edge];
+      if (ve.to != add || !de.fromFrame) continue;
+      ++fromOutside;
+      QVERIFY(de.arrow);
+      QVERIFY(nearAny(de.arrowTip, {addBox}));
+    }
+    QCOMPARE(fromOutside, 1);  // the identity: maxpool's output
+    // The stem's convolution leaves conv1's frame in one unbroken line: the part inside ends
+    // where the part outside begins.
+    QPointF innerEnd, outerStart;
+    for (const auto& de : d.edges) {
+      const auto* from = view->node(view->edges[de.edge].from);
+      if (!from || from->modulePath != QLatin1String("conv1")) continue;
+      (de.toFrame ? innerEnd : outerStart) = de.toFrame ? de.points.back() : de.points.front();
+    }
+    QVERIFY(!innerEnd.isNull());
+    QVERIFY2(QLineF(innerEnd, outerStart).length() < 3,
+             qPrintable(QStringLiteral("%1,%2 vs %3,%4").arg(innerEnd.x()).arg(innerEnd.y()).arg(outerStart.x()).arg(outerStart.y())));
   }
 
   void toggleRelaysOnlyAncestors() {

@@ -29,6 +29,9 @@ struct DiagramEdge {
   QVector<QPointF> points;     // cubic Bezier: p0, then (c1, c2, p) triples
   bool arrow = false;
   QPointF arrowTip;            // where the arrowhead points, when `arrow`
+  // The route starts (ends) at a port on its module's frame: the part inside the module of an
+  // edge coming from (going to) outside it.
+  bool fromFrame = false, toFrame = false;
 };
 
 // A graph input (top of the diagram) or output (bottom): `port` indexes GraphView::graphInputs

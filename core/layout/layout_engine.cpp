@@ -6,10 +6,17 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <algorithm>
+#include <optional>
 
 namespace graft::core::layout {
 
 using model::NodeId;
+
+namespace {
+// Which producer a port stands for: a node id, or a graph input as -1 - port. Edges of one
+// producer cross a frame through one port and fan out on the far side.
+qint64 tailKey(const model::ViewEdge& e) { return e.from == model::kNoNode ? -1 - e.fromPort : qint64(e.from); }
+}  // namespace
 
 struct LayoutEngine::GroupLayout {
   QVector<int> signature;
@@ -18,6 +25,10 @@ struct LayoutEngine::GroupLayout {
   QVector<QPair<int, QRectF>> children;
   QVector<DiagramTerminal> terminals;  // the root group's graph inputs and outputs
   QVector<DiagramEdge> edges;
+  // Per edge: the child group its tail / head box is (-1 for a node or terminal), so compose can
+  // join the route to that child's port when the child is expanded.
+  QVector<QPair<int, int>> endChildren;
+  QHash<qint64, QPointF> portsIn, portsOut;  // by tailKey, in this group's coordinates
 };
 
 struct LayoutEngine::Gv {
@@ -27,6 +38,7 @@ struct LayoutEngine::Gv {
 
 namespace {
 constexpr double kPointsPerInch = 72.0;
+constexpr double kPortSize = 4.0;  // the invisible node a module's frame crossing starts or ends at
 QByteArray num(double v) { return QByteArray::number(v, 'f', 4); }
 }  // namespace
 
@@ -50,20 +62,26 @@ void LayoutEngine::prepare() {
     depth_[g] = d;
   }
   edgesAt_ = QVector<QVector<int>>(groups.size());
+  entering_ = QVector<QVector<int>>(groups.size());
+  leaving_ = QVector<QVector<int>>(groups.size());
   for (int i = 0; i < view_->edges.size(); ++i) {
     const auto& e = view_->edges[i];
     const auto* a = view_->node(e.from);
     const auto* b = view_->node(e.to);
     if (!a && !b) continue;  // an input returned as it is: nothing to draw between the terminals
-    if (!a || !b) {
-      edgesAt_[0].push_back(i);  // a graph input or output: the root draws them
-      continue;
+    int x = 0;  // where the edge is routed: the lowest group holding both ends (terminals: the root)
+    if (a && b) {
+      x = a->group;
+      int y = b->group;
+      while (depth_[x] > depth_[y]) x = groups[x].parent;
+      while (depth_[y] > depth_[x]) y = groups[y].parent;
+      while (x != y) { x = groups[x].parent; y = groups[y].parent; }
     }
-    int x = a->group, y = b->group;
-    while (depth_[x] > depth_[y]) x = groups[x].parent;
-    while (depth_[y] > depth_[x]) y = groups[y].parent;
-    while (x != y) { x = groups[x].parent; y = groups[y].parent; }
     edgesAt_[x].push_back(i);
+    if (b)
+      for (int p = b->group; p != x; p = groups[p].parent) entering_[p].push_back(i);
+    if (a)
+      for (int p = a->group; p != x; p = groups[p].parent) leaving_[p].push_back(i);
   }
 }
 
@@ -187,24 +205,59 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
       outputOf.insert(i, n);
     }
   }
+  // Ports: one small invisible node per outside end, on the top rank for edges coming in and
+  // the bottom rank for edges going out.
+  QHash<qint64, Agnode_t*> portIn, portOut;
+  const auto portsFor = [&](const QVector<int>& edges, bool in) {
+    if (edges.isEmpty()) return;
+    Agraph_t* rank = agsubg(g, const_cast<char*>(in ? "ports_in" : "ports_out"), 1);
+    agsafeset(rank, const_cast<char*>("rank"), const_cast<char*>(in ? "source" : "sink"), const_cast<char*>(""));
+    auto& ports = in ? portIn : portOut;
+    for (int i : edges) {
+      const qint64 key = tailKey(view_->edges[i]);
+      if (ports.contains(key)) continue;
+      Agnode_t* n = addNode((in ? "pi" : "po") + QByteArray::number(key < 0 ? 1000000000 - key : key), {kPortSize, kPortSize});
+      agsubnode(rank, n, 1);
+      ports.insert(key, n);
+    }
+  };
+  portsFor(entering_[group], true);
+  portsFor(leaving_[group], false);
   // One Graphviz edge per pair of items; it stands for every view edge between them.
   QHash<QPair<Agnode_t*, Agnode_t*>, int> routeOf;
   QVector<QPair<Agedge_t*, DiagramEdge>> routes;
+  QVector<QPair<int, int>> endChildren;
+  const auto addRoute = [&](int i, Agnode_t* t, Agnode_t* h, int tailChild, int headChild, bool fromFrame, bool toFrame) {
+    if (!t || !h || t == h) return;
+    auto it = routeOf.find({t, h});
+    if (it != routeOf.end()) {
+      ++routes[*it].second.count;
+      return;
+    }
+    routeOf.insert({t, h}, int(routes.size()));
+    DiagramEdge de;
+    de.edge = i;
+    de.fromFrame = fromFrame;
+    de.toFrame = toFrame;
+    routes.push_back({agedge(g, t, h, nullptr, 1), de});
+    endChildren.push_back({tailChild, headChild});
+  };
+  for (int i : entering_[group]) {
+    const auto& e = view_->edges[i];
+    const int ti = itemIn(group, e.to);
+    addRoute(i, portIn.value(tailKey(e)), ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti), -1, ti, true, false);
+  }
+  for (int i : leaving_[group]) {
+    const auto& e = view_->edges[i];
+    const int fi = itemIn(group, e.from);
+    addRoute(i, fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi), portOut.value(tailKey(e)), fi, -1, false, true);
+  }
   for (int i : edgesAt_[group]) {
     const auto& e = view_->edges[i];
     const int fi = itemIn(group, e.from), ti = itemIn(group, e.to);
     Agnode_t* t = e.from == model::kNoNode ? inputOf.value(e.fromPort) : fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi);
     Agnode_t* h = e.to == model::kNoNode ? outputOf.value(e.toPort) : ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti);
-    if (!t || !h || t == h) continue;
-    auto it = routeOf.find({t, h});
-    if (it != routeOf.end()) {
-      ++routes[*it].second.count;
-      continue;
-    }
-    routeOf.insert({t, h}, int(routes.size()));
-    DiagramEdge de;
-    de.edge = i;
-    routes.push_back({agedge(g, t, h, nullptr, 1), de});
+    addRoute(i, t, h, e.from == model::kNoNode ? -1 : fi, e.to == model::kNoNode ? -1 : ti, false, false);
   }
 
   if (sized.isEmpty()) {
@@ -226,7 +279,10 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   for (int c : vg.children) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
   for (auto it = inputOf.begin(); it != inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it, sizeOf[*it])});
   for (auto it = outputOf.begin(); it != outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it, sizeOf[*it])});
-  for (auto& [e, de] : routes) {
+  for (auto it = portIn.begin(); it != portIn.end(); ++it) out.portsIn.insert(it.key(), map(ND_coord(*it)));
+  for (auto it = portOut.begin(); it != portOut.end(); ++it) out.portsOut.insert(it.key(), map(ND_coord(*it)));
+  for (int r = 0; r < routes.size(); ++r) {
+    auto& [e, de] = routes[r];
     const splines* spl = ED_spl(e);
     if (!spl || spl->size == 0) continue;
     for (int b = 0; b < spl->size; ++b) {
@@ -237,7 +293,14 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
         de.arrowTip = map(bz.ep);
       }
     }
+    if (de.toFrame && de.arrow) {
+      // It goes on outside the frame, where its arrow is drawn: run the line to the port instead.
+      const QPointF end = de.points.back();
+      de.points << end << de.arrowTip << de.arrowTip;
+      de.arrow = false;
+    }
     out.edges.push_back(de);
+    out.endChildren.push_back(endChildren[r]);
   }
   const double title = groupLabel(vg).front().size() * kCharWidth + 40;
   out.size = {std::max(bb.UR.x - bb.LL.x + 2 * kPad, title), bb.UR.y - bb.LL.y + kTitleHeight + 2 * kPad};
@@ -257,7 +320,34 @@ void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset,
     if (expanded.contains(c)) compose(c, expanded, offset + r.topLeft(), depth + 1, d);
     else d.groups.push_back({c, r.translated(offset), false, depth + 1});
   }
-  for (DiagramEdge e : gl->edges) {
+  for (int r = 0; r < gl->edges.size(); ++r) {
+    DiagramEdge e = gl->edges[r];
+    const auto& ve = view_->edges[e.edge];
+    // A route into an expanded module continues, straight, to the port its inner part starts
+    // from (and one out of a module starts at its port), so the edge reads as one line.
+    const auto [tailChild, headChild] = gl->endChildren[r];
+    const auto childPort = [&](int child, bool in) -> std::optional<QPointF> {
+      if (child < 0 || !expanded.contains(child)) return std::nullopt;
+      const GroupLayout* cl = cache_.value(child);
+      const auto& ports = in ? cl->portsIn : cl->portsOut;
+      auto it = ports.constFind(tailKey(ve));
+      if (it == ports.constEnd()) return std::nullopt;
+      for (const auto& [c, rect] : gl->children)
+        if (c == child) return *it + rect.topLeft();
+      return std::nullopt;
+    };
+    if (auto port = childPort(headChild, true); port && !e.points.isEmpty()) {
+      const QPointF end = e.arrow ? e.arrowTip : e.points.back();
+      e.points << end << *port << *port;
+      e.arrow = false;
+    }
+    if (auto port = childPort(tailChild, false); port && !e.points.isEmpty()) {
+      const QPointF start = e.points.front();
+      e.points.insert(0, 3, *port);
+      e.points[1] = *port;
+      e.points[2] = start;
+      e.points[3] = start;
+    }
     for (auto& p : e.points) p += offset;
     e.arrowTip += offset;
     d.edges.push_back(std::move(e));

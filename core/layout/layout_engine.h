@@ -60,6 +60,9 @@ class LayoutEngine {
   std::shared_ptr<const model::GraphView> view_;
   QVector<int> depth_;
   QVector<QVector<int>> edgesAt_;  // per group, view edges routed there
+  // Per group, view edges that cross its frame inwards / outwards: inside, such an edge runs
+  // between a port on the frame and the item holding its inner end.
+  QVector<QVector<int>> entering_, leaving_;
   QHash<int, GroupLayout*> cache_;
   struct Gv;
   std::unique_ptr<Gv> gv_;
