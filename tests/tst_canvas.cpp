@@ -153,6 +153,11 @@ class TstCanvas : public QObject {
       return a.rect.width() * a.rect.height() < b.rect.width() * b.rect.height();
     });
     c->centerOn(biggest.rect.center());
+    // A mark (rule match, divergence) is still visible out here: the box is filled in its colour.
+    const QColor markColour(0x00, 0xaa, 0x44);
+    c->graphScene()->setMarks({{biggest.id, {markColour, QStringLiteral("test"), 1}}});
+    const QImage shot = c->viewport()->grab().toImage();
+    QCOMPARE(shot.pixelColor(viewPos(c, biggest.rect.center())), markColour);
     QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, biggest.rect.center()));
     QCOMPARE(w.selectedNode(), biggest.id);
     QTest::mouseDClick(c->viewport(), Qt::LeftButton, {}, viewPos(c, biggest.rect.center()));

@@ -208,13 +208,16 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
   // plain rectangles straight from the diagram cost a few.
   if (!scene_->detailVisible() && scene_->view()) {
     paintDiagramFast(*painter, scene_->diagram(), *scene_->view(), rect);
-    // The selection stays findable: its box in the selection colour, at least a few pixels big.
+    // Marks (rule matches, divergence) and the selection stay findable: their boxes filled in
+    // their colours, at least a few pixels big, the selection last.
+    const double grow = 3 / std::max(1e-9, zoom());
+    const auto spot = [&](const QRectF& r, const QColor& c) { painter->fillRect(r.adjusted(-grow, -grow, grow, grow), c); };
+    for (const auto& g : scene_->diagram().groups)
+      if (const auto* m = g.expanded ? nullptr : scene_->groupMark(g.group)) spot(g.rect, m->colour);
     for (const auto& n : scene_->diagram().nodes)
-      if (n.id == scene_->selectedNode()) {
-        const double minSide = 6 / std::max(1e-9, zoom());
-        const QRectF r = n.rect.adjusted(-minSide / 2, -minSide / 2, minSide / 2, minSide / 2);
-        painter->fillRect(r, QColor(0xe0, 0x6c, 0x00));
-      }
+      if (const auto* m = scene_->markOf(n.id)) spot(n.rect, m->colour);
+    for (const auto& n : scene_->diagram().nodes)
+      if (n.id == scene_->selectedNode()) spot(n.rect, QColor(0xe0, 0x6c, 0x00));
   }
 }
 
