@@ -78,7 +78,8 @@ RewriteDock::RewriteDock(QWidget* parent)
   layout->addWidget(split);
 
   connect(search_, &QLineEdit::textChanged, this, &RewriteDock::filter);
-  connect(list_, &QListWidget::currentItemChanged, this, &RewriteDock::refreshSelection);
+  // Choosing a rule shows its first match; a new revision only refreshes the outlines.
+  connect(list_, &QListWidget::currentItemChanged, this, [this] { refreshSelection(true); });
   connect(previous_, &QPushButton::clicked, this, [this] {
     if (!sites_.isEmpty()) setCurrentMatch((current_ + sites_.size() - 1) % sites_.size());
   });
@@ -117,10 +118,10 @@ void RewriteDock::setDocument(core::model::Document* document) {
   if (document_)
     connect(document_, &core::model::Document::currentChanged, this, [this] {
       editor_->setRevision(document_->current());
-      refreshSelection();
+      refreshSelection(false);
     });
   editor_->setRevision(document_ ? document_->current() : nullptr);
-  refreshSelection();
+  refreshSelection(false);
 }
 
 QStringList RewriteDock::ruleIds() const {
@@ -145,7 +146,7 @@ QString RewriteDock::selectedRule() const {
   return item ? item->data(kIdRole).toString() : QString();
 }
 
-void RewriteDock::refreshSelection() {
+void RewriteDock::refreshSelection(bool reveal) {
   const QString id = selectedRule();
   const auto* rule = (*library_).find(id);
   if (!rule) {
@@ -164,7 +165,7 @@ void RewriteDock::refreshSelection() {
     return;
   }
   const auto report = core::rewrite::countMatches(*document_->current(), *rule);
-  showMatches(*rule, report, id, /*reveal=*/true);
+  showMatches(*rule, report, id, reveal);
   Q_EMIT ruleSelected(id, report.matches);
 }
 

@@ -63,7 +63,8 @@ class RewriteDock : public QWidget {
   void revealRequested(core::model::NodeId node);
 
  private:
-  void refreshSelection();
+  // `reveal`: also show the first match on the canvas (when the user picked the rule).
+  void refreshSelection(bool reveal);
   void filter(const QString& text);
   void showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
                    bool reveal);
