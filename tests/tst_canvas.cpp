@@ -2,7 +2,7 @@
 // find reveals hidden nodes, selection syncs canvas / module tree / IR / inspector, edge
 // tooltips carry the tensor type, exports write valid SVG and PNG, and screenshots for people.
 #include "core/layout/layout_engine.h"
-#include "test_support.h"
+#include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
@@ -22,13 +22,9 @@ using graft::ui::MainWindow;
 using graft::ui::canvas::GraphCanvas;
 using namespace graft::core;
 
-namespace {
+using graft::test::waitLayout;
 
-bool waitLayout(GraphCanvas* c) {
-  QSignalSpy spy(c, &GraphCanvas::layoutFinished);
-  if (!c->layoutPending()) return true;
-  return spy.wait(120000);
-}
+namespace {
 
 int groupByPath(const model::GraphView* v, const QString& path) {
   for (const auto& g : v->groups)
@@ -301,10 +297,7 @@ class TstCanvas : public QObject {
     const QString out = graft::test::testdata(QStringLiteral("screenshots"));
     QDir().mkpath(out);
     MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
-    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(graft::test::showModel(w, QStringLiteral("resnet18.pt")));
     QVERIFY(w.grab().save(out + QStringLiteral("/canvas_resnet18_collapsed.png")));
     w.canvas()->expandAll();
     QVERIFY(waitLayout(w.canvas()));

@@ -3,7 +3,7 @@
 #include "core/edit/edit.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
-#include "test_support.h"
+#include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
@@ -21,19 +21,10 @@
 using namespace graft;
 using core::model::NodeId;
 
+using graft::test::nodeAt;
+using graft::test::waitLayout;
+
 namespace {
-
-bool waitLayout(ui::canvas::GraphCanvas* c) {
-  QSignalSpy spy(c, &ui::canvas::GraphCanvas::layoutFinished);
-  if (!c->layoutPending()) return true;
-  return spy.wait(120000);
-}
-
-NodeId nodeAt(const core::model::GraphView* view, const QString& path, const QString& kind) {
-  for (const auto& n : view->nodes)
-    if (n.modulePath == path && n.kind == kind) return n.id;
-  return core::model::kNoNode;
-}
 
 bool runCompare(ui::CompareDock* dock) {
   QSignalSpy done(dock, &ui::CompareDock::finished);
@@ -85,9 +76,7 @@ class TstCompareDock : public QObject {
   // feature maps show in the inspector.
   void divergenceOnTheCanvas() {
     ui::MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    QVERIFY(graft::test::showModel(w, "resnet18.pt"));
     auto* doc = w.document();
     const NodeId relu = nodeAt(w.view(), "layer2.0.relu", "aten::relu_");
     QVERIFY(relu);

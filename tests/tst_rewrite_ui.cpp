@@ -1,6 +1,6 @@
 // The Rewrites dock and rule editor: match counts, live parse errors, Apply all as one undo step,
 // saving into the user rule folder.
-#include "test_support.h"
+#include "gui_support.h"
 
 #include "core/io/load.h"
 #include "core/model/document.h"
@@ -25,21 +25,9 @@
 
 using namespace graft;
 
-namespace {
-
-bool waitLayout(ui::canvas::GraphCanvas* c) {
-  QSignalSpy spy(c, &ui::canvas::GraphCanvas::layoutFinished);
-  if (!c->layoutPending()) return true;
-  return spy.wait(120000);
-}
-
-core::model::NodeId nodeAt(const core::model::GraphView* view, const QString& path, const QString& kind) {
-  for (const auto& n : view->nodes)
-    if (n.modulePath == path && n.kind == kind) return n.id;
-  return core::model::kNoNode;
-}
-
-}  // namespace
+using graft::test::nodeAt;
+using graft::test::showModel;
+using graft::test::waitLayout;
 
 class TstRewriteUi : public QObject {
   Q_OBJECT
@@ -114,10 +102,7 @@ class TstRewriteUi : public QObject {
   // and selected); a click inside a match makes it current; "Apply this match" rewrites only it.
   void matchesOnCanvasSteppedAndAppliedOne() {
     ui::MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
-    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(showModel(w, "resnet18.pt"));
     auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
     w.findChild<QDockWidget*>("rewritesDock")->raise();
     auto* scene = w.canvas()->graphScene();
@@ -192,10 +177,7 @@ class TstRewriteUi : public QObject {
   // preview then finds the same triple elsewhere.
   void newRuleFromCtrlClickedSelection() {
     ui::MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
-    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(showModel(w, "resnet18.pt"));
     const auto conv = nodeAt(w.view(), "layer1.0.conv1", "aten::_convolution");
     const auto bn = nodeAt(w.view(), "layer1.0.bn1", "aten::batch_norm");
     QVERIFY(conv && bn);
@@ -237,10 +219,7 @@ class TstRewriteUi : public QObject {
 
   void matchesScreenshot() {
     ui::MainWindow w;
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
-    QVERIFY(waitLayout(w.canvas()));
+    QVERIFY(showModel(w, "resnet18.pt"));
     w.findChild<QDockWidget*>("rewritesDock")->raise();
     auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
     dock->selectRule("fold-conv-bn");

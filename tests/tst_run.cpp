@@ -65,6 +65,14 @@ std::pair<model::RevisionPtr, model::NodeId> reluToGelu(model::Document& doc, in
   return {rev, id};
 }
 
+// Options for the instrumented path, optionally keeping every node's outputs.
+run::RunOptions nodeByNode(bool keep = false) {
+  run::RunOptions o;
+  o.instrumented = true;
+  o.keepIntermediates = keep;
+  return o;
+}
+
 }  // namespace
 
 class TstRun : public QObject {
@@ -124,10 +132,7 @@ class TstRun : public QObject {
     auto fast = ex.run(in, {});
     QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
     QVERIFY(torch::allclose(fast.outputs[0].toTensor(), expected, 1e-5, 1e-6));
-    run::RunOptions o;
-    o.instrumented = true;
-    o.keepIntermediates = true;
-    auto slow = ex.run(in, o);
+    auto slow = ex.run(in, nodeByNode(/*keep=*/true));
     QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
     QVERIFY(torch::equal(fast.outputs[0].toTensor(), slow.outputs[0].toTensor()));
     // Every op node is recorded once, with its module path.
@@ -157,10 +162,7 @@ class TstRun : public QObject {
   void keptValuesPrecedeInPlaceOps() {
     auto doc = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
     run::Executor ex(doc->current());
-    run::RunOptions o;
-    o.instrumented = true;
-    o.keepIntermediates = true;
-    const auto r = ex.run(inputs({QStringLiteral("1x3x64x64")}), o);
+    const auto r = ex.run(inputs({QStringLiteral("1x3x64x64")}), nodeByNode(/*keep=*/true));
     QVERIFY2(r.ok, qPrintable(r.error.headline()));
     const run::NodeRecord* bn = nullptr;
     const run::NodeRecord* relu = nullptr;
@@ -238,9 +240,7 @@ class TstRun : public QObject {
     run::Executor ex(doc->current());
     auto fast = ex.run(in, {});
     QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
-    run::RunOptions o;
-    o.instrumented = true;
-    auto slow = ex.run(in, o);
+    auto slow = ex.run(in, nodeByNode());
     QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
     QCOMPARE(fast.outputs.size(), size_t(2));
     const auto& x = in.values[0].toTensor();
@@ -300,9 +300,7 @@ class TstRun : public QObject {
     const auto in = inputs({QStringLiteral("1x3x224x224")}, 1);
     auto fast = ex.run(in, {});
     QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
-    run::RunOptions o;
-    o.instrumented = true;
-    auto slow = ex.run(in, o);
+    auto slow = ex.run(in, nodeByNode());
     QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
     QVERIFY(torch::equal(fast.outputs[0].toTensor(), slow.outputs[0].toTensor()));
   }

@@ -342,11 +342,7 @@ void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset,
       e.arrow = false;
     }
     if (auto port = childPort(tailChild, false); port && !e.points.isEmpty()) {
-      const QPointF start = e.points.front();
-      e.points.insert(0, 3, *port);
-      e.points[1] = *port;
-      e.points[2] = start;
-      e.points[3] = start;
+      e.points = QVector<QPointF>{*port, *port, e.points.front()} + e.points;
     }
     for (auto& p : e.points) p += offset;
     e.arrowTip += offset;

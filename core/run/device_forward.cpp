@@ -21,11 +21,11 @@ void placeConstants(torch::jit::Block* block, c10::Device device) {
 }  // namespace
 
 DeviceForward::DeviceForward(const model::Revision& revision, c10::Device device)
-    : revision_(revision), device_(device) {
+    : module_(revision.runnable()), device_(device) {
   if (device.is_cpu()) return;
   if (!revision.frozen())
     throw std::runtime_error("running off the CPU needs a frozen model: open it without --no-freeze");
-  auto graph = revision.runnable().get_method("forward").graph()->copy();
+  auto graph = module_.get_method("forward").graph()->copy();
   placeConstants(graph->block(), device);
   function_ = std::make_shared<torch::jit::GraphFunction>("graft_forward_on_device", graph, nullptr);
 }
@@ -33,12 +33,11 @@ DeviceForward::DeviceForward(const model::Revision& revision, c10::Device device
 DeviceForward::~DeviceForward() = default;
 
 c10::IValue DeviceForward::operator()(const std::vector<c10::IValue>& inputs) {
-  auto module = revision_.runnable();
-  if (!function_) return module.forward(inputs);
+  if (!function_) return module_.forward(inputs);
   // The graph's self is the runnable module: a frozen graph reads nothing from it.
   torch::jit::Stack stack;
   stack.reserve(inputs.size() + 1);
-  stack.emplace_back(module._ivalue());
+  stack.emplace_back(module_._ivalue());
   stack.insert(stack.end(), inputs.begin(), inputs.end());
   function_->run(stack);
   return stack.front();

@@ -7,6 +7,7 @@
 
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include <memory>
 #include <vector>
@@ -25,7 +26,7 @@ class DeviceForward {
   c10::Device device() const { return device_; }
 
  private:
-  const model::Revision& revision_;
+  torch::jit::Module module_;  // the revision's runnable, shared (not copied)
   c10::Device device_;
   std::shared_ptr<torch::jit::GraphFunction> function_;  // off the CPU only
 };

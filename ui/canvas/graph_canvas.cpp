@@ -214,10 +214,12 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
     const auto spot = [&](const QRectF& r, const QColor& c) { painter->fillRect(r.adjusted(-grow, -grow, grow, grow), c); };
     for (const auto& g : scene_->diagram().groups)
       if (const auto* m = g.expanded ? nullptr : scene_->groupMark(g.group)) spot(g.rect, m->colour);
-    for (const auto& n : scene_->diagram().nodes)
+    const QRectF* selected = nullptr;
+    for (const auto& n : scene_->diagram().nodes) {
       if (const auto* m = scene_->markOf(n.id)) spot(n.rect, m->colour);
-    for (const auto& n : scene_->diagram().nodes)
-      if (n.id == scene_->selectedNode()) spot(n.rect, QColor(0xe0, 0x6c, 0x00));
+      if (n.id == scene_->selectedNode()) selected = &n.rect;
+    }
+    if (selected) spot(*selected, QColor(0xe0, 0x6c, 0x00));
   }
 }
 

@@ -17,6 +17,18 @@ GraphScene* sceneOf(const QGraphicsItem* item) { return static_cast<GraphScene*>
 double lodOf(QPainter* p, const QStyleOptionGraphicsItem* option) {
   return option->levelOfDetailFromTransform(p->worldTransform());
 }
+// An overlay ring `grow` px outside a box (changes, marks); kOutline bounds how far it reaches.
+void drawOutline(QPainter* p, const QRectF& rect, const QPen& pen, double grow, double radius) {
+  p->setPen(pen);
+  p->setBrush(Qt::NoBrush);
+  p->drawRoundedRect(rect.adjusted(-grow, -grow, grow, grow), radius, radius);
+}
+// Clicks hit the box itself, not the room left for outlines.
+QPainterPath boxShape(const QRectF& rect) {
+  QPainterPath path;
+  path.addRect(rect.adjusted(-2, -2, 2, 2));
+  return path;
+}
 }  // namespace
 
 NodeItem::NodeItem(core::model::NodeId id, const QRectF& rect) : id_(id), rect_(rect) { setZValue(2); }
@@ -29,22 +41,12 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     paintNode(*p, rect_, *n, s->nodeSelected(id_), lodOf(p, option), hot ? &heat : nullptr);
   if (auto change = s->changes().constFind(id_); change != s->changes().constEnd()) {
     const bool added = *change == GraphScene::Change::Added;
-    p->setPen(QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3));
-    p->setBrush(Qt::NoBrush);
-    p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 4, 4);
+    drawOutline(p, rect_, QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3), 3, 4);
   }
-  if (const auto* mark = s->markOf(id_)) {
-    p->setPen(QPen(mark->colour, 3.5));
-    p->setBrush(Qt::NoBrush);
-    p->drawRoundedRect(rect_.adjusted(-7, -7, 7, 7), 6, 6);
-  }
+  if (const auto* mark = s->markOf(id_)) drawOutline(p, rect_, QPen(mark->colour, 3.5), 7, 6);
 }
 
-QPainterPath NodeItem::shape() const {
-  QPainterPath path;
-  path.addRect(rect_.adjusted(-2, -2, 2, 2));
-  return path;
-}
+QPainterPath NodeItem::shape() const { return boxShape(rect_); }
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return event->ignore();
@@ -71,23 +73,13 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   QColor heat;
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
   paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr);
-  if (!expanded_ && s->groupHasChange(group_)) {
-    p->setPen(QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine));
-    p->setBrush(Qt::NoBrush);
-    p->drawRoundedRect(rect_.adjusted(-3, -3, 3, 3), 5, 5);
-  }
-  if (const auto* mark = expanded_ ? nullptr : s->groupMark(group_)) {
-    p->setPen(QPen(mark->colour, 3.5, Qt::DashLine));
-    p->setBrush(Qt::NoBrush);
-    p->drawRoundedRect(rect_.adjusted(-7, -7, 7, 7), 7, 7);
-  }
+  if (!expanded_ && s->groupHasChange(group_))
+    drawOutline(p, rect_, QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine), 3, 5);
+  if (const auto* mark = expanded_ ? nullptr : s->groupMark(group_))
+    drawOutline(p, rect_, QPen(mark->colour, 3.5, Qt::DashLine), 7, 7);
 }
 
-QPainterPath GroupItem::shape() const {
-  QPainterPath path;
-  path.addRect(rect_.adjusted(-2, -2, 2, 2));
-  return path;
-}
+QPainterPath GroupItem::shape() const { return boxShape(rect_); }
 
 void GroupItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   // A click on the +/- toggles; elsewhere the press falls through to the view (panning).

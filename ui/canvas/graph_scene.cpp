@@ -87,23 +87,16 @@ void GraphScene::setHeat(const QHash<NodeId, double>& selfMs) {
   groupHeat_.clear();
   heatMax_ = 0;
   for (double v : heat_) heatMax_ = std::max(heatMax_, v);
-  if (view_) {
-    for (auto it = heat_.begin(); it != heat_.end(); ++it) {
-      const auto* n = view_->node(it.key());
-      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) groupHeat_[g] += it.value();
-    }
-  }
+  for (auto it = heat_.begin(); it != heat_.end(); ++it)
+    forEachGroupAbove(it.key(), [&](int g) { groupHeat_[g] += it.value(); });
   update();
 }
 
 void GraphScene::setChanges(const QHash<NodeId, Change>& changes) {
   changes_ = changes;
   changedGroups_.clear();
-  if (view_)
-    for (auto it = changes_.begin(); it != changes_.end(); ++it) {
-      const auto* n = view_->node(it.key());
-      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) changedGroups_.insert(g);
-    }
+  for (auto it = changes_.begin(); it != changes_.end(); ++it)
+    forEachGroupAbove(it.key(), [&](int g) { changedGroups_.insert(g); });
   update();
 }
 
@@ -125,14 +118,11 @@ bool GraphScene::groupHeat(int group, QColor* colour) const {
 void GraphScene::setMarks(const QHash<NodeId, Mark>& marks) {
   marks_ = marks;
   groupMarks_.clear();
-  if (view_)
-    for (auto it = marks_.begin(); it != marks_.end(); ++it) {
-      const auto* n = view_->node(it.key());
-      for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) {
-        auto held = groupMarks_.constFind(g);
-        if (held == groupMarks_.constEnd() || marks_[*held].rank < it->rank) groupMarks_[g] = it.key();
-      }
-    }
+  for (auto it = marks_.begin(); it != marks_.end(); ++it)
+    forEachGroupAbove(it.key(), [&](int g) {
+      auto held = groupMarks_.constFind(g);
+      if (held == groupMarks_.constEnd() || marks_[*held].rank < it->rank) groupMarks_[g] = it.key();
+    });
   update();
 }
 

@@ -84,6 +84,13 @@ class GraphScene : public QGraphicsScene {
   void helpEvent(QGraphicsSceneHelpEvent* event) override;
 
  private:
+  // Calls `visit(group)` for every module above node `id` (not the root, which never collapses).
+  template <typename Visit>
+  void forEachGroupAbove(core::model::NodeId id, Visit visit) const {
+    const auto* n = view_ ? view_->node(id) : nullptr;
+    for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) visit(g);
+  }
+
   const core::model::GraphView* view_ = nullptr;
   core::layout::Diagram diagram_;
   std::unordered_map<core::model::NodeId, NodeItem*> nodes_;

@@ -15,6 +15,8 @@
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QVBoxLayout>
 
+#include <algorithm>
+
 namespace graft::ui {
 
 namespace {
@@ -191,11 +193,9 @@ void RewriteDock::showMatches(const core::rewrite::Rule& rule, const core::rewri
     else if (!sites_.isEmpty()) text += tr(". Outlined on the canvas: orange, and purple for the match shown.");
     matches_->setText(text);
   }
-  int current = -1;
+  current_ = -1;
   // Keep the canvas selection's match current when there is one (the user is looking at it).
-  for (int i = 0; i < sites_.size() && current < 0; ++i)
-    for (auto id : selection_)
-      if (sites_[i].nodes.contains(id)) current = i;
+  int current = matchHoldingSelection();
   if (current >= 0) reveal = false;
   else if (!sites_.isEmpty()) current = 0;
   setCurrentMatch(current, reveal);
@@ -222,19 +222,18 @@ QString RewriteDock::matchLabel(int index) const {
 
 void RewriteDock::setSelection(const QVector<core::model::NodeId>& nodes) {
   selection_ = nodes;
-  if (current_ >= 0)
-    for (auto id : nodes)
-      if (sites_[current_].nodes.contains(id)) return;
+  // Made current without moving the view: the user just clicked there.
+  if (const int i = matchHoldingSelection(); i >= 0 && i != current_) setCurrentMatch(i, /*reveal=*/false);
+}
+
+int RewriteDock::matchHoldingSelection() const {
+  const auto holds = [this](int i) {
+    return std::any_of(selection_.begin(), selection_.end(), [&](auto id) { return sites_[i].nodes.contains(id); });
+  };
+  if (current_ >= 0 && holds(current_)) return current_;
   for (int i = 0; i < sites_.size(); ++i)
-    for (auto id : nodes)
-      if (i != current_ && sites_[i].nodes.contains(id)) {
-        // Made current without moving the view: the user just clicked there.
-        current_ = i;
-        applyOne_->setEnabled(true);
-        where_->setText(matchLabel(i));
-        Q_EMIT matchesChanged(sites_, current_);
-        return;
-      }
+    if (holds(i)) return i;
+  return -1;
 }
 
 QString RewriteDock::newRuleFromSelection() {

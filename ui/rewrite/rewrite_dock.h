@@ -70,6 +70,8 @@ class RewriteDock : public QWidget {
                    bool reveal);
   void showEditorMatches();
   QString matchLabel(int index) const;
+  // The match holding a selected node: the current one if it does, else the first; -1 if none.
+  int matchHoldingSelection() const;
   QString commitSteps(const QVector<core::rewrite::Step>& steps);
   core::model::Document* document_ = nullptr;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()

@@ -144,19 +144,16 @@ QString RuleEditor::ruleText() const {
 QString RuleEditor::status() const { return status_->text(); }
 
 void RuleEditor::check() {
+  matches_ = -1;
+  rule_.reset();
+  report_ = {};
   if (pattern_->toPlainText().trimmed().isEmpty() && replacement_->toPlainText().trimmed().isEmpty()) {
-    matches_ = -1;
-    rule_.reset();
-    report_ = {};
     status_->setText(tr("Write a pattern and its replacement (or select nodes and press New rule from selection)."));
     Q_EMIT checked(matches_, QString());
     return;
   }
   const QString text = ruleText();
   const auto parsed = core::rewrite::parseRule(text, QString());
-  matches_ = -1;
-  rule_.reset();
-  report_ = {};
   QString error;
   if (!parsed.ok()) {
     // Say which box the line is in: the composed file has the header's 3 lines first.

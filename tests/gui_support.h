@@ -1,0 +1,33 @@
+#pragma once
+// Helpers for the GUI tests (header-only: only GUI test executables include it).
+#include "core/model/graph_view.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/main_window.h"
+#include "test_support.h"
+
+#include <QtTest/QSignalSpy>
+
+namespace graft::test {
+
+// Waits for the layout in flight, if any (two minutes at most).
+inline bool waitLayout(ui::canvas::GraphCanvas* canvas) {
+  QSignalSpy spy(canvas, &ui::canvas::GraphCanvas::layoutFinished);
+  if (!canvas->layoutPending()) return true;
+  return spy.wait(120000);
+}
+
+// The first node of kind `kind` in module `path`, or kNoNode.
+inline core::model::NodeId nodeAt(const core::model::GraphView* view, const QString& path, const QString& kind) {
+  for (const auto& n : view->nodes)
+    if (n.modulePath == path && n.kind == kind) return n.id;
+  return core::model::kNoNode;
+}
+
+// Shows `window` at screenshot size with test model `file` (e.g. "resnet18.pt") laid out.
+inline bool showModel(ui::MainWindow& window, const QString& file) {
+  window.resize(1600, 1000);
+  window.show();
+  return window.openFile(testdata(file)) && waitLayout(window.canvas());
+}
+
+}  // namespace graft::test
