@@ -1,6 +1,7 @@
 // graft: the desktop application.
 #include "ui/edit_actions.h"
 #include "ui/main_window.h"
+#include "ui/run_settings.h"
 
 #include <QtCore/QCommandLineParser>
 #include <QtWidgets/QApplication>
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   parser.addOption(scriptEdits);
   parser.addOption(noRecovery);
   parser.process(app);
+  graft::ui::applySavedThreads();
 
   graft::ui::MainWindow window;
   window.show();

@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
-#   packaging/dev.sh run    install what is missing, build Release, open the GUI on a sample
-#   packaging/dev.sh test   install what is missing, build Release, run the whole test suite
+#   packaging/dev.sh build  install what is missing (Debian packages, .venv with the pinned torch
+#                           wheel), build Release into build/release/
+#   packaging/dev.sh run    the same, then open the GUI on a sample
+#   packaging/dev.sh test   the same, then run the whole test suite
 # Never waits for input (CI sets CI=true).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 mode="${1:-run}"
+case "$mode" in
+  build|run|test) ;;
+  *)
+    echo "usage: packaging/dev.sh build|run|test" >&2
+    exit 2
+    ;;
+esac
 
 bash packaging/install-deps.sh
+bash packaging/setup-venv.sh
 cmake --preset release
 cmake --build --preset release
 
@@ -19,9 +29,5 @@ case "$mode" in
   test)
     # Qt Test prints its own totals per executable; ctest closes with the overall count.
     ctest --preset release --output-on-failure
-    ;;
-  *)
-    echo "usage: packaging/dev.sh run|test" >&2
-    exit 2
     ;;
 esac

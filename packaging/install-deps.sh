@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Graft needs to build, test and screenshot.
+# Installs the Debian 12 packages Graft needs to build, test and screenshot. PyTorch is not among
+# them: it comes from the pinned wheel in .venv/ (packaging/setup-venv.sh).
 # Idempotent: installs only what is missing; never prompts.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libtorch-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6svg6 libxkbcommon-dev
   libgl1-mesa-dev
   libgraphviz-dev graphviz
-  python3-torch python3-torchvision python3-numpy
+  python3-venv libpython3.11
   xvfb xauth x11-apps imagemagick
   desktop-file-utils appstream dpkg-dev file
 )

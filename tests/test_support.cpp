@@ -47,7 +47,7 @@ CliResult runCli(const QStringList& arguments, int timeoutMs) {
 CliResult runPython(const QString& script, const QStringList& arguments, int timeoutMs) {
   QStringList args = arguments;
   args.prepend(script);
-  return run(qEnvironmentVariable("GRAFT_PYTHON", QStringLiteral("/usr/bin/python3")), args, timeoutMs);
+  return run(qEnvironmentVariable("GRAFT_PYTHON", QStringLiteral("python3")), args, timeoutMs);
 }
 
 }  // namespace graft::test

@@ -21,6 +21,8 @@
 #include "ui/profile/profile_dock.h"
 #include "ui/recent_files.h"
 #include "ui/rewrite/rewrite_dock.h"
+#include "ui/run_settings.h"
+#include "core/run/threads.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
@@ -238,6 +240,12 @@ void MainWindow::buildMenus() {
   QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
   if (auto* dock = findChild<QDockWidget*>(QStringLiteral("rewritesDock"))) rewriteMenu->addAction(dock->toggleViewAction());
 
+  QMenu* runMenu = menuBar()->addMenu(tr("R&un"));
+  QAction* threads = runMenu->addAction(tr("&Threads…"), this, [this] {
+    if (askThreads(this)) statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
+  });
+  threads->setObjectName(QStringLiteral("threadsAction"));
+
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
 }
@@ -451,11 +459,15 @@ void MainWindow::showAbout() {
   auto* box = new QMessageBox(QMessageBox::Information, tr("About Graft"),
                               tr("<h3>Graft %1</h3><p>See, rewrite and verify PyTorch model graphs.</p>"
                                  "<table><tr><td>Qt</td><td>%2</td></tr>"
-                                 "<tr><td>libtorch</td><td>%3<br><small>%4</small></td></tr>"
-                                 "<tr><td>Graphviz</td><td>%5</td></tr>"
-                                 "<tr><td>CUDA</td><td>%6</td></tr></table>"
+                                 "<tr><td>libtorch</td><td>%3<br><small>%4<br>built against %5</small></td></tr>"
+                                 "<tr><td>torchvision ops</td><td><small>%6</small></td></tr>"
+                                 "<tr><td>Graphviz</td><td>%7</td></tr>"
+                                 "<tr><td>Threads</td><td>%8</td></tr>"
+                                 "<tr><td>CUDA</td><td>%9</td></tr></table>"
                                  "<p>Running a model executes its TorchScript code: open only models you trust.</p>")
-                                  .arg(v.graft, v.qt, v.torch, v.torchLibrary.toHtmlEscaped(), v.graphviz,
+                                  .arg(v.graft, v.qt, v.torch, v.torchLibrary.toHtmlEscaped(), v.torchBuilt,
+                                       (v.torchvisionLoaded ? v.torchvision : tr("not loaded: %1").arg(v.torchvision)).toHtmlEscaped(),
+                                       v.graphviz, QString::number(v.threads),
                                        v.cuda ? tr("available") : tr("not available")),
                               QMessageBox::Ok, this);
   box->setObjectName(QStringLiteral("aboutDialog"));

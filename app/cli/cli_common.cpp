@@ -1,5 +1,7 @@
 #include "app/cli/cli_common.h"
 
+#include "core/run/threads.h"
+
 #include <QtCore/QJsonDocument>
 #include <cstdio>
 
@@ -10,6 +12,10 @@ void addModelOptions(QCommandLineParser& parser) {
   parser.addOption({QStringLiteral("sample"), QStringLiteral("Use built-in sample NAME (cnn, mlp, transformer) as the model."),
                     QStringLiteral("NAME")});
   parser.addOption({QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze).")});
+  parser.addOption({QStringLiteral("threads"),
+                    QStringLiteral("Intra-op threads for runs (default: the machine's physical cores, %1).")
+                        .arg(core::run::physicalCores()),
+                    QStringLiteral("N")});
 }
 
 bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStringList& arguments) {
@@ -31,6 +37,15 @@ bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStri
 }
 
 std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index) {
+  if (parser.isSet(QStringLiteral("threads"))) {
+    bool ok = false;
+    const int threads = parser.value(QStringLiteral("threads")).toInt(&ok);
+    if (!ok || threads < 1) {
+      fail(QStringLiteral("--threads takes a positive whole number, not \"%1\"").arg(parser.value(QStringLiteral("threads"))));
+      return nullptr;
+    }
+    core::run::useThreads(threads);
+  }
   core::io::LoadOptions options;
   options.freeze = !parser.isSet(QStringLiteral("no-freeze"));
   core::io::LoadResult result;

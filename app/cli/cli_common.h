@@ -19,7 +19,7 @@ struct Command {
   std::function<int(const QStringList& arguments)> run;
 };
 
-// Adds --json, --sample NAME and --no-freeze to a subcommand's parser.
+// Adds --json, --sample NAME, --no-freeze and --threads N to a subcommand's parser.
 void addModelOptions(QCommandLineParser& parser);
 
 // Parses `arguments` (argv without the program and subcommand name); on --help prints help and

@@ -1,5 +1,9 @@
 #include "core/io/archive_probe.h"
 
+#include "core/io/operator_libraries.h"
+
+#include <algorithm>
+
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 #include <torch/version.h>
@@ -109,18 +113,28 @@ LoadError classifyLoadFailure(const QString& path, const QString& message) {
     const QString op = it.next().captured(1).remove(QRegularExpression(QStringLiteral("\\.$")));
     if (!ops.contains(op)) ops << op;
   }
-  if (!ops.isEmpty())
+  if (!ops.isEmpty()) {
+    const auto& torchvision = loadTorchvisionOperators();
+    const bool fromTorchvision = std::any_of(ops.begin(), ops.end(), [](const QString& op) {
+      return op.startsWith(QLatin1String("torchvision::"));
+    });
+    const QString hint =
+        fromTorchvision && !torchvision.loaded
+            ? QStringLiteral("torchvision::* operators live in torchvision's operator library, which is not loaded: %1")
+                  .arg(torchvision.message)
+            : QStringLiteral("Graft runs on libtorch %1. Save the model with a PyTorch of that version, or build Graft "
+                             "against the libtorch that saved it (-DGRAFT_TORCH_DIR=.../site-packages/torch).")
+                  .arg(QString::fromLatin1(TORCH_VERSION));
     return make(LoadErrorKind::UnknownOperator,
                 QStringLiteral("%1 uses operators this build does not know: %2.").arg(name, ops.join(QStringLiteral(", "))),
-                QStringLiteral("Graft was built against libtorch %1. Save the model with a PyTorch of that version, "
-                               "or build Graft against a newer libtorch (CMAKE_PREFIX_PATH).")
-                    .arg(QString::fromLatin1(TORCH_VERSION)),
-                message);
+                hint, message);
+  }
   if (message.contains(QStringLiteral("central directory")))
     return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged or truncated archive.").arg(name),
                 QStringLiteral("Copy or save it again."), message);
   return make(LoadErrorKind::Other, QStringLiteral("libtorch could not load %1.").arg(name),
-              QStringLiteral("See the details. If the file came from a newer PyTorch, build Graft against that libtorch."),
+              QStringLiteral("See the details. If the file came from a newer PyTorch, build Graft against that "
+                             "libtorch (-DGRAFT_TORCH_DIR=.../site-packages/torch)."),
               message);
 }
 

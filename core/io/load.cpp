@@ -1,6 +1,7 @@
 #include "core/io/load.h"
 
 #include "core/io/archive_probe.h"
+#include "core/io/operator_libraries.h"
 #include "core/samples/samples.h"
 
 #include <torch/csrc/jit/passes/freeze_module.h>
@@ -57,6 +58,7 @@ LoadResult failure(LoadError error) {
 
 LoadResult loadFile(const QString& path, const LoadOptions& options) {
   if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
+  loadTorchvisionOperators();  // once: detection and segmentation models call torchvision::*
   torch::jit::Module loaded;
   try {
     loaded = torch::jit::load(path.toStdString(), torch::kCPU);

@@ -111,17 +111,11 @@ QHash<QString, int> irLinesByValue(const QString& ir) {
 
 int GraphView::opCount() const {
   int n = 0;
-  for (const auto& node : nodes)
-    if (!node.kind.startsWith(QStringLiteral("prim::"))) ++n;
+  for (int count : histogram) n += count;
   return n;
 }
 
-QHash<QString, int> GraphView::opHistogram() const {
-  QHash<QString, int> h;
-  for (const auto& node : nodes)
-    if (!node.kind.startsWith(QStringLiteral("prim::"))) ++h[node.kind];
-  return h;
-}
+QHash<QString, int> GraphView::opHistogram() const { return histogram; }
 
 GraphView GraphView::build(const Revision& revision) {
   GraphView view;
@@ -147,6 +141,7 @@ GraphView GraphView::build(const Revision& revision) {
   std::function<void(torch::jit::Block*, int)> walk = [&](torch::jit::Block* block, int depth) {
     for (Node* n : block->nodes()) {
       ++view.jitNodes;
+      if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
       if (isFoldable(n) && depth == 0) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);

@@ -70,12 +70,14 @@ struct GraphView {
   QVector<ViewPort> graphOutputs;
   QHash<NodeId, int> indexOf;     // NodeId -> index into nodes
   int jitNodes = 0;               // every node of the graph, folded ones included
+  QHash<QString, int> histogram;  // non-prim:: nodes by kind, nested blocks included
 
   const ViewNode* node(NodeId id) const {
     auto it = indexOf.constFind(id);
     return it == indexOf.constEnd() ? nullptr : &nodes[*it];
   }
-  int opCount() const;  // nodes whose kind is not prim::
+  // Nodes whose kind is not prim::, nested If/Loop blocks included (as PyTorch counts them).
+  int opCount() const;
   QHash<QString, int> opHistogram() const;
 
   static GraphView build(const Revision& revision);

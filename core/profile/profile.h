@@ -43,6 +43,7 @@ struct OpKindTiming {
 struct Profile {
   QString device;
   int warmup = 0;
+  int threads = 0;             // intra-op threads the runs used
   QVector<double> runMs;      // each measured, profiled run
   QVector<double> forwardMs;  // the module's own forward, interleaved with the profiled runs
   Stats run;

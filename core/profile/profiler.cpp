@@ -1,4 +1,5 @@
 #include "core/profile/profiler.h"
+#include "core/run/threads.h"
 
 #include "core/model/graph_view.h"
 #include "core/model/revision.h"
@@ -129,6 +130,7 @@ int matchRun(QVector<OpEvent>& events, int begin, int end, const model::GraphVie
 Profile profileRevision(const model::Revision& revision, const std::vector<c10::IValue>& inputs,
                         const ProfileOptions& options) {
   if (options.runs < 1) throw std::runtime_error("--runs must be at least 1");
+  run::ensureThreads();
   torch::NoGradGuard noGrad;
   // Time the graph as written: the executor's optimiser would rewrite it (and time itself) on
   // the first calls. Restored afterwards: freeze_module fails on some models while it is off.
@@ -142,6 +144,7 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   const auto view = model::GraphView::build(revision);
   Profile profile;
   profile.warmup = options.warmup;
+  profile.threads = run::currentThreads();
   profile.device = QString::fromStdString(device.str());
 
   Recorder recorder;

@@ -33,6 +33,7 @@ QJsonObject profileReport(const profile::Profile& p) {
   for (double v : p.forwardMs) forward.append(v);
   QJsonObject out{{"runs", p.runMs.size()},
                   {"warmup", p.warmup},
+                  {"threads", p.threads},
                   {"device", p.device},
                   {"median_ms", p.run.median},
                   {"p10_ms", p.run.p10},

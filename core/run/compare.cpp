@@ -30,7 +30,8 @@ TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const To
   if (d.numel == 0) return d;
   const at::Tensor a = aIn.detach().to(torch::kCPU).to(torch::kDouble);
   const at::Tensor b = bIn.detach().to(torch::kCPU).to(torch::kDouble);
-  const at::Tensor diff = (a - b).abs();
+  // torch.allclose compares a == b first: equal infinities (a causal mask's -inf) are close.
+  const at::Tensor diff = at::where(a == b, at::zeros_like(a), (a - b).abs());
   const at::Tensor absB = b.abs();
   const at::Tensor within = diff <= (tol.atol + tol.rtol * absB);  // NaN compares false: a mismatch
   d.mismatched = d.numel - within.sum().item<int64_t>();
@@ -52,6 +53,7 @@ void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
   if (v.isTensor()) out.push_back(v.toTensor());
   else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) flattenInto(e, out);
   else if (v.isList()) for (const auto& e : v.toListRef()) flattenInto(e, out);
+  else if (v.isGenericDict()) for (const auto& e : v.toGenericDict()) flattenInto(e.value(), out);  // insertion order
   else if (v.isDouble()) out.push_back(torch::scalar_tensor(v.toDouble(), torch::kDouble));
   else if (v.isInt()) out.push_back(torch::scalar_tensor(v.toInt(), torch::kLong));
   else if (v.isBool()) out.push_back(torch::scalar_tensor(v.toBool(), torch::kBool));

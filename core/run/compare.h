@@ -24,7 +24,8 @@ struct TensorDiff {
 
 // Compares `a` with `b` (the reference side of rtol) on the CPU in float64.
 TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol);
-// Flattens tensors (and numbers, as 0-d tensors) out of nested tuples/lists, in order.
+// Flattens tensors (and numbers, as 0-d tensors) out of nested tuples, lists and dicts (their
+// insertion order), in order.
 std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values);
 // Per flattened tensor of two output lists; a count mismatch is one extra diff with a note.
 std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,

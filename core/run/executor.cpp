@@ -1,4 +1,5 @@
 #include "core/run/executor.h"
+#include "core/run/threads.h"
 
 #include "core/model/module_path.h"
 #include "core/run/device_forward.h"
@@ -355,6 +356,7 @@ std::vector<c10::IValue> unpackOutput(c10::IValue out) {
 }  // namespace
 
 RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
+  ensureThreads();
   RunResult result;
   if (inputs.values.size() != plan_->numUserInputs) {
     result.error.message = QStringLiteral("forward takes %1 input(s) (%2), but %3 were given")

@@ -1,7 +1,7 @@
 """Stock PyTorch's verdict on a rewrite: loads ORIGINAL and REWRITTEN with torch.jit.load, runs
 both on the same random inputs and compares. Also reports the op kinds left in REWRITTEN.
 
-  /usr/bin/python3 check_rewrite.py ORIGINAL REWRITTEN SHAPE [--atol X] [--trials N]
+  .venv/bin/python check_rewrite.py ORIGINAL REWRITTEN SHAPE [--atol X] [--trials N]
 SHAPE is like 1x3x224x224. Prints JSON {max_abs, max_rel, allclose, ops: {kind: count}}; exit 1 if
 not close. Close means max |a - b| <= atol + rtol * max |a|: relative to the output's scale, since
 float32 rounding of a folded weight grows with the magnitude of the outputs (ResNet-50's random-init

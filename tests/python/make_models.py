@@ -5,7 +5,7 @@ Writes into OUTDIR (skipping files already there, so the build folder caches the
   <name>.ref.json    what stock PyTorch says about it: op counts of the frozen, inlined graph,
                      the Conv2d module paths, input shape
   bad/*              files that are not TorchScript modules, one per class of mistake
-Run with Debian's system interpreter: /usr/bin/python3 make_models.py OUTDIR [MODEL ...]
+Run with the venv interpreter: .venv/bin/python make_models.py OUTDIR [MODEL ...]
 """
 import json
 import os
@@ -102,7 +102,7 @@ def make_bad_files(outdir):
     try:
         torch.onnx.export(model, torch.randn(1, 4), os.path.join(bad, "model.onnx"))
     except Exception:  # noqa: BLE001 - keep a minimal ModelProto header instead
-        write_atomic(os.path.join(bad, "model.onnx"), b"\x08\x07\x12\x07pytorch\x1a\x041.13")
+        write_atomic(os.path.join(bad, "model.onnx"), b"\x08\x07\x12\x07pytorch\x1a\x042.14")
     # A TorchScript archive whose code calls an operator no libtorch has.
     with zipfile.ZipFile(good) as src, zipfile.ZipFile(os.path.join(bad, "unknown_op.pt"), "w") as dst:
         for item in src.infolist():

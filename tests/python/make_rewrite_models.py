@@ -2,7 +2,7 @@
 
 Writes OUTDIR/rewrite/<name>.pt (skipping files already there) and shapes.json {name: input shape}.
 Batch-norm statistics are randomised so folding is not an identity.
-Run with Debian's system interpreter: /usr/bin/python3 make_rewrite_models.py OUTDIR
+Run with the venv interpreter: .venv/bin/python make_rewrite_models.py OUTDIR
 """
 import json
 import os

@@ -6,7 +6,7 @@ Writes into OUTDIR:
   run_tuple.pt      forward(x, (y, z)) -> (x + y, [z * 2, x.sum()]): tuple/list inputs and outputs
   run_x.pt / run_x.npy   one input tensor, torch.save'd and as .npy
   run_cnn.out.pt    stock PyTorch's output of run_cnn on run_x
-Run with Debian's system interpreter: /usr/bin/python3 make_run_models.py OUTDIR
+Run with the venv interpreter: .venv/bin/python make_run_models.py OUTDIR
 """
 import copy
 import os
