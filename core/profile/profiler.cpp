@@ -4,6 +4,7 @@
 #include "core/model/graph_view.h"
 #include "core/model/revision.h"
 #include "core/run/device_forward.h"
+#include "core/run/input_set.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/jit/python/update_graph_executor_opt.h>
@@ -127,8 +128,9 @@ int matchRun(QVector<OpEvent>& events, int begin, int end, const model::GraphVie
 
 }  // namespace
 
-Profile profileRevision(const model::Revision& revision, const std::vector<c10::IValue>& inputs,
+Profile profileRevision(const model::Revision& revision, const std::vector<c10::IValue>& givenInputs,
                         const ProfileOptions& options) {
+  const std::vector<c10::IValue> inputs = run::withDefaults(revision, givenInputs);
   if (options.runs < 1) throw std::runtime_error("--runs must be at least 1");
   run::ensureThreads();
   torch::NoGradGuard noGrad;

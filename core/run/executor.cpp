@@ -60,6 +60,7 @@ struct Executor::Plan {
     std::vector<bool> moveIn;    // per input: its last use, so hand it over as the interpreter does
     std::vector<std::unique_ptr<BlockPlan>> blocks;
     bool record = false;  // an op node (kind not prim::): recorded and timed
+    bool vararg = false;  // aten::format and the like: the interpreter passes the input count last
     // Per output: a later in-place op (relu_, add_) overwrites it, so a kept copy must be taken
     // now, or the record would show the value after that op ran.
     std::vector<bool> mutatedLater;
@@ -100,7 +101,12 @@ struct Executor::Plan {
     for (Value* in : node->inputs()) map[in] = g->addInput()->setType(in->type());
     Node* copy = g->createClone(node, [&](Value* v) { return map.at(v); });
     g->insertNode(copy);
-    for (Value* o : copy->outputs()) g->registerOutput(o);
+    if (copy->outputs().size() == 1) {
+      g->registerOutput(copy->output());
+    } else {
+      // A function returns one value: none (SetAttr) or several come back packed in a tuple.
+      g->registerOutput(g->insertNode(g->createTuple(copy->outputs()))->output());
+    }
     return std::make_shared<torch::jit::GraphFunction>("graft_node", g, nullptr);
   }
 
@@ -136,10 +142,15 @@ struct Executor::Plan {
       else if (k == prim::Uninitialized) s.kind = StepKind::Uninitialized;
       else {
         s.kind = StepKind::Op;
+        const auto* schema = n->maybeSchema();
+        s.vararg = schema && schema->is_vararg();
         try {
+          // aten::warn has an Operation that only says "implemented directly in the interpreter".
+          if (k == c10::aten::warn) throw std::runtime_error("interpreter-only");
           s.op = n->getOperation();
-        } catch (const c10::Error&) {
-          // No registered Operation (interpreter-only prims): run the node as a one-node graph.
+        } catch (const std::exception&) {
+          // No registered Operation (interpreter-only prims such as CreateObject, SetAttr; libtorch
+          // 2.x throws a jit::ErrorReport here): run the node as a one-node graph.
           s.fallback = oneNodeFunction(n);
         }
       }
@@ -298,9 +309,17 @@ struct Executor::Plan {
       if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
       else stack.push_back(env[s.in[k]]);
     }
+    if (s.vararg && !s.fallback) stack.push_back(static_cast<int64_t>(s.in.size()));
     const auto start = std::chrono::steady_clock::now();
-    if (s.fallback) s.fallback->run(stack);
-    else s.op(stack);
+    if (s.fallback) {
+      s.fallback->run(stack);
+      if (s.out.size() != 1 && stack.size() == 1 && stack.back().isTuple()) {
+        const auto items = stack.back().toTupleRef().elements().vec();
+        stack.assign(items.begin(), items.end());
+      }
+    } else {
+      s.op(stack);
+    }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
@@ -318,12 +337,19 @@ struct Executor::Plan {
 
 Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision)), plan_(std::make_unique<Plan>()) {
   auto graph = revision_->graph();
-  plan_->build(*revision_, graph->block(), plan_->top);
-  plan_->planFrees(graph->block());
-  plan_->env.resize(plan_->slotOf.size());
   plan_->numUserInputs = graph->inputs().size() - 1;
   for (size_t i = 1; i < graph->inputs().size(); ++i)
     plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
+  try {
+    plan_->build(*revision_, graph->block(), plan_->top);
+    plan_->planFrees(graph->block());
+    plan_->env.resize(plan_->slotOf.size());
+  } catch (const std::exception& e) {
+    // Reported by run(): a constructor is no place for an exception to leave a job.
+    const auto* c10e = dynamic_cast<const c10::Error*>(&e);
+    planError_ = QStringLiteral("the graph could not be prepared for a node-by-node run: %1")
+                     .arg(errorText(c10e ? c10e->what_without_backtrace() : e.what()));
+  }
 }
 
 Executor::~Executor() = default;
@@ -358,9 +384,14 @@ std::vector<c10::IValue> unpackOutput(c10::IValue out) {
 RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   ensureThreads();
   RunResult result;
-  if (inputs.values.size() != plan_->numUserInputs) {
+  if (!planError_.isEmpty() && options.instrumented) {
+    result.error.message = planError_;
+    return result;
+  }
+  const std::vector<c10::IValue> given = withDefaults(*revision_, inputs.values);
+  if (given.size() != plan_->numUserInputs) {
     result.error.message = QStringLiteral("forward takes %1 input(s) (%2), but %3 were given")
-                               .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(inputs.values.size());
+                               .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(given.size());
     return result;
   }
   torch::NoGradGuard noGrad;
@@ -369,7 +400,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   // optimiser off, a later freeze_module (io::load) fails with "Couldn't find method 'forward'".
   torch::jit::GraphOptimizerEnabledGuard asWritten(false);
   std::vector<c10::IValue> args;
-  for (const auto& v : inputs.values) args.push_back(toDevice(v, options.device));
+  for (const auto& v : given) args.push_back(toDevice(v, options.device));
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&] {
     result.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -390,6 +421,10 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
       // Find the node that raised by walking the graph; keep libtorch's message if the walk passes.
       const auto* c10e = dynamic_cast<const c10::Error*>(&e);
       const std::string what = c10e ? c10e->what_without_backtrace() : e.what();
+      if (!planError_.isEmpty()) {
+        result.error.message = errorText(what);
+        return result;
+      }
       RunOptions walk = options;
       walk.instrumented = true;
       walk.keepIntermediates = false;

@@ -75,6 +75,7 @@ class Executor {
   struct Plan;
   model::RevisionPtr revision_;
   std::unique_ptr<Plan> plan_;
+  QString planError_;  // set when the node-by-node plan could not be built
   std::unique_ptr<DeviceForward> deviceForward_;  // the fast path off the CPU, built on first use
 };
 

@@ -1,6 +1,7 @@
 #include "core/run/input_set.h"
 
 #include "core/model/document.h"
+#include "core/model/revision.h"
 #include "core/model/dtype_names.h"
 #include "core/model/value_format.h"
 #include "core/samples/samples.h"
@@ -12,6 +13,7 @@
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QRegularExpression>
+#include <algorithm>
 #include <cstring>
 
 namespace graft::core::run {
@@ -110,6 +112,26 @@ std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path,
   return c10::IValue(t);
 }
 
+// torch.save'd lists unpickle as List[Any]; TorchScript's forward(Tensor[] images) wants the
+// list typed, as Python's call would have made it.
+c10::IValue typedLists(const c10::IValue& v) {
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& e : v.toTupleRef().elements()) items.push_back(typedLists(e));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isList() && !v.isTensorList()) {
+    const auto items = v.toListRef();
+    const bool allTensors = !items.empty() && std::all_of(items.begin(), items.end(), [](const c10::IValue& e) { return e.isTensor(); });
+    if (allTensors) {
+      c10::List<at::Tensor> out;
+      for (const auto& e : items) out.push_back(e.toTensor());
+      return out;
+    }
+  }
+  return v;
+}
+
 std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
@@ -120,7 +142,7 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
   if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(bytes, path, error);
   try {
     std::vector<char> data(bytes.begin(), bytes.end());
-    return torch::pickle_load(data);
+    return typedLists(torch::pickle_load(data));
   } catch (const c10::Error& e) {
     error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
                 .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));
@@ -232,6 +254,17 @@ c10::IValue toDevice(const c10::IValue& v, c10::Device device) {
     return out;
   }
   return v;
+}
+
+std::vector<c10::IValue> withDefaults(const model::Revision& revision, std::vector<c10::IValue> inputs) {
+  const auto method = revision.module().find_method("forward");
+  if (!method) return inputs;
+  const auto& args = method->function().getSchema().arguments();  // args[0] is self
+  if (inputs.size() + 1 >= args.size()) return inputs;
+  for (size_t i = inputs.size() + 1; i < args.size(); ++i)
+    if (!args[i].default_value()) return inputs;
+  for (size_t i = inputs.size() + 1; i < args.size(); ++i) inputs.push_back(*args[i].default_value());
+  return inputs;
 }
 
 }  // namespace graft::core::run

@@ -34,6 +34,11 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
 // where complete; otherwise an error naming the input that needs --input SPEC.
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
 
+// `inputs` followed by the defaults of forward's trailing arguments that were not given
+// (torchvision's detection models take `targets=None`). Unchanged when nothing is missing or a
+// missing argument has no default; the caller's count check then names what is missing.
+std::vector<c10::IValue> withDefaults(const model::Revision& revision, std::vector<c10::IValue> inputs);
+
 // A copy of `value` with its tensors (also inside tuples and tensor lists) on `device`.
 c10::IValue toDevice(const c10::IValue& value, c10::Device device);
 
