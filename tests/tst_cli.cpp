@@ -114,6 +114,33 @@ class TstCli : public QObject {
     QVERIFY(runCli({QStringLiteral("info"), QStringLiteral("--help")}).out.contains("--sample"));
     QVERIFY(runCli({QStringLiteral("--version")}).out.startsWith("graft-cli "));
   }
+  // --version names the libtorch actually loaded: the venv's torch, by its own version.py.
+  void versionNamesTheLoadedLibtorch() {
+    const auto py = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/torch_facts.py"), {});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto facts = py.json();
+    const QString out = QString::fromUtf8(runCli({QStringLiteral("--version")}).out);
+    QVERIFY2(out.contains(QStringLiteral("libtorch %1 (").arg(facts.value("version").toString())), qPrintable(out));
+    QVERIFY2(out.contains(facts.value("lib_dir").toString()), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("torchvision ops: %1").arg(facts.value("torchvision").toString())), qPrintable(out));
+    QVERIFY2(out.contains(facts.value("cuda").toBool() ? QStringLiteral("CUDA: yes") : QStringLiteral("CUDA: no")), qPrintable(out));
+  }
+  // Runs use one intra-op thread per physical core unless --threads says otherwise.
+  void threadsOption() {
+    const auto py = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/torch_facts.py"), {});
+    const int pytorchDefault = py.json().value("threads").toInt();
+    const auto byDefault = runCli({"profile", "--sample", "cnn", "--runs", "1", "--warmup", "0", "--json"});
+    QVERIFY2(byDefault.exitCode == 0, byDefault.err.constData());
+    QCOMPARE(byDefault.json().value("threads").toInt(), pytorchDefault);
+    const auto one = runCli({"profile", "--sample", "cnn", "--runs", "1", "--warmup", "0", "--threads", "1", "--json"});
+    QVERIFY2(one.exitCode == 0, one.err.constData());
+    QCOMPARE(one.json().value("threads").toInt(), 1);
+    const auto bad = runCli({"profile", "--sample", "cnn", "--threads", "0"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--threads"), bad.err.constData());
+  }
 };
 
 QTEST_GUILESS_MAIN(TstCli)

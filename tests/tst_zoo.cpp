@@ -10,7 +10,9 @@
 
 #include <torch/serialize.h>
 
+#include <QtCore/QDir>
 #include <QtCore/QFile>
+#include <QtCore/QProcess>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTemporaryDir>
@@ -37,12 +39,14 @@ c10::IValue loadPickle(const QString& path) {
   return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
 }
 
-void zooRows() {
+// One row per zoo model; with `flag`, only the models whose reference sets it.
+void zooRows(const char* flag = nullptr) {
   QTest::addColumn<QString>("name");
   QFile f(graft::test::testdata(QStringLiteral("zoo/zoo.json")));
   if (!f.open(QIODevice::ReadOnly)) qFatal("the zoo fixture did not run (no zoo/zoo.json)");
   for (const auto& v : QJsonDocument::fromJson(f.readAll()).array())
-    QTest::newRow(qPrintable(v.toString())) << v.toString();
+    if (!flag || zooReference(v.toString()).value(QLatin1String(flag)).toBool())
+      QTest::newRow(qPrintable(v.toString())) << v.toString();
 }
 
 }  // namespace
@@ -99,11 +103,10 @@ class TestZoo : public QObject {
     }
   }
 
-  void foldConvBnSavesWhatPyTorchLoads_data() { zooRows(); }
+  void foldConvBnSavesWhatPyTorchLoads_data() { zooRows("fold_conv_bn"); }
   void foldConvBnSavesWhatPyTorchLoads() {
     QFETCH(QString, name);
     const auto ref = zooReference(name);
-    if (!ref.value(QStringLiteral("fold_conv_bn")).toBool()) QSKIP("no conv+batch_norm pair in this model");
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("folded.pt"));
     const auto r = graft::test::runCli({QStringLiteral("rewrite"), zooFile(name, ".pt"), QStringLiteral("--rule"),
@@ -119,6 +122,21 @@ class TestZoo : public QObject {
     const auto verdict = check.json();
     const int batchNormsBefore = ref.value(QStringLiteral("op_histogram")).toObject().value(QStringLiteral("aten::batch_norm")).toInt();
     QVERIFY(verdict.value(QStringLiteral("ops")).toObject().value(QStringLiteral("aten::batch_norm")).toInt() < batchNormsBefore);
+  }
+
+  // Without torchvision's operator library a detection model is refused with what to do.
+  void missingTorchvisionIsExplained() {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("GRAFT_TORCHVISION_DIR"), QDir::tempPath() + QStringLiteral("/graft-no-torchvision"));
+    p.setProcessEnvironment(env);
+    p.start(qEnvironmentVariable("GRAFT_CLI"),
+            {QStringLiteral("info"), zooFile(QStringLiteral("fasterrcnn_mobilenet_v3_large_320_fpn"), ".pt")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("torchvision::nms")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("pip install torchvision==")), qPrintable(err));
   }
 };
 

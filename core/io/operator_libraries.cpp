@@ -1,6 +1,7 @@
 #include "core/io/operator_libraries.h"
 
 #include <ATen/Context.h>
+#include <torch/version.h>
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -56,6 +57,13 @@ bool loadPythonRuntime(const QString& sitePackages, QString* error) {
   return false;
 }
 
+// torchvision 0.N pairs with torch 2.(N-15): 0.29 with 2.14, 0.26 with 2.11.
+QString matchingTorchvision() {
+  const QStringList parts = QString::fromLatin1(TORCH_VERSION).split(QLatin1Char('.'));
+  if (parts.size() < 2) return QStringLiteral("<the matching release>");
+  return QStringLiteral("0.%1.*").arg(parts[1].toInt() + 15);
+}
+
 OperatorLibraryStatus findAndLoad() {
   OperatorLibraryStatus s;
   const QString override = qEnvironmentVariable("GRAFT_TORCHVISION_DIR");
@@ -65,8 +73,9 @@ OperatorLibraryStatus findAndLoad() {
                                             : QDir::cleanPath(torchRoot + QStringLiteral("/../torchvision"));
   s.path = dir;
   const QString how = QStringLiteral(
-      "Install the torchvision that matches this torch (pip install torchvision==0.29.1 for torch 2.14.1) "
-      "into the same environment, or set GRAFT_TORCHVISION_DIR to its package folder.");
+                          "Install the torchvision release that matches this torch into the same environment "
+                          "(pip install torchvision==%1), or set GRAFT_TORCHVISION_DIR to its package folder.")
+                          .arg(matchingTorchvision());
   if (dir.isEmpty() || !QFileInfo(dir).isDir()) {
     s.message = QStringLiteral("torchvision was not found beside libtorch (%1). %2")
                     .arg(dir.isEmpty() ? QStringLiteral("its location is unknown") : dir, how);
