@@ -40,6 +40,13 @@ struct OpKindTiming {
   Stats totalMs;        // per-run sum over those nodes
 };
 
+// Top-level events that no graph node accounts for, by op kind, with why.
+struct UnmatchedKind {
+  QString op;
+  int events = 0;  // over all measured runs
+  QString reason;
+};
+
 struct Profile {
   QString device;
   int warmup = 0;
@@ -52,6 +59,7 @@ struct Profile {
   QVector<NodeTiming> nodes;  // graph order
   QVector<OpKindTiming> byOp; // slowest first
   int unmatchedEvents = 0;    // depth-0 events no graph node accounted for
+  QVector<UnmatchedKind> unmatched;
   bool cancelled = false;
 };
 

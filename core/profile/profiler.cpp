@@ -2,6 +2,7 @@
 #include "core/run/threads.h"
 
 #include "core/model/graph_view.h"
+#include "core/model/graph_walk.h"
 #include "core/model/revision.h"
 #include "core/run/device_forward.h"
 #include "core/run/input_set.h"
@@ -11,7 +12,12 @@
 #include <torch/cuda.h>
 #include <torch/script.h>
 
+#include <QtCore/QSet>
+
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -22,27 +28,61 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One callback event as recorded on the hot path: fixed size, no heap memory. The name is copied
+// (not pointed to) because a RecordFunction's name need not outlive it.
+struct RawEvent {
+  char name[64];
+  qint64 startNs;
+  qint64 durationNs;
+  int depth;
+  int run;
+};
+
+// A thread's preallocated event buffer. Buffers are made before the timed runs for the calling
+// thread; another thread that records (an intra-op worker) gets one on its first event.
+struct ThreadBuffer {
+  std::vector<RawEvent> events;  // reserved up front: push_back does not allocate while it fits
+  quint64 lane = 0;
+  qint64 starts[64];             // start time per open depth
+  int depth = 0;
+};
+
 // What the callbacks write into; one per profiling call, reached through a global pointer
 // because RecordFunction callbacks are plain function pointers.
 struct Recorder {
   Clock::time_point origin;
   int run = 0;
-  bool recording = false;
+  std::atomic<bool> recording{false};
+  bool shapesRun = false;  // the separate, untimed run that records input shapes
   // On CUDA kernels run asynchronously: each top-level op waits for its kernels before it is
   // timed, so an op's time is its device time rather than its launch time.
   bool syncOps = false;
-  std::mutex mutex;
-  QVector<OpEvent> events;
-  std::unordered_map<std::thread::id, quint64> lanes;
+  size_t capacity = 0;
+  int generation = 0;
+  std::mutex mutex;  // guards `buffers` (taken once per thread, never per event)
+  std::vector<std::unique_ptr<ThreadBuffer>> buffers;
+  QStringList shapes;  // depth-0 input shapes of the shapes run, in order
 };
 std::atomic<Recorder*> gRecorder{nullptr};
-thread_local int tlsDepth = 0;
+std::atomic<int> gGeneration{0};
+thread_local ThreadBuffer* tlsBuffer = nullptr;
+thread_local int tlsGeneration = -1;
 
-struct Span : at::ObserverContext {
-  Clock::time_point start;
-  int depth = 0;
-  QString shapes;
-};
+qint64 sinceOrigin(const Recorder* rec) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - rec->origin).count();
+}
+
+ThreadBuffer* bufferOf(Recorder* rec) {
+  if (tlsBuffer && tlsGeneration == rec->generation) return tlsBuffer;
+  std::lock_guard lock(rec->mutex);
+  auto buffer = std::make_unique<ThreadBuffer>();
+  buffer->events.reserve(rec->capacity);
+  buffer->lane = rec->buffers.size();
+  tlsBuffer = buffer.get();
+  tlsGeneration = rec->generation;
+  rec->buffers.push_back(std::move(buffer));
+  return tlsBuffer;
+}
 
 QString shapesOf(const at::RecordFunction& fn) {
   QStringList parts;
@@ -57,34 +97,38 @@ QString shapesOf(const at::RecordFunction& fn) {
   return parts.join(QStringLiteral(", "));
 }
 
+// Returns no context (nothing to allocate): start times live in the thread's buffer by depth.
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
-  Recorder* rec = gRecorder.load();
-  if (!rec || !rec->recording) return nullptr;
-  auto span = std::make_unique<Span>();
-  span->depth = tlsDepth++;
-  if (span->depth == 0) span->shapes = shapesOf(fn);
-  span->start = Clock::now();
-  return span;
+  Recorder* rec = gRecorder.load(std::memory_order_acquire);
+  if (!rec || !rec->recording.load(std::memory_order_relaxed)) return nullptr;
+  ThreadBuffer* buf = bufferOf(rec);
+  if (rec->shapesRun) {
+    if (buf->depth == 0) rec->shapes << shapesOf(fn);
+    ++buf->depth;
+    return nullptr;
+  }
+  if (buf->depth < 64) buf->starts[buf->depth] = sinceOrigin(rec);
+  ++buf->depth;
+  return nullptr;
 }
 
-void onEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
-  auto* span = static_cast<Span*>(ctx);
-  Recorder* rec = gRecorder.load();
-  if (span && rec && rec->syncOps && span->depth == 0) torch::cuda::synchronize();
-  const auto end = Clock::now();
-  if (!span || !rec) return;
-  tlsDepth = span->depth;
-  OpEvent e;
-  e.name = QString::fromLatin1(fn.name());
+void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
+  Recorder* rec = gRecorder.load(std::memory_order_acquire);
+  if (!rec || !rec->recording.load(std::memory_order_relaxed)) return;
+  ThreadBuffer* buf = bufferOf(rec);
+  if (buf->depth == 0) return;  // began before recording was switched on
+  const int depth = --buf->depth;
+  if (rec->shapesRun || depth >= 64) return;
+  if (rec->syncOps && depth == 0) torch::cuda::synchronize();
+  const qint64 end = sinceOrigin(rec);
+  RawEvent e;
+  std::strncpy(e.name, fn.name(), sizeof e.name - 1);
+  e.name[sizeof e.name - 1] = '\0';
+  e.startNs = buf->starts[depth];
+  e.durationNs = end - e.startNs;
+  e.depth = depth;
   e.run = rec->run;
-  e.startNs = std::chrono::duration_cast<std::chrono::nanoseconds>(span->start - rec->origin).count();
-  e.durationNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end - span->start).count();
-  e.depth = span->depth;
-  e.shapes = span->shapes;
-  std::lock_guard lock(rec->mutex);
-  auto lane = rec->lanes.try_emplace(std::this_thread::get_id(), rec->lanes.size()).first->second;
-  e.thread = lane;
-  rec->events.push_back(std::move(e));
+  buf->events.push_back(e);
 }
 
 // The device the inputs live on (the first tensor's, nested tuples and lists included).
@@ -106,24 +150,84 @@ double timedForward(run::DeviceForward& forward, const std::vector<c10::IValue>&
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Assigns each depth-0 event of one run to the next graph node of the same kind, in graph order.
-// Ops the interpreter runs without the dispatcher (aten::size, prim ops) have no event.
-int matchRun(QVector<OpEvent>& events, int begin, int end, const model::GraphView& view) {
-  int unmatched = 0;
+// Ops that the interpreter runs without the dispatcher (no event of their own) but whose
+// implementation calls dispatched ops: those events belong to them.
+const QHash<QString, QSet<QString>>& silentCallers() {
+  static const QHash<QString, QSet<QString>> table = [] {
+    const QSet<QString> scalar{QStringLiteral("aten::item"), QStringLiteral("aten::_local_scalar_dense")};
+    const QSet<QString> construct{QStringLiteral("aten::empty"),      QStringLiteral("aten::fill_"),
+                                  QStringLiteral("aten::to"),         QStringLiteral("aten::_to_copy"),
+                                  QStringLiteral("aten::copy_"),      QStringLiteral("aten::empty_strided"),
+                                  QStringLiteral("aten::lift_fresh"), QStringLiteral("aten::detach"),
+                                  QStringLiteral("aten::alias")};
+    QHash<QString, QSet<QString>> t;
+    for (const char* k : {"aten::Int", "aten::Float", "aten::Bool", "aten::ScalarImplicit", "aten::IntImplicit",
+                          "aten::FloatImplicit", "aten::__bool__"})
+      t.insert(QLatin1String(k), scalar);
+    for (const char* k : {"aten::tensor", "aten::as_tensor", "aten::scalar_tensor"})
+      t.insert(QLatin1String(k), construct);
+    return t;
+  }();
+  return table;
+}
+
+// The op kinds nested inside each top-level control-flow node (If/Loop blocks, any depth): the
+// interpreter runs those ops with no node of their own in the view, so their time is the
+// control-flow node's.
+std::vector<QSet<QString>> nestedKinds(const model::Revision& revision, const model::GraphView& view) {
+  std::unordered_map<model::NodeId, QSet<QString>> byNode;
+  for (torch::jit::Node* n : revision.graph()->nodes()) {
+    if (n->blocks().empty()) continue;
+    auto& kinds = byNode[revision.idOf(n)];
+    for (torch::jit::Block* b : n->blocks())
+      model::forEachNode(b, [&](torch::jit::Node* inner) {
+        if (inner->kind().is_prim()) return;
+        const QString kind = QString::fromStdString(inner->kind().toQualString());
+        kinds.insert(kind);
+        kinds.unite(silentCallers().value(kind));
+      });
+  }
+  std::vector<QSet<QString>> out(view.nodes.size());
+  for (int i = 0; i < view.nodes.size(); ++i)
+    if (auto it = byNode.find(view.nodes[i].id); it != byNode.end()) out[i] = it->second;
+  return out;
+}
+
+// Assigns each top-level event of one run (in start order) to the next graph node that can have
+// caused it: a node of the same kind, a silent node known to call it (aten::Int -> aten::item),
+// or a control-flow node whose blocks hold that kind. Returns the events that fit nowhere.
+QVector<int> matchRun(QVector<OpEvent>& events, const QVector<int>& topLevel, const model::GraphView& view,
+                      const std::vector<QSet<QString>>& nested) {
+  QVector<int> unmatched;
+  const auto& silent = silentCallers();
   int cursor = 0;
-  for (int i = begin; i < end; ++i) {
+  for (int i : topLevel) {
     auto& e = events[i];
-    if (e.depth != 0) continue;
     int k = cursor;
-    while (k < view.nodes.size() && view.nodes[k].kind != e.name) ++k;
+    bool stay = false;  // silent and control-flow nodes may cause several events
+    for (; k < view.nodes.size(); ++k) {
+      const QString& kind = view.nodes[k].kind;
+      if (kind == e.name) break;
+      if (nested[k].contains(e.name) || silent.value(kind).contains(e.name)) {
+        stay = true;
+        break;
+      }
+    }
     if (k == view.nodes.size()) {
-      ++unmatched;
+      unmatched << i;
       continue;
     }
     e.node = view.nodes[k].id;
-    cursor = k + 1;
+    cursor = stay ? k : k + 1;
   }
   return unmatched;
+}
+
+// Why an event matched no node, per op kind, for the report.
+QString unmatchedReason(const QString& kind, const model::GraphView& view) {
+  const bool inGraph = std::any_of(view.nodes.begin(), view.nodes.end(), [&](const auto& n) { return n.kind == kind; });
+  return inGraph ? QStringLiteral("ran more often or in another order than the graph's %1 nodes").arg(kind)
+                 : QStringLiteral("no graph node calls it directly: the interpreter or a method call ran it");
 }
 
 }  // namespace
@@ -152,45 +256,100 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   Recorder recorder;
   recorder.syncOps = !device.is_cpu();
   recorder.origin = Clock::now();
+  recorder.generation = ++gGeneration;
   Recorder* expected = nullptr;
   if (!gRecorder.compare_exchange_strong(expected, &recorder))
     throw std::runtime_error("another profile is running in this process");
-  auto handle = at::addThreadLocalCallback(
-      at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+  // Timed runs ask for no inputs: RecordFunction then copies nothing per event.
+  auto timedCallback = [] {
+    return at::addThreadLocalCallback(
+        at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(false).scopes({at::RecordScope::FUNCTION}));
+  };
   struct Cleanup {
     at::CallbackHandle handle;
     ~Cleanup() {
       at::removeCallback(handle);
       gRecorder.store(nullptr);
-      tlsDepth = 0;
+      tlsBuffer = nullptr;
     }
-  } cleanup{handle};
+  } cleanup{timedCallback()};
 
   const int total = options.warmup + options.runs;
   try {
+    // One untimed sizing run: the buffers are then reserved for every measured run's events.
+    recorder.capacity = 1 << 16;
+    recorder.recording = true;
+    forward(inputs);
+    recorder.recording = false;
+    size_t perRun = 0;
+    for (const auto& b : recorder.buffers) perRun = std::max(perRun, b->events.size());
+    recorder.capacity = (perRun + 16) * size_t(options.runs);
+    for (auto& b : recorder.buffers) {
+      b->events.clear();
+      b->events.reserve(recorder.capacity);
+    }
     for (int i = 0; i < total; ++i) {
       const bool measured = i >= options.warmup;
       // The baseline: the module's own forward with no callbacks recording, right before.
       const double plain = timedForward(forward, inputs);
       recorder.run = i - options.warmup;
-      const int before = recorder.events.size();
       recorder.recording = measured;
       const double profiled = timedForward(forward, inputs);
       recorder.recording = false;
       if (measured) {
         profile.forwardMs.push_back(plain);
         profile.runMs.push_back(profiled);
-        profile.unmatchedEvents += matchRun(recorder.events, before, recorder.events.size(), view);
       }
       if (options.progress && !options.progress(i + 1, total)) {
         profile.cancelled = true;
         break;
       }
     }
+    // Input shapes, recorded once in a separate untimed run (they cost an allocation per event).
+    if (options.recordShapes && !profile.cancelled) {
+      at::removeCallback(cleanup.handle);
+      cleanup.handle = at::addThreadLocalCallback(
+          at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+      recorder.shapesRun = true;
+      recorder.recording = true;
+      forward(inputs);
+      recorder.recording = false;
+    }
   } catch (const c10::Error& e) {
     throw std::runtime_error(e.what_without_backtrace());
   }
-  profile.events = std::move(recorder.events);
+
+  // After the runs: names, lanes and shapes become OpEvents; top-level events meet graph nodes.
+  // Events of other threads (intra-op workers) ran inside one of the caller's ops: nested.
+  const ThreadBuffer* caller = recorder.buffers.empty() ? nullptr : recorder.buffers.front().get();
+  for (const auto& b : recorder.buffers)
+    for (const RawEvent& r : b->events) {
+      OpEvent e;
+      e.name = QString::fromLatin1(r.name);
+      e.run = r.run;
+      e.startNs = r.startNs;
+      e.durationNs = r.durationNs;
+      e.thread = b->lane;
+      e.depth = b.get() == caller ? r.depth : r.depth + 1;
+      profile.events.push_back(std::move(e));
+    }
+  std::stable_sort(profile.events.begin(), profile.events.end(), [](const OpEvent& a, const OpEvent& b) {
+    return a.run != b.run ? a.run < b.run : a.startNs < b.startNs;
+  });
+  const auto nested = nestedKinds(revision, view);
+  QHash<QString, int> unmatchedByKind;
+  for (int r = 0, i = 0; r < profile.runMs.size(); ++r) {
+    QVector<int> topLevel;
+    for (; i < profile.events.size() && profile.events[i].run == r; ++i)
+      if (profile.events[i].depth == 0) topLevel << i;
+    if (r == 0 && topLevel.size() == recorder.shapes.size())
+      for (int k = 0; k < topLevel.size(); ++k) profile.events[topLevel[k]].shapes = recorder.shapes[k];
+    for (int u : matchRun(profile.events, topLevel, view, nested)) ++unmatchedByKind[profile.events[u].name];
+  }
+  for (auto it = unmatchedByKind.begin(); it != unmatchedByKind.end(); ++it) {
+    profile.unmatchedEvents += it.value();
+    profile.unmatched.push_back({it.key(), it.value(), unmatchedReason(it.key(), view)});
+  }
   profile.run = Stats::of(profile.runMs);
   profile.forward = Stats::of(profile.forwardMs);
 

@@ -1,6 +1,6 @@
 #pragma once
 // Runs a revision repeatedly and times every op node with RecordFunction callbacks
-// (Debian's libtorch has no kineto; the callbacks carry no timestamps, so we take our own).
+// (the callbacks carry no timestamps, so we take our own; no dependency on kineto).
 #include "core/profile/profile.h"
 
 #include <functional>
@@ -14,6 +14,9 @@ namespace graft::core::profile {
 struct ProfileOptions {
   int runs = 20;
   int warmup = 3;
+  // One extra, untimed run records each top-level op's input shapes (the timed runs never do:
+  // copying inputs per event would be most of the profiler's cost).
+  bool recordShapes = true;
   QString device = QStringLiteral("cpu");  // profileWithSpecs places the inputs there ("cpu", "cuda")
   // Called after each run (done, total); return false to cancel.
   std::function<bool(int, int)> progress;

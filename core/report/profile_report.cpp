@@ -28,6 +28,9 @@ QJsonObject profileReport(const profile::Profile& p) {
   for (const auto& k : p.byOp)
     byOp.append(QJsonObject{{"op", k.op}, {"nodes", k.nodes}, {"total_ms_median", k.totalMs.median},
                             {"total_ms_p10", k.totalMs.p10}, {"total_ms_p90", k.totalMs.p90}});
+  QJsonArray unmatched;
+  for (const auto& u : p.unmatched)
+    unmatched.append(QJsonObject{{"op", u.op}, {"events", u.events}, {"reason", u.reason}});
   QJsonArray runs, forward;
   for (double v : p.runMs) runs.append(v);
   for (double v : p.forwardMs) forward.append(v);
@@ -46,6 +49,7 @@ QJsonObject profileReport(const profile::Profile& p) {
                   {"run_ms", runs},
                   {"forward_ms", forward},
                   {"unmatched_events", p.unmatchedEvents},
+                  {"unmatched", unmatched},
                   {"cancelled", p.cancelled},
                   {"nodes", nodes},
                   {"by_op", byOp}};

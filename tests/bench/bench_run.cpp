@@ -3,6 +3,7 @@
 // [MODEL] (models: resnet50.pt, vit_b_16.pt from tests/python/make_models.py).
 #include "core/io/load.h"
 #include "core/run/compare.h"
+#include "core/run/threads.h"
 
 #include <ATen/Parallel.h>
 #include <torch/script.h>
@@ -42,9 +43,9 @@ double bytesOf(const std::vector<c10::IValue>& values) {
 int main(int argc, char** argv) {
   const QString dir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : qEnvironmentVariable("GRAFT_TESTDATA", QStringLiteral("testdata"));
   const int runs = argc > 2 ? std::atoi(argv[2]) : 10;
-  at::set_num_threads(1);  // steadier figures on a shared machine
+  const int threads = graft::core::run::useThreads(1);  // steadier figures on a shared machine
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("bench_run: %d timed runs per path (interleaved), 1 thread, input 1x3x224x224\n", runs);
+  std::printf("bench_run: %d timed runs per path (interleaved), %d thread(s), input 1x3x224x224\n", runs, threads);
   const QString only = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QString();
   for (const char* name : {"resnet50", "vit_b_16"}) {
     if (!only.isEmpty() && only != QLatin1String(name)) continue;
