@@ -156,6 +156,35 @@ class TstProfile : public QObject {
     QVERIFY(p.cancelled);
     QCOMPARE(p.runMs.size(), 2);
   }
+  // Every top-level event of a torchvision model belongs to a graph node, and the nodes' self
+  // times add up to the profiled run (what is left is the interpreter's own work).
+  void selfTimesSumToTheRun_data() {
+    QTest::addColumn<QString>("model");
+    for (const char* m : {"resnet18", "resnet50", "vit_b_16", "mobilenet_v2", "densenet121"}) QTest::newRow(m) << QString::fromLatin1(m);
+  }
+  void selfTimesSumToTheRun() {
+    QFETCH(QString, model);
+    auto loaded = io::loadFile(graft::test::testdata(model + QStringLiteral(".pt")));
+    if (!loaded.ok()) QSKIP("model not in the test data (make_models.py makes it)");
+    profile::ProfileOptions options;
+    options.runs = 5;
+    options.warmup = 1;
+    const auto p = profile::profileRevision(*loaded.document->current(), {torch::randn({1, 3, 224, 224})}, options);
+    QCOMPARE(p.unmatchedEvents, 0);
+    QVector<double> selfSum(p.runMs.size(), 0.0);
+    for (const auto& e : p.events)
+      if (e.depth == 0 && e.node != model::kNoNode) selfSum[e.run] += e.durationNs / 1e6;
+    QVector<double> ratios;
+    for (int r = 0; r < p.runMs.size(); ++r) ratios << selfSum[r] / p.runMs[r];
+    std::sort(ratios.begin(), ratios.end());
+    const double median = ratios[ratios.size() / 2];
+    QVERIFY2(median >= 0.95 && median <= 1.0, qPrintable(QStringLiteral("self times / run = %1").arg(median)));
+    // Input shapes come from the separate shapes run, on the first measured run's events: the
+    // stem's op sees the image.
+    QVERIFY(std::any_of(p.events.begin(), p.events.end(), [](const auto& e) {
+      return e.run == 0 && e.depth == 0 && e.shapes.startsWith(QStringLiteral("[1, 3, 224, 224], ["));
+    }));
+  }
   void wrongInputIsAReadableError() {
     auto doc = io::loadSample(QStringLiteral("cnn")).document;
     try {

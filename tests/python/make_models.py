@@ -15,8 +15,35 @@ import zipfile
 import torch
 import torchvision
 
+class EncoderStack(torch.nn.Module):
+    """A 2-layer nn.TransformerEncoder (d=64): many tiny ops, for the profiler's overhead."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+class LSTMStack(torch.nn.Module):
+    """A 2-layer LSTM (hidden 64) over a 32-step sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(64, 64, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+# name: (factory, input shape[, "script"]); traced unless marked.
 MODELS = {
     "resnet18": (lambda: torchvision.models.resnet18(), (1, 3, 224, 224)),
+    "resnet18_scripted": (lambda: torchvision.models.resnet18(), (1, 3, 224, 224), "script"),
+    "transformer_encoder": (EncoderStack, (1, 32, 64)),
+    "lstm": (LSTMStack, (1, 32, 64)),
     "resnet50": (lambda: torchvision.models.resnet50(), (1, 3, 224, 224)),
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
     "densenet121": (lambda: torchvision.models.densenet121(), (1, 3, 224, 224)),
@@ -49,11 +76,14 @@ def make_model(outdir, name):
     if os.path.exists(pt) and os.path.exists(ref):
         return
     torch.manual_seed(0)
-    factory, shape = MODELS[name]
+    factory, shape, *how = MODELS[name]
     model = factory().eval()
     example = torch.randn(*shape)
     with torch.no_grad():
-        traced = torch.jit.trace(model, example, check_trace=False)
+        if how == ["script"]:
+            traced = torch.jit.script(model)
+        else:
+            traced = torch.jit.trace(model, example, check_trace=False)
     traced.save(pt + ".tmp")
     os.replace(pt + ".tmp", pt)
     loaded = torch.jit.load(pt)
