@@ -2,6 +2,9 @@
 // the module tree and the IR view, and a screenshot for people to look at.
 #include "core/model/document.h"
 #include "test_support.h"
+#include "core/report/versions.h"
+#include "core/run/threads.h"
+#include "ui/run_settings.h"
 #include "core/edit/edit.h"
 #include "core/edit/revision_diff.h"
 #include "ui/canvas/graph_canvas.h"
@@ -10,6 +13,7 @@
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
 
+#include <QtCore/QSettings>
 #include <QtTest/QtTest>
 #include <QtGui/QTextBlock>
 #include <QtWidgets/QMenu>
@@ -119,10 +123,33 @@ class TstMainWindow : public QObject {
     help->actions().front()->trigger();
     auto* box = w.findChild<QMessageBox*>(QStringLiteral("aboutDialog"));
     QVERIFY(box);
-    for (const char* s : {"Qt", "libtorch", "Graphviz", "CUDA", "libtorch_cpu"})
+    for (const char* s : {"Qt", "libtorch", "Graphviz", "CUDA", "libtorch_cpu", "torchvision ops", "Threads"})
       QVERIFY2(box->text().contains(QString::fromLatin1(s)), s);
     QVERIFY(box->text().contains(QString::fromLatin1(qVersion())));
+    // The libtorch actually loaded, by its package's own version ("2.14.1+cu130").
+    const auto v = graft::core::report::versions();
+    QVERIFY2(v.torch.startsWith(QStringLiteral("2.")), qPrintable(v.torch));
+    QVERIFY(box->text().contains(v.torch));
+    QVERIFY(v.torchvisionLoaded);
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(box->grab().save(out + QStringLiteral("/about.png")));
     box->close();
+  }
+  // Run > Threads is kept in the settings and applied at start-up.
+  void savedThreadsAreApplied() {
+    QSettings settings;
+    const QVariant before = settings.value(QStringLiteral("run/threads"));
+    settings.setValue(QStringLiteral("run/threads"), 1);
+    graft::ui::applySavedThreads();
+    QCOMPARE(graft::core::run::currentThreads(), 1);
+    settings.setValue(QStringLiteral("run/threads"), 0);  // 0: one per physical core
+    graft::ui::applySavedThreads();
+    QCOMPARE(graft::core::run::currentThreads(), graft::core::run::physicalCores());
+    if (before.isValid()) settings.setValue(QStringLiteral("run/threads"), before);
+    else settings.remove(QStringLiteral("run/threads"));
+    MainWindow w;
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("threadsAction")));
   }
   void opensTorchvisionFileAndScreenshots() {
     MainWindow w;
