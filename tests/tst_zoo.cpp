@@ -103,6 +103,22 @@ class TestZoo : public QObject {
     }
   }
 
+  // The profiler accounts for every top-level op event, control flow and interpreter-only ops
+  // included, and reports the threads it ran with.
+  void profileMatchesEveryEvent_data() { zooRows(); }
+  void profileMatchesEveryEvent() {
+    QFETCH(QString, name);
+    const auto r = graft::test::runCli({QStringLiteral("profile"), zooFile(name, ".pt"), QStringLiteral("--input"),
+                                        zooFile(name, ".inputs.pt"), QStringLiteral("--runs"), QStringLiteral("2"),
+                                        QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = r.json();
+    QVERIFY2(j.value(QStringLiteral("unmatched_events")).toInt() == 0,
+             QJsonDocument(j.value(QStringLiteral("unmatched")).toArray()).toJson().constData());
+    QVERIFY(!j.value(QStringLiteral("nodes")).toArray().isEmpty());
+    QVERIFY(j.value(QStringLiteral("threads")).toInt() >= 1);
+  }
+
   void foldConvBnSavesWhatPyTorchLoads_data() { zooRows("fold_conv_bn"); }
   void foldConvBnSavesWhatPyTorchLoads() {
     QFETCH(QString, name);
