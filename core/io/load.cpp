@@ -2,6 +2,7 @@
 
 #include "core/io/archive_probe.h"
 #include "core/io/operator_libraries.h"
+#include "core/io/pt2_import.h"
 #include "core/samples/samples.h"
 
 #include <torch/csrc/jit/passes/freeze_module.h>
@@ -39,10 +40,10 @@ torch::jit::Module prepare(const torch::jit::Module& loaded, const LoadOptions& 
 }
 
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
-                  QString sample, QByteArray sha) {
+                  QString sample, QByteArray sha, bool frozen = false) {
   LoadResult result;
   model::NodeIdSource ids;
-  auto rev = model::Revision::original(module, options.freeze, QStringLiteral("Original"), ids);
+  auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids);
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
   return result;
@@ -57,8 +58,16 @@ LoadResult failure(LoadError error) {
 }  // namespace
 
 LoadResult loadFile(const QString& path, const LoadOptions& options) {
-  if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
   loadTorchvisionOperators();  // once: detection and segmentation models call torchvision::*
+  if (QFileInfo(path).isFile() && isPt2Archive(path)) {
+    auto imported = importPt2(path);
+    if (!imported.module) return failure(imported.error);
+    // A program is frozen by construction: its weights are graph constants.
+    auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true);
+    result.document->setFormat(QStringLiteral("pt2"));
+    return result;
+  }
+  if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
   torch::jit::Module loaded;
   try {
     loaded = torch::jit::load(path.toStdString(), torch::kCPU);

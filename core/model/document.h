@@ -38,6 +38,9 @@ class Document : public QObject {
   const QByteArray& sourceSha256() const { return sourceSha256_; }
   // "resnet18.pt" or "sample:cnn"
   QString displayName() const;
+  // The file format it came from: "torchscript" (also samples) or "pt2" (a torch.export program).
+  const QString& format() const { return format_; }
+  void setFormat(QString format) { format_ = std::move(format); }
 
  Q_SIGNALS:
   void revisionAdded(int index);
@@ -56,6 +59,7 @@ class Document : public QObject {
   QString sourcePath_;
   QString sampleName_;
   QByteArray sourceSha256_;
+  QString format_ = QStringLiteral("torchscript");
 };
 
 }  // namespace graft::core::model

@@ -40,6 +40,7 @@ QJsonObject infoReport(const model::Document& document) {
   }
   return QJsonObject{
       {"model", document.displayName()},
+      {"format", document.format()},
       {"source", document.sourcePath()},
       {"frozen", rev->frozen()},
       {"ops", view.opCount()},

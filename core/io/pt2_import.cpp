@@ -1,0 +1,480 @@
+#include "core/io/pt2_import.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/export/pt2_archive_constants.h>
+#include <torch/csrc/jit/frontend/source_range.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/scope.h>
+#include <torch/csrc/jit/runtime/operator.h>
+#include <torch/script.h>
+#include <torch/serialize.h>
+
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QRegularExpression>
+
+#include <map>
+#include <unordered_map>
+
+namespace graft::core::io {
+
+namespace {
+
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+namespace spec = torch::_export::archive_spec;
+
+// An import failure: what could not be read, for the headline's details.
+struct Pt2Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const QString& what) { throw Pt2Error(what.toStdString()); }
+
+// The archive constants are string_views.
+QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
+
+// The export schema's enums (torch/_export/serde/schema.py; the same values as
+// torch/csrc/utils/generated_serialization_types.h, whose JSON reader needs a library libtorch
+// does not ship) mapped to c10's.
+c10::ScalarType scalarType(int serde) {
+  switch (serde) {
+    case 1: return c10::kByte;
+    case 2: return c10::kChar;
+    case 3: return c10::kShort;
+    case 4: return c10::kInt;
+    case 5: return c10::kLong;
+    case 6: return c10::kHalf;
+    case 7: return c10::kFloat;
+    case 8: return c10::kDouble;
+    case 9: return c10::kComplexHalf;
+    case 10: return c10::kComplexFloat;
+    case 11: return c10::kComplexDouble;
+    case 12: return c10::kBool;
+    case 13: return c10::kBFloat16;
+    case 28: return c10::kUInt16;
+    case 29: return c10::ScalarType::Float8_e4m3fn;
+    case 30: return c10::ScalarType::Float8_e5m2;
+    case 34: return c10::kUInt32;
+    case 35: return c10::kUInt64;
+    default: fail(QStringLiteral("unsupported dtype code %1 in the program").arg(serde));
+  }
+}
+
+c10::MemoryFormat memoryFormat(int serde) {
+  switch (serde) {
+    case 2: return c10::MemoryFormat::ChannelsLast;
+    case 3: return c10::MemoryFormat::ChannelsLast3d;
+    case 4: return c10::MemoryFormat::Preserve;
+    default: return c10::MemoryFormat::Contiguous;
+  }
+}
+
+c10::Layout layout(int serde) {
+  switch (serde) {
+    case 1: return c10::kSparse;
+    case 2: return c10::kSparseCsr;
+    case 3: return c10::kSparseCsc;
+    case 4: return c10::kSparseBsr;
+    case 5: return c10::kSparseBsc;
+    case 6: return c10::kMkldnn;
+    default: return c10::kStrided;
+  }
+}
+
+// A SymInt in the schema: {"as_int": 3} or {"as_name": "s0"} / {"as_expr": ...}.
+std::optional<int64_t> concreteInt(const QJsonValue& v) {
+  const auto o = v.toObject();
+  if (o.contains(QLatin1String("as_int"))) return static_cast<int64_t>(o.value(QLatin1String("as_int")).toInteger());
+  return std::nullopt;
+}
+
+// A tensor's type from its TensorMeta: dtype, device and the sizes that are concrete.
+c10::TensorTypePtr tensorType(const QJsonObject& meta) {
+  std::vector<std::optional<int64_t>> dims;
+  for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) dims.push_back(concreteInt(s));
+  const auto device = meta.value(QLatin1String("device")).toObject();
+  const std::string deviceType = device.value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
+  const c10::Device dev(deviceType == "cuda" ? c10::kCUDA : c10::kCPU);
+  return c10::TensorType::create(scalarType(meta.value(QLatin1String("dtype")).toInt()), dev,
+                                 c10::SymbolicShape(dims), c10::VaryingShape<c10::Stride>(dims.size()),
+                                 /*requires_grad=*/false);
+}
+
+// libtorch exports no constructor of ModuleInstanceInfo (the record TorchScript's inliner leaves
+// on a call stack: module type and instance name), only its inline default constructor and
+// accessors. Its two members are set through a mirror of its layout, checked here.
+struct ModuleInstanceInfoLayout {
+  c10::ClassTypePtr moduleType;
+  std::string instanceName;
+};
+static_assert(sizeof(ModuleInstanceInfoLayout) == sizeof(torch::jit::ModuleInstanceInfo));
+static_assert(std::is_standard_layout_v<torch::jit::ModuleInstanceInfo>);
+
+torch::jit::ModuleInstanceInfo moduleInstance(c10::ClassTypePtr type, std::string name) {
+  torch::jit::ModuleInstanceInfo info;
+  auto* fields = reinterpret_cast<ModuleInstanceInfoLayout*>(&info);
+  fields->moduleType = std::move(type);
+  fields->instanceName = std::move(name);
+  return info;
+}
+
+class Importer {
+ public:
+  explicit Importer(const QString& path) : reader_(path.toStdString()) {}
+
+  std::shared_ptr<torch::jit::Module> run() {
+    const QString modelJson = findModelJson();
+    const QJsonObject model = readJson(modelJson);
+    const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
+    const QJsonObject graphJson = gm.value(QLatin1String("graph")).toObject();
+    tensorMeta_ = graphJson.value(QLatin1String("tensor_values")).toObject();
+    const QString modelName = QFileInfo(modelJson).completeBaseName();
+    loadTensors(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName),
+                QLatin1String("data/weights/"));
+    loadTensors(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName),
+                QLatin1String("data/constants/"));
+
+    cu_ = std::make_shared<torch::jit::CompilationUnit>();
+    module_ = std::make_shared<torch::jit::Module>(c10::QualifiedName("__torch__.graft.ExportedProgram"), cu_,
+                                                   /*shouldMangle=*/true);
+    graph_ = std::make_shared<Graph>();
+    graph_->addInput("self")->setType(module_->type());
+    bindInputs(gm.value(QLatin1String("signature")).toObject());
+    for (const auto& n : graphJson.value(QLatin1String("nodes")).toArray()) addNode(n.toObject());
+    bindOutputs(gm.value(QLatin1String("signature")).toObject());
+
+    auto* fn = cu_->create_function(c10::QualifiedName(*module_->type()->name(), "forward"), graph_);
+    module_->type()->addMethod(fn);
+    return module_;
+  }
+
+ private:
+  QString findModelJson() {
+    for (const auto& r : reader_.getAllRecords()) {
+      const QString name = QString::fromStdString(r);
+      if (name.startsWith(str(spec::MODELS_DIR)) && name.endsWith(QLatin1String(".json"))) return name;
+    }
+    for (const auto& r : reader_.getAllRecords())
+      if (QString::fromStdString(r).startsWith(str(spec::AOTINDUCTOR_DIR)))
+        fail(QStringLiteral("AOTINDUCTOR"));
+    fail(QStringLiteral("the archive holds no program (no models/*.json)"));
+  }
+
+  QByteArray record(const QString& name) {
+    if (!reader_.hasRecord(name.toStdString())) fail(QStringLiteral("the archive lacks %1").arg(name));
+    auto [data, size] = reader_.getRecord(name.toStdString());
+    return QByteArray(static_cast<const char*>(data.get()), static_cast<qsizetype>(size));
+  }
+
+  QJsonObject readJson(const QString& name) {
+    QJsonParseError error{};
+    const auto doc = QJsonDocument::fromJson(record(name), &error);
+    if (error.error != QJsonParseError::NoError) fail(QStringLiteral("%1: %2").arg(name, error.errorString()));
+    return doc.object();
+  }
+
+  // Weights and constants: raw bytes with their TensorMeta (or a pickle), by FQN.
+  void loadTensors(const QString& configName, const QString& dir) {
+    if (!reader_.hasRecord(configName.toStdString())) return;
+    const auto config = readJson(configName).value(QLatin1String("config")).toObject();
+    for (auto it = config.begin(); it != config.end(); ++it) {
+      const auto entry = it.value().toObject();
+      const QString file = dir + entry.value(QLatin1String("path_name")).toString();
+      if (entry.value(QLatin1String("use_pickle")).toBool()) {
+        const QByteArray bytes = record(file);
+        c10::IValue v = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+        if (v.isTensor()) tensors_[it.key()] = v.toTensor();
+        continue;
+      }
+      const auto meta = entry.value(QLatin1String("tensor_meta")).toObject();
+      if (meta.isEmpty()) continue;  // a script object or another non-tensor constant
+      std::vector<int64_t> sizes, strides;
+      for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) sizes.push_back(concreteInt(s).value_or(0));
+      for (const auto& s : meta.value(QLatin1String("strides")).toArray()) strides.push_back(concreteInt(s).value_or(0));
+      const int64_t offset = concreteInt(meta.value(QLatin1String("storage_offset"))).value_or(0);
+      const auto dtype = scalarType(meta.value(QLatin1String("dtype")).toInt());
+      auto [data, bytes] = reader_.getRecord(file.toStdString());
+      int64_t extent = offset;  // elements the view reaches into its storage
+      if (sizes.size() == strides.size()) {
+        bool empty = false;
+        for (size_t d = 0; d < sizes.size(); ++d) {
+          empty = empty || sizes[d] == 0;
+          extent += (sizes[d] - 1) * strides[d];
+        }
+        extent = empty ? 0 : extent + 1;
+      }
+      if (sizes.size() != strides.size() || size_t(extent) * c10::elementSize(dtype) > bytes)
+        fail(QStringLiteral("%1 does not hold the tensor its metadata describes").arg(file));
+      // The record's bytes become the tensor's storage: no copy.
+      auto storage = c10::Storage(c10::Storage::use_byte_size_t(), bytes, std::move(data), nullptr, false);
+      at::Tensor t = at::empty({0}, at::TensorOptions().dtype(dtype));
+      t.set_(storage, offset, sizes, strides);
+      tensors_[it.key()] = t;
+    }
+  }
+
+  Value* constantTensor(const QString& fqn, const QString& valueName) {
+    auto it = tensors_.find(fqn);
+    if (it == tensors_.end()) fail(QStringLiteral("no stored tensor for %1").arg(fqn));
+    Value* v = graph_->insertConstant(it->second);
+    v->setDebugName(valueName.toStdString());
+    return v;
+  }
+
+  void bindInputs(const QJsonObject& signature) {
+    for (const auto& s : signature.value(QLatin1String("input_specs")).toArray()) {
+      const auto specObj = s.toObject();
+      const QString kind = specObj.keys().value(0);
+      const auto body = specObj.value(kind).toObject();
+      const auto arg = body.value(QLatin1String("arg")).toObject();
+      if (kind == QLatin1String("user_input")) {
+        const auto tensor = arg.value(QLatin1String("as_tensor")).toObject();
+        if (tensor.isEmpty()) fail(QStringLiteral("a non-tensor input (%1) is not supported yet").arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
+        const QString name = tensor.value(QLatin1String("name")).toString();
+        Value* in = graph_->addInput(name.toStdString());
+        in->setType(tensorType(tensorMeta_.value(name).toObject()));
+        values_[name] = in;
+      } else {
+        const QString name = arg.value(QLatin1String("name")).toString();
+        const QString fqn = body.value(kind == QLatin1String("parameter") ? QLatin1String("parameter_name")
+                                       : kind == QLatin1String("buffer")  ? QLatin1String("buffer_name")
+                                                                          : QLatin1String("tensor_constant_name"))
+                                .toString();
+        if (kind == QLatin1String("custom_obj") || kind == QLatin1String("token"))
+          fail(QStringLiteral("inputs of kind %1 are not supported yet").arg(kind));
+        values_[name] = constantTensor(fqn, name);
+      }
+    }
+  }
+
+  void bindOutputs(const QJsonObject& signature) {
+    std::vector<Value*> outs;
+    for (const auto& s : signature.value(QLatin1String("output_specs")).toArray()) {
+      const auto specObj = s.toObject();
+      if (!specObj.contains(QLatin1String("user_output"))) continue;  // buffer mutations: state, not results
+      outs.push_back(argValue(specObj.value(QLatin1String("user_output")).toObject().value(QLatin1String("arg")).toObject()));
+    }
+    if (outs.size() == 1) graph_->registerOutput(outs.front());
+    else graph_->registerOutput(graph_->insertNode(graph_->createTuple(outs))->output());
+  }
+
+  // An fx argument as a graph value (constants become prim::Constant, lists ListConstruct).
+  Value* argValue(const QJsonObject& arg) {
+    const QString kind = arg.keys().value(0);
+    const QJsonValue v = arg.value(kind);
+    auto ints = [](const QJsonArray& a) {
+      std::vector<int64_t> out;
+      for (const auto& e : a) out.push_back(static_cast<int64_t>(e.toInteger()));
+      return out;
+    };
+    if (kind == QLatin1String("as_tensor")) return tensorValue(v.toObject().value(QLatin1String("name")).toString());
+    if (kind == QLatin1String("as_tensors") || kind == QLatin1String("as_optional_tensors")) {
+      std::vector<Value*> items;
+      bool optional = kind == QLatin1String("as_optional_tensors");
+      for (const auto& e : v.toArray()) {
+        const auto o = e.toObject();
+        if (o.contains(QLatin1String("as_none"))) items.push_back(graph_->insertConstant(c10::IValue()));
+        else if (o.contains(QLatin1String("as_tensor")))
+          items.push_back(tensorValue(o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()));
+        else items.push_back(tensorValue(o.value(QLatin1String("name")).toString()));
+      }
+      const c10::TypePtr element = optional ? c10::OptionalType::ofTensor() : c10::TensorType::get();
+      return graph_->insertNode(graph_->createList(element, items))->output();
+    }
+    if (kind == QLatin1String("as_none")) return graph_->insertConstant(c10::IValue());
+    if (kind == QLatin1String("as_int")) return graph_->insertConstant(static_cast<int64_t>(v.toInteger()));
+    if (kind == QLatin1String("as_float")) return graph_->insertConstant(v.toDouble());
+    if (kind == QLatin1String("as_bool")) return graph_->insertConstant(v.toBool());
+    if (kind == QLatin1String("as_string")) return graph_->insertConstant(v.toString().toStdString());
+    if (kind == QLatin1String("as_ints")) return graph_->insertConstant(ints(v.toArray()));
+    if (kind == QLatin1String("as_floats")) {
+      std::vector<double> out;
+      for (const auto& e : v.toArray()) out.push_back(e.toDouble());
+      return graph_->insertConstant(out);
+    }
+    if (kind == QLatin1String("as_bools")) {
+      c10::List<bool> out;
+      for (const auto& e : v.toArray()) out.push_back(e.toBool());
+      return graph_->insertConstant(out);
+    }
+    if (kind == QLatin1String("as_scalar_type"))
+      return graph_->insertConstant(static_cast<int64_t>(scalarType(v.toInt())));
+    if (kind == QLatin1String("as_memory_format"))
+      return graph_->insertConstant(static_cast<int64_t>(memoryFormat(v.toInt())));
+    if (kind == QLatin1String("as_layout")) return graph_->insertConstant(static_cast<int64_t>(layout(v.toInt())));
+    if (kind == QLatin1String("as_device")) {
+      const auto d = v.toObject();
+      std::string text = d.value(QLatin1String("type")).toString().toStdString();
+      if (d.value(QLatin1String("index")).isDouble()) text += ":" + std::to_string(d.value(QLatin1String("index")).toInt());
+      return graph_->insertConstant(c10::Device(text));
+    }
+    if (kind == QLatin1String("as_sym_int")) {
+      if (auto i = concreteInt(v)) return graph_->insertConstant(*i);
+      fail(QStringLiteral("symbolic sizes (%1) are not supported yet").arg(QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact))));
+    }
+    if (kind == QLatin1String("as_sym_ints")) {
+      std::vector<int64_t> out;
+      for (const auto& e : v.toArray()) {
+        auto i = concreteInt(e);
+        if (!i) fail(QStringLiteral("symbolic sizes are not supported yet"));
+        out.push_back(*i);
+      }
+      return graph_->insertConstant(out);
+    }
+    fail(QStringLiteral("an argument of kind %1 is not supported yet").arg(kind));
+  }
+
+  Value* tensorValue(const QString& name) {
+    auto it = values_.find(name);
+    if (it == values_.end()) fail(QStringLiteral("value %1 is used before it is defined").arg(name));
+    return it->second;
+  }
+
+  // "torch.ops.aten.conv2d.default" -> the registered operator aten::conv2d (overload "").
+  std::shared_ptr<torch::jit::Operator> findOperator(const QString& target) {
+    static const QRegularExpression re(QStringLiteral(R"(^torch\.ops\.(\w+)\.(\w+)\.(\w+)$)"));
+    const auto m = re.match(target);
+    if (!m.hasMatch()) fail(QStringLiteral("call target %1 is not an operator overload (not supported yet)").arg(target));
+    const std::string qual = (m.captured(1) + QStringLiteral("::") + m.captured(2)).toStdString();
+    const std::string overload = m.captured(3) == QLatin1String("default") ? std::string() : m.captured(3).toStdString();
+    for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(qual)))
+      if (op->schema().overload_name() == overload) return op;
+    fail(QStringLiteral("operator %1 is not registered in this libtorch").arg(target));
+  }
+
+  void addNode(const QJsonObject& n) {
+    const QString target = n.value(QLatin1String("target")).toString();
+    const auto op = findOperator(target);
+    const auto& schema = op->schema();
+    std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
+    for (const auto& in : n.value(QLatin1String("inputs")).toArray()) {
+      const auto o = in.toObject();
+      given[o.value(QLatin1String("name")).toString()] = o.value(QLatin1String("arg")).toObject();
+    }
+    std::vector<Value*> inputs;
+    for (const auto& a : schema.arguments()) {
+      auto it = given.find(QString::fromStdString(a.name()));
+      if (it != given.end()) inputs.push_back(argValue(it->second));
+      else if (a.default_value()) inputs.push_back(graph_->insertConstant(*a.default_value()));
+      else fail(QStringLiteral("%1: argument %2 is missing").arg(target, QString::fromStdString(a.name())));
+    }
+    Node* node = graph_->create(c10::Symbol::fromQualString(schema.name()), inputs, schema.returns().size());
+    graph_->insertNode(node);
+    const auto outputs = n.value(QLatin1String("outputs")).toArray();
+    for (size_t i = 0; i < schema.returns().size(); ++i) {
+      Value* out = node->output(i);
+      out->setType(schema.returns()[i].type());
+      const auto o = i < size_t(outputs.size()) ? outputs[int(i)].toObject() : QJsonObject();
+      QString name;
+      if (o.contains(QLatin1String("as_tensor"))) name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      if (!name.isEmpty()) {
+        if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name).toObject()));
+        out->setDebugName(name.toStdString());
+        values_[name] = out;
+      }
+    }
+    const auto meta = n.value(QLatin1String("metadata")).toObject();
+    setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
+    setSource(node, meta.value(QLatin1String("stack_trace")).toString());
+  }
+
+  // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> a call stack
+  // whose instance names spell the module path, as TorchScript's inliner records it.
+  void setModuleStack(Node* node, const QString& stack) {
+    QStringList paths, types;
+    for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+      const QStringList parts = entry.split(QLatin1Char(','));
+      if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
+      paths << parts[1];
+      types << parts.mid(2).join(QLatin1Char(','));
+    }
+    if (paths.isEmpty()) return;
+    torch::jit::InlinedCallStackPtr cs;
+    for (int i = paths.size() - 1; i >= 0; --i) {
+      // Each level's instance name is its path relative to the enclosing module's.
+      const QString parent = i > 0 ? paths[i - 1] : QString();
+      QString instance = paths[i];
+      if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
+      const auto info = moduleInstance(classType(types[i]), instance.toStdString());
+      cs = cs ? c10::make_intrusive<torch::jit::InlinedCallStack>(cs, nullptr, node->sourceRange(), info)
+              : c10::make_intrusive<torch::jit::InlinedCallStack>(nullptr, node->sourceRange(), info);
+    }
+    node->setCallStack(cs);
+  }
+
+  c10::ClassTypePtr classType(const QString& pythonName) {
+    auto it = classTypes_.find(pythonName);
+    if (it != classTypes_.end()) return it->second;
+    auto type = c10::ClassType::create(c10::QualifiedName("__torch__." + pythonName.toStdString()), cu_);
+    classTypes_[pythonName] = type;
+    return type;
+  }
+
+  // The first frame of the stack trace: the user's line (`File "m.py", line 10, in forward`).
+  void setSource(Node* node, const QString& trace) {
+    static const QRegularExpression frame(QStringLiteral(R"re(File "([^"]+)", line (\d+), in \w+\n\s*([^\n]*))re"));
+    const auto m = frame.match(trace);
+    if (!m.hasMatch()) return;
+    const std::string text = m.captured(3).toStdString();
+    auto source = std::make_shared<torch::jit::Source>(text, m.captured(1).toStdString(), m.captured(2).toULongLong());
+    node->setSourceRange(torch::jit::SourceRange(source, 0, text.size()));
+  }
+
+  caffe2::serialize::PyTorchStreamReader reader_;
+  QJsonObject tensorMeta_;
+  std::map<QString, at::Tensor> tensors_;
+  std::map<QString, Value*> values_;
+  std::map<QString, c10::ClassTypePtr> classTypes_;
+  std::shared_ptr<torch::jit::CompilationUnit> cu_;
+  std::shared_ptr<torch::jit::Module> module_;
+  std::shared_ptr<Graph> graph_;
+};
+
+}  // namespace
+
+bool isPt2Archive(const QString& path) {
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
+    const std::string formatPath(spec::ARCHIVE_FORMAT_PATH);
+    if (!reader.hasRecord(formatPath)) return false;
+    auto [data, size] = reader.getRecord(formatPath);
+    return QString::fromLatin1(static_cast<const char*>(data.get()), static_cast<qsizetype>(size)).trimmed() ==
+           str(spec::ARCHIVE_FORMAT_VALUE);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+Pt2Import importPt2(const QString& path) {
+  Pt2Import result;
+  const QString name = QFileInfo(path).fileName();
+  try {
+    Importer importer(path);
+    result.module = importer.run();
+  } catch (const Pt2Error& e) {
+    const QString what = QString::fromStdString(e.what());
+    if (what == QLatin1String("AOTINDUCTOR"))
+      result.error = {LoadErrorKind::NotAnArchive,
+                      QStringLiteral("%1 is an AOTInductor package: compiled code, with no graph to show.").arg(name),
+                      QStringLiteral("Open the program it was compiled from: torch.export.save(torch.export.export(model, "
+                                     "args), \"model.pt2\")."),
+                      {}};
+    else
+      result.error = {LoadErrorKind::Other, QStringLiteral("%1 is a torch.export program Graft cannot read yet.").arg(name),
+                      what, what};
+  } catch (const c10::Error& e) {
+    result.error = {LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged torch.export archive.").arg(name),
+                    QStringLiteral("Save the program again with torch.export.save."),
+                    QString::fromStdString(e.what_without_backtrace())};
+  } catch (const std::exception& e) {
+    result.error = {LoadErrorKind::Other, QStringLiteral("%1 could not be read as a torch.export program.").arg(name),
+                    QString::fromUtf8(e.what()), QString::fromUtf8(e.what())};
+  }
+  return result;
+}
+
+}  // namespace graft::core::io
