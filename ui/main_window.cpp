@@ -179,8 +179,10 @@ MainWindow::~MainWindow() {
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open TorchScript model"), QString(),
-                                                      tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open model"), QString(),
+        tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;torch.export programs (*.pt2);;TorchScript archives (*.pt *.pth *.zip);;"
+           "All files (*)"));
     if (!path.isEmpty()) openFile(path);
   });
   open->setShortcut(QKeySequence::Open);

@@ -1,0 +1,99 @@
+"""torch.export programs (.pt2) for Graft's tests, made by the venv's torch 2.14, with what stock
+PyTorch says about each.
+
+Writes into OUTDIR/pt2 (skipping programs already there):
+  <name>.pt2        torch.export.save(torch.export.export(model, args), ...)
+  <name>.pt         the TorchScript trace of the same model (for cross-format compares)
+  <name>.inputs.pt  torch.save'd tuple of the example inputs
+  <name>.ref.json   ops (call_function nodes whose target is an OpOverload), input shapes,
+                    whether Graft is expected to open it yet ("supported")
+Run: .venv/bin/python make_programs.py OUTDIR [NAME ...]
+"""
+import json
+import os
+import sys
+import warnings
+
+import torch
+import torchvision
+
+warnings.filterwarnings("ignore")
+
+
+class DynamicBatch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+class WithCond(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: self.fc(t).relu(), lambda t: self.fc(t).sigmoid(), (x,))
+
+
+def bert():
+    from transformers import BertConfig, BertModel
+    cfg = BertConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=128, max_position_embeddings=64, return_dict=False)
+    return BertModel(cfg)
+
+
+def image(size=224):
+    return (torch.randn(1, 3, size, size),)
+
+
+# name: (factory, inputs, dynamic_shapes, decompose, supported by Graft's importer today)
+PROGRAMS = {
+    "resnet18": (torchvision.models.resnet18, image, None, False, True),
+    "mobilenet_v3_small": (torchvision.models.mobilenet_v3_small, image, None, False, True),
+    "vit_b_16": (torchvision.models.vit_b_16, image, None, False, True),
+    "bert": (bert, lambda: (torch.randint(0, 1000, (1, 16)),), None, False, True),
+    "resnet18_decomposed": (torchvision.models.resnet18, image, None, True, True),
+    "dynamic_batch": (DynamicBatch, lambda: (torch.randn(4, 8),), ({0: torch.export.Dim("batch", min=2, max=64)},),
+                      False, True),
+    "cond": (WithCond, lambda: (torch.randn(2, 8),), None, False, False),
+}
+
+
+def make(outdir, name):
+    base = os.path.join(outdir, name)
+    if os.path.exists(base + ".ref.json"):
+        return
+    factory, make_inputs, dynamic, decompose, supported = PROGRAMS[name]
+    torch.manual_seed(0)
+    model = factory().eval()
+    inputs = make_inputs()
+    with torch.no_grad():
+        ep = torch.export.export(model, inputs, dynamic_shapes=dynamic)
+        if decompose:
+            ep = ep.run_decompositions()
+        torch.export.save(ep, base + ".pt2")
+        if name != "cond":
+            torch.jit.trace(model, inputs, check_trace=False, strict=False).save(base + ".pt")
+    torch.save(tuple(inputs), base + ".inputs.pt")
+    ops = sum(isinstance(n.target, torch._ops.OpOverload) for n in ep.graph.nodes)
+    ref = {"ops": ops, "input_shapes": [list(t.shape) for t in inputs], "supported": supported,
+           "decomposed": decompose}
+    with open(base + ".ref.json", "w") as f:
+        json.dump(ref, f, indent=1)
+    print(f"programs: {name}: {ops} ops", flush=True)
+
+
+def main():
+    outdir = os.path.join(sys.argv[1], "pt2")
+    os.makedirs(outdir, exist_ok=True)
+    for name in sys.argv[2:] or list(PROGRAMS):
+        make(outdir, name)
+    with open(os.path.join(outdir, "programs.json"), "w") as f:
+        json.dump(list(PROGRAMS), f)
+
+
+if __name__ == "__main__":
+    main()

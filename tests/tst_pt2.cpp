@@ -1,0 +1,120 @@
+// torch.export programs (.pt2) made by the venv's torch 2.14 (tests/python/make_programs.py):
+// Graft opens them without running Python, counts their ops as PyTorch does, groups nodes by
+// nn_module_stack with TorchScript's module paths, runs them on their own example shapes, and
+// compares them with the TorchScript trace of the same model. What it cannot read yet is
+// refused with a message naming the construct.
+#include "core/io/load.h"
+#include "core/model/graph_view.h"
+#include "test_support.h"
+
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+namespace {
+
+QString programFile(const QString& name, const char* suffix) {
+  return graft::test::testdata(QStringLiteral("pt2/") + name + QLatin1String(suffix));
+}
+
+QJsonObject programReference(const QString& name) {
+  QFile f(programFile(name, ".ref.json"));
+  if (!f.open(QIODevice::ReadOnly)) qFatal("no reference for %s", qPrintable(name));
+  return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// One row per program that Graft reads today (`supported` in its reference).
+void programRows(bool supported) {
+  QTest::addColumn<QString>("name");
+  QFile f(graft::test::testdata(QStringLiteral("pt2/programs.json")));
+  if (!f.open(QIODevice::ReadOnly)) qFatal("the programs fixture did not run (no pt2/programs.json)");
+  for (const auto& v : QJsonDocument::fromJson(f.readAll()).array())
+    if (programReference(v.toString()).value(QStringLiteral("supported")).toBool() == supported)
+      QTest::newRow(qPrintable(v.toString())) << v.toString();
+}
+
+QStringList groupPaths(const model::GraphView& view) {
+  QStringList paths;
+  for (const auto& g : view.groups) paths << g.path;
+  return paths;
+}
+
+}  // namespace
+
+class TestPt2 : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void opsMatchPyTorch_data() { programRows(true); }
+  void opsMatchPyTorch() {
+    QFETCH(QString, name);
+    const auto r = graft::test::runCli({QStringLiteral("info"), programFile(name, ".pt2"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto info = r.json();
+    QCOMPARE(info.value(QStringLiteral("format")).toString(), QStringLiteral("pt2"));
+    QCOMPARE(info.value(QStringLiteral("ops")).toInt(), programReference(name).value(QStringLiteral("ops")).toInt());
+  }
+
+  // Self-compare on the program's own input shapes: no --input needed.
+  void selfCompareNeedsNoInput_data() { programRows(true); }
+  void selfCompareNeedsNoInput() {
+    QFETCH(QString, name);
+    const QString program = programFile(name, ".pt2");
+    const auto r = graft::test::runCli({QStringLiteral("compare"), program, program, QStringLiteral("--json")});
+    if (name == QLatin1String("dynamic_batch")) {
+      // A dynamic batch dimension has no single shape: the run asks for one.
+      QCOMPARE(r.exitCode, 2);
+      QVERIFY2(r.err.contains("--input"), r.err.constData());
+      return;
+    }
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.json().value(QStringLiteral("equal")).toBool());
+  }
+
+  // The program and the TorchScript trace of the same model compute the same thing.
+  void equalToTheTorchScriptTrace_data() { programRows(true); }
+  void equalToTheTorchScriptTrace() {
+    QFETCH(QString, name);
+    const auto r = graft::test::runCli({QStringLiteral("compare"), programFile(name, ".pt2"), programFile(name, ".pt"),
+                                        QStringLiteral("--input"), programFile(name, ".inputs.pt"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData() + r.out.left(1500));
+    QVERIFY(r.json().value(QStringLiteral("equal")).toBool());
+  }
+
+  // Groups come from nn_module_stack and carry TorchScript's module paths.
+  void modulePathsMatchTorchScript() {
+    auto program = io::loadFile(programFile(QStringLiteral("resnet18"), ".pt2"));
+    QVERIFY2(program.ok(), qPrintable(program.error.message()));
+    auto traced = io::loadFile(programFile(QStringLiteral("resnet18"), ".pt"));
+    QVERIFY2(traced.ok(), qPrintable(traced.error.message()));
+    const QStringList fromProgram = groupPaths(model::GraphView::build(*program.document->current()));
+    const QStringList fromTrace = groupPaths(model::GraphView::build(*traced.document->current()));
+    for (const char* path : {"layer1.0.conv1", "layer4.1.bn2", "layer2.0.downsample.0", "fc"}) {
+      QVERIFY2(fromProgram.contains(QLatin1String(path)), path);
+      QVERIFY2(fromTrace.contains(QLatin1String(path)), path);
+    }
+    // Values keep the fx names that print(ep.graph) shows; nodes know their source line.
+    const auto view = model::GraphView::build(*program.document->current());
+    const auto conv = std::find_if(view.nodes.begin(), view.nodes.end(),
+                                   [](const auto& n) { return n.kind == QLatin1String("aten::conv2d"); });
+    QVERIFY(conv != view.nodes.end());
+    QCOMPARE(conv->outputs.front().name, QStringLiteral("conv2d"));
+    QVERIFY2(conv->sourceFile.endsWith(QStringLiteral("resnet.py")), qPrintable(conv->sourceFile));
+    QVERIFY(conv->sourceLine > 0);
+  }
+
+  // A program Graft cannot read yet (torch.cond) is refused with the construct named.
+  void unsupportedIsNamed_data() { programRows(false); }
+  void unsupportedIsNamed() {
+    QFETCH(QString, name);
+    const auto r = graft::test::runCli({QStringLiteral("info"), programFile(name, ".pt2"), QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("cannot read yet") && r.err.contains("higher_order.cond"), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPt2)
+#include "tst_pt2.moc"
