@@ -139,7 +139,7 @@ class Importer {
                 QLatin1String("data/constants/"));
 
     cu_ = std::make_shared<torch::jit::CompilationUnit>();
-    module_ = std::make_shared<torch::jit::Module>(c10::QualifiedName("__torch__.graft.ExportedProgram"), cu_,
+    module_ = std::make_shared<torch::jit::Module>(c10::QualifiedName(rootTypeName(graphJson).toStdString()), cu_,
                                                    /*shouldMangle=*/true);
     graph_ = std::make_shared<Graph>();
     graph_->addInput("self")->setType(module_->type());
@@ -153,6 +153,18 @@ class Importer {
   }
 
  private:
+  // The exported module's class, from the root entry of any nn_module_stack
+  // ("L__self__,,torchvision.models.resnet.ResNet"), so the model group reads "ResNet".
+  static QString rootTypeName(const QJsonObject& graphJson) {
+    for (const auto& n : graphJson.value(QLatin1String("nodes")).toArray()) {
+      const QString stack = n.toObject().value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
+      const QStringList root = stack.section(QLatin1Char(';'), 0, 0).split(QLatin1Char(','));
+      if (root.size() >= 3 && root[1].isEmpty() && !root[2].isEmpty())
+        return QStringLiteral("__torch__.") + root.mid(2).join(QLatin1Char(',')).replace(QRegularExpression(QStringLiteral("[^\\w.]")), QStringLiteral("_"));
+    }
+    return QStringLiteral("__torch__.graft.ExportedProgram");
+  }
+
   QString findModelJson() {
     for (const auto& r : reader_.getAllRecords()) {
       const QString name = QString::fromStdString(r);
