@@ -74,6 +74,52 @@ class TestPt2 : public QObject {
     QVERIFY(r.json().value(QStringLiteral("equal")).toBool());
   }
 
+  // `shapes` reports every tensor value the program's metadata has, with the same shape and dtype.
+  void shapesAgreeWithTheMetadata_data() { programRows(true); }
+  void shapesAgreeWithTheMetadata() {
+    QFETCH(QString, name);
+    const auto r = graft::test::runCli({QStringLiteral("shapes"), programFile(name, ".pt2"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QHash<QString, QJsonObject> graft;
+    for (const auto& v : r.json().value(QStringLiteral("values")).toArray())
+      graft.insert(v.toObject().value(QStringLiteral("name")).toString(), v.toObject());
+    const auto expected = programReference(name).value(QStringLiteral("shapes")).toObject();
+    QVERIFY(!expected.isEmpty());
+    int compared = 0;
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      if (it.key().startsWith(QLatin1String("p_")) || it.key().startsWith(QLatin1String("b_")) ||
+          it.key().startsWith(QLatin1String("c_")))
+        continue;  // parameters, buffers and constants are folded into their consumers
+      QVERIFY2(graft.contains(it.key()), qPrintable(it.key()));
+      const auto want = it.value().toObject();
+      QCOMPARE(graft[it.key()].value(QStringLiteral("shape")).toArray(), want.value(QStringLiteral("shape")).toArray());
+      QCOMPARE(graft[it.key()].value(QStringLiteral("dtype")).toString(), want.value(QStringLiteral("dtype")).toString());
+      ++compared;
+    }
+    QVERIFY(compared > 0);
+  }
+
+  // A TorchScript model records no shapes: one node-by-node run gives them, and they agree with
+  // the program's metadata for the same model, op for op.
+  void torchScriptShapesComeFromARun() {
+    const auto traced = graft::test::runCli({QStringLiteral("shapes"), programFile(QStringLiteral("resnet18"), ".pt"),
+                                             QStringLiteral("--input"), QStringLiteral("1x3x224x224"), QStringLiteral("--json")});
+    QVERIFY2(traced.exitCode == 0, traced.err.constData());
+    QCOMPARE(traced.json().value(QStringLiteral("source")).toString(), QStringLiteral("run"));
+    const auto program = graft::test::runCli({QStringLiteral("shapes"), programFile(QStringLiteral("resnet18"), ".pt2"), QStringLiteral("--json")});
+    auto shapesOf = [](const QJsonObject& report, const QString& op) {
+      QList<QJsonArray> out;
+      for (const auto& v : report.value(QStringLiteral("values")).toArray())
+        if (v.toObject().value(QStringLiteral("op")).toString() == op) out << v.toObject().value(QStringLiteral("shape")).toArray();
+      return out;
+    };
+    for (const char* op : {"aten::batch_norm", "aten::max_pool2d", "aten::adaptive_avg_pool2d"}) {
+      const auto fromRun = shapesOf(traced.json(), QLatin1String(op));
+      QVERIFY2(!fromRun.isEmpty(), op);
+      QCOMPARE(fromRun, shapesOf(program.json(), QLatin1String(op)));
+    }
+  }
+
   // The program and the TorchScript trace of the same model compute the same thing.
   void equalToTheTorchScriptTrace_data() { programRows(true); }
   void equalToTheTorchScriptTrace() {

@@ -11,6 +11,7 @@ Command irCommand();
 Command profileCommand();
 Command layoutCommand();
 Command replayCommand();
+Command shapesCommand();
 Command rulesCommand();
 Command rewriteCommand();
 Command compareCommand();

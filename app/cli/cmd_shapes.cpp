@@ -1,0 +1,59 @@
+#include "app/cli/commands.h"
+#include "core/model/document.h"
+#include "core/report/shapes_report.h"
+#include "core/run/input_set.h"
+
+#include <QtCore/QJsonArray>
+
+namespace graft::cli {
+
+Command shapesCommand() {
+  Command c{QStringLiteral("shapes"),
+            QStringLiteral("List every value with its node, module path, shape and dtype (.pt2: from its metadata; "
+                           "TorchScript: from one node-by-node run)."),
+            QStringLiteral("MODEL [--input SPEC ...] [--seed N] [--json]"), {}};
+  c.run = [c](const QStringList& args) {
+    QCommandLineParser parser;
+    addModelOptions(parser);
+    parser.addOption({QStringLiteral("input"), QStringLiteral("Input SPEC (shape[:dtype], tensor file, tuple, list, scalar); repeat per input."),
+                      QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt or torch.export .pt2 file."));
+    if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
+    auto doc = openModel(parser);
+    if (!doc) return int(kUsageOrInput);
+    QJsonObject report;
+    const QStringList specs = parser.values(QStringLiteral("input"));
+    if (doc->format() == QLatin1String("pt2") && specs.isEmpty()) {
+      report = core::report::shapesFromMetadata(*doc->current());
+    } else {
+      const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong();
+      const auto inputs = specs.isEmpty() ? core::run::defaultInputs(*doc, seed) : core::run::parseInputs(specs, seed);
+      if (!inputs.inputs) return fail(inputs.error);
+      QString error;
+      report = core::report::shapesFromRun(doc->current(), *inputs.inputs, &error);
+      if (report.isEmpty()) return fail(QStringLiteral("%1 failed to run: %2").arg(doc->displayName(), error));
+    }
+    report.insert(QStringLiteral("model"), doc->displayName());
+    if (parser.isSet(QStringLiteral("json"))) {
+      printJson(report);
+      return int(kOk);
+    }
+    QString text;
+    for (const auto& v : report.value(QStringLiteral("values")).toArray()) {
+      const auto o = v.toObject();
+      QStringList dims;
+      for (const auto& d : o.value(QStringLiteral("shape")).toArray()) dims << (d.isString() ? d.toString() : QString::number(d.toInteger()));
+      text += QStringLiteral("%1  %2  %3 [%4]  %5\n")
+                  .arg(o.value(QStringLiteral("name")).toString(), -24)
+                  .arg(o.value(QStringLiteral("op")).toString(), -28)
+                  .arg(o.value(QStringLiteral("dtype")).toString(), dims.join(QStringLiteral(", ")),
+                       o.value(QStringLiteral("module_path")).toString());
+    }
+    printText(text);
+    return int(kOk);
+  };
+  return c;
+}
+
+}  // namespace graft::cli

@@ -1,0 +1,102 @@
+#include "core/report/shapes_report.h"
+
+#include "core/model/graph_walk.h"
+#include "core/model/module_path.h"
+#include "core/model/revision.h"
+#include "core/model/value_format.h"
+#include "core/run/executor.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <QtCore/QJsonArray>
+
+#include <unordered_set>
+
+namespace graft::core::report {
+
+namespace {
+
+QJsonObject valueEntry(const torch::jit::Value* v, const model::Revision& revision, const QJsonValue& shape,
+                       const QString& dtype) {
+  const torch::jit::Node* n = v->node();
+  const bool input = n->kind() == c10::prim::Param;
+  return QJsonObject{{"name", QString::fromStdString(v->debugName())},
+                     {"node", input ? QJsonValue() : QJsonValue(qint64(revision.idOf(n)))},
+                     {"op", input ? QStringLiteral("input") : QString::fromStdString(n->kind().toQualString())},
+                     {"module_path", input ? QString() : model::modulePath(n)},
+                     {"shape", shape},
+                     {"dtype", dtype}};
+}
+
+// Shape and dtype of a typed value; null when the type says nothing about them.
+std::pair<QJsonValue, QString> typeFacts(const torch::jit::Value* v) {
+  const auto t = v->type()->cast<c10::TensorType>();
+  if (!t) return {QJsonValue(), QString()};
+  QJsonValue shape;
+  if (const auto dims = t->symbolic_sizes().sizes()) {
+    QJsonArray a;
+    for (const auto& d : *dims) a.append(d.is_static() ? QJsonValue(qint64(d.static_size())) : QJsonValue(QStringLiteral("?")));
+    shape = a;
+  }
+  const QString dtype = t->scalarType() ? model::dtypeName(static_cast<int>(*t->scalarType())) : QString();
+  return {shape, dtype};
+}
+
+bool wanted(const torch::jit::Node* n) { return n->kind() != c10::prim::Constant && n->kind() != c10::prim::GetAttr; }
+
+}  // namespace
+
+QJsonObject shapesFromMetadata(const model::Revision& revision) {
+  QJsonArray values;
+  const auto graph = revision.graph();
+  for (size_t i = 1; i < graph->inputs().size(); ++i) {
+    const auto [shape, dtype] = typeFacts(graph->inputs()[i]);
+    values.append(valueEntry(graph->inputs()[i], revision, shape, dtype));
+  }
+  model::forEachNode(*graph, [&](torch::jit::Node* n) {
+    if (!wanted(n)) return;
+    for (const auto* out : n->outputs()) {
+      const auto [shape, dtype] = typeFacts(out);
+      if (!dtype.isEmpty()) values.append(valueEntry(out, revision, shape, dtype));
+    }
+  });
+  return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}};
+}
+
+QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const run::InputSet& inputs, QString* error) {
+  const model::Revision& revision = *revisionPtr;
+  run::Executor executor(revisionPtr);
+  run::RunOptions options;
+  options.instrumented = true;
+  options.keepIntermediates = true;
+  const auto result = executor.run(inputs, options);
+  if (!result.ok) {
+    if (error) *error = result.error.headline();
+    return {};
+  }
+  QJsonArray values;
+  const auto graph = revision.graph();
+  for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.values.size(); ++i) {
+    const auto& v = inputs.values[i - 1];
+    QJsonArray shape;
+    if (v.isTensor())
+      for (auto d : v.toTensor().sizes()) shape.append(qint64(d));
+    values.append(valueEntry(graph->inputs()[i], revision, v.isTensor() ? QJsonValue(shape) : QJsonValue(),
+                             v.isTensor() ? model::dtypeName(static_cast<int>(v.toTensor().scalar_type())) : QString()));
+  }
+  std::unordered_set<model::NodeId> seen;  // a node inside a loop runs many times: its first run
+  for (const auto& rec : result.nodes) {
+    const torch::jit::Node* n = revision.nodeOf(rec.id);
+    if (!n || !seen.insert(rec.id).second) continue;
+    for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k) {
+      if (!rec.outputs[k].isTensor()) continue;
+      const at::Tensor& t = rec.outputs[k].toTensor();
+      QJsonArray shape;
+      for (auto d : t.sizes()) shape.append(qint64(d));
+      values.append(valueEntry(n->outputs()[k], revision, shape, model::dtypeName(static_cast<int>(t.scalar_type()))));
+    }
+  }
+  return QJsonObject{{"source", QStringLiteral("run")}, {"values", values}};
+}
+
+}  // namespace graft::core::report
