@@ -10,6 +10,7 @@
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -150,6 +151,26 @@ class TestPt2 : public QObject {
     QCOMPARE(conv->outputs.front().name, QStringLiteral("conv2d"));
     QVERIFY2(conv->sourceFile.endsWith(QStringLiteral("resnet.py")), qPrintable(conv->sourceFile));
     QVERIFY(conv->sourceLine > 0);
+  }
+
+  // The graft Python package: what graft.export writes (from an nn.Module, an fx.GraphModule and
+  // an ExportedProgram) opens in graft-cli, and graft.show hands the saved file to the GUI.
+  void pythonPackageWritesWhatGraftOpens() {
+    QTemporaryDir dir;
+    const auto py = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_graft_package.py"), {dir.path()});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto report = py.json();
+    const auto files = report.value(QStringLiteral("files")).toArray();
+    QCOMPARE(files.size(), 3);
+    for (const auto& f : files) {
+      const auto r = graft::test::runCli({QStringLiteral("info"), f.toString(), QStringLiteral("--json")});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      QCOMPARE(r.json().value(QStringLiteral("ops")).toInt(), 2);  // linear, relu
+      QCOMPARE(r.json().value(QStringLiteral("format")).toString(), QStringLiteral("pt2"));
+    }
+    QCOMPARE(report.value(QStringLiteral("opened")).toString(), report.value(QStringLiteral("shown")).toString());
+    QVERIFY(report.value(QStringLiteral("missing_args")).toString().contains(QStringLiteral("example_args")));
   }
 
   // A program Graft cannot read yet (torch.cond) is refused with the construct named.
