@@ -4,7 +4,7 @@ namespace graft::cli {
 
 std::vector<Command> allCommands() {
   return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(),
-          profileCommand(), replayCommand(), shapesCommand()};
+          profileCommand(), replayCommand(), shapesCommand(), diffCommand()};
 }
 
 }  // namespace graft::cli

@@ -12,6 +12,7 @@ Command profileCommand();
 Command layoutCommand();
 Command replayCommand();
 Command shapesCommand();
+Command diffCommand();
 Command rulesCommand();
 Command rewriteCommand();
 Command compareCommand();

@@ -1,5 +1,7 @@
 #include "core/report/info_report.h"
 
+#include "core/model/repeats.h"
+
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
 
@@ -38,6 +40,9 @@ QJsonObject infoReport(const model::Document& document) {
     if (g.parent < 0) continue;
     modules.append(QJsonObject{{"path", g.path}, {"type", g.typeName}, {"ops", g.totalOps}, {"nodes", g.totalNodes}});
   }
+  QJsonArray repeats;
+  for (const auto& r : model::findRepeats(view))
+    repeats.append(QJsonObject{{"modules", QJsonArray::fromStringList(r.paths)}, {"count", r.paths.size()}, {"type", r.typeName}});
   return QJsonObject{
       {"model", document.displayName()},
       {"format", document.format()},
@@ -52,6 +57,7 @@ QJsonObject infoReport(const model::Document& document) {
       {"outputs", portsJson(view.graphOutputs)},
       {"op_histogram", hist},
       {"modules", modules},
+      {"repeats", repeats},
   };
 }
 
