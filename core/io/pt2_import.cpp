@@ -1,5 +1,7 @@
 #include "core/io/pt2_import.h"
 
+#include "core/io/pt2_schema.h"
+
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
 #include <torch/csrc/jit/frontend/source_range.h>
@@ -37,52 +39,9 @@ struct Pt2Error : std::runtime_error {
 // The archive constants are string_views.
 QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
 
-// The export schema's enums (torch/_export/serde/schema.py; the same values as
-// torch/csrc/utils/generated_serialization_types.h, whose JSON reader needs a library libtorch
-// does not ship) mapped to c10's.
 c10::ScalarType scalarType(int serde) {
-  switch (serde) {
-    case 1: return c10::kByte;
-    case 2: return c10::kChar;
-    case 3: return c10::kShort;
-    case 4: return c10::kInt;
-    case 5: return c10::kLong;
-    case 6: return c10::kHalf;
-    case 7: return c10::kFloat;
-    case 8: return c10::kDouble;
-    case 9: return c10::kComplexHalf;
-    case 10: return c10::kComplexFloat;
-    case 11: return c10::kComplexDouble;
-    case 12: return c10::kBool;
-    case 13: return c10::kBFloat16;
-    case 28: return c10::kUInt16;
-    case 29: return c10::ScalarType::Float8_e4m3fn;
-    case 30: return c10::ScalarType::Float8_e5m2;
-    case 34: return c10::kUInt32;
-    case 35: return c10::kUInt64;
-    default: fail(QStringLiteral("unsupported dtype code %1 in the program").arg(serde));
-  }
-}
-
-c10::MemoryFormat memoryFormat(int serde) {
-  switch (serde) {
-    case 2: return c10::MemoryFormat::ChannelsLast;
-    case 3: return c10::MemoryFormat::ChannelsLast3d;
-    case 4: return c10::MemoryFormat::Preserve;
-    default: return c10::MemoryFormat::Contiguous;
-  }
-}
-
-c10::Layout layout(int serde) {
-  switch (serde) {
-    case 1: return c10::kSparse;
-    case 2: return c10::kSparseCsr;
-    case 3: return c10::kSparseCsc;
-    case 4: return c10::kSparseBsr;
-    case 5: return c10::kSparseBsc;
-    case 6: return c10::kMkldnn;
-    default: return c10::kStrided;
-  }
+  if (auto t = pt2::scalarTypeOf(serde)) return *t;
+  fail(QStringLiteral("unsupported dtype code %1 in the program").arg(serde));
 }
 
 // A SymInt in the schema: {"as_int": 3} or {"as_name": "s0"} / {"as_expr": ...}.
@@ -316,8 +275,8 @@ class Importer {
     if (kind == QLatin1String("as_scalar_type"))
       return graph_->insertConstant(static_cast<int64_t>(scalarType(v.toInt())));
     if (kind == QLatin1String("as_memory_format"))
-      return graph_->insertConstant(static_cast<int64_t>(memoryFormat(v.toInt())));
-    if (kind == QLatin1String("as_layout")) return graph_->insertConstant(static_cast<int64_t>(layout(v.toInt())));
+      return graph_->insertConstant(static_cast<int64_t>(pt2::memoryFormatOf(v.toInt())));
+    if (kind == QLatin1String("as_layout")) return graph_->insertConstant(static_cast<int64_t>(pt2::layoutOf(v.toInt())));
     if (kind == QLatin1String("as_device")) {
       const auto d = v.toObject();
       std::string text = d.value(QLatin1String("type")).toString().toStdString();
