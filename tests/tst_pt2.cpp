@@ -8,6 +8,7 @@
 #include "test_support.h"
 
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTemporaryDir>
@@ -171,6 +172,57 @@ class TestPt2 : public QObject {
     }
     QCOMPARE(report.value(QStringLiteral("opened")).toString(), report.value(QStringLiteral("shown")).toString());
     QVERIFY(report.value(QStringLiteral("missing_args")).toString().contains(QStringLiteral("example_args")));
+  }
+
+  // A rewrite of a program saves as a .pt2 that stock torch.export.load loads and that computes
+  // what the original computes: fold-conv-bn (no batch norm left) and remove-dropout.
+  void rewriteSavesAPt2ThatPyTorchLoads_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("rule");
+    QTest::newRow("resnet18 fold-conv-bn") << "resnet18" << "fold-conv-bn";
+    QTest::newRow("mobilenet_v3_small fold-conv-bn") << "mobilenet_v3_small" << "fold-conv-bn";
+    QTest::newRow("vit_b_16 remove-dropout") << "vit_b_16" << "remove-dropout";
+    QTest::newRow("bert remove-dropout") << "bert" << "remove-dropout";
+    QTest::newRow("resnet18_decomposed (no match: saved as is)") << "resnet18_decomposed" << "fold-conv-bn";
+  }
+  void rewriteSavesAPt2ThatPyTorchLoads() {
+    QFETCH(QString, name);
+    QFETCH(QString, rule);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(name + QStringLiteral(".rewritten.pt2"));
+    const auto r = graft::test::runCli({QStringLiteral("rewrite"), programFile(name, ".pt2"), QStringLiteral("--rule"), rule,
+                                        QStringLiteral("-o"), out, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const int opsAfter = r.json().value(QStringLiteral("ops_after")).toInt();
+    const auto check = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_pt2.py"),
+        {programFile(name, ".pt2"), out, programFile(name, ".inputs.pt"), QStringLiteral("--rtol"), QStringLiteral("1e-4")});
+    QVERIFY2(check.exitCode == 0, check.out + check.err.right(2000));
+    const auto verdict = check.json();
+    QCOMPARE(verdict.value(QStringLiteral("ops")).toInt(), opsAfter);
+    const auto hist = verdict.value(QStringLiteral("op_histogram")).toObject();
+    if (rule == QLatin1String("fold-conv-bn") && name != QLatin1String("resnet18_decomposed"))
+      QVERIFY(!hist.contains(QStringLiteral("aten.batch_norm.default")));
+    if (rule == QLatin1String("remove-dropout")) QVERIFY(!hist.contains(QStringLiteral("aten.dropout.default")));
+    // What was saved opens in Graft again, as a program.
+    const auto reopened = graft::test::runCli({QStringLiteral("info"), out, QStringLiteral("--json")});
+    QVERIFY2(reopened.exitCode == 0, reopened.err.constData());
+    QCOMPARE(reopened.json().value(QStringLiteral("ops")).toInt(), opsAfter);
+  }
+
+  // The program a model was opened from is never overwritten, and only a program saves as one.
+  void savingRefusesWhatWouldLoseWork() {
+    const QString program = programFile(QStringLiteral("resnet18"), ".pt2");
+    const auto same = graft::test::runCli({QStringLiteral("rewrite"), program, QStringLiteral("--rule"),
+                                           QStringLiteral("fold-conv-bn"), QStringLiteral("-o"), program});
+    QCOMPARE(same.exitCode, 2);
+    QTemporaryDir dir;
+    const auto fromTorchScript = graft::test::runCli({QStringLiteral("rewrite"), programFile(QStringLiteral("resnet18"), ".pt"),
+                                                      QStringLiteral("--rule"), QStringLiteral("fold-conv-bn"), QStringLiteral("-o"),
+                                                      dir.filePath(QStringLiteral("x.pt2"))});
+    QCOMPARE(fromTorchScript.exitCode, 2);
+    QVERIFY2(fromTorchScript.err.contains("only a model opened from a .pt2"), fromTorchScript.err.constData());
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.pt2"))));
   }
 
   // A program Graft cannot read yet (torch.cond) is refused with the construct named.

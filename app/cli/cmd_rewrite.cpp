@@ -109,7 +109,7 @@ Command rewriteCommand() {
     const auto result = core::rewrite::applySteps(*doc->current(), steps, doc->ids());
     if (!result.ok()) return fail(result.error);
     doc->commit(result.revision);
-    const auto saved = core::io::saveRevision(*result.revision, out);
+    const auto saved = core::io::saveAs(*doc, result.revision, out);
     if (!saved.ok) return fail(saved.error);
     if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(result));
     else printText(core::report::rewriteText(result));

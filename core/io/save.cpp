@@ -1,5 +1,11 @@
 #include "core/io/save.h"
 
+#include "core/io/pt2_export.h"
+#include "core/model/document.h"
+#include "core/run/input_set.h"
+
+#include <QtCore/QFileInfo>
+
 #include "core/io/atomic_write.h"
 #include "core/model/revision.h"
 
@@ -23,6 +29,18 @@ SaveResult saveRevision(const model::Revision& revision, const QString& path) {
   const QString why = writeAtomically(path, QByteArray(data.data(), static_cast<qsizetype>(data.size())));
   if (!why.isEmpty()) return {false, QStringLiteral("Cannot write %1: %2").arg(path, why)};
   return {true, {}};
+}
+
+SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
+                  const QString& path) {
+  if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) return saveRevision(*revision, path);
+  if (document.format() != QLatin1String("pt2"))
+    return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
+                       .arg(QFileInfo(path).fileName())};
+  const auto inputs = run::defaultInputs(document, 0);
+  if (!inputs.inputs) return {false, inputs.error};
+  const auto saved = savePt2(revision, document.sourcePath(), path, inputs.inputs->values);
+  return {saved.ok, saved.error};
 }
 
 }  // namespace graft::core::io

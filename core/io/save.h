@@ -2,7 +2,9 @@
 // Saving a revision as a TorchScript archive that stock PyTorch loads with torch.jit.load.
 #include <QtCore/QString>
 
-namespace graft::core::model { class Revision; }
+#include <memory>
+
+namespace graft::core::model { class Document; class Revision; }
 
 namespace graft::core::io {
 
@@ -14,5 +16,11 @@ struct SaveResult {
 // Writes `revision` (its forward graph as the module's forward) to `path` atomically (QSaveFile):
 // the old file stays intact if anything fails. Callers decide whether overwriting is allowed.
 SaveResult saveRevision(const model::Revision& revision, const QString& path);
+
+// Saves a revision of `document` in the format `path` names: `.pt2` writes a torch.export
+// program (only for a document opened from one; its shapes from a run on the program's inputs),
+// anything else a TorchScript archive.
+SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
+                  const QString& path);
 
 }  // namespace graft::core::io

@@ -1,0 +1,399 @@
+#include "core/io/pt2_export.h"
+
+#include "core/io/pt2_schema.h"
+#include "core/model/revision.h"
+#include "core/run/executor.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/export/pt2_archive_constants.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/scope.h>
+
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QSaveFile>
+#include <QtCore/QSet>
+
+#include <unordered_map>
+
+namespace graft::core::io {
+
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+namespace spec = torch::_export::archive_spec;
+
+struct SaveError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void fail(const QString& what) { throw SaveError(what.toStdString()); }
+
+QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
+
+QJsonArray symInts(c10::IntArrayRef values) {
+  QJsonArray a;
+  for (auto v : values) a.append(QJsonObject{{"as_int", qint64(v)}});
+  return a;
+}
+
+// A TensorMeta of the export schema for a tensor of this dtype and shape (contiguous, CPU).
+QJsonObject tensorMeta(const at::Tensor& t) {
+  const auto contiguous = t.is_contiguous() ? t.strides().vec() : at::empty(t.sizes(), t.options()).strides().vec();
+  return {{"dtype", pt2::schemaValueOf(t.scalar_type())},
+          {"sizes", symInts(t.sizes())},
+          {"requires_grad", false},
+          {"device", QJsonObject{{"type", QStringLiteral("cpu")}, {"index", QJsonValue()}}},
+          {"strides", symInts(contiguous)},
+          {"storage_offset", QJsonObject{{"as_int", 0}}},
+          {"layout", pt2::schemaValueOf(c10::kStrided)}};
+}
+
+// "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's module call stack.
+QString moduleStack(const Node* n, const QString& rootType) {
+  QStringList entries{QStringLiteral("L__self__,,") + rootType};
+  auto stack = n->callstack();
+  if (!stack) return entries.join(QLatin1Char(';'));
+  QString path;
+  for (const auto& entry : (*stack)->vec()) {
+    const auto& info = std::get<2>(entry);
+    if (!info || info->instance_name().empty()) continue;
+    path = path.isEmpty() ? QString::fromStdString(info->instance_name())
+                          : path + QLatin1Char('.') + QString::fromStdString(info->instance_name());
+    const auto type = info->class_type();
+    QString typeName = type && type->name() ? QString::fromStdString(type->name()->qualifiedName()) : QString();
+    typeName.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
+    QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
+    entries << QStringLiteral("%1,%2,%3").arg(key, path, typeName);
+  }
+  return entries.join(QLatin1Char(';'));
+}
+
+QString stackTrace(const Node* n) {
+  const auto flc = n->sourceRange().file_line_col();
+  if (!flc) return {};
+  const QString text = n->sourceRange().source() ? QString::fromStdString(n->sourceRange().text().str()) : QString();
+  return QStringLiteral("File \"%1\", line %2, in forward\n    %3")
+      .arg(QString::fromStdString(std::get<0>(*flc)))
+      .arg(std::get<1>(*flc))
+      .arg(text);
+}
+
+class Exporter {
+ public:
+  Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs) : rev_(rev) {
+    // Shapes and dtypes of every value, from one node-by-node run.
+    run::Executor executor(rev);
+    run::RunOptions options;
+    options.instrumented = true;
+    options.keepIntermediates = true;
+    const auto result = executor.run(run::InputSet{inputs, {}}, options);
+    if (!result.ok) fail(QStringLiteral("the revision does not run on the program's inputs: %1").arg(result.error.headline()));
+    for (const auto& rec : result.nodes) {
+      const Node* n = rev->nodeOf(rec.id);
+      if (!n) continue;
+      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k)
+        if (rec.outputs[k].isTensor()) sample_[n->outputs()[k]] = rec.outputs[k].toTensor();
+    }
+    const auto graph = rev->graph();
+    for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.size(); ++i)
+      if (inputs[i - 1].isTensor()) sample_[graph->inputs()[i]] = inputs[i - 1].toTensor();
+  }
+
+  // The program's graph_module.graph and signature; `weights` collects the tensors to store.
+  void build(const QString& rootType) {
+    const auto graph = rev_->graph();
+    for (size_t i = 1; i < graph->inputs().size(); ++i) {
+      const Value* in = graph->inputs()[i];
+      if (!sample_.count(in)) fail(QStringLiteral("input %1 is not a tensor (not supported yet)").arg(i));
+      const QString name = nameOf(in);
+      tensorValues_.insert(name, tensorMeta(sample_.at(in)));
+      userInputs_ << name;
+    }
+    for (Node* n : graph->nodes()) {
+      if (!n->blocks().empty()) fail(QStringLiteral("control flow (%1) cannot be saved as .pt2 yet").arg(QString::fromStdString(n->kind().toQualString())));
+      const auto k = n->kind();
+      if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
+      if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
+      addNode(n, rootType);
+    }
+    const Value* out = graph->outputs().at(0);
+    std::vector<const Value*> outs;
+    if (out->node()->kind() == c10::prim::TupleConstruct) outs.assign(out->node()->inputs().begin(), out->node()->inputs().end());
+    else outs.push_back(out);
+    for (const Value* o : outs) {
+      if (!o->type()->cast<c10::TensorType>()) fail(QStringLiteral("a non-tensor output cannot be saved as .pt2 yet"));
+      outputs_ << nameOf(o);
+    }
+  }
+
+  QJsonObject graphJson() const {
+    QJsonArray inputs, outputs;
+    for (const auto& w : weights_) inputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", w.name}}}});
+    for (const auto& u : userInputs_) inputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", u}}}});
+    for (const auto& o : outputs_) outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", o}}}});
+    return {{"inputs", inputs},
+            {"outputs", outputs},
+            {"nodes", nodes_},
+            {"tensor_values", tensorValues_},
+            {"sym_int_values", QJsonObject()},
+            {"sym_bool_values", QJsonObject()},
+            {"sym_float_values", QJsonObject()},
+            {"custom_obj_values", QJsonObject()},
+            {"is_single_tensor_return", false}};
+  }
+
+  QJsonObject signatureJson() const {
+    auto one = [](const char* key, const QJsonValue& value) { return QJsonObject{{QLatin1String(key), value}}; };
+    auto tensorArg = [&](const QString& name) { return one("as_tensor", one("name", name)); };
+    QJsonArray in, out;
+    for (const auto& w : weights_) {
+      QJsonObject spec = one("arg", one("name", w.name));
+      spec.insert(w.isParam ? QStringLiteral("parameter_name") : QStringLiteral("buffer_name"), w.fqn);
+      if (!w.isParam) spec.insert(QStringLiteral("persistent"), true);
+      in.append(one(w.isParam ? "parameter" : "buffer", spec));
+    }
+    for (const auto& u : userInputs_) in.append(one("user_input", one("arg", tensorArg(u))));
+    for (const auto& o : outputs_) out.append(one("user_output", one("arg", tensorArg(o))));
+    return {{"input_specs", in}, {"output_specs", out}};
+  }
+
+  struct Weight {
+    QString name;  // the placeholder
+    QString fqn;
+    bool isParam = true;
+    at::Tensor tensor;
+  };
+  const QVector<Weight>& weights() const { return weights_; }
+
+ private:
+  // A unique, valid fx name for a value: its debug name where it is one.
+  QString nameOf(const Value* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    static const QRegularExpression valid(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+    QString name = v->hasDebugName() ? QString::fromStdString(v->debugName()) : QString();
+    if (!valid.match(name).hasMatch()) name = QStringLiteral("v") + name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
+    const QString unique = freshName(name);
+    names_[v] = unique;
+    return unique;
+  }
+
+  // A name no value has: a multi-output node's own name (its outputs are getitem, getitem_1, …).
+  QString freshName(const QString& base) {
+    QString unique = base;
+    for (int i = 1; taken_.contains(unique); ++i) unique = QStringLiteral("%1_%2").arg(base).arg(i);
+    taken_.insert(unique);
+    return unique;
+  }
+
+  // A tensor constant becomes a weight (a placeholder named like the one it came from).
+  QString weightFor(const Value* v, const at::Tensor& t) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    const QString name = nameOf(v);
+    const bool buffer = name.startsWith(QLatin1String("b_")) || !at::isFloatingType(t.scalar_type());
+    weights_.push_back({name, name, !buffer, t.contiguous()});
+    tensorValues_.insert(name, tensorMeta(t));
+    return name;
+  }
+
+  QJsonObject encode(const Value* v, const c10::Argument& arg) {
+    const Node* p = v->node();
+    const c10::TypePtr& type = arg.type();
+    if (p->kind() == c10::prim::Constant) {
+      const auto iv = torch::jit::toIValue(v);
+      if (!iv || iv->isNone()) return {{"as_none", true}};
+      if (iv->isTensor()) return {{"as_tensor", QJsonObject{{"name", weightFor(v, iv->toTensor())}}}};
+      if (iv->isBool()) return {{"as_bool", iv->toBool()}};
+      if (iv->isInt()) {
+        const auto kind = type->kind() == c10::TypeKind::OptionalType ? type->expectRef<c10::OptionalType>().getElementType()->kind()
+                                                                      : type->kind();
+        const int64_t i = iv->toInt();
+        if (kind == c10::TypeKind::ScalarTypeType) return {{"as_scalar_type", pt2::schemaValueOf(static_cast<c10::ScalarType>(i))}};
+        if (kind == c10::TypeKind::LayoutType) return {{"as_layout", pt2::schemaValueOf(static_cast<c10::Layout>(i))}};
+        if (kind == c10::TypeKind::MemoryFormatType)
+          return {{"as_memory_format", pt2::schemaValueOf(static_cast<c10::MemoryFormat>(i))}};
+        return {{"as_int", qint64(i)}};
+      }
+      if (iv->isDouble()) return {{"as_float", iv->toDouble()}};
+      if (iv->isString()) return {{"as_string", QString::fromStdString(iv->toStringRef())}};
+      if (iv->isDevice()) {
+        const auto d = iv->toDevice();
+        return {{"as_device", QJsonObject{{"type", QString::fromStdString(c10::DeviceTypeName(d.type(), true))},
+                                          {"index", d.has_index() ? QJsonValue(int(d.index())) : QJsonValue()}}}};
+      }
+      if (iv->isIntList()) {
+        QJsonArray a;
+        for (auto i : iv->toIntVector()) a.append(qint64(i));
+        return {{"as_ints", a}};
+      }
+      if (iv->isDoubleList()) {
+        QJsonArray a;
+        for (auto d : iv->toDoubleVector()) a.append(d);
+        return {{"as_floats", a}};
+      }
+      if (iv->isBoolList()) {
+        QJsonArray a;
+        for (bool b : iv->toBoolList()) a.append(b);
+        return {{"as_bools", a}};
+      }
+      fail(QStringLiteral("a constant of type %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
+    }
+    if (p->kind() == c10::prim::ListConstruct) {
+      const auto element = v->type()->expectRef<c10::ListType>().getElementType();
+      QJsonArray items;
+      if (element->kind() == c10::TypeKind::OptionalType) {
+        for (const Value* in : p->inputs()) {
+          if (in->type()->kind() == c10::TypeKind::NoneType) items.append(QJsonObject{{"as_none", true}});
+          else items.append(QJsonObject{{"as_tensor", QJsonObject{{"name", tensorName(in)}}}});
+        }
+        return {{"as_optional_tensors", items}};
+      }
+      if (element->kind() == c10::TypeKind::TensorType) {
+        for (const Value* in : p->inputs()) items.append(QJsonObject{{"name", tensorName(in)}});
+        return {{"as_tensors", items}};
+      }
+      for (const Value* in : p->inputs()) {
+        const auto iv = torch::jit::toIValue(in);
+        if (!iv || !iv->isInt()) fail(QStringLiteral("a computed list cannot be saved as .pt2 yet"));
+        items.append(qint64(iv->toInt()));
+      }
+      return {{"as_ints", items}};
+    }
+    if (!v->type()->cast<c10::TensorType>()) fail(QStringLiteral("a computed %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
+    return {{"as_tensor", QJsonObject{{"name", tensorName(v)}}}};
+  }
+
+  QString tensorName(const Value* v) {
+    if (v->node()->kind() == c10::prim::Constant) {
+      const auto iv = torch::jit::toIValue(v);
+      if (iv && iv->isTensor()) return weightFor(v, iv->toTensor());
+    }
+    return nameOf(v);
+  }
+
+  void addNode(Node* n, const QString& rootType) {
+    const auto* schema = n->maybeSchema();
+    if (!schema) fail(QStringLiteral("%1 has no schema").arg(QString::fromStdString(n->kind().toQualString())));
+    const std::string& qual = schema->name();
+    const auto sep = qual.find("::");
+    const QString target = QStringLiteral("torch.ops.%1.%2.%3")
+                               .arg(QString::fromStdString(qual.substr(0, sep)), QString::fromStdString(qual.substr(sep + 2)),
+                                    schema->overload_name().empty() ? QStringLiteral("default")
+                                                                    : QString::fromStdString(schema->overload_name()));
+    QJsonArray inputs;
+    for (size_t i = 0; i < schema->arguments().size() && i < n->inputs().size(); ++i) {
+      const auto& a = schema->arguments()[i];
+      inputs.append(QJsonObject{{"name", QString::fromStdString(a.name())},
+                                {"arg", encode(n->input(i), a)},
+                                {"kind", a.kwarg_only() ? 2 : 1}});
+    }
+    QJsonArray outputs;
+    for (const Value* o : n->outputs()) {
+      const QString name = nameOf(o);
+      auto s = sample_.find(o);
+      if (s == sample_.end()) fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
+      tensorValues_.insert(name, tensorMeta(s->second));
+      outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", name}}}});
+    }
+    QJsonObject metadata{{"nn_module_stack", moduleStack(n, rootType)}};
+    if (const QString trace = stackTrace(n); !trace.isEmpty()) metadata.insert(QStringLiteral("stack_trace"), trace);
+    nodes_.append(QJsonObject{{"target", target},
+                              {"inputs", inputs},
+                              {"outputs", outputs},
+                              {"metadata", metadata},
+                              {"is_hop_single_tensor_return", QJsonValue()},
+                              {"name", n->outputs().size() == 1 ? nameOf(n->output(0)) : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+  }
+
+  model::RevisionPtr rev_;
+  std::unordered_map<const Value*, at::Tensor> sample_;
+  std::unordered_map<const Value*, QString> names_;
+  QSet<QString> taken_;
+  QVector<Weight> weights_;
+  QStringList userInputs_, outputs_;
+  QJsonArray nodes_;
+  QJsonObject tensorValues_;
+};
+
+}  // namespace
+
+Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
+                      const std::vector<c10::IValue>& sampleInputs) {
+  Pt2SaveResult result;
+  if (QFileInfo(outPath).absoluteFilePath() == QFileInfo(sourcePt2).absoluteFilePath()) {
+    result.error = QStringLiteral("%1 is the program this model was opened from: save to another file.").arg(outPath);
+    return result;
+  }
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(sourcePt2.toStdString());
+    QString modelJson;
+    for (const auto& r : reader.getAllRecords())
+      if (QString::fromStdString(r).startsWith(str(spec::MODELS_DIR)) && QString::fromStdString(r).endsWith(QLatin1String(".json")))
+        modelJson = QString::fromStdString(r);
+    if (modelJson.isEmpty()) fail(QStringLiteral("%1 holds no program").arg(sourcePt2));
+    auto [data, size] = reader.getRecord(modelJson.toStdString());
+    QJsonObject model = QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();
+    const QString modelName = QFileInfo(modelJson).completeBaseName();
+
+    QString rootType = QString::fromStdString(revision->graph()->inputs()[0]->type()->str());
+    rootType.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
+    rootType.remove(QRegularExpression(QStringLiteral("\\.___torch_mangle_\\d+")));
+    Exporter exporter(revision, sampleInputs);
+    exporter.build(rootType);
+
+    QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
+    gm.insert(QStringLiteral("graph"), exporter.graphJson());
+    gm.insert(QStringLiteral("signature"), exporter.signatureJson());
+    model.insert(QStringLiteral("graph_module"), gm);
+
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+      return file.write(static_cast<const char*>(buf), qint64(n)) == qint64(n) ? n : 0;
+    });
+    static const QSet<QString> regenerated{QStringLiteral(".data/version"), QStringLiteral("version"),
+                                           QStringLiteral(".data/serialization_id")};
+    for (const auto& r : reader.getAllRecords()) {
+      const QString name = QString::fromStdString(r);
+      if (regenerated.contains(name) || name.startsWith(str(spec::MODELS_DIR)) ||
+          name.startsWith(str(spec::WEIGHTS_DIR)) || name.startsWith(str(spec::CONSTANTS_DIR)))
+        continue;
+      auto [bytes, n] = reader.getRecord(r);
+      writer.writeRecord(r, bytes.get(), n);
+    }
+    const QByteArray json = QJsonDocument(model).toJson(QJsonDocument::Compact);
+    writer.writeRecord(modelJson.toStdString(), json.constData(), size_t(json.size()));
+    QJsonObject config;
+    int index = 0;
+    for (const auto& w : exporter.weights()) {
+      const QString path = str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(index++);
+      writer.writeRecord((str(spec::WEIGHTS_DIR) + path).toStdString(), w.tensor.data_ptr(), w.tensor.nbytes());
+      config.insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.isParam}, {"use_pickle", false},
+                                       {"tensor_meta", tensorMeta(w.tensor)}});
+    }
+    const QByteArray weightsConfig = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
+    writer.writeRecord(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                       weightsConfig.constData(), size_t(weightsConfig.size()));
+    const QByteArray constantsConfig = QByteArrayLiteral("{\"config\": {}}");
+    writer.writeRecord(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                       constantsConfig.constData(), size_t(constantsConfig.size()));
+    writer.writeEndOfFile();
+    if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    result.ok = true;
+  } catch (const SaveError& e) {
+    result.error = QString::fromStdString(e.what());
+  } catch (const c10::Error& e) {
+    result.error = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
+  } catch (const std::exception& e) {
+    result.error = QString::fromUtf8(e.what());
+  }
+  return result;
+}
+
+}  // namespace graft::core::io

@@ -1,0 +1,27 @@
+#pragma once
+// Saving a revision of a torch.export program back as a .pt2 that stock torch.export.load reads.
+#include "core/model/revision.h"
+
+#include <QtCore/QString>
+#include <vector>
+
+namespace c10 { struct IValue; }
+
+namespace graft::core::io {
+
+struct Pt2SaveResult {
+  bool ok = false;
+  QString error;  // what stopped it, worded for the user
+};
+
+// Writes `revision` (of the program at `sourcePt2`) to `outPath` atomically. The model.json is
+// regenerated from the graph: every op node becomes a call_function on its overload, values keep
+// their names (fx names for untouched nodes), module paths and source lines become
+// nn_module_stack and stack_trace again, and tensor constants become weights. Shapes of values
+// the graph does not type (nodes added by edits) come from one run on `sampleInputs`. The
+// program's signature specs, range constraints and module call graph are carried over from the
+// source. Refuses `outPath == sourcePt2`.
+Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
+                      const std::vector<c10::IValue>& sampleInputs);
+
+}  // namespace graft::core::io
