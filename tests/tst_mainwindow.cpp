@@ -1,6 +1,9 @@
 // The first GUI: opening samples and files, the error box for bad files, selection sync between
 // the module tree and the IR view, and a screenshot for people to look at.
+#include "core/io/load.h"
 #include "core/model/document.h"
+#include "core/model/graph_view.h"
+#include "ui/edit_actions.h"
 #include "test_support.h"
 #include "core/report/versions.h"
 #include "core/run/threads.h"
@@ -135,6 +138,19 @@ class TstMainWindow : public QObject {
     QDir().mkpath(out);
     QVERIFY(box->grab().save(out + QStringLiteral("/about.png")));
     box->close();
+  }
+  // A program opened in the GUI saves as a program that opens again, with its op count.
+  void savesAProgramAsAProgram() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("saved.pt2"));
+    QVERIFY(w.editActions()->saveRevisionAs(out));
+    auto reopened = graft::core::io::loadFile(out);
+    QVERIFY2(reopened.ok(), qPrintable(reopened.error.message()));
+    QCOMPARE(reopened.document->format(), QStringLiteral("pt2"));
+    QCOMPARE(graft::core::model::GraphView::build(*reopened.document->current()).opCount(), w.view()->opCount());
   }
   // Run > Threads is kept in the settings and applied at start-up.
   void savedThreadsAreApplied() {

@@ -38,7 +38,7 @@ EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) 
   replaceOp->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   editValue = new QAction(tr("Edit &Value…"), this);
   editValue->setShortcut(QKeySequence(Qt::Key_F2));
-  saveAs = new QAction(tr("Save &As TorchScript…"), this);
+  saveAs = new QAction(tr("Save Revision &As…"), this);
   saveAs->setShortcut(QKeySequence::SaveAs);
   for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) window->addAction(a);
 
@@ -85,8 +85,11 @@ EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) 
   });
   connect(saveAs, &QAction::triggered, this, [this] {
     if (!session_) return;
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as TorchScript"), QString(),
-                                                      tr("TorchScript archives (*.pt)"), nullptr,
+    // A program saves as a program or as TorchScript; a TorchScript model as TorchScript.
+    const bool program = session_->document().format() == QLatin1String("pt2");
+    const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)")
+                                   : tr("TorchScript archives (*.pt)");
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), QString(), filter, nullptr,
                                                       QFileDialog::DontConfirmOverwrite);
     if (!path.isEmpty()) saveRevisionAs(path);
   });
@@ -145,7 +148,7 @@ bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
                                               QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
     if (answer != QMessageBox::Yes) return false;
   }
-  const auto r = core::io::saveRevision(*doc.current(), path);
+  const auto r = core::io::saveAs(doc, doc.current(), path);
   if (!r.ok) {
     QMessageBox::warning(window_, tr("Save failed"), r.error);
     return false;
