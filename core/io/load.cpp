@@ -3,6 +3,7 @@
 #include "core/io/archive_probe.h"
 #include "core/io/operator_libraries.h"
 #include "core/io/pt2_import.h"
+#include "core/run/input_set.h"
 #include "core/samples/samples.h"
 
 #include <torch/csrc/jit/passes/freeze_module.h>
@@ -65,6 +66,12 @@ LoadResult loadFile(const QString& path, const LoadOptions& options) {
     // A program is frozen by construction: its weights are graph constants.
     auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true);
     result.document->setFormat(QStringLiteral("pt2"));
+    if (!imported.exampleInputs.empty()) {
+      auto examples = std::make_shared<run::InputSet>();
+      examples->values = imported.exampleInputs;
+      for (const auto& v : examples->values) examples->descriptions << run::describe(v);
+      result.document->setExampleInputs(std::move(examples));
+    }
     return result;
   }
   if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);

@@ -1,6 +1,7 @@
 #include "core/io/pt2_import.h"
 
 #include "core/io/pt2_schema.h"
+#include "core/model/shape_symbols.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
@@ -51,15 +52,29 @@ std::optional<int64_t> concreteInt(const QJsonValue& v) {
   return std::nullopt;
 }
 
-// A tensor's type from its TensorMeta: dtype, device and the sizes that are concrete.
+// A symbolic size's name: {"as_expr": {"expr_str": "Symbol('s77', positive=True, …)"}} -> "s77";
+// an expression ("2*s77") keeps its text.
+QString symbolicName(const QJsonValue& v) {
+  const QString expr = v.toObject().value(QLatin1String("as_expr")).toObject().value(QLatin1String("expr_str")).toString();
+  static const QRegularExpression symbol(QStringLiteral(R"(^Symbol\('(\w+)')"));
+  const auto m = symbol.match(expr);
+  return m.hasMatch() ? m.captured(1) : (expr.isEmpty() ? QStringLiteral("?") : expr);
+}
+
+// A tensor's type from its TensorMeta: dtype, device, and sizes, symbolic ones by name.
 c10::TensorTypePtr tensorType(const QJsonObject& meta) {
+  std::vector<c10::ShapeSymbol> symbols;
+  for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) {
+    const auto size = concreteInt(s);
+    symbols.push_back(size ? c10::ShapeSymbol::fromStaticSize(*size) : model::symbolNamed(symbolicName(s)));
+  }
   std::vector<std::optional<int64_t>> dims;
   for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) dims.push_back(concreteInt(s));
   const auto device = meta.value(QLatin1String("device")).toObject();
   const std::string deviceType = device.value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
   const c10::Device dev(deviceType == "cuda" ? c10::kCUDA : c10::kCPU);
   return c10::TensorType::create(scalarType(meta.value(QLatin1String("dtype")).toInt()), dev,
-                                 c10::SymbolicShape(dims), c10::VaryingShape<c10::Stride>(dims.size()),
+                                 c10::SymbolicShape(symbols), c10::VaryingShape<c10::Stride>(dims.size()),
                                  /*requires_grad=*/false);
 }
 
@@ -108,7 +123,26 @@ class Importer {
 
     auto* fn = cu_->create_function(c10::QualifiedName(*module_->type()->name(), "forward"), graph_);
     module_->type()->addMethod(fn);
+    readSampleInputs(QString::fromLatin1(spec::SAMPLE_INPUTS_FILENAME_FORMAT.data(), spec::SAMPLE_INPUTS_FILENAME_FORMAT.size())
+                         .replace(QLatin1String("{}"), modelName));
     return module_;
+  }
+
+  std::vector<c10::IValue> sampleInputs;
+
+ private:
+  // data/sample_inputs/<model>.pt: torch.save((args, kwargs)). Optional; a damaged one is ignored.
+  void readSampleInputs(const QString& name) {
+    if (!reader_.hasRecord(name.toStdString())) return;
+    try {
+      const QByteArray bytes = record(name);
+      const c10::IValue saved = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+      if (!saved.isTuple() || saved.toTupleRef().elements().empty()) return;
+      const c10::IValue args = saved.toTupleRef().elements()[0];
+      if (args.isTuple()) sampleInputs = args.toTupleRef().elements().vec();
+    } catch (const std::exception&) {
+      sampleInputs.clear();
+    }
   }
 
  private:
@@ -426,6 +460,7 @@ Pt2Import importPt2(const QString& path) {
   try {
     Importer importer(path);
     result.module = importer.run();
+    result.exampleInputs = importer.sampleInputs;
   } catch (const Pt2Error& e) {
     const QString what = QString::fromStdString(e.what());
     if (what == QLatin1String("AOTINDUCTOR"))

@@ -3,6 +3,8 @@
 // ATen ops imported into a torch::jit::Graph, so that everything downstream serves both formats.
 #include "core/io/load_error.h"
 
+#include <ATen/core/ivalue.h>
+
 #include <QtCore/QString>
 #include <memory>
 #include <optional>
@@ -16,6 +18,7 @@ bool isPt2Archive(const QString& path);
 
 struct Pt2Import {
   std::shared_ptr<torch::jit::Module> module;  // forward(self, *user_inputs): the program's graph
+  std::vector<c10::IValue> exampleInputs;      // the archive's sample inputs (args), when it has them
   LoadError error;                              // set when module is null
 };
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 // A loaded model and every revision made of it. History is a tree: undo moves to the parent,
 // redo to the newest child, and an edit after an undo adds a sibling, so no revision is lost.
 #include "core/model/revision.h"
@@ -7,6 +8,8 @@
 #include <QtCore/QObject>
 #include <QtCore/QString>
 #include <QtCore/QVector>
+
+namespace graft::core::run { struct InputSet; }
 
 namespace graft::core::model {
 
@@ -41,6 +44,9 @@ class Document : public QObject {
   // The file format it came from: "torchscript" (also samples) or "pt2" (a torch.export program).
   const QString& format() const { return format_; }
   void setFormat(QString format) { format_ = std::move(format); }
+  // Inputs the file itself provides (a .pt2's sample inputs): runs default to them.
+  const std::shared_ptr<const run::InputSet>& exampleInputs() const { return exampleInputs_; }
+  void setExampleInputs(std::shared_ptr<const run::InputSet> inputs) { exampleInputs_ = std::move(inputs); }
 
  Q_SIGNALS:
   void revisionAdded(int index);
@@ -60,6 +66,7 @@ class Document : public QObject {
   QString sampleName_;
   QByteArray sourceSha256_;
   QString format_ = QStringLiteral("torchscript");
+  std::shared_ptr<const run::InputSet> exampleInputs_;
 };
 
 }  // namespace graft::core::model

@@ -1,5 +1,7 @@
 #include "core/model/value_format.h"
 
+#include "core/model/shape_symbols.h"
+
 #include <torch/script.h>
 
 #include <sstream>
@@ -37,7 +39,13 @@ QString formatType(const torch::jit::Value* value) {
   if (auto tensor = type->cast<c10::TensorType>()) {
     QString out = tensor->scalarType() ? dtypeName(static_cast<int>(*tensor->scalarType()))
                                        : QStringLiteral("Tensor");
-    if (auto sizes = tensor->sizes().concrete_sizes()) out += QLatin1Char(' ') + joinSizes(*sizes);
+    if (auto sizes = tensor->sizes().concrete_sizes()) {
+      out += QLatin1Char(' ') + joinSizes(*sizes);
+    } else if (auto dims = tensor->symbolic_sizes().sizes()) {
+      QStringList parts;  // a program's dynamic dimensions, by name: "[s77, 8]"
+      for (const auto& d : *dims) parts << symbolName(d);
+      out += QStringLiteral(" [%1]").arg(parts.join(QStringLiteral(", ")));
+    }
     return out;
   }
   return QString::fromStdString(type->annotation_str());

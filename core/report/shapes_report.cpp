@@ -3,6 +3,7 @@
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
 #include "core/model/revision.h"
+#include "core/model/shape_symbols.h"
 #include "core/model/value_format.h"
 #include "core/run/executor.h"
 
@@ -35,7 +36,7 @@ std::pair<QJsonValue, QString> typeFacts(const torch::jit::Value* v) {
   QJsonValue shape;
   if (const auto dims = t->symbolic_sizes().sizes()) {
     QJsonArray a;
-    for (const auto& d : *dims) a.append(d.is_static() ? QJsonValue(qint64(d.static_size())) : QJsonValue(QStringLiteral("?")));
+    for (const auto& d : *dims) a.append(d.is_static() ? QJsonValue(qint64(d.static_size())) : QJsonValue(model::symbolName(d)));
     shape = a;
   }
   const QString dtype = t->scalarType() ? model::dtypeName(static_cast<int>(*t->scalarType())) : QString();

@@ -219,6 +219,10 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
 
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
   InputResult result;
+  if (const auto& examples = doc.exampleInputs()) {
+    result.inputs = *examples;  // the file's own sample inputs (a .pt2's)
+    return result;
+  }
   if (const auto* sample = samples::find(doc.sampleName()); sample && !doc.sampleName().isEmpty())
     return parseInputs({samples::inputSpec(*sample)}, seed);
   const auto graph = doc.original()->graph();

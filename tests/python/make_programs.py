@@ -79,12 +79,12 @@ def make(outdir, name):
             torch.jit.trace(model, inputs, check_trace=False, strict=False).save(base + ".pt")
     torch.save(tuple(inputs), base + ".inputs.pt")
     ops = sum(isinstance(n.target, torch._ops.OpOverload) for n in ep.graph.nodes)
-    # Every tensor value's shape as the program's metadata has it ("?" for a symbolic size).
+    # Every tensor value's shape as the program's metadata has it (a symbolic size by its name).
     shapes = {}
     for n in ep.graph.nodes:
         val = n.meta.get("val")
         if n.op in ("call_function", "placeholder") and isinstance(val, torch.Tensor):
-            shapes[n.name] = {"shape": [d if isinstance(d, int) else "?" for d in val.shape],
+            shapes[n.name] = {"shape": [d if isinstance(d, int) else str(d) for d in val.shape],
                               "dtype": str(val.dtype).replace("torch.", "")}
     ref = {"ops": ops, "input_shapes": [list(t.shape) for t in inputs], "supported": supported,
            "decomposed": decompose, "shapes": shapes}
