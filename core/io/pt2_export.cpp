@@ -33,7 +33,7 @@ struct SaveError : std::runtime_error {
 };
 [[noreturn]] void fail(const QString& what) { throw SaveError(what.toStdString()); }
 
-QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
+using pt2::str;
 
 QJsonArray symInts(c10::IntArrayRef values) {
   QJsonArray a;

@@ -37,8 +37,7 @@ struct Pt2Error : std::runtime_error {
 
 [[noreturn]] void fail(const QString& what) { throw Pt2Error(what.toStdString()); }
 
-// The archive constants are string_views.
-QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
+using pt2::str;
 
 c10::ScalarType scalarType(int serde) {
   if (auto t = pt2::scalarTypeOf(serde)) return *t;
@@ -123,8 +122,7 @@ class Importer {
 
     auto* fn = cu_->create_function(c10::QualifiedName(*module_->type()->name(), "forward"), graph_);
     module_->type()->addMethod(fn);
-    readSampleInputs(QString::fromLatin1(spec::SAMPLE_INPUTS_FILENAME_FORMAT.data(), spec::SAMPLE_INPUTS_FILENAME_FORMAT.size())
-                         .replace(QLatin1String("{}"), modelName));
+    readSampleInputs(str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName));
     return module_;
   }
 

@@ -5,9 +5,15 @@
 #include <c10/core/MemoryFormat.h>
 #include <c10/core/ScalarType.h>
 
+#include <QtCore/QString>
+
 #include <optional>
+#include <string_view>
 
 namespace graft::core::io::pt2 {
+
+// The archive constants (torch/csrc/export/pt2_archive_constants.h) are string_views.
+inline QString str(std::string_view v) { return QString::fromLatin1(v.data(), static_cast<qsizetype>(v.size())); }
 
 std::optional<c10::ScalarType> scalarTypeOf(int schemaValue);
 int schemaValueOf(c10::ScalarType type);  // 0 (UNKNOWN) where the schema has none

@@ -13,19 +13,10 @@ import warnings
 
 import torch
 
+from output_utils import flatten
+
 warnings.filterwarnings("ignore", category=FutureWarning)
 
-
-def flatten(value, out):
-    if isinstance(value, torch.Tensor):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            flatten(v, out)
-    elif isinstance(value, dict):
-        for v in value.values():
-            flatten(v, out)
-    return out
 
 
 def main():
@@ -43,8 +34,8 @@ def main():
         sys.exit(2)
     inputs = torch.load(args.inputs)
     with torch.no_grad():
-        got = flatten(model(*inputs), [])
-    want = flatten(torch.load(args.outputs), [])
+        got = flatten(model(*inputs))
+    want = flatten(torch.load(args.outputs))
     close = len(got) == len(want)
     max_abs, scale = 0.0, 0.0
     for a, b in zip(got, want):

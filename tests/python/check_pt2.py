@@ -11,16 +11,10 @@ import warnings
 
 import torch
 
+from output_utils import flatten
+
 warnings.filterwarnings("ignore")
 
-
-def flat(v):
-    if isinstance(v, torch.Tensor):
-        return [v]
-    out = []
-    for e in (v.values() if isinstance(v, dict) else v):
-        out += flat(e)
-    return out
 
 
 def main():
@@ -39,7 +33,7 @@ def main():
     original = torch.export.load(args.original)
     inputs = torch.load(args.inputs)
     with torch.no_grad():
-        want, got = flat(original.module()(*inputs)), flat(saved.module()(*inputs))
+        want, got = flatten(original.module()(*inputs)), flatten(saved.module()(*inputs))
     close = len(want) == len(got)
     max_abs = 0.0
     for a, b in zip(want, got):
