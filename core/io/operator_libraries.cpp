@@ -20,14 +20,6 @@ bool openGlobal(const QString& path, QString* error) {
   return false;
 }
 
-QString versionFromFile(const QString& versionPy) {
-  QFile f(versionPy);
-  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
-  static const QRegularExpression re(QStringLiteral(R"(__version__\s*=\s*['"]([^'"]+)['"])"));
-  const auto m = re.match(QString::fromUtf8(f.readAll()));
-  return m.hasMatch() ? m.captured(1) : QString();
-}
-
 // torchvision's library links libtorch_python, which needs the Python runtime's symbols
 // (nothing is run: the operators are plain C++). The venv's pyvenv.cfg names the interpreter's
 // home; Debian's libpython is the fallback.
@@ -81,7 +73,7 @@ OperatorLibraryStatus findAndLoad() {
                     .arg(dir.isEmpty() ? QStringLiteral("its location is unknown") : dir, how);
     return s;
   }
-  s.version = versionFromFile(dir + QStringLiteral("/version.py"));
+  s.version = packageVersion(dir);
   QStringList libs = QDir(dir).entryList({QStringLiteral("_C.so"), QStringLiteral("_C_stable.so"), QStringLiteral("_C.*.so")},
                                          QDir::Files);
   if (libs.isEmpty()) {
@@ -107,6 +99,14 @@ OperatorLibraryStatus findAndLoad() {
 }
 
 }  // namespace
+
+QString packageVersion(const QString& packageDir) {
+  QFile f(packageDir + QStringLiteral("/version.py"));
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+  static const QRegularExpression re(QStringLiteral(R"(__version__\s*=\s*['"]([^'"]+)['"])"));
+  const auto m = re.match(QString::fromUtf8(f.readAll()));
+  return m.hasMatch() ? m.captured(1) : QString();
+}
 
 QString loadedTorchRoot() {
   Dl_info info{};

@@ -18,6 +18,10 @@ struct OperatorLibraryStatus {
 // torch package whose libtorch this process runs. Never throws.
 const OperatorLibraryStatus& loadTorchvisionOperators();
 
+// The `__version__` a Python package folder's version.py declares ("2.14.1+cu130"); empty when
+// there is none.
+QString packageVersion(const QString& packageDir);
+
 // The folder of the torch package (or libtorch archive) whose libraries this process runs:
 // ".../site-packages/torch". Empty when it cannot be told.
 QString loadedTorchRoot();

@@ -9,7 +9,6 @@
 #include <torch/version.h>
 
 #include <QtCore/QFile>
-#include <QtCore/QRegularExpression>
 
 #include <dlfcn.h>
 
@@ -27,12 +26,7 @@ QString loadedLibraryOf(const void* symbol) {
 // archive's build-version file; the compiled-in version when neither is there.
 QString loadedTorchVersion() {
   const QString root = io::loadedTorchRoot();
-  QFile py(root + QStringLiteral("/version.py"));
-  if (py.open(QIODevice::ReadOnly | QIODevice::Text)) {
-    static const QRegularExpression re(QStringLiteral(R"(__version__\s*=\s*['"]([^'"]+)['"])"));
-    const auto m = re.match(QString::fromUtf8(py.readAll()));
-    if (m.hasMatch()) return m.captured(1);
-  }
+  if (const QString wheel = io::packageVersion(root); !wheel.isEmpty()) return wheel;
   QFile archive(root + QStringLiteral("/build-version"));
   if (archive.open(QIODevice::ReadOnly | QIODevice::Text)) return QString::fromUtf8(archive.readAll()).trimmed();
   return QString::fromLatin1(TORCH_VERSION);
