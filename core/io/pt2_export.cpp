@@ -332,10 +332,7 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
   }
   try {
     caffe2::serialize::PyTorchStreamReader reader(sourcePt2.toStdString());
-    QString modelJson;
-    for (const auto& r : reader.getAllRecords())
-      if (QString::fromStdString(r).startsWith(str(spec::MODELS_DIR)) && QString::fromStdString(r).endsWith(QLatin1String(".json")))
-        modelJson = QString::fromStdString(r);
+    const QString modelJson = pt2::modelRecordOf(reader.getAllRecords());
     if (modelJson.isEmpty()) fail(QStringLiteral("%1 holds no program").arg(sourcePt2));
     auto [data, size] = reader.getRecord(modelJson.toStdString());
     QJsonObject model = QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();

@@ -67,13 +67,11 @@ c10::TensorTypePtr tensorType(const QJsonObject& meta) {
     const auto size = concreteInt(s);
     symbols.push_back(size ? c10::ShapeSymbol::fromStaticSize(*size) : model::symbolNamed(symbolicName(s)));
   }
-  std::vector<std::optional<int64_t>> dims;
-  for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) dims.push_back(concreteInt(s));
   const auto device = meta.value(QLatin1String("device")).toObject();
   const std::string deviceType = device.value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
   const c10::Device dev(deviceType == "cuda" ? c10::kCUDA : c10::kCPU);
   return c10::TensorType::create(scalarType(meta.value(QLatin1String("dtype")).toInt()), dev,
-                                 c10::SymbolicShape(symbols), c10::VaryingShape<c10::Stride>(dims.size()),
+                                 c10::SymbolicShape(symbols), c10::VaryingShape<c10::Stride>(symbols.size()),
                                  /*requires_grad=*/false);
 }
 
@@ -157,10 +155,7 @@ class Importer {
   }
 
   QString findModelJson() {
-    for (const auto& r : reader_.getAllRecords()) {
-      const QString name = QString::fromStdString(r);
-      if (name.startsWith(str(spec::MODELS_DIR)) && name.endsWith(QLatin1String(".json"))) return name;
-    }
+    if (QString name = pt2::modelRecordOf(reader_.getAllRecords()); !name.isEmpty()) return name;
     for (const auto& r : reader_.getAllRecords())
       if (QString::fromStdString(r).startsWith(str(spec::AOTINDUCTOR_DIR)))
         fail(QStringLiteral("AOTINDUCTOR"));

@@ -1,5 +1,7 @@
 #include "core/io/pt2_schema.h"
 
+#include <torch/csrc/export/pt2_archive_constants.h>
+
 #include <utility>
 
 namespace graft::core::io::pt2 {
@@ -51,5 +53,14 @@ c10::MemoryFormat memoryFormatOf(int schemaValue) {
 int schemaValueOf(c10::MemoryFormat format) { return byType(kMemoryFormats, format); }
 c10::Layout layoutOf(int schemaValue) { return byValue(kLayouts, schemaValue).value_or(c10::kStrided); }
 int schemaValueOf(c10::Layout layout) { return byType(kLayouts, layout); }
+
+QString modelRecordOf(const std::vector<std::string>& records) {
+  const QString dir = str(torch::_export::archive_spec::MODELS_DIR);
+  for (const auto& r : records) {
+    const QString name = QString::fromStdString(r);
+    if (name.startsWith(dir) && name.endsWith(QLatin1String(".json"))) return name;
+  }
+  return {};
+}
 
 }  // namespace graft::core::io::pt2

@@ -8,7 +8,9 @@
 #include <QtCore/QString>
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace graft::core::io::pt2 {
 
@@ -23,5 +25,9 @@ int schemaValueOf(c10::MemoryFormat format);
 
 c10::Layout layoutOf(int schemaValue);
 int schemaValueOf(c10::Layout layout);
+
+// The program's definition among an archive's records: the first models/<name>.json; empty
+// when there is none.
+QString modelRecordOf(const std::vector<std::string>& records);
 
 }  // namespace graft::core::io::pt2
