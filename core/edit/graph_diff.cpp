@@ -3,6 +3,7 @@
 #include "core/edit/edit_context.h"
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
+#include "core/model/pair_by_order.h"
 #include "core/model/value_format.h"
 
 #include <torch/csrc/jit/ir/constants.h>
@@ -10,7 +11,6 @@
 
 #include <QtCore/QJsonArray>
 
-#include <map>
 #include <unordered_map>
 
 namespace graft::core::edit {
@@ -65,50 +65,35 @@ QString argumentName(const Node* n, size_t i) {
 
 GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMatching matching) {
   const auto nodesA = opNodes(a), nodesB = opNodes(b);
-  std::unordered_map<const Node*, const Node*> partnerOfA, partnerOfB;
+  std::vector<int> pairA(nodesA.size(), -1), pairB(nodesB.size(), -1);
   if (matching == DiffMatching::ById) {
-    for (const Node* nb : nodesB)
-      if (const Node* na = a.nodeOf(b.idOf(nb)); na && isOpNode(na)) {
-        partnerOfA[na] = nb;
-        partnerOfB[nb] = na;
+    std::unordered_map<model::NodeId, int> indexA;
+    for (size_t ia = 0; ia < nodesA.size(); ++ia) indexA[a.idOf(nodesA[ia])] = int(ia);
+    for (size_t ib = 0; ib < nodesB.size(); ++ib)
+      if (auto it = indexA.find(b.idOf(nodesB[ib])); it != indexA.end()) {
+        pairA[it->second] = int(ib);
+        pairB[ib] = it->second;
       }
   } else {
-    // The k-th node of a (module path, op) in A pairs with the k-th such node in B.
-    std::map<std::pair<QString, QString>, std::vector<const Node*>> byKey;
-    for (const Node* nb : nodesB) {
-      const auto d = describe(b, nb);
-      byKey[{d.modulePath, d.op}].push_back(nb);
-    }
-    std::map<std::pair<QString, QString>, size_t> taken;
-    for (const Node* na : nodesA) {
-      const auto d = describe(a, na);
-      const std::pair<QString, QString> key{d.modulePath, d.op};
-      auto& list = byKey[key];
-      size_t& k = taken[key];
-      if (k < list.size()) {
-        partnerOfA[na] = list[k];
-        partnerOfB[list[k]] = na;
-        ++k;
+    auto keys = [](const model::Revision& r, const std::vector<Node*>& nodes, bool withPath) {
+      std::vector<QString> out;
+      for (const Node* n : nodes) {
+        const auto d = describe(r, n);
+        out.push_back(withPath ? d.modulePath + QLatin1Char('|') + d.op : d.op);
       }
-    }
-    // What is left pairs by op and order alone: a file saved without module call stacks (a
-    // rewritten model saved as TorchScript) still lines up with its original.
-    std::map<QString, std::vector<const Node*>> leftB;
-    for (const Node* nb : nodesB)
-      if (!partnerOfB.count(nb)) leftB[describe(b, nb).op].push_back(nb);
-    std::map<QString, size_t> takenLeft;
-    for (const Node* na : nodesA) {
-      if (partnerOfA.count(na)) continue;
-      const QString op = describe(a, na).op;
-      auto& list = leftB[op];
-      size_t& k = takenLeft[op];
-      if (k < list.size()) {
-        partnerOfA[na] = list[k];
-        partnerOfB[list[k]] = na;
-        ++k;
-      }
-    }
+      return out;
+    };
+    // Module path, op and order; then op and order alone for what is left, so a file saved
+    // without module call stacks (a rewritten model saved as TorchScript) still lines up.
+    model::pairByOrder(keys(a, nodesA, true), keys(b, nodesB, true), pairA, pairB);
+    model::pairByOrder(keys(a, nodesA, false), keys(b, nodesB, false), pairA, pairB);
   }
+  std::unordered_map<const Node*, const Node*> partnerOfA, partnerOfB;
+  for (size_t ia = 0; ia < nodesA.size(); ++ia)
+    if (pairA[ia] >= 0) {
+      partnerOfA[nodesA[ia]] = nodesB[pairA[ia]];
+      partnerOfB[nodesB[pairA[ia]]] = nodesA[ia];
+    }
 
   GraphDiff diff;
   for (const Node* nb : nodesB)

@@ -1,10 +1,11 @@
 #include "core/run/compare.h"
 
+#include "core/model/pair_by_order.h"
+
 #include <torch/script.h>
 
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace graft::core::run {
 
@@ -104,22 +105,14 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
     for (size_t ia = 0; ia < na; ++ia)
       if (auto it = indexB.find(a.nodes[ia].id); it != indexB.end()) pair(ia, it->second);
   } else {
-    // Key: module path, op and how many such nodes came before. Executed nodes only, so loops
-    // that ran a different number of times stay comparable up to where they part.
+    // Module path, op and order of occurrence. Executed nodes only, so loops that ran a
+    // different number of times stay comparable up to where they part.
     auto keys = [](const std::vector<NodeRecord>& nodes) {
-      std::map<QString, int> seen;
       std::vector<QString> out;
-      for (const auto& r : nodes) {
-        const QString base = r.modulePath + QLatin1Char('|') + r.op;
-        out.push_back(base + QLatin1Char('|') + QString::number(seen[base]++));
-      }
+      for (const auto& r : nodes) out.push_back(r.modulePath + QLatin1Char('|') + r.op);
       return out;
     };
-    const auto ka = keys(a.nodes), kb = keys(b.nodes);
-    std::unordered_map<QString, size_t> byKey;
-    for (size_t ib = 0; ib < nb; ++ib) byKey.emplace(kb[ib], ib);
-    for (size_t ia = 0; ia < na; ++ia)
-      if (auto it = byKey.find(ka[ia]); it != byKey.end()) pair(ia, it->second);
+    model::pairByOrder(keys(a.nodes), keys(b.nodes), partnerOfA, partnerOfB);
   }
 
   // Pair leftovers through their consumers, last first so chains of new nodes resolve.
