@@ -260,10 +260,10 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   Recorder* expected = nullptr;
   if (!gRecorder.compare_exchange_strong(expected, &recorder))
     throw std::runtime_error("another profile is running in this process");
-  // Timed runs ask for no inputs: RecordFunction then copies nothing per event.
-  auto timedCallback = [] {
+  // Timed runs ask for no inputs (RecordFunction then copies nothing per event); the shapes run does.
+  auto addCallback = [](bool needsInputs) {
     return at::addThreadLocalCallback(
-        at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(false).scopes({at::RecordScope::FUNCTION}));
+        at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(needsInputs).scopes({at::RecordScope::FUNCTION}));
   };
   struct Cleanup {
     at::CallbackHandle handle;
@@ -272,7 +272,7 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
       gRecorder.store(nullptr);
       tlsBuffer = nullptr;
     }
-  } cleanup{timedCallback()};
+  } cleanup{addCallback(false)};
 
   const int total = options.warmup + options.runs;
   try {
@@ -308,8 +308,7 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
     // Input shapes, recorded once in a separate untimed run (they cost an allocation per event).
     if (options.recordShapes && !profile.cancelled) {
       at::removeCallback(cleanup.handle);
-      cleanup.handle = at::addThreadLocalCallback(
-          at::RecordFunctionCallback(&onStart, &onEnd).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+      cleanup.handle = addCallback(true);
       recorder.shapesRun = true;
       recorder.recording = true;
       forward(inputs);
