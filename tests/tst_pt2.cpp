@@ -23,11 +23,7 @@ QString programFile(const QString& name, const char* suffix) {
   return graft::test::testdata(QStringLiteral("pt2/") + name + QLatin1String(suffix));
 }
 
-QJsonObject programReference(const QString& name) {
-  QFile f(programFile(name, ".ref.json"));
-  if (!f.open(QIODevice::ReadOnly)) qFatal("no reference for %s", qPrintable(name));
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+QJsonObject programReference(const QString& name) { return graft::test::reference(QStringLiteral("pt2/") + name); }
 
 // One row per program that Graft reads today (`supported` in its reference).
 void programRows(bool supported) {

@@ -26,11 +26,7 @@ QString zooFile(const QString& name, const char* suffix) {
   return graft::test::testdata(QStringLiteral("zoo/") + name + QLatin1String(suffix));
 }
 
-QJsonObject zooReference(const QString& name) {
-  QFile f(zooFile(name, ".ref.json"));
-  if (!f.open(QIODevice::ReadOnly)) qFatal("no reference for %s", qPrintable(name));
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+QJsonObject zooReference(const QString& name) { return graft::test::reference(QStringLiteral("zoo/") + name); }
 
 c10::IValue loadPickle(const QString& path) {
   QFile f(path);
