@@ -43,7 +43,7 @@ class TstMainWindow : public QObject {
     QCOMPARE(opened.count(), 1);
     QVERIFY(w.document());
     QCOMPARE(w.document()->sampleName(), QStringLiteral("cnn"));
-    auto* ir = w.findChild<graft::ui::IrView*>();
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph(")));
     QVERIFY(w.windowTitle().contains(QStringLiteral("sample:cnn")));
   }
@@ -69,7 +69,7 @@ class TstMainWindow : public QObject {
     const auto* view = w.view();
     const auto& conv = view->nodes.front();
     auto* tree = w.findChild<graft::ui::ModuleTree*>();
-    auto* ir = w.findChild<graft::ui::IrView*>();
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     w.selectNode(conv.id);
     QCOMPARE(ir->textCursor().blockNumber(), conv.irLine);
     QCOMPARE(tree->currentItem()->text(0), conv.op);
@@ -151,6 +151,32 @@ class TstMainWindow : public QObject {
     QVERIFY2(reopened.ok(), qPrintable(reopened.error.message()));
     QCOMPARE(reopened.document->format(), QStringLiteral("pt2"));
     QCOMPARE(graft::core::model::GraphView::build(*reopened.document->current()).opCount(), w.view()->opCount());
+  }
+  // A program's IR dock lists its fx graph; the Code dock its Python. Selecting a node puts both
+  // on its line, and clicking a line in the Code view selects the node defined there.
+  void programShowsFxGraphAndCode() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/cond.pt2"))));
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
+    auto* code = w.findChild<graft::ui::IrView*>(QStringLiteral("codeView"));
+    QVERIFY(ir && code);
+    QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph():")));
+    QVERIFY(code->toPlainText().contains(QStringLiteral("def forward(self, p_fc_weight, p_fc_bias, x):")));
+    const auto* view = w.view();
+    const auto sigmoid = std::find_if(view->nodes.begin(), view->nodes.end(), [](const auto& n) { return n.op == QLatin1String("sigmoid"); });
+    QVERIFY(sigmoid != view->nodes.end());  // a node of the false branch, shown in its group
+    QCOMPARE(view->groups[sigmoid->group].name, QStringLiteral("false_graph_0"));
+    w.selectNode(sigmoid->id);
+    QVERIFY(ir->textCursor().block().text().contains(QStringLiteral("%sigmoid : [num_users=1] = call_function[target=torch.ops.aten.sigmoid.default]")));
+    QVERIFY(code->textCursor().block().text().trimmed().startsWith(QStringLiteral("sigmoid = torch.ops.aten.sigmoid.default(")));
+    const auto sum = std::find_if(view->nodes.begin(), view->nodes.end(), [](const auto& n) { return n.op == QLatin1String("sum"); });
+    QVERIFY(sum != view->nodes.end());
+    QTextCursor c(code->document()->find(QStringLiteral("sum_1 = torch.ops.aten.sum.default(x)")));
+    QVERIFY(!c.isNull());
+    code->setTextCursor(c);
+    QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, code->cursorRect(c).center());
+    QCOMPARE(w.selectedNode(), sum->id);
   }
   // Run > Threads is kept in the settings and applied at start-up.
   void savedThreadsAreApplied() {

@@ -1,6 +1,7 @@
 #include "core/io/pt2_export.h"
 
 #include "core/io/pt2_schema.h"
+#include "core/model/fx_text.h"
 #include "core/model/revision.h"
 #include "core/run/executor.h"
 
@@ -282,12 +283,7 @@ class Exporter {
   void addNode(Node* n, const QString& rootType) {
     const auto* schema = n->maybeSchema();
     if (!schema) fail(QStringLiteral("%1 has no schema").arg(QString::fromStdString(n->kind().toQualString())));
-    const std::string& qual = schema->name();
-    const auto sep = qual.find("::");
-    const QString target = QStringLiteral("torch.ops.%1.%2.%3")
-                               .arg(QString::fromStdString(qual.substr(0, sep)), QString::fromStdString(qual.substr(sep + 2)),
-                                    schema->overload_name().empty() ? QStringLiteral("default")
-                                                                    : QString::fromStdString(schema->overload_name()));
+    const QString target = model::fxTarget(*schema);
     QJsonArray inputs;
     for (size_t i = 0; i < schema->arguments().size() && i < n->inputs().size(); ++i) {
       const auto& a = schema->arguments()[i];
