@@ -11,6 +11,7 @@
 #include "core/edit/edit.h"
 #include "core/edit/revision_diff.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/ir_view.h"
 #include "ui/main_window.h"
@@ -177,6 +178,25 @@ class TstMainWindow : public QObject {
     code->setTextCursor(c);
     QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, code->cursorRect(c).center());
     QCOMPARE(w.selectedNode(), sum->id);
+  }
+  // A program's symbolic dimension is shown by name, with its range in the tooltip.
+  void symbolicDimensionsShowTheirRange() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/dynamic_batch.pt2"))));
+    auto* canvas = w.findChild<graft::ui::canvas::GraphCanvas*>();
+    const auto& nodes = w.view()->nodes;
+    const auto linear = std::find_if(nodes.begin(), nodes.end(), [](const auto& n) { return n.op == QLatin1String("linear"); });
+    QVERIFY(linear != nodes.end());
+    canvas->revealNode(linear->id);  // it sits in the collapsed `fc`
+    QTRY_VERIFY(!canvas->layoutPending());
+    auto* scene = canvas->graphScene();
+    QString tip;
+    for (auto* item : scene->items())
+      if (auto* n = dynamic_cast<graft::ui::canvas::NodeItem*>(item); n && w.view()->node(n->id())->op == QLatin1String("linear"))
+        tip = scene->toolTipAt(n->sceneBoundingRect().center());
+    QVERIFY2(tip.contains(QStringLiteral("float32 [s77, 4]")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("2 ≤ s77 ≤ 64")), qPrintable(tip));
   }
   // Run > Threads is kept in the settings and applied at start-up.
   void savedThreadsAreApplied() {

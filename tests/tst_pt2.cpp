@@ -91,6 +91,9 @@ class TestPt2 : public QObject {
       ++compared;
     }
     QVERIFY(compared > 0);
+    // Every symbolic dimension comes with the range the program allows it.
+    const auto ranges = programReference(name).value(QStringLiteral("ranges")).toObject();
+    QCOMPARE(r.json().value(QStringLiteral("symbols")).toObject(), ranges);
   }
 
   // A TorchScript model records no shapes: one node-by-node run gives them, and they agree with

@@ -2,6 +2,7 @@
 
 #include "core/io/pt2_schema.h"
 #include "core/model/shape_symbols.h"
+#include "core/model/symbol_ranges.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
@@ -103,6 +104,7 @@ class Importer {
     const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
     const QJsonObject graphJson = gm.value(QLatin1String("graph")).toObject();
     tensorMeta_ = graphJson.value(QLatin1String("tensor_values")).toObject();
+    readRanges(model.value(QLatin1String("range_constraints")).toObject());
     const QString modelName = QFileInfo(modelJson).completeBaseName();
     loadTensors(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName),
                 QLatin1String("data/weights/"));
@@ -127,6 +129,18 @@ class Importer {
   std::vector<c10::IValue> sampleInputs;
 
  private:
+  // range_constraints: {"s77": {"min_val": 2, "max_val": 64}}; an unbounded max is absent or null.
+  static void readRanges(const QJsonObject& constraints) {
+    for (auto it = constraints.begin(); it != constraints.end(); ++it) {
+      const auto range = it.value().toObject();
+      model::SymbolRange r;
+      r.min = range.value(QLatin1String("min_val")).toInteger();
+      const auto max = range.value(QLatin1String("max_val"));
+      if (max.isDouble() && max.toDouble() < 9.0e18) r.max = max.toInteger();
+      model::setSymbolRange(it.key(), r);
+    }
+  }
+
   // data/sample_inputs/<model>.pt: torch.save((args, kwargs)). Optional; a damaged one is ignored.
   void readSampleInputs(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) return;
