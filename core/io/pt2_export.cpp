@@ -121,6 +121,7 @@ class Exporter {
                  .arg(QString::fromStdString(n->kind().toQualString())));
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
+      if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
       if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
       addNode(n, rootType);
     }
@@ -293,6 +294,17 @@ class Exporter {
     }
     QJsonArray outputs;
     for (const Value* o : n->outputs()) {
+      if (const Node* unpack = listUnpackOf(o)) {  // a Tensor[] result: fx names each item
+        QJsonArray items;
+        for (const Value* item : unpack->outputs()) {
+          auto s = sample_.find(item);
+          if (s == sample_.end()) fail(QStringLiteral("%1 has a list item that is not a tensor (not supported yet)").arg(target));
+          tensorValues_.insert(nameOf(item), tensorMeta(s->second));
+          items.append(QJsonObject{{"name", nameOf(item)}});
+        }
+        outputs.append(QJsonObject{{"as_tensors", items}});
+        continue;
+      }
       const QString name = nameOf(o);
       auto s = sample_.find(o);
       if (s == sample_.end()) fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
@@ -306,7 +318,15 @@ class Exporter {
                               {"outputs", outputs},
                               {"metadata", metadata},
                               {"is_hop_single_tensor_return", QJsonValue()},
-                              {"name", n->outputs().size() == 1 ? nameOf(n->output(0)) : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0)) ? nameOf(n->output(0))
+                                                                                              : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+  }
+
+  // The prim::ListUnpack that is the only user of a list result, if there is one.
+  static const Node* listUnpackOf(const Value* v) {
+    if (!v->type()->cast<c10::ListType>() || v->uses().size() != 1) return nullptr;
+    const Node* user = v->uses()[0].user;
+    return user->kind() == c10::prim::ListUnpack ? user : nullptr;
   }
 
   model::RevisionPtr rev_;
