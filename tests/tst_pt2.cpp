@@ -147,6 +147,20 @@ class TestPt2 : public QObject {
     QCOMPARE(conv->outputs.front().name, QStringLiteral("conv2d"));
     QVERIFY2(conv->sourceFile.endsWith(QStringLiteral("resnet.py")), qPrintable(conv->sourceFile));
     QVERIFY(conv->sourceLine > 0);
+    // The line is the model's own (the innermost frame outside PyTorch): ViT's encoder adds the
+    // position embedding on the line of vision_transformer.py that says so.
+    auto vit = io::loadFile(programFile(QStringLiteral("vit_b_16"), ".pt2"));
+    QVERIFY(vit.ok());
+    const auto vitView = model::GraphView::build(*vit.document->current());
+    const auto add = std::find_if(vitView.nodes.begin(), vitView.nodes.end(), [](const auto& n) {
+      return n.kind == QLatin1String("aten::add") && n.modulePath == QLatin1String("encoder");
+    });
+    QVERIFY(add != vitView.nodes.end());
+    QFile source(add->sourceFile);
+    QVERIFY2(source.open(QIODevice::ReadOnly), qPrintable(add->sourceFile));
+    const QList<QByteArray> lines = source.readAll().split('\n');
+    QVERIFY(add->sourceLine >= 1 && add->sourceLine <= lines.size());
+    QVERIFY2(lines[add->sourceLine - 1].contains("self.pos_embedding"), lines[add->sourceLine - 1].constData());
   }
 
   // The IR view lists a program as print(ep.graph) does, line for line, and the Code view reads as

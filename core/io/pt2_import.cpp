@@ -558,10 +558,19 @@ class Importer {
     return type;
   }
 
-  // The first frame of the stack trace: the user's line (`File "m.py", line 10, in forward`).
+  // The model's own line: the innermost frame of the stack trace (Python lists the outermost
+  // first) that is neither PyTorch's code nor fx's generated code (`<eval_with_key>.3`); the
+  // innermost frame when all are.
   void setSource(Node* node, const QString& trace) {
     static const QRegularExpression frame(QStringLiteral(R"re(File "([^"]+)", line (\d+), in \w+\n\s*([^\n]*))re"));
-    const auto m = frame.match(trace);
+    QRegularExpressionMatch chosen, innermost;
+    for (auto it = frame.globalMatch(trace); it.hasNext();) {
+      const auto m = it.next();
+      innermost = m;
+      const QString file = m.captured(1);
+      if (!file.startsWith(QLatin1Char('<')) && !file.contains(QLatin1String("/torch/"))) chosen = m;
+    }
+    const auto& m = chosen.hasMatch() ? chosen : innermost;
     if (!m.hasMatch()) return;
     const std::string text = m.captured(3).toStdString();
     auto source = std::make_shared<torch::jit::Source>(text, m.captured(1).toStdString(), m.captured(2).toULongLong());
