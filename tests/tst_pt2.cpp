@@ -231,7 +231,7 @@ class TestPt2 : public QObject {
     QTest::newRow("mobilenet_v3_small fold-conv-bn") << "mobilenet_v3_small" << "fold-conv-bn";
     QTest::newRow("vit_b_16 remove-dropout") << "vit_b_16" << "remove-dropout";
     QTest::newRow("bert remove-dropout") << "bert" << "remove-dropout";
-    QTest::newRow("resnet18_decomposed (no match: saved as is)") << "resnet18_decomposed" << "fold-conv-bn";
+    QTest::newRow("resnet18_decomposed fold-conv-bn") << "resnet18_decomposed" << "fold-conv-bn";
   }
   void rewriteSavesAPt2ThatPyTorchLoads() {
     QFETCH(QString, name);
@@ -249,8 +249,11 @@ class TestPt2 : public QObject {
     const auto verdict = check.json();
     QCOMPARE(verdict.value(QStringLiteral("ops")).toInt(), opsAfter);
     const auto hist = verdict.value(QStringLiteral("op_histogram")).toObject();
-    if (rule == QLatin1String("fold-conv-bn") && name != QLatin1String("resnet18_decomposed"))
+    if (rule == QLatin1String("fold-conv-bn")) {
       QVERIFY(!hist.contains(QStringLiteral("aten.batch_norm.default")));
+      QVERIFY(!hist.contains(QStringLiteral("aten._native_batch_norm_legit_no_training.default")));
+      QVERIFY(opsAfter < programReference(name).value(QStringLiteral("ops")).toInt());
+    }
     if (rule == QLatin1String("remove-dropout")) QVERIFY(!hist.contains(QStringLiteral("aten.dropout.default")));
     // What was saved opens in Graft again, as a program.
     const auto reopened = graft::test::runCli({QStringLiteral("info"), out, QStringLiteral("--json")});
