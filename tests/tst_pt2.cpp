@@ -5,6 +5,7 @@
 // program does, and saves rewrites back as programs. What it cannot read yet is
 // refused with a message naming the construct.
 #include "core/io/load.h"
+#include "core/layout/labels.h"
 #include "core/model/graph_view.h"
 #include "test_support.h"
 
@@ -94,6 +95,21 @@ class TestPt2 : public QObject {
     // Every symbolic dimension comes with the range the program allows it.
     const auto ranges = programReference(name).value(QStringLiteral("ranges")).toObject();
     QCOMPARE(r.json().value(QStringLiteral("symbols")).toObject(), ranges);
+  }
+
+  // Every tensor edge is labelled with its shape from the metadata, a symbolic dimension by name
+  // and a dtype other than float32 spelled out.
+  void edgesAreLabelledWithShapes() {
+    auto label = [](const QString& program) {
+      auto loaded = io::loadFile(programFile(program, ".pt2"));
+      const auto v = model::GraphView::build(*loaded.document->current());
+      for (const auto& e : v.edges)
+        if (e.from == model::kNoNode) return layout::edgeLabel(e);  // from the first graph input
+      return QString();
+    };
+    QCOMPARE(label(QStringLiteral("resnet18")), QStringLiteral("1×3×224×224"));
+    QCOMPARE(label(QStringLiteral("dynamic_batch")), QStringLiteral("s77×8"));
+    QCOMPARE(label(QStringLiteral("bert")), QStringLiteral("1×16 int64"));
   }
 
   // A TorchScript model records no shapes: one node-by-node run gives them, and they agree with

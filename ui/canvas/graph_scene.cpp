@@ -1,5 +1,6 @@
 #include "ui/canvas/graph_scene.h"
 
+#include "core/layout/labels.h"
 #include "core/model/symbol_ranges.h"
 #include "ui/canvas/diagram_painter.h"
 #include "ui/canvas/graph_items.h"
@@ -36,7 +37,9 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
     groups_[g.group] = item;
   }
   for (int i = 0; i < diagram_.edges.size(); ++i) {
-    auto* item = new EdgeItem(i, edgePath(diagram_.edges[i]));
+    const auto& route = diagram_.edges[i];
+    const QString label = route.edge >= 0 && route.edge < view_->edges.size() ? core::layout::edgeLabel(view_->edges[route.edge]) : QString();
+    auto* item = new EdgeItem(i, edgePath(route), label);
     item->setVisible(detailVisible_);
     addItem(item);
   }
