@@ -5,9 +5,15 @@
 // program does, and saves rewrites back as programs. What it cannot read yet is
 // refused with a message naming the construct.
 #include "core/io/load.h"
+#include "core/run/input_set.h"
+#include "core/run/executor.h"
+#include "core/io/save.h"
+#include "core/edit/edit.h"
 #include "core/layout/labels.h"
 #include "core/model/graph_view.h"
 #include "test_support.h"
+
+#include <torch/serialize.h>
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -275,6 +281,65 @@ class TestPt2 : public QObject {
     const auto reopened = graft::test::runCli({QStringLiteral("info"), out, QStringLiteral("--json")});
     QVERIFY2(reopened.exitCode == 0, reopened.err.constData());
     QCOMPARE(reopened.json().value(QStringLiteral("ops")).toInt(), opsAfter);
+  }
+
+  // One edit of a program (a dropout bypassed, a constant changed) saves as a .pt2 that stock
+  // torch.export.load loads and that computes what Graft's run of the edited revision computes.
+  void singleEditSavesWhatGraftRuns_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("bypass dropout") << "bypass";
+    QTest::newRow("edit layer_norm eps") << "constant";
+  }
+  void singleEditSavesWhatGraftRuns() {
+    QFETCH(QString, kind);
+    auto loaded = io::loadFile(programFile(QStringLiteral("bert"), ".pt2"));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    auto& doc = *loaded.document;
+    const auto view = model::GraphView::build(*doc.current());
+    const QString op = kind == QLatin1String("bypass") ? QStringLiteral("dropout") : QStringLiteral("layer_norm");
+    const auto target = std::find_if(view.nodes.begin(), view.nodes.end(), [&](const auto& n) { return n.op == op; });
+    QVERIFY(target != view.nodes.end());
+    const edit::Edit change = kind == QLatin1String("bypass") ? edit::Edit(edit::BypassNode{target->id, 0})
+                                                              : edit::Edit(edit::EditConstant{target->id, QStringLiteral("eps"), QStringLiteral("0.01")});
+    const auto edited = edit::apply(change, *doc.current(), doc.ids());
+    QVERIFY2(edited.ok(), qPrintable(edited.error));
+    doc.commit(edited.revision);
+
+    const auto inputs = run::parseInputs({programFile(QStringLiteral("bert"), ".inputs.pt")}, 0);
+    QVERIFY2(inputs.inputs, qPrintable(inputs.error));
+    run::Executor executor(doc.current());
+    const auto result = executor.run(*inputs.inputs, {});
+    QVERIFY2(result.ok, qPrintable(result.error.headline()));
+    QTemporaryDir dir;
+    const QString expect = dir.filePath(QStringLiteral("graft_outputs.pt"));
+    {
+      std::vector<c10::IValue> tensors;  // a plain tuple, which torch.load's weights-only reader takes
+      for (const auto& v : result.outputs)
+        if (v.isTensor()) tensors.push_back(v);
+      const std::vector<char> bytes = torch::pickle_save(c10::ivalue::Tuple::create(std::move(tensors)));
+      QFile f(expect);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(bytes.data(), qint64(bytes.size()));
+    }
+    const QString saved = dir.filePath(QStringLiteral("edited.pt2"));
+    const auto written = io::saveAs(doc, doc.current(), saved);
+    QVERIFY2(written.ok, qPrintable(written.error));
+    const auto check = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_pt2.py"),
+        {programFile(QStringLiteral("bert"), ".pt2"), saved, programFile(QStringLiteral("bert"), ".inputs.pt"), QStringLiteral("--rtol"),
+         QStringLiteral("1e-5"), QStringLiteral("--expect"), expect});
+    QVERIFY2(check.exitCode == 0, check.out + check.err.right(2000));
+    // The edit is in the saved program: without it, the original computes something else (eps)
+    // or holds one dropout more (bypass).
+    const int dropoutsBefore = view.opHistogram().value(QStringLiteral("aten::dropout"));
+    const auto hist = check.json().value(QStringLiteral("op_histogram")).toObject();
+    if (kind == QLatin1String("bypass")) QCOMPARE(hist.value(QStringLiteral("aten.dropout.default")).toInt(), dropoutsBefore - 1);
+    else {
+      const auto differs = graft::test::runPython(
+          qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_pt2.py"),
+          {programFile(QStringLiteral("bert"), ".pt2"), saved, programFile(QStringLiteral("bert"), ".inputs.pt")});
+      QCOMPARE(differs.exitCode, 1);
+    }
   }
 
   // The program a model was opened from is never overwritten, and only a program saves as one.

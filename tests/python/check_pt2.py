@@ -1,7 +1,9 @@
 """Stock PyTorch's verdict on a .pt2 that Graft saved: torch.export.load both programs, run their
 .module() on the torch.save'd INPUTS tuple and compare every output tensor.
 
-  .venv/bin/python check_pt2.py ORIGINAL.pt2 SAVED.pt2 INPUTS.pt [--rtol R] [--atol A]
+  .venv/bin/python check_pt2.py ORIGINAL.pt2 SAVED.pt2 INPUTS.pt [--rtol R] [--atol A] [--expect OUT.pt]
+With --expect, SAVED is compared with the outputs in OUT.pt (a torch.save'd list: Graft's run of
+the revision it saved) instead of with ORIGINAL's.
 Close means max |a - b| <= atol + rtol * max |original| per tensor. Prints JSON {max_abs, close,
 ops, op_histogram}; exit 1 if not close, 2 if SAVED does not load."""
 import argparse
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("inputs")
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--atol", type=float, default=1e-6)
+    ap.add_argument("--expect")
     args = ap.parse_args()
     try:
         saved = torch.export.load(args.saved)
@@ -33,7 +36,8 @@ def main():
     original = torch.export.load(args.original)
     inputs = torch.load(args.inputs)
     with torch.no_grad():
-        want, got = flatten(original.module()(*inputs)), flatten(saved.module()(*inputs))
+        want = flatten(torch.load(args.expect)) if args.expect else flatten(original.module()(*inputs))
+        got = flatten(saved.module()(*inputs))
     close = len(want) == len(got)
     max_abs = 0.0
     for a, b in zip(want, got):
