@@ -8,6 +8,7 @@
 //   bench_open [PROGRAM.pt2]   (default $GRAFT_TESTDATA/bench/gpt2_350m.pt2, made when missing)
 // The Python interpreter is $GRAFT_PYTHON or .venv/bin/python.
 #include "core/io/load.h"
+#include "tests/bench/resident_memory.h"
 #include "core/layout/layout_engine.h"
 #include "core/model/graph_view.h"
 
@@ -22,16 +23,9 @@
 #include <cstdio>
 
 using namespace graft::core;
+using graft::bench::rssMiB;
 
 namespace {
-
-double rssMiB() {
-  QFile f(QStringLiteral("/proc/self/status"));
-  if (!f.open(QIODevice::ReadOnly)) return -1;
-  for (const QByteArray& line : f.readAll().split('\n'))
-    if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
-  return -1;
-}
 
 // Runs the helper script; its stdout, or an empty array after printing why.
 QByteArray python(const QStringList& args) {

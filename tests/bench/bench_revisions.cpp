@@ -6,6 +6,7 @@
 #include "core/edit/edit.h"
 #include "core/edit/session.h"
 #include "core/io/load.h"
+#include "tests/bench/resident_memory.h"
 #include "core/model/graph_walk.h"
 
 #include <torch/script.h>
@@ -18,16 +19,9 @@
 #include <unordered_set>
 
 using namespace graft::core;
+using graft::bench::rssMiB;
 
 namespace {
-
-double rssMiB() {
-  QFile f(QStringLiteral("/proc/self/status"));
-  if (!f.open(QIODevice::ReadOnly)) return -1;
-  for (const QByteArray& line : f.readAll().split('\n'))
-    if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
-  return -1;
-}
 
 // Bytes of the distinct tensor storages the graph's constants and the module's attributes hold.
 double weightMiB(const model::Revision& rev) {
