@@ -7,15 +7,21 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
+#include "ui/input_dialog.h"
 #include "ui/main_window.h"
 #include "ui/tensor_inspector.h"
 
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 #include <QtCore/QDir>
+#include <QtCore/QFileInfo>
+#include <QtCore/QStandardPaths>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QDialogButtonBox>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
 
 using namespace graft;
@@ -37,6 +43,7 @@ bool runCompare(ui::CompareDock* dock) {
 class TstCompareDock : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // remembered inputs stay out of the user's settings
   void comparesSampleWithItself() {
     auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
     QVERIFY(doc);
@@ -139,6 +146,59 @@ class TstCompareDock : public QObject {
     QCOMPARE(w.view()->node(failed)->modulePath, QStringLiteral("stem.conv"));  // the first convolution
     QCOMPARE(w.canvas()->graphScene()->markOf(failed)->rank, 6);
     QCOMPARE(w.selectedNode(), failed);
+  }
+
+  // The worker reads snapshots (revisions and inputs resolved on the GUI thread), so opening
+  // another model or closing the window while a comparison runs is safe; the stale result is
+  // dropped, and the next comparison runs on the new model.
+  void openAndCloseDuringACompare() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec("1x3x224x224");
+    QSignalSpy done(compare, &ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(compare->isRunning());
+    QVERIFY(w.openSample("mlp"));  // the resnet18 document is freed under the running worker
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY(!compare->summary().ok);
+    QVERIFY(compare->summary().cancelled);
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    // Closing: a window (and its document) destroyed mid-run.
+    auto* other = new ui::MainWindow;
+    QVERIFY(other->openFile(graft::test::testdata("resnet18.pt")));
+    auto* running = other->findChild<ui::CompareDock*>();
+    running->setInputSpec("1x3x224x224");
+    running->start();
+    QVERIFY(running->isRunning());
+    delete other;
+    // An input-less model asks for its inputs in a dialog instead of failing.
+    const QString resnet = QFileInfo(graft::test::testdata("resnet18.pt")).absoluteFilePath();
+    ui::InputDialog::remember(resnet, {});
+    QVERIFY(w.openFile(resnet));
+    compare->setInputSpec({});
+    compare->start();
+    QVERIFY(!compare->isRunning());
+    auto* dialog = compare->findChild<ui::InputDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->field(0)->text(), QStringLiteral("1x3x224x224:float32"));  // prefilled with an example
+    auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    dialog->field(0)->setText("1x3xbanana");
+    QVERIFY(!ok->isEnabled());  // validated as typed
+    QVERIFY(!dialog->findChild<QLabel*>("inputProblem")->text().isEmpty());
+    dialog->field(0)->setText("1x3x64x64");
+    QVERIFY(ok->isEnabled());
+    ok->click();  // accepted: the comparison starts with the answer
+    QVERIFY(done.wait(120000));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    QCOMPARE(w.findChild<QLineEdit*>("compareInputs")->text(), QStringLiteral("1x3x64x64"));
+    // Remembered per file: opening it again fills the box.
+    QVERIFY(w.openSample("mlp"));
+    QVERIFY(w.findChild<QLineEdit*>("compareInputs")->text().isEmpty());
+    QVERIFY(w.openFile(resnet));
+    QCOMPARE(w.findChild<QLineEdit*>("compareInputs")->text(), QStringLiteral("1x3x64x64"));
+    ui::InputDialog::remember(resnet, {});
   }
 
   void mainWindowHasTheDock() {

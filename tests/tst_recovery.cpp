@@ -6,6 +6,7 @@
 #include "core/io/load.h"
 #include "core/io/save.h"
 #include "core/model/document.h"
+#include "core/rewrite/library.h"
 #include "test_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
@@ -35,7 +36,8 @@ NodeId nth(const core::model::Revision& rev, const char* kind, int n = 0) {
   return core::model::kNoNode;
 }
 
-// Four edits of the cnn sample by the NodeIds it gets on every load.
+// Four edits of the cnn sample by the NodeIds it gets on every load, with a rewrite applied in
+// the Rewrites dock (fold-conv-bn) before the last one.
 QJsonArray scriptedEdits() {
   auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
   const auto& rev = *doc->current();
@@ -43,8 +45,10 @@ QJsonArray scriptedEdits() {
   return {e::toJson(e::ReplaceOp{nth(rev, "aten::relu"), QStringLiteral("aten::gelu")}),
           e::toJson(e::EditConstant{nth(rev, "aten::conv2d"), QStringLiteral("padding"), QStringLiteral("[2, 2]")}),
           e::toJson(e::InsertOp{nth(rev, "aten::conv2d", 2), 0, QStringLiteral("aten::sigmoid"), {}}),
+          QJsonObject{{"rules", QJsonArray{"fold-conv-bn"}}},
           e::toJson(e::DeleteNode{nth(rev, "aten::relu", 2)})};
 }
+constexpr int kScripted = 5;
 
 // Clicks `button` on the first message box that appears; counts the boxes answered.
 int answered = 0;
@@ -149,11 +153,12 @@ class TstRecovery : public QObject {
     QByteArray out;
     QElapsedTimer clock;
     clock.start();
-    while (!out.contains("script-edit 4") && clock.elapsed() < 120000 && gui.state() == QProcess::Running) {
+    const QByteArray last = "script-edit " + QByteArray::number(kScripted);
+    while (!out.contains(last) && !out.contains("script-refused") && clock.elapsed() < 120000 && gui.state() == QProcess::Running) {
       gui.waitForReadyRead(500);
       out += gui.readAllStandardOutput();
     }
-    QVERIFY2(out.contains("script-edit 4"), out.constData());
+    QVERIFY2(out.contains(last), out.constData());
     gui.kill();  // a crash: no clean exit, the journal stays open
     QVERIFY(gui.waitForFinished());
     QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
@@ -163,27 +168,39 @@ class TstRecovery : public QObject {
     QString error;
     const auto journal = core::edit::Session::readJournal(unclosed.front(), &error);
     QVERIFY2(journal, qPrintable(error));
-    QCOMPARE(journal->value("edits").toArray().size(), 4);
+    QCOMPARE(journal->value("edits").toArray().size(), kScripted);
+    QVERIFY(journal->value("edits").toArray()[3].toObject().value("rewrite").isObject());
 
-    // What the four edits give, applied headlessly.
+    // What the edits and the rewrite give, applied headlessly.
     auto expected = core::io::loadSample(QStringLiteral("cnn")).document;
     core::edit::Session headless(*expected);
-    for (const auto& e : edits) QVERIFY(headless.apply(*core::edit::fromJson(e.toObject())).ok());
+    const auto library = core::rewrite::RuleLibrary::load();
+    for (const auto& e : edits) {
+      if (e.toObject().contains("rules")) {
+        const auto result = headless.applyRewrite({core::rewrite::Step::ofRule(*library.find(QStringLiteral("fold-conv-bn")))});
+        QVERIFY2(result.ok() && result.reports[0].matches > 0, qPrintable(result.error));
+      } else {
+        QVERIFY(headless.apply(*core::edit::fromJson(e.toObject())).ok());
+      }
+    }
 
     // The restart: a new main window offers recovery; answering Yes replays every edit.
     ui::MainWindow w;
     answerSoon();
     QVERIFY(w.editActions()->offerRecovery());
     QVERIFY(w.document());
-    QCOMPARE(w.document()->count(), 5);
-    QCOMPARE(w.document()->currentIndex(), 4);
-    for (int i = 0; i < 5; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
+    QCOMPARE(w.document()->count(), kScripted + 1);
+    QCOMPARE(w.document()->currentIndex(), kScripted);
+    for (int i = 0; i <= kScripted; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
     QVERIFY(w.document()->current()->irText().contains(QStringLiteral("aten::gelu")));
+    // The rewrite is in: fewer batch_norms than before it.
+    QVERIFY(w.document()->revision(4)->irText().count(QStringLiteral("aten::batch_norm(")) <
+            w.document()->revision(3)->irText().count(QStringLiteral("aten::batch_norm(")));
     // The recovered edits live on in the new session's journal; the crashed one is closed.
     QVERIFY(core::edit::Session::readJournal(unclosed.front(), nullptr)->value("closed").toBool());
     const QStringList now = core::edit::Session::unclosedJournals();
     QCOMPARE(now.size(), 1);
-    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), 4);
+    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), kScripted);
   }
 };
 

@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include "core/edit/session.h"
+
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/report/versions.h"
@@ -15,6 +17,7 @@
 #include "ui/compare_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
+#include "ui/fit_screen.h"
 #include "ui/inspector.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
@@ -46,7 +49,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("Graft"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/graft.svg")));
   setAcceptDrops(true);
-  resize(1400, 900);
+  resize(fittedSize(this, QSize(1400, 900)));  // never larger than the screen (1366x768 laptops)
 
   // The canvas is the centre, with the find bar above it.
   auto* centre = new QWidget(this);
@@ -69,7 +72,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   inspector_ = new Inspector(this);
   auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
   inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-  inspectorDock->setWidget(inspector_);
+  inspectorDock->setWidget(scrollable(inspector_));
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
   resizeDocks({irDock, inspectorDock}, {420, 420}, Qt::Horizontal);
 
@@ -95,9 +98,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   rewriteDock->setObjectName(QStringLiteral("rewritesDock"));
   auto* rewrites = new RewriteDock(rewriteDock);
   rewriteDock_ = rewrites;
-  rewriteDock->setWidget(rewrites);
+  rewriteDock->setWidget(scrollable(rewrites));
   addDockWidget(Qt::RightDockWidgetArea, rewriteDock);
   connect(this, &MainWindow::documentOpened, rewrites, [this, rewrites] { rewrites->setDocument(document_.get()); });
+  // Rewrites go through the editing session: journaled like edits, so recovery restores them.
+  rewrites->setCommitter([this](const QVector<core::rewrite::Step>& steps) {
+    if (auto* session = editActions_->session()) return session->applyRewrite(steps);
+    core::rewrite::ApplyResult none;
+    none.error = tr("Open a model first.");
+    return none;
+  });
   // A rule's matches: every match outlined orange, the one shown (stepped to) purple.
   connect(rewrites, &RewriteDock::matchesChanged, this, [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
     matchMarks_.clear();
@@ -158,7 +168,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   compareDock_ = new CompareDock(this);
   auto* compareDock = new QDockWidget(tr("Compare"), this);
   compareDock->setObjectName(QStringLiteral("compareDock"));
-  compareDock->setWidget(compareDock_);
+  compareDock->setWidget(scrollable(compareDock_));
   addDockWidget(Qt::BottomDockWidgetArea, compareDock);
   tabifyDockWidget(profileDock_, compareDock);
   compareDock->hide();
@@ -306,6 +316,14 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   Q_EMIT documentOpened();
 }
 
+void MainWindow::runScript(const QString& path) {
+  editActions_->runScript(path, [this](const QStringList& ids) {
+    const int before = document_ ? document_->count() : 0;
+    rewriteDock_->applyRules(ids);
+    return document_ && document_->count() > before;
+  });
+}
+
 void MainWindow::refreshView() {
   const auto rev = document_->current();
   view_ = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev));
@@ -445,6 +463,11 @@ bool MainWindow::exportDot(const QString& path) {
   }
   file.write(core::layout::flatDot(*view_));
   return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  fitToScreen(this);  // now that it knows its screen
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

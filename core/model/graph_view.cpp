@@ -1,4 +1,5 @@
 #include "core/model/graph_view.h"
+#include "core/model/folding.h"
 
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
@@ -18,19 +19,6 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Nodes that become attributes of their consumers instead of boxes of their own.
-bool isFoldable(const Node* node) {
-  const auto kind = node->kind();
-  if (kind == c10::prim::Constant) return true;
-  if (kind == c10::prim::GetAttr) return true;  // parameters and submodules of an unfrozen model
-  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
-    if (node->inputs().empty()) return true;
-    for (const Value* in : node->inputs())
-      if (in->node()->kind() != c10::prim::Constant) return false;
-    return true;
-  }
-  return false;
-}
 
 QString foldedValue(const Node* producer, QString& kindOut) {
   const auto kind = producer->kind();
@@ -59,13 +47,6 @@ QString foldedValue(const Node* producer, QString& kindOut) {
   return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-QString argumentName(const Node* node, size_t index) {
-  if (const auto* schema = node->maybeSchema()) {
-    if (index < schema->arguments().size())
-      return QString::fromStdString(schema->arguments()[index].name());
-  }
-  return QStringLiteral("input%1").arg(index);
-}
 
 QString shortTypeName(const c10::ClassTypePtr& type) {
   if (!type || !type->name()) return {};
@@ -142,7 +123,7 @@ GraphView GraphView::build(const Revision& revision) {
     for (Node* n : block->nodes()) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
-      if (isFoldable(n) && depth == 0) continue;
+      if (isFolded(n) && depth == 0) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -168,7 +149,7 @@ GraphView GraphView::build(const Revision& revision) {
         const Value* in = n->input(i);
         const QString argName = argumentName(n, i);
         const Node* src = in->node();
-        if (isFoldable(src) && src->owningBlock() == graph.block()) {
+        if (isFolded(src) && src->owningBlock() == graph.block()) {
           ViewAttribute attr;
           attr.name = argName;
           attr.value = foldedValue(src, attr.kind);
