@@ -1,9 +1,9 @@
 #pragma once
-#include <functional>
 // The editing commands of the main window as QActions (Undo, Redo, Delete, Insert op…, Replace
 // op…, Edit value…, Save As…) acting on MainWindow::selectedNode(), so menus, the Modules tree
 // and the canvas can all share them. Owns the editing Session (and its journal) of the open
 // document, the History dock, and crash recovery.
+#include <functional>
 #include "core/edit/edit.h"
 
 #include <QtCore/QObject>

@@ -5,6 +5,8 @@
 #include <QtWidgets/QScrollArea>
 #include <QtWidgets/QWidget>
 
+#include <algorithm>
+
 namespace graft::ui {
 
 namespace {

@@ -13,8 +13,7 @@ bool GuardedApplication::notify(QObject* receiver, QEvent* event) {
     // Shown after this event is done: a dialog opened inside notify() would nest event loops.
     QMetaObject::invokeMethod(this, [this, why] {
       Q_EMIT exceptionCaught(why);
-      if (!qEnvironmentVariableIsSet("GRAFT_NO_ERROR_DIALOGS"))
-        QMessageBox::warning(activeWindow(), tr("Graft"), tr("An operation failed and was abandoned:\n%1").arg(why));
+      QMessageBox::warning(activeWindow(), tr("Graft"), tr("An operation failed and was abandoned:\n%1").arg(why));
     }, Qt::QueuedConnection);
     return false;
   });

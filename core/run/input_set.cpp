@@ -201,26 +201,24 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
       error = QStringLiteral("a list input must hold one or more values: '%1'").arg(spec);
       return std::nullopt;
     }
-    auto all = [&](bool (c10::IValue::*is)() const) {
-      return std::all_of(items.begin(), items.end(), [&](const c10::IValue& v) { return (v.*is)(); });
-    };
+    auto all = [&](auto is) { return std::all_of(items.begin(), items.end(), is); };
     // Typed as TorchScript's List[Tensor], List[int], List[float] or List[bool] would be.
-    if (all(&c10::IValue::isTensor)) {
+    if (all([](const c10::IValue& v) { return v.isTensor(); })) {
       c10::List<at::Tensor> tensors;
       for (auto& v : items) tensors.push_back(v.toTensor());
       return c10::IValue(tensors);
     }
-    if (all(&c10::IValue::isInt)) {
+    if (all([](const c10::IValue& v) { return v.isInt(); })) {
       c10::List<int64_t> ints;
       for (auto& v : items) ints.push_back(v.toInt());
       return c10::IValue(ints);
     }
-    if (all(&c10::IValue::isDouble)) {
+    if (all([](const c10::IValue& v) { return v.isDouble(); })) {
       c10::List<double> reals;
       for (auto& v : items) reals.push_back(v.toDouble());
       return c10::IValue(reals);
     }
-    if (all(&c10::IValue::isBool)) {
+    if (all([](const c10::IValue& v) { return v.isBool(); })) {
       c10::List<bool> bools;
       for (auto& v : items) bools.push_back(v.toBool());
       return c10::IValue(bools);

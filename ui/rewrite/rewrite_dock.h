@@ -1,9 +1,9 @@
 #pragma once
-#include <functional>
 // The Rewrites dock: the rule library with search; the selected rule's matches on the current
 // revision, highlighted on the canvas and stepped through one by one; Apply this match / Apply
 // to all matches / Apply every rule (each one revision, one undo step); and the rule editor,
 // whose live matches take over the highlight while you type.
+#include <functional>
 #include "core/rewrite/apply.h"
 
 #include <QtWidgets/QWidget>
