@@ -7,6 +7,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
+#include "ui/guarded_application.h"
 #include "ui/input_dialog.h"
 #include "ui/main_window.h"
 #include "ui/tensor_inspector.h"
@@ -14,12 +15,15 @@
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 #include <QtCore/QDir>
+#include <QtCore/QTimer>
+#include <c10/util/Exception.h>
 #include <QtCore/QFileInfo>
 #include <QtCore/QStandardPaths>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QDialogButtonBox>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QMessageBox>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
@@ -201,6 +205,45 @@ class TstCompareDock : public QObject {
     ui::InputDialog::remember(resnet, {});
   }
 
+  // A model whose per-node compare used to end the process (quantized tensors): in the dock it
+  // compares equal with itself, and the inspector summarises a quantized tensor.
+  void quantizedModelInTheDock() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("hard/quantized_mobilenet_v2.pt")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec(graft::test::testdata("hard/quantized_mobilenet_v2.x.pt"));
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    int quantizedRow = -1;
+    for (int row = 0; row < compare->table()->rowCount() && quantizedRow < 0; ++row)
+      if (compare->table()->item(row, 1)->text() == QLatin1String("quantized::conv2d")) quantizedRow = row;
+    QVERIFY(quantizedRow >= 0);
+    Q_EMIT compare->table()->cellDoubleClicked(quantizedRow, 0);
+    QVERIFY2(compare->inspector()->statsText().contains(QLatin1String("mean")), qPrintable(compare->inspector()->statsText()));
+  }
+
+  // The GUI's last boundary: an exception thrown by an event handler is reported, and the
+  // application goes on.
+  void exceptionInAnEventHandlerIsCaught() {
+    auto* app = qobject_cast<ui::GuardedApplication*>(qApp);
+    QVERIFY(app);
+    QSignalSpy caught(app, &ui::GuardedApplication::exceptionCaught);
+    auto* closer = new QTimer(this);
+    connect(closer, &QTimer::timeout, closer, [closer] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        box->close();
+        closer->deleteLater();
+      }
+    });
+    closer->start(50);
+    QMetaObject::invokeMethod(this, [] { TORCH_CHECK(false, "a kernel refused the input"); }, Qt::QueuedConnection);
+    QVERIFY(caught.wait(10000));
+    QVERIFY2(caught.front().front().toString().contains(QLatin1String("a kernel refused the input")),
+             qPrintable(caught.front().front().toString()));
+    // Still alive and working.
+    QTRY_VERIFY_WITH_TIMEOUT(QApplication::activeModalWidget() == nullptr, 10000);
+  }
+
   void mainWindowHasTheDock() {
     ui::MainWindow w;
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("compareDock"));
@@ -215,5 +258,9 @@ class TstCompareDock : public QObject {
   }
 };
 
-QTEST_MAIN(TstCompareDock)
+int main(int argc, char** argv) {
+  ui::GuardedApplication app(argc, argv);  // as the graft executable runs
+  TstCompareDock test;
+  return QTest::qExec(&test, argc, argv);
+}
 #include "tst_compare_dock.moc"

@@ -7,6 +7,7 @@
 #include "core/io/save.h"
 #include "core/model/document.h"
 #include "core/rewrite/library.h"
+#include "core/rewrite/rule_parser.h"
 #include "test_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
@@ -103,6 +104,54 @@ class TstRecovery : public QObject {
     // A refused edit (a folded constant cannot be deleted) leaves the document as it was.
     QVERIFY(!actions->applyEdit(core::edit::DeleteNode{doc->current()->idOf(doc->current()->nodeOf(nth(*doc->current(), "aten::conv2d"))->input(1)->node())}, false));
     QCOMPARE(doc->count(), 2);
+  }
+
+  // Rewrites are journaled with their rules' text and replay headlessly, with the edits after
+  // them; a rule text that no longer parses is refused naming the rewrite.
+  void rewritesReplay() {
+    auto doc = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session session(*doc);
+    const auto library = core::rewrite::RuleLibrary::load();
+    const auto* dropout = library.find(QStringLiteral("remove-dropout"));
+    QVERIFY(dropout);
+    // The journal form reads back as the same rule.
+    const auto reparsed = core::rewrite::parseRule(core::rewrite::ruleText(*dropout), QStringLiteral("journal"));
+    QVERIFY2(reparsed.ok(), qPrintable(reparsed.error.toString()));
+    QCOMPARE(reparsed.rule.pattern, dropout->pattern);
+    QCOMPARE(reparsed.rule.replacement, dropout->replacement);
+    QCOMPARE(reparsed.rule.conditions.size(), dropout->conditions.size());
+    const auto rewritten = session.applyRewrite({core::rewrite::Step::ofRule(*dropout),
+                                                 core::rewrite::Step::ofPass(QStringLiteral("dead-code-elimination"))});
+    QVERIFY2(rewritten.ok() && rewritten.reports[0].matches == 2, qPrintable(rewritten.error));
+    QVERIFY(session.apply(core::edit::ReplaceOp{nth(*doc->current(), "aten::relu"), QStringLiteral("aten::gelu")}).ok());
+    const QJsonObject journal = session.toJson();
+
+    auto fresh = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session again(*fresh);
+    const auto replayed = again.replay(journal);
+    QVERIFY2(replayed.ok, qPrintable(replayed.error));
+    QCOMPARE(replayed.applied, 2);
+    QCOMPARE(fresh->count(), 3);
+    for (int i = 0; i < 3; ++i) QCOMPARE(fresh->revision(i)->irText(), doc->revision(i)->irText());
+    QVERIFY(!fresh->current()->irText().contains(QStringLiteral("aten::dropout")));
+
+    QJsonObject broken = journal;
+    QJsonArray edits = broken.value("edits").toArray();
+    QJsonObject first = edits[0].toObject();
+    QJsonObject rewrite = first.value("rewrite").toObject();
+    QJsonArray steps = rewrite.value("steps").toArray();
+    QJsonObject step = steps[0].toObject();
+    step.insert("rule", QStringLiteral("id: remove-dropout\n[pattern]\ngraph(%x):\n  %y = aten::nosuchop(%x)\n  return (%y)\n"));
+    steps[0] = step;
+    rewrite.insert("steps", steps);
+    first.insert("rewrite", rewrite);
+    edits[0] = first;
+    broken.insert("edits", edits);
+    auto third = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session refused(*third);
+    const auto r = refused.replay(broken);
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.contains(QLatin1String("rewrite 1")), qPrintable(r.error));
   }
 
   void saveAsAsksBeforeOverwriting() {

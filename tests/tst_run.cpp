@@ -96,7 +96,7 @@ class TstRun : public QObject {
     QVERIFY(torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 7).values[0].toTensor()));
     QVERIFY(!torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 8).values[0].toTensor()));
     // Nested tuple and list specs.
-    const auto t = inputs({QStringLiteral("(2x2,[3,3x1])")});
+    const auto t = inputs({QStringLiteral("(2x2,[3:float32,3x1])")});  // a bare 3 is an int
     QVERIFY(t.values[0].isTuple());
     QVERIFY(t.values[0].toTupleRef().elements()[1].isTensorList());
     for (const char* bad : {"2xq", "2x3:float99", "no/such/file.pt", "[]"}) {
@@ -308,7 +308,7 @@ class TstRun : public QObject {
 
   void tupleInputsAndOutputs() {
     auto doc = open(runFile("run_tuple.pt"));
-    const auto in = inputs({QStringLiteral("2x3"), QStringLiteral("(2x3,4)")}, 3);
+    const auto in = inputs({QStringLiteral("2x3"), QStringLiteral("(2x3,4:float32)")}, 3);
     run::Executor ex(doc->current());
     auto fast = ex.run(in, {});
     QVERIFY2(fast.ok, qPrintable(fast.error.headline()));

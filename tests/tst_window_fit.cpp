@@ -5,6 +5,7 @@
 #include "test_support.h"
 #include "ui/main_window.h"
 
+#include <QtCore/QDir>
 #include <QtGui/QScreen>
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
@@ -52,10 +53,23 @@ class TstWindowFit : public QObject {
                             .arg(w.frameGeometry().x()).arg(w.frameGeometry().y()).arg(screen.width()).arg(screen.height())));
     // The docks did not push the window past the screen once shown.
     QVERIFY(w.width() <= screen.width() && w.height() <= screen.height());
+    // For people to look at: the window as it is drawn on this screen.
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(QStringLiteral("%1/window_fit_%2x%3_%4.png").arg(out).arg(screen.width()).arg(screen.height())
+                              .arg(everyDock ? QStringLiteral("every_dock") : QStringLiteral("compare"))));
   }
 };
 
 int main(int argc, char** argv) {
+  // GRAFT_TEST_SCREEN=native: the display's own screen (e.g. an Xvfb at 1366x768), as it is.
+  if (qEnvironmentVariable("GRAFT_TEST_SCREEN") == QLatin1String("native")) {
+    QApplication app(argc, argv);
+    screenWidth = QGuiApplication::primaryScreen()->availableGeometry().width();
+    screenHeight = QGuiApplication::primaryScreen()->availableGeometry().height();
+    TstWindowFit test;
+    return QTest::qExec(&test, argc, argv);
+  }
   // The offscreen platform reads its screens from a JSON file named in the platform options.
   if (const char* size = std::getenv("GRAFT_TEST_SCREEN")) std::sscanf(size, "%dx%d", &screenWidth, &screenHeight);
   const std::string config = "/tmp/graft-test-screen-" + std::to_string(screenWidth) + "x" + std::to_string(screenHeight) + ".json";

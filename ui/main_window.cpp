@@ -172,6 +172,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::BottomDockWidgetArea, compareDock);
   tabifyDockWidget(profileDock_, compareDock);
   compareDock->hide();
+  // The bottom docks scroll rather than grow the window; shown, they take two fifths of it.
+  for (QDockWidget* bottom : {static_cast<QDockWidget*>(profileDock_), compareDock})
+    connect(bottom, &QDockWidget::visibilityChanged, this, [this, bottom](bool visible) {
+      if (visible && bottom->height() < height() / 3) resizeDocks({bottom}, {height() * 2 / 5}, Qt::Vertical);
+    });
   connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
   connect(compareDock_, &CompareDock::finished, this, [this] { showDivergence(true); });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });

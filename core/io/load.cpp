@@ -57,8 +57,6 @@ LoadResult failure(LoadError error) {
   return r;
 }
 
-}  // namespace
-
 LoadResult loadUnguarded(const QString& path, const LoadOptions& options);
 }  // namespace
 
