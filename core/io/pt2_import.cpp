@@ -2,6 +2,7 @@
 
 #include "core/io/pt2_schema.h"
 #include "core/model/shape_symbols.h"
+#include "core/model/symbol_ranges.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
@@ -12,13 +13,19 @@
 #include <torch/script.h>
 #include <torch/serialize.h>
 
+#include <QtCore/QFile>
+#include <QtCore/QHash>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QRegularExpression>
 
+#include <fcntl.h>
 #include <map>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace graft::core::io {
@@ -93,16 +100,43 @@ torch::jit::ModuleInstanceInfo moduleInstance(c10::ClassTypePtr type, std::strin
   return info;
 }
 
+// The archive mapped into memory: weights are views of it, so opening a program reads none of
+// their bytes; the pages a run touches are read then. Private and writable: copy on write, the
+// file is never changed.
+class MappedFile {
+ public:
+  static std::shared_ptr<MappedFile> open(const QString& path) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    struct stat st {};
+    void* data = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0)
+      data = ::mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (data == MAP_FAILED) return nullptr;
+    return std::shared_ptr<MappedFile>(new MappedFile(static_cast<char*>(data), size_t(st.st_size)));
+  }
+  ~MappedFile() { ::munmap(data_, size_); }
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile(char* data, size_t size) : data_(data), size_(size) {}
+  char* data_;
+  size_t size_;
+};
+
 class Importer {
  public:
-  explicit Importer(const QString& path) : reader_(path.toStdString()) {}
+  explicit Importer(const QString& path) : reader_(path.toStdString()), mapped_(MappedFile::open(path)) {}
 
   std::shared_ptr<torch::jit::Module> run() {
     const QString modelJson = findModelJson();
     const QJsonObject model = readJson(modelJson);
     const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
     const QJsonObject graphJson = gm.value(QLatin1String("graph")).toObject();
-    tensorMeta_ = graphJson.value(QLatin1String("tensor_values")).toObject();
+    addTensorMeta(graphJson.value(QLatin1String("tensor_values")).toObject());
+    readRanges(model.value(QLatin1String("range_constraints")).toObject());
     const QString modelName = QFileInfo(modelJson).completeBaseName();
     loadTensors(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName),
                 QLatin1String("data/weights/"));
@@ -127,6 +161,18 @@ class Importer {
   std::vector<c10::IValue> sampleInputs;
 
  private:
+  // range_constraints: {"s77": {"min_val": 2, "max_val": 64}}; an unbounded max is absent or null.
+  static void readRanges(const QJsonObject& constraints) {
+    for (auto it = constraints.begin(); it != constraints.end(); ++it) {
+      const auto range = it.value().toObject();
+      model::SymbolRange r;
+      r.min = range.value(QLatin1String("min_val")).toInteger();
+      const auto max = range.value(QLatin1String("max_val"));
+      if (max.isDouble() && max.toDouble() < 9.0e18) r.max = max.toInteger();
+      model::setSymbolRange(it.key(), r);
+    }
+  }
+
   // data/sample_inputs/<model>.pt: torch.save((args, kwargs)). Optional; a damaged one is ignored.
   void readSampleInputs(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) return;
@@ -195,7 +241,7 @@ class Importer {
       for (const auto& s : meta.value(QLatin1String("strides")).toArray()) strides.push_back(concreteInt(s).value_or(0));
       const int64_t offset = concreteInt(meta.value(QLatin1String("storage_offset"))).value_or(0);
       const auto dtype = scalarType(meta.value(QLatin1String("dtype")).toInt());
-      auto [data, bytes] = reader_.getRecord(file.toStdString());
+      const size_t bytes = reader_.getRecordSize(file.toStdString());
       int64_t extent = offset;  // elements the view reaches into its storage
       if (sizes.size() == strides.size()) {
         bool empty = false;
@@ -207,12 +253,26 @@ class Importer {
       }
       if (sizes.size() != strides.size() || size_t(extent) * c10::elementSize(dtype) > bytes)
         fail(QStringLiteral("%1 does not hold the tensor its metadata describes").arg(file));
-      // The record's bytes become the tensor's storage: no copy.
-      auto storage = c10::Storage(c10::Storage::use_byte_size_t(), bytes, std::move(data), nullptr, false);
+      auto storage = c10::Storage(c10::Storage::use_byte_size_t(), bytes, recordData(file, bytes), nullptr, false);
       at::Tensor t = at::empty({0}, at::TensorOptions().dtype(dtype));
       t.set_(storage, offset, sizes, strides);
       tensors_[it.key()] = t;
     }
+  }
+
+  // A stored (uncompressed) record's bytes: a view of the mapped archive, kept alive by the
+  // tensors that use it; read into memory where the archive cannot be mapped.
+  at::DataPtr recordData(const QString& file, size_t bytes) {
+    const std::string name = file.toStdString();
+    if (mapped_) {
+      const size_t offset = reader_.getRecordOffset(name);
+      if (offset + bytes <= mapped_->size()) {
+        auto* keep = new std::shared_ptr<MappedFile>(mapped_);
+        return at::DataPtr(mapped_->data() + offset, keep, [](void* ctx) { delete static_cast<std::shared_ptr<MappedFile>*>(ctx); },
+                           c10::Device(c10::kCPU));
+      }
+    }
+    return std::move(std::get<0>(reader_.getRecord(name)));
   }
 
   Value* constantTensor(const QString& fqn, const QString& valueName) {
@@ -234,7 +294,7 @@ class Importer {
         if (tensor.isEmpty()) fail(QStringLiteral("a non-tensor input (%1) is not supported yet").arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
         const QString name = tensor.value(QLatin1String("name")).toString();
         Value* in = graph_->addInput(name.toStdString());
-        in->setType(tensorType(tensorMeta_.value(name).toObject()));
+        in->setType(tensorType(tensorMeta_.value(name)));
         values_[name] = in;
       } else {
         const QString name = arg.value(QLatin1String("name")).toString();
@@ -346,6 +406,7 @@ class Importer {
 
   void addNode(const QJsonObject& n) {
     const QString target = n.value(QLatin1String("target")).toString();
+    if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
     const auto op = findOperator(target);
     const auto& schema = op->schema();
     std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
@@ -368,9 +429,13 @@ class Importer {
       out->setType(schema.returns()[i].type());
       const auto o = i < size_t(outputs.size()) ? outputs[int(i)].toObject() : QJsonObject();
       QString name;
+      if (o.contains(QLatin1String("as_tensors"))) {
+        bindListOutput(out, o.value(QLatin1String("as_tensors")).toArray());
+        continue;
+      }
       if (o.contains(QLatin1String("as_tensor"))) name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
       if (!name.isEmpty()) {
-        if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name).toObject()));
+        if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name)));
         out->setDebugName(name.toStdString());
         values_[name] = out;
       }
@@ -378,6 +443,87 @@ class Importer {
     const auto meta = n.value(QLatin1String("metadata")).toObject();
     setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
     setSource(node, meta.value(QLatin1String("stack_trace")).toString());
+    for (Value* out : node->outputs())  // the unpacking of a list result sits in the same module
+      for (const auto& use : out->uses())
+        if (use.user->kind() == c10::prim::ListUnpack && node->callstack()) use.user->setCallStack(*node->callstack());
+  }
+
+  void addTensorMeta(const QJsonObject& values) {
+    for (auto it = values.begin(); it != values.end(); ++it) tensorMeta_.insert(it.key(), it.value().toObject());
+  }
+
+  // A Tensor[] result (split, unbind, …) whose items fx names: unpacked into one value per item.
+  void bindListOutput(Value* list, const QJsonArray& items) {
+    Node* unpack = graph_->insertNode(graph_->create(c10::prim::ListUnpack, {list}, items.size()));
+    for (int k = 0; k < items.size(); ++k) {
+      const QString name = items[k].toObject().value(QLatin1String("name")).toString();
+      Value* item = unpack->output(k);
+      item->setType(tensorMeta_.contains(name) ? c10::TypePtr(tensorType(tensorMeta_.value(name))) : c10::TensorType::get());
+      item->setDebugName(name.toStdString());
+      values_[name] = item;
+    }
+  }
+
+  // torch.cond(pred, true_fn, false_fn, operands) becomes prim::If on aten::Bool(pred) with one
+  // block per branch: each branch subgraph is imported into its block with its inputs bound to
+  // the operands, so the executor, the views and the profiler treat it as TorchScript's `if`.
+  void addCond(const QJsonObject& n) {
+    const auto inputs = n.value(QLatin1String("inputs")).toArray();
+    if (inputs.size() != 4) fail(QStringLiteral("torch.ops.higher_order.cond with %1 arguments (expected 4)").arg(inputs.size()));
+    auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
+    Value* pred = argValue(arg(0));
+    Node* toBool = graph_->insertNode(graph_->create(c10::Symbol::fromQualString("aten::Bool"), {pred}));
+    toBool->output()->setType(c10::BoolType::get());
+    std::vector<Value*> operands;
+    for (const auto& o : arg(3).value(QLatin1String("as_tensors")).toArray())
+      operands.push_back(tensorValue(o.toObject().value(QLatin1String("name")).toString()));
+
+    const auto outputs = n.value(QLatin1String("outputs")).toArray();
+    QStringList outNames;
+    for (const auto& o : outputs) {
+      const auto obj = o.toObject();
+      if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
+    }
+    Node* ifNode = graph_->insertNode(graph_->create(c10::prim::If, {toBool->output()}, outNames.size()));
+    for (int branch = 1; branch <= 2; ++branch) {
+      const auto sub = arg(branch).value(QLatin1String("as_graph")).toObject().value(QLatin1String("graph")).toObject();
+      if (sub.isEmpty()) fail(QStringLiteral("torch.ops.higher_order.cond: branch %1 is not a graph").arg(branch));
+      importBranch(sub, ifNode->addBlock(), operands, outNames.size());
+    }
+    for (int i = 0; i < outNames.size(); ++i) {
+      Value* out = ifNode->output(i);
+      out->setType(tensorMeta_.contains(outNames[i]) ? c10::TypePtr(tensorType(tensorMeta_.value(outNames[i])))
+                                                     : ifNode->blocks()[0]->outputs()[i]->type());
+      out->setDebugName(outNames[i].toStdString());
+      values_[outNames[i]] = out;
+    }
+    const auto meta = n.value(QLatin1String("metadata")).toObject();
+    setModuleStack(ifNode, meta.value(QLatin1String("nn_module_stack")).toString());
+    setSource(ifNode, meta.value(QLatin1String("stack_trace")).toString());
+  }
+
+  // A branch's subgraph, with its own names and tensor metadata, imported into `block`.
+  void importBranch(const QJsonObject& sub, torch::jit::Block* block, const std::vector<Value*>& operands, int outputs) {
+    const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
+    if (size_t(subInputs.size()) != operands.size())
+      fail(QStringLiteral("torch.ops.higher_order.cond: a branch takes %1 inputs for %2 operands").arg(subInputs.size()).arg(operands.size()));
+    const auto outerValues = values_;
+    const auto outerMeta = tensorMeta_;
+    const auto subMeta = sub.value(QLatin1String("tensor_values")).toObject();
+    addTensorMeta(subMeta);
+    for (int i = 0; i < subInputs.size(); ++i)
+      values_[subInputs[i].toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()] = operands[i];
+    {
+      torch::jit::WithInsertPoint inBlock(block);
+      for (const auto& node : sub.value(QLatin1String("nodes")).toArray()) addNode(node.toObject());
+      const auto subOutputs = sub.value(QLatin1String("outputs")).toArray();
+      if (subOutputs.size() != outputs)
+        fail(QStringLiteral("torch.ops.higher_order.cond: a branch returns %1 values for %2 outputs").arg(subOutputs.size()).arg(outputs));
+      for (const auto& o : subOutputs) block->registerOutput(argValue(o.toObject()));
+    }
+    values_ = outerValues;
+    tensorMeta_ = outerMeta;
   }
 
   // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> a call stack
@@ -423,7 +569,8 @@ class Importer {
   }
 
   caffe2::serialize::PyTorchStreamReader reader_;
-  QJsonObject tensorMeta_;
+  std::shared_ptr<MappedFile> mapped_;
+  QHash<QString, QJsonObject> tensorMeta_;  // by value name (a QJsonObject looks keys up linearly)
   std::map<QString, at::Tensor> tensors_;
   std::map<QString, Value*> values_;
   std::map<QString, c10::ClassTypePtr> classTypes_;
