@@ -5,6 +5,7 @@
 #include "core/run/compare.h"
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
+#include "core/run/input_specs.h"
 #include "test_support.h"
 
 #include <torch/script.h>
@@ -123,6 +124,16 @@ class TstRun : public QObject {
     QVERIFY(!r.inputs);
     QCOMPARE(r.missingShape, 0);
     QVERIFY2(r.error.contains(QLatin1String("input 0")) && r.error.contains(QLatin1String("shape")), qPrintable(r.error));
+  }
+
+  // The one syntax of the docks' input boxes.
+  void specSplitting() {
+    const QStringList two{QStringLiteral("1x3x8x8"), QStringLiteral("3")};
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8 3")), two);
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8; 3")), two);
+    QCOMPARE(run::splitInputSpecs(QStringLiteral(" (2x2, 3x3)  none ")), (QStringList{QStringLiteral("(2x2,3x3)"), QStringLiteral("none")}));
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("\"my dir/x.pt\" [1, 2]")), (QStringList{QStringLiteral("my dir/x.pt"), QStringLiteral("[1,2]")}));
+    QVERIFY(run::splitInputSpecs(QStringLiteral("  ")).isEmpty());
   }
 
   void scalarSpecs() {

@@ -78,7 +78,10 @@ void InputDialog::validate() {
 
 QString InputDialog::specText() const {
   QStringList specs;
-  for (auto* f : fields_) specs << f->text().trimmed();
+  for (auto* f : fields_) {
+    const QString spec = f->text().trimmed();
+    specs << (spec.contains(QLatin1Char(' ')) ? QLatin1Char('"') + spec + QLatin1Char('"') : spec);
+  }
   return specs.join(QStringLiteral("; "));
 }
 

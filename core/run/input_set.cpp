@@ -180,7 +180,7 @@ std::optional<c10::IValue> parseScalar(const QString& spec, QString& error) {
   } else if (value.toLower() == QLatin1String("true") || value.toLower() == QLatin1String("false")) {
     return c10::IValue(value.toLower() == QLatin1String("true"));
   }
-  error = QStringLiteral("'%1' is not a %2 (e.g. int:3, float:0.5, bool:true)").arg(value, type);
+  error = QStringLiteral("'%1' is not a valid %2 (e.g. int:3, float:0.5, bool:true)").arg(value, type);
   return c10::IValue();
 }
 

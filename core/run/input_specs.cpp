@@ -13,7 +13,16 @@ QStringList splitInputSpecs(const QString& text) {
   QStringList specs;
   QString current;
   int depth = 0;
+  bool quoted = false;
   for (const QChar c : text) {
+    if (c == '"') {  // "my inputs/x.pt": a path with blanks
+      quoted = !quoted;
+      continue;
+    }
+    if (quoted) {
+      current += c;
+      continue;
+    }
     if (c == '(' || c == '[') ++depth;
     else if (c == ')' || c == ']') depth = std::max(0, depth - 1);
     if (depth == 0 && (c == ';' || c.isSpace())) {

@@ -14,8 +14,8 @@ namespace graft::core::run {
 struct InputSet;
 using InputsPtr = std::shared_ptr<const InputSet>;
 
-// One spec per forward argument: split at ';' or whitespace outside brackets, so
-// "1x3x8x8 3", "1x3x8x8; 3" and "(2x2, 3x3) none" all read the same.
+// One spec per forward argument: split at ';' or whitespace outside brackets and double quotes,
+// so "1x3x8x8 3", "1x3x8x8; 3" and "(2x2, 3x3) none" all read the same, and "\"my x.pt\"" is one.
 QStringList splitInputSpecs(const QString& text);
 
 // Why one spec cannot be parsed (empty when it can): for validating an input field as it is typed.
