@@ -1,5 +1,6 @@
 // graft-cli: Graft's jobs from the shell, with JSON output and meaningful exit codes.
 #include "app/cli/commands.h"
+#include "core/model/job_guard.h"
 #include "core/report/versions.h"
 
 #include <QtCore/QCoreApplication>
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
     return kOk;
   }
   for (const auto& c : commands)
-    if (c.name == name) return c.run(args);
+    if (c.name == name)
+      // The last boundary: whatever a job let through is a message and exit 2, never an abort.
+      return graft::core::model::guarded([&] { return c.run(args); }, [&](const QString& why) {
+        return fail(QStringLiteral("%1 failed: %2").arg(name, why));
+      });
   return fail(QStringLiteral("unknown command \"%1\" (see graft-cli --help)").arg(name));
 }

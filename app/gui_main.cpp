@@ -1,5 +1,6 @@
 // graft: the desktop application.
 #include "ui/edit_actions.h"
+#include "ui/guarded_application.h"
 #include "ui/main_window.h"
 #include "ui/run_settings.h"
 
@@ -7,7 +8,7 @@
 #include <QtWidgets/QApplication>
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+  graft::ui::GuardedApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Graft"));
   QApplication::setApplicationName(QStringLiteral("graft"));
   QApplication::setApplicationDisplayName(QStringLiteral("Graft"));
@@ -40,6 +41,6 @@ int main(int argc, char** argv) {
   if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.editActions()->offerRecovery()) return app.exec();
   if (parser.isSet(sample)) window.openSample(parser.value(sample), freeze);
   else if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front(), freeze);
-  if (parser.isSet(scriptEdits) && window.document()) window.editActions()->runScript(parser.value(scriptEdits));
+  if (parser.isSet(scriptEdits) && window.document()) window.runScript(parser.value(scriptEdits));
   return app.exec();
 }

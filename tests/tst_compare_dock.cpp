@@ -7,15 +7,25 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
+#include "ui/guarded_application.h"
+#include "ui/input_dialog.h"
 #include "ui/main_window.h"
 #include "ui/tensor_inspector.h"
 
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 #include <QtCore/QDir>
+#include <QtCore/QTimer>
+#include <c10/util/Exception.h>
+#include <QtCore/QFileInfo>
+#include <QtCore/QStandardPaths>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QDialogButtonBox>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QMessageBox>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
 
 using namespace graft;
@@ -37,6 +47,7 @@ bool runCompare(ui::CompareDock* dock) {
 class TstCompareDock : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // remembered inputs stay out of the user's settings
   void comparesSampleWithItself() {
     auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
     QVERIFY(doc);
@@ -141,6 +152,98 @@ class TstCompareDock : public QObject {
     QCOMPARE(w.selectedNode(), failed);
   }
 
+  // The worker reads snapshots (revisions and inputs resolved on the GUI thread), so opening
+  // another model or closing the window while a comparison runs is safe; the stale result is
+  // dropped, and the next comparison runs on the new model.
+  void openAndCloseDuringACompare() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("resnet18.pt")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec("1x3x224x224");
+    QSignalSpy done(compare, &ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(compare->isRunning());
+    QVERIFY(w.openSample("mlp"));  // the resnet18 document is freed under the running worker
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY(!compare->summary().ok);
+    QVERIFY(compare->summary().cancelled);
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    // Closing: a window (and its document) destroyed mid-run.
+    auto* other = new ui::MainWindow;
+    QVERIFY(other->openFile(graft::test::testdata("resnet18.pt")));
+    auto* running = other->findChild<ui::CompareDock*>();
+    running->setInputSpec("1x3x224x224");
+    running->start();
+    QVERIFY(running->isRunning());
+    delete other;
+    // An input-less model asks for its inputs in a dialog instead of failing.
+    const QString resnet = QFileInfo(graft::test::testdata("resnet18.pt")).absoluteFilePath();
+    ui::InputDialog::remember(resnet, {});
+    QVERIFY(w.openFile(resnet));
+    compare->setInputSpec({});
+    compare->start();
+    QVERIFY(!compare->isRunning());
+    auto* dialog = compare->findChild<ui::InputDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->field(0)->text(), QStringLiteral("1x3x224x224:float32"));  // prefilled with an example
+    auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    dialog->field(0)->setText("1x3xbanana");
+    QVERIFY(!ok->isEnabled());  // validated as typed
+    QVERIFY(!dialog->findChild<QLabel*>("inputProblem")->text().isEmpty());
+    dialog->field(0)->setText("1x3x64x64");
+    QVERIFY(ok->isEnabled());
+    ok->click();  // accepted: the comparison starts with the answer
+    QVERIFY(done.wait(120000));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    QCOMPARE(w.findChild<QLineEdit*>("compareInputs")->text(), QStringLiteral("1x3x64x64"));
+    // Remembered per file: opening it again fills the box.
+    QVERIFY(w.openSample("mlp"));
+    QVERIFY(w.findChild<QLineEdit*>("compareInputs")->text().isEmpty());
+    QVERIFY(w.openFile(resnet));
+    QCOMPARE(w.findChild<QLineEdit*>("compareInputs")->text(), QStringLiteral("1x3x64x64"));
+    ui::InputDialog::remember(resnet, {});
+  }
+
+  // A model whose per-node compare used to end the process (quantized tensors): in the dock it
+  // compares equal with itself, and the inspector summarises a quantized tensor.
+  void quantizedModelInTheDock() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("hard/quantized_mobilenet_v2.pt")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec(graft::test::testdata("hard/quantized_mobilenet_v2.x.pt"));
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    int quantizedRow = -1;
+    for (int row = 0; row < compare->table()->rowCount() && quantizedRow < 0; ++row)
+      if (compare->table()->item(row, 1)->text() == QLatin1String("quantized::conv2d")) quantizedRow = row;
+    QVERIFY(quantizedRow >= 0);
+    Q_EMIT compare->table()->cellDoubleClicked(quantizedRow, 0);
+    QVERIFY2(compare->inspector()->statsText().contains(QLatin1String("mean")), qPrintable(compare->inspector()->statsText()));
+  }
+
+  // The GUI's last boundary: an exception thrown by an event handler is reported, and the
+  // application goes on.
+  void exceptionInAnEventHandlerIsCaught() {
+    auto* app = qobject_cast<ui::GuardedApplication*>(qApp);
+    QVERIFY(app);
+    QSignalSpy caught(app, &ui::GuardedApplication::exceptionCaught);
+    auto* closer = new QTimer(this);
+    connect(closer, &QTimer::timeout, closer, [closer] {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        box->close();
+        closer->deleteLater();
+      }
+    });
+    closer->start(50);
+    QMetaObject::invokeMethod(this, [] { TORCH_CHECK(false, "a kernel refused the input"); }, Qt::QueuedConnection);
+    QVERIFY(caught.wait(10000));
+    QVERIFY2(caught.front().front().toString().contains(QLatin1String("a kernel refused the input")),
+             qPrintable(caught.front().front().toString()));
+    // Still alive and working.
+    QTRY_VERIFY_WITH_TIMEOUT(QApplication::activeModalWidget() == nullptr, 10000);
+  }
+
   void mainWindowHasTheDock() {
     ui::MainWindow w;
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("compareDock"));
@@ -155,5 +258,9 @@ class TstCompareDock : public QObject {
   }
 };
 
-QTEST_MAIN(TstCompareDock)
+int main(int argc, char** argv) {
+  ui::GuardedApplication app(argc, argv);  // as the graft executable runs
+  TstCompareDock test;
+  return QTest::qExec(&test, argc, argv);
+}
 #include "tst_compare_dock.moc"

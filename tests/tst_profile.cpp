@@ -2,7 +2,9 @@
 // and a Chrome trace that parses with those events.
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
+#include "core/profile/profile_job.h"
 #include "core/profile/profiler.h"
+#include "core/run/input_set.h"
 #include "core/report/profile_report.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
@@ -184,6 +186,23 @@ class TstProfile : public QObject {
     QVERIFY(std::any_of(p.events.begin(), p.events.end(), [](const auto& e) {
       return e.run == 0 && e.depth == 0 && e.shapes.startsWith(QStringLiteral("[1, 3, 224, 224], ["));
     }));
+  }
+  // An int argument reaches forward as an int (the loop runs n times), not as a tensor.
+  void scalarInputsProfile() {
+    auto loaded = io::loadFile(graft::test::testdata(QStringLiteral("hard/loop_int.pt")));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    const auto in = run::parseInputs({QStringLiteral("2x8"), QStringLiteral("3"), QStringLiteral("0.5"), QStringLiteral("true"), QStringLiteral("none")}, 0);
+    QVERIFY2(in.inputs, qPrintable(in.error));
+    profile::ProfileOptions options;
+    options.runs = 3;
+    options.warmup = 1;
+    const auto p = profile::profileWithInputs(*loaded.document->current(), *in.inputs, options);
+    QCOMPARE(p.runMs.size(), 3);
+    // Three trips of the loop: three aten::linear events per run.
+    const auto linears = std::count_if(p.events.begin(), p.events.end(), [](const profile::OpEvent& e) {
+      return e.run == 0 && e.name == QLatin1String("aten::linear");
+    });
+    QCOMPARE(int(linears), 3);
   }
   void wrongInputIsAReadableError() {
     auto doc = io::loadSample(QStringLiteral("cnn")).document;

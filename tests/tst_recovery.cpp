@@ -6,6 +6,8 @@
 #include "core/io/load.h"
 #include "core/io/save.h"
 #include "core/model/document.h"
+#include "core/rewrite/library.h"
+#include "core/rewrite/rule_parser.h"
 #include "test_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
@@ -35,7 +37,8 @@ NodeId nth(const core::model::Revision& rev, const char* kind, int n = 0) {
   return core::model::kNoNode;
 }
 
-// Four edits of the cnn sample by the NodeIds it gets on every load.
+// Four edits of the cnn sample by the NodeIds it gets on every load, with a rewrite applied in
+// the Rewrites dock (fold-conv-bn) before the last one.
 QJsonArray scriptedEdits() {
   auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
   const auto& rev = *doc->current();
@@ -43,8 +46,10 @@ QJsonArray scriptedEdits() {
   return {e::toJson(e::ReplaceOp{nth(rev, "aten::relu"), QStringLiteral("aten::gelu")}),
           e::toJson(e::EditConstant{nth(rev, "aten::conv2d"), QStringLiteral("padding"), QStringLiteral("[2, 2]")}),
           e::toJson(e::InsertOp{nth(rev, "aten::conv2d", 2), 0, QStringLiteral("aten::sigmoid"), {}}),
+          QJsonObject{{"rules", QJsonArray{"fold-conv-bn"}}},
           e::toJson(e::DeleteNode{nth(rev, "aten::relu", 2)})};
 }
+constexpr int kScripted = 5;
 
 // Clicks `button` on the first message box that appears; counts the boxes answered.
 int answered = 0;
@@ -101,6 +106,54 @@ class TstRecovery : public QObject {
     QCOMPARE(doc->count(), 2);
   }
 
+  // Rewrites are journaled with their rules' text and replay headlessly, with the edits after
+  // them; a rule text that no longer parses is refused naming the rewrite.
+  void rewritesReplay() {
+    auto doc = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session session(*doc);
+    const auto library = core::rewrite::RuleLibrary::load();
+    const auto* dropout = library.find(QStringLiteral("remove-dropout"));
+    QVERIFY(dropout);
+    // The journal form reads back as the same rule.
+    const auto reparsed = core::rewrite::parseRule(core::rewrite::ruleText(*dropout), QStringLiteral("journal"));
+    QVERIFY2(reparsed.ok(), qPrintable(reparsed.error.toString()));
+    QCOMPARE(reparsed.rule.pattern, dropout->pattern);
+    QCOMPARE(reparsed.rule.replacement, dropout->replacement);
+    QCOMPARE(reparsed.rule.conditions.size(), dropout->conditions.size());
+    const auto rewritten = session.applyRewrite({core::rewrite::Step::ofRule(*dropout),
+                                                 core::rewrite::Step::ofPass(QStringLiteral("dead-code-elimination"))});
+    QVERIFY2(rewritten.ok() && rewritten.reports[0].matches == 2, qPrintable(rewritten.error));
+    QVERIFY(session.apply(core::edit::ReplaceOp{nth(*doc->current(), "aten::relu"), QStringLiteral("aten::gelu")}).ok());
+    const QJsonObject journal = session.toJson();
+
+    auto fresh = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session again(*fresh);
+    const auto replayed = again.replay(journal);
+    QVERIFY2(replayed.ok, qPrintable(replayed.error));
+    QCOMPARE(replayed.applied, 2);
+    QCOMPARE(fresh->count(), 3);
+    for (int i = 0; i < 3; ++i) QCOMPARE(fresh->revision(i)->irText(), doc->revision(i)->irText());
+    QVERIFY(!fresh->current()->irText().contains(QStringLiteral("aten::dropout")));
+
+    QJsonObject broken = journal;
+    QJsonArray edits = broken.value("edits").toArray();
+    QJsonObject first = edits[0].toObject();
+    QJsonObject rewrite = first.value("rewrite").toObject();
+    QJsonArray steps = rewrite.value("steps").toArray();
+    QJsonObject step = steps[0].toObject();
+    step.insert("rule", QStringLiteral("id: remove-dropout\n[pattern]\ngraph(%x):\n  %y = aten::nosuchop(%x)\n  return (%y)\n"));
+    steps[0] = step;
+    rewrite.insert("steps", steps);
+    first.insert("rewrite", rewrite);
+    edits[0] = first;
+    broken.insert("edits", edits);
+    auto third = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session refused(*third);
+    const auto r = refused.replay(broken);
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.contains(QLatin1String("rewrite 1")), qPrintable(r.error));
+  }
+
   void saveAsAsksBeforeOverwriting() {
     QTemporaryDir dir;
     const QString model = dir.filePath(QStringLiteral("cnn.pt"));
@@ -149,11 +202,12 @@ class TstRecovery : public QObject {
     QByteArray out;
     QElapsedTimer clock;
     clock.start();
-    while (!out.contains("script-edit 4") && clock.elapsed() < 120000 && gui.state() == QProcess::Running) {
+    const QByteArray last = "script-edit " + QByteArray::number(kScripted);
+    while (!out.contains(last) && !out.contains("script-refused") && clock.elapsed() < 120000 && gui.state() == QProcess::Running) {
       gui.waitForReadyRead(500);
       out += gui.readAllStandardOutput();
     }
-    QVERIFY2(out.contains("script-edit 4"), out.constData());
+    QVERIFY2(out.contains(last), out.constData());
     gui.kill();  // a crash: no clean exit, the journal stays open
     QVERIFY(gui.waitForFinished());
     QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
@@ -163,27 +217,39 @@ class TstRecovery : public QObject {
     QString error;
     const auto journal = core::edit::Session::readJournal(unclosed.front(), &error);
     QVERIFY2(journal, qPrintable(error));
-    QCOMPARE(journal->value("edits").toArray().size(), 4);
+    QCOMPARE(journal->value("edits").toArray().size(), kScripted);
+    QVERIFY(journal->value("edits").toArray()[3].toObject().value("rewrite").isObject());
 
-    // What the four edits give, applied headlessly.
+    // What the edits and the rewrite give, applied headlessly.
     auto expected = core::io::loadSample(QStringLiteral("cnn")).document;
     core::edit::Session headless(*expected);
-    for (const auto& e : edits) QVERIFY(headless.apply(*core::edit::fromJson(e.toObject())).ok());
+    const auto library = core::rewrite::RuleLibrary::load();
+    for (const auto& e : edits) {
+      if (e.toObject().contains("rules")) {
+        const auto result = headless.applyRewrite({core::rewrite::Step::ofRule(*library.find(QStringLiteral("fold-conv-bn")))});
+        QVERIFY2(result.ok() && result.reports[0].matches > 0, qPrintable(result.error));
+      } else {
+        QVERIFY(headless.apply(*core::edit::fromJson(e.toObject())).ok());
+      }
+    }
 
     // The restart: a new main window offers recovery; answering Yes replays every edit.
     ui::MainWindow w;
     answerSoon();
     QVERIFY(w.editActions()->offerRecovery());
     QVERIFY(w.document());
-    QCOMPARE(w.document()->count(), 5);
-    QCOMPARE(w.document()->currentIndex(), 4);
-    for (int i = 0; i < 5; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
+    QCOMPARE(w.document()->count(), kScripted + 1);
+    QCOMPARE(w.document()->currentIndex(), kScripted);
+    for (int i = 0; i <= kScripted; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
     QVERIFY(w.document()->current()->irText().contains(QStringLiteral("aten::gelu")));
+    // The rewrite is in: fewer batch_norms than before it.
+    QVERIFY(w.document()->revision(4)->irText().count(QStringLiteral("aten::batch_norm(")) <
+            w.document()->revision(3)->irText().count(QStringLiteral("aten::batch_norm(")));
     // The recovered edits live on in the new session's journal; the crashed one is closed.
     QVERIFY(core::edit::Session::readJournal(unclosed.front(), nullptr)->value("closed").toBool());
     const QStringList now = core::edit::Session::unclosedJournals();
     QCOMPARE(now.size(), 1);
-    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), 4);
+    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), kScripted);
   }
 };
 

@@ -5,6 +5,7 @@
 #include "core/run/compare.h"
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
+#include "core/run/input_specs.h"
 #include "test_support.h"
 
 #include <torch/script.h>
@@ -96,7 +97,7 @@ class TstRun : public QObject {
     QVERIFY(torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 7).values[0].toTensor()));
     QVERIFY(!torch::equal(a.values[0].toTensor(), inputs({QStringLiteral("2x3x4:float64")}, 8).values[0].toTensor()));
     // Nested tuple and list specs.
-    const auto t = inputs({QStringLiteral("(2x2,[3,3x1])")});
+    const auto t = inputs({QStringLiteral("(2x2,[3:float32,3x1])")});  // a bare 3 is an int
     QVERIFY(t.values[0].isTuple());
     QVERIFY(t.values[0].toTupleRef().elements()[1].isTensorList());
     for (const char* bad : {"2xq", "2x3:float99", "no/such/file.pt", "[]"}) {
@@ -121,7 +122,89 @@ class TstRun : public QObject {
     auto file = open(runFile("run_cnn.pt"));
     r = run::defaultInputs(*file, 0);
     QVERIFY(!r.inputs);
-    QVERIFY2(r.error.contains(QLatin1String("--input")) && r.error.contains(QLatin1String("input 0")), qPrintable(r.error));
+    QCOMPARE(r.missingShape, 0);
+    QVERIFY2(r.error.contains(QLatin1String("input 0")) && r.error.contains(QLatin1String("shape")), qPrintable(r.error));
+  }
+
+  // The one syntax of the docks' input boxes.
+  void specSplitting() {
+    const QStringList two{QStringLiteral("1x3x8x8"), QStringLiteral("3")};
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8 3")), two);
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8; 3")), two);
+    QCOMPARE(run::splitInputSpecs(QStringLiteral(" (2x2, 3x3)  none ")), (QStringList{QStringLiteral("(2x2,3x3)"), QStringLiteral("none")}));
+    QCOMPARE(run::splitInputSpecs(QStringLiteral("\"my dir/x.pt\" [1, 2]")), (QStringList{QStringLiteral("my dir/x.pt"), QStringLiteral("[1,2]")}));
+    QVERIFY(run::splitInputSpecs(QStringLiteral("  ")).isEmpty());
+  }
+
+  void scalarSpecs() {
+    const auto s = inputs({QStringLiteral("3"), QStringLiteral("int:-2"), QStringLiteral("0.5"), QStringLiteral("float:2"),
+                           QStringLiteral("true"), QStringLiteral("bool:false"), QStringLiteral("none"),
+                           QStringLiteral("[1,2]"), QStringLiteral("(2x2,4)"), QStringLiteral("3:float32")});
+    QCOMPARE(s.values[0].toInt(), int64_t(3));
+    QCOMPARE(s.values[1].toInt(), int64_t(-2));
+    QCOMPARE(s.values[2].toDouble(), 0.5);
+    QCOMPARE(s.values[3].toDouble(), 2.0);
+    QCOMPARE(s.values[4].toBool(), true);
+    QCOMPARE(s.values[5].toBool(), false);
+    QVERIFY(s.values[6].isNone());
+    QVERIFY(s.values[7].isIntList());
+    QVERIFY(s.values[8].toTupleRef().elements()[1].isInt());
+    QCOMPARE(s.values[9].toTensor().sizes().vec(), std::vector<int64_t>{3});  // a shape has a dtype or an x
+    QCOMPARE(s.descriptions[0], QStringLiteral("int 3"));
+    for (const char* bad : {"int:x", "bool:maybe", "[1,2x2]", "float:"}) {
+      auto r = run::parseInputs({QLatin1String(bad)}, 0);
+      QVERIFY2(!r.inputs && !r.error.isEmpty(), bad);
+    }
+  }
+
+  // forward(x, n: int, scale: float, flip: bool, bias: Optional[Tensor]) loops n times: both
+  // paths against PyTorch's outputs, for two sets of scalars.
+  void scalarArgumentsDriveControlFlow_data() {
+    QTest::addColumn<QStringList>("scalars");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("n=3 flip") << QStringList{"3", "0.5", "true", "none"} << "loop_int.out.pt";
+    QTest::newRow("n=2 typed") << QStringList{"int:2", "float:0.5", "bool:false", "none"} << "loop_int.out_2_false.pt";
+  }
+  void scalarArgumentsDriveControlFlow() {
+    QFETCH(QStringList, scalars);
+    QFETCH(QString, expected);
+    auto doc = open(graft::test::testdata(QStringLiteral("hard/loop_int.pt")));
+    const auto in = inputs(QStringList{graft::test::testdata(QStringLiteral("hard/loop_int.x.pt"))} + scalars);
+    const at::Tensor reference = loadTensor(graft::test::testdata(QStringLiteral("hard/") + expected));
+    run::Executor ex(doc->current());
+    const auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    const auto slow = ex.run(in, nodeByNode(/*keep=*/true));
+    QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
+    QVERIFY(torch::allclose(fast.outputs[0].toTensor(), reference, 1e-5, 1e-6));
+    QVERIFY(torch::equal(fast.outputs[0].toTensor(), slow.outputs[0].toTensor()));
+    QCOMPARE(slow.outputs[1].toInt(), in.values[1].toInt() * 2);
+    // The loop body ran n times: one aten::linear record per trip.
+    const auto linears = std::count_if(slow.nodes.begin(), slow.nodes.end(), [](const run::NodeRecord& r) { return r.op == QLatin1String("aten::linear"); });
+    QCOMPARE(int64_t(linears), in.values[1].toInt());
+  }
+
+  // Eager-quantized torchvision MobileNetV2: runs on both paths as in PyTorch, and a per-node
+  // compare of its quantized intermediates works (it used to abort the process).
+  void quantizedModelRunsAndCompares() {
+    auto doc = open(graft::test::testdata(QStringLiteral("hard/quantized_mobilenet_v2.pt")));
+    const auto in = inputs({graft::test::testdata(QStringLiteral("hard/quantized_mobilenet_v2.x.pt"))});
+    const at::Tensor reference = loadTensor(graft::test::testdata(QStringLiteral("hard/quantized_mobilenet_v2.out.pt")));
+    run::Executor ex(doc->current());
+    const auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    QVERIFY(torch::allclose(fast.outputs[0].toTensor(), reference, 1e-5, 1e-6));
+    run::CompareOptions o;
+    o.perNode = true;
+    const auto result = run::compareRevisions(doc->current(), doc->current(), in, o);
+    QVERIFY2(result.ok, qPrintable(result.error));
+    QVERIFY(result.equal);
+    QVERIFY(result.nodes && result.nodes->nodes.size() > 50);
+    for (const auto& n : result.nodes->nodes) QVERIFY2(n.diff.allclose && n.diff.note.isEmpty(), qPrintable(n.opA + n.diff.note));
+    // Quantized values compare by their real values: a quantized tensor against its dequantized self.
+    const at::Tensor q = at::quantize_per_tensor(torch::randn({4, 4}), 0.1, 3, torch::kQUInt8);
+    const auto d = run::compareTensors(q, q.dequantize(), {});
+    QVERIFY2(d.allclose && d.note.isEmpty(), qPrintable(d.note));
   }
 
   void fastAndInstrumentedMatchPython() {
@@ -236,7 +319,7 @@ class TstRun : public QObject {
 
   void tupleInputsAndOutputs() {
     auto doc = open(runFile("run_tuple.pt"));
-    const auto in = inputs({QStringLiteral("2x3"), QStringLiteral("(2x3,4)")}, 3);
+    const auto in = inputs({QStringLiteral("2x3"), QStringLiteral("(2x3,4:float32)")}, 3);
     run::Executor ex(doc->current());
     auto fast = ex.run(in, {});
     QVERIFY2(fast.ok, qPrintable(fast.error.headline()));

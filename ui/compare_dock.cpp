@@ -1,6 +1,7 @@
 #include "ui/compare_dock.h"
 
 #include "core/model/document.h"
+#include "ui/input_dialog.h"
 #include "ui/tensor_inspector.h"
 
 #include <QtConcurrent/QtConcurrent>
@@ -29,7 +30,9 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   revB_ = new QComboBox(this);
   inputs_ = new QLineEdit(this);
   inputs_->setPlaceholderText(tr("default: the model's input shape; e.g. 1x3x224x224:float32; file.npy"));
-  inputs_->setToolTip(tr("One spec per input, separated by ';'"));
+  inputs_->setObjectName(QStringLiteral("compareInputs"));
+  inputs_->setToolTip(tr("One spec per forward argument, separated by ';' or spaces: a shape (1x3x224x224:float32), "
+                         "a tensor file, a number (3, 0.5), true/false, none, (…) tuples, […] lists"));
   device_ = new QComboBox(this);
   deviceB_ = new QComboBox(this);
   device_->addItems(core::run::availableDevices());
@@ -97,6 +100,11 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &CompareDock::cancel);
   connect(&watcher_, &QFutureWatcher<core::run::CompareSummary>::finished, this, [this] {
     summary_ = watcher_.result();
+    if (runGeneration_ != generation_) {
+      // Another model was opened meanwhile: these results describe revisions no longer shown.
+      summary_ = {};
+      summary_.cancelled = true;
+    }
     showSummary();
     run_->setEnabled(document_ != nullptr);
     cancel_->setEnabled(false);
@@ -119,8 +127,11 @@ CompareDock::~CompareDock() {
 
 void CompareDock::setDocument(core::model::Document* document) {
   // No manual disconnect: the previous document may already be gone (Qt drops its connections).
+  cancel();  // a running comparison belongs to the previous document: stop it, drop its result
+  ++generation_;
   document_ = document;
   summary_ = {};
+  inputs_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   table_->setRowCount(0);
   inspector_->clear();
   run_->setEnabled(document_ != nullptr && !isRunning());
@@ -163,8 +174,14 @@ void CompareDock::start() {
   core::run::CompareRequest req;
   req.a = document_->revision(revA_->currentData().toInt());
   req.b = document_->revision(revB_->currentData().toInt());
-  req.document = document_;
-  for (const QString& s : inputs_->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) req.inputSpecs << s.trimmed();
+  // Inputs are made here, on the GUI thread: the worker gets snapshots, never the document.
+  const auto resolved = core::run::resolveInputs(*document_, inputs_->text(), 0);
+  if (!resolved.inputs) {
+    if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
+    else status_->setText(tr("Failed: %1").arg(resolved.error));
+    return;
+  }
+  req.inputs = resolved.inputs;
   req.atol = atol_->text().toDouble();
   req.rtol = rtol_->text().toDouble();
   req.deviceA = device_->currentText();
@@ -172,10 +189,11 @@ void CompareDock::start() {
   req.perNode = perNode_->isChecked();
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
+  runGeneration_ = generation_;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   status_->setText(tr("Running…"));
-  // The request holds shared revision handles, so the worker never touches the document itself.
+  // The request holds shared revision and input handles, so the worker never touches the document.
   watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
 }
 

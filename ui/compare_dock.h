@@ -3,7 +3,10 @@
 // run the comparison in a worker thread (cancellable) and list outputs and nodes pass/fail.
 #include "core/run/compare_job.h"
 
+#include "core/model/document.h"
+
 #include <QtCore/QFutureWatcher>
+#include <QtCore/QPointer>
 #include <QtWidgets/QWidget>
 #include <atomic>
 #include <memory>
@@ -51,7 +54,7 @@ class CompareDock : public QWidget {
   void showSummary();
   void addRow(const core::run::CompareRow& row);
 
-  core::model::Document* document_ = nullptr;
+  QPointer<core::model::Document> document_;
   QComboBox* revA_ = nullptr;
   QComboBox* revB_ = nullptr;
   QLineEdit* inputs_ = nullptr;
@@ -69,6 +72,8 @@ class CompareDock : public QWidget {
   QFutureWatcher<core::run::CompareSummary> watcher_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   core::run::CompareSummary summary_;
+  int generation_ = 0;     // counts setDocument calls
+  int runGeneration_ = 0;  // generation_ when the running comparison started
 };
 
 }  // namespace graft::ui

@@ -215,7 +215,7 @@ bool EditActions::recover(const QString& journalPath) {
   return true;
 }
 
-void EditActions::runScript(const QString& path) {
+void EditActions::runScript(const QString& path, std::function<bool(const QStringList& ruleIds)> rewrite) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
     std::fprintf(stderr, "graft: cannot read %s\n", qPrintable(path));
@@ -223,16 +223,24 @@ void EditActions::runScript(const QString& path) {
   }
   const QJsonArray edits = QJsonDocument::fromJson(f.readAll()).array();
   auto step = std::make_shared<std::function<void(int)>>();
-  *step = [this, edits, step](int i) {
+  *step = [this, edits, step, rewrite](int i) {
     if (i >= edits.size()) {
       std::printf("script-done\n");
       std::fflush(stdout);
       return;
     }
     QString error;
-    const auto e = edit::fromJson(edits[i].toObject(), &error);
-    if (!e || !applyEdit(*e, false)) std::printf("script-refused %d %s\n", i + 1, qPrintable(e ? QString() : error));
-    else std::printf("script-edit %d\n", i + 1);
+    const QJsonObject entry = edits[i].toObject();
+    if (entry.contains(QLatin1String("rules"))) {
+      QStringList ids;
+      for (const auto& id : entry.value(QLatin1String("rules")).toArray()) ids << id.toString();
+      if (rewrite && rewrite(ids)) std::printf("script-edit %d\n", i + 1);
+      else std::printf("script-refused %d rules %s\n", i + 1, qPrintable(ids.join(QLatin1Char(' '))));
+    } else {
+      const auto e = edit::fromJson(entry, &error);
+      if (!e || !applyEdit(*e, false)) std::printf("script-refused %d %s\n", i + 1, qPrintable(e ? QString() : error));
+      else std::printf("script-edit %d\n", i + 1);
+    }
     std::fflush(stdout);
     QTimer::singleShot(20, this, [step, i] { (*step)(i + 1); });
   };

@@ -3,6 +3,7 @@
 // op…, Edit value…, Save As…) acting on MainWindow::selectedNode(), so menus, the Modules tree
 // and the canvas can all share them. Owns the editing Session (and its journal) of the open
 // document, the History dock, and crash recovery.
+#include <functional>
 #include "core/edit/edit.h"
 
 #include <QtCore/QObject>
@@ -55,8 +56,10 @@ class EditActions : public QObject {
   bool recover(const QString& journalPath);
 
   // Test hook (graft --script-edits FILE): applies the edits of a JSON array one per event-loop
-  // turn, printing "script-edit N" on stdout after each is journaled, then "script-done".
-  void runScript(const QString& path);
+  // turn, printing "script-edit N" on stdout after each is journaled, then "script-done". An
+  // entry {"rules": [ID, ...]} is handed to `rewrite` (the Rewrites dock), which says whether a
+  // revision was made.
+  void runScript(const QString& path, std::function<bool(const QStringList& ruleIds)> rewrite = {});
 
  Q_SIGNALS:
   void editRefused(const QString& message);

@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include "core/edit/session.h"
 
 #include "core/io/load.h"
 #include "core/model/document.h"
@@ -17,6 +18,7 @@
 #include "ui/compare_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
+#include "ui/fit_screen.h"
 #include "ui/inspector.h"
 #include "ui/ir_view.h"
 #include "ui/module_tree.h"
@@ -48,7 +50,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("Graft"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/graft.svg")));
   setAcceptDrops(true);
-  resize(1400, 900);
+  resize(fittedSize(this, QSize(1400, 900)));  // never larger than the screen (1366x768 laptops)
 
   // The canvas is the centre, with the find bar above it.
   auto* centre = new QWidget(this);
@@ -81,7 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   inspector_ = new Inspector(this);
   auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
   inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-  inspectorDock->setWidget(inspector_);
+  inspectorDock->setWidget(scrollable(inspector_));
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
   resizeDocks({irDock, inspectorDock}, {420, 420}, Qt::Horizontal);
 
@@ -107,9 +109,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   rewriteDock->setObjectName(QStringLiteral("rewritesDock"));
   auto* rewrites = new RewriteDock(rewriteDock);
   rewriteDock_ = rewrites;
-  rewriteDock->setWidget(rewrites);
+  rewriteDock->setWidget(scrollable(rewrites));
   addDockWidget(Qt::RightDockWidgetArea, rewriteDock);
   connect(this, &MainWindow::documentOpened, rewrites, [this, rewrites] { rewrites->setDocument(document_.get()); });
+  // Rewrites go through the editing session: journaled like edits, so recovery restores them.
+  rewrites->setCommitter([this](const QVector<core::rewrite::Step>& steps) {
+    if (auto* session = editActions_->session()) return session->applyRewrite(steps);
+    core::rewrite::ApplyResult none;
+    none.error = tr("Open a model first.");
+    return none;
+  });
   // A rule's matches: every match outlined orange, the one shown (stepped to) purple.
   connect(rewrites, &RewriteDock::matchesChanged, this, [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
     matchMarks_.clear();
@@ -171,10 +180,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   compareDock_ = new CompareDock(this);
   auto* compareDock = new QDockWidget(tr("Compare"), this);
   compareDock->setObjectName(QStringLiteral("compareDock"));
-  compareDock->setWidget(compareDock_);
+  compareDock->setWidget(scrollable(compareDock_));
   addDockWidget(Qt::BottomDockWidgetArea, compareDock);
   tabifyDockWidget(profileDock_, compareDock);
   compareDock->hide();
+  // The bottom docks scroll rather than grow the window; shown, they take two fifths of it.
+  for (QDockWidget* bottom : {static_cast<QDockWidget*>(profileDock_), compareDock})
+    connect(bottom, &QDockWidget::visibilityChanged, this, [this, bottom](bool visible) {
+      if (visible && bottom->height() < height() / 3) resizeDocks({bottom}, {height() * 2 / 5}, Qt::Vertical);
+    });
   connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
   connect(compareDock_, &CompareDock::finished, this, [this] { showDivergence(true); });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
@@ -317,6 +331,14 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   editActions_->startSession();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
   Q_EMIT documentOpened();
+}
+
+void MainWindow::runScript(const QString& path) {
+  editActions_->runScript(path, [this](const QStringList& ids) {
+    const int before = document_ ? document_->count() : 0;
+    rewriteDock_->applyRules(ids);
+    return document_ && document_->count() > before;
+  });
 }
 
 void MainWindow::refreshView() {
@@ -463,6 +485,11 @@ bool MainWindow::exportDot(const QString& path) {
   }
   file.write(core::layout::flatDot(*view_));
   return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  fitToScreen(this);  // now that it knows its screen
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -31,6 +31,9 @@ class MainWindow : public QMainWindow {
   bool openSample(const QString& name, bool freeze = true);
 
   core::model::Document* document() const { return document_.get(); }
+  // Test hook (graft --script-edits FILE): EditActions::runScript, with {"rules": [...]} entries
+  // applied through the Rewrites dock as a user's "apply" would.
+  void runScript(const QString& path);
   const core::model::GraphView* view() const { return view_.get(); }
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
@@ -56,6 +59,7 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildMenus();

@@ -69,6 +69,16 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
   return std::move(result.document);
 }
 
+std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
+                                                quint64 seed) {
+  auto result = core::run::inputsFor(doc, parser.values(QStringLiteral("input")), seed);
+  if (result.inputs) return std::move(result.inputs);
+  if (result.missingShape >= 0)
+    result.error += QStringLiteral(": pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3");
+  fail(result.error);
+  return std::nullopt;
+}
+
 int fail(const QString& message) {
   std::fprintf(stderr, "graft-cli: %s\n", qPrintable(message));
   return kUsageOrInput;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared argument handling for graft-cli subcommands: the MODEL argument, --json, exit codes.
 #include "core/io/load.h"
+#include "core/run/input_set.h"
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QJsonObject>
@@ -29,6 +30,11 @@ bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStri
 // Opens the MODEL of a parsed command line: `--sample NAME` or the positional file at `index`.
 // On failure prints the load error (one line headline on stderr) and returns nullptr.
 std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index = 0);
+
+// The inputs of a run: the --input specs, else the model's defaults (run::inputsFor). On failure
+// prints why (naming --input where the model records no shape) and returns nullopt.
+std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
+                                                quint64 seed);
 
 // Prints "graft-cli: message" on stderr and returns kUsageOrInput.
 int fail(const QString& message);

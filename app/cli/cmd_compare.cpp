@@ -56,11 +56,10 @@ Command compareCommand() {
     options.deviceA = *devA;
     options.deviceB = *devB;
 
-    const QStringList specs = parser.values(QStringLiteral("input"));
-    auto inputs = specs.isEmpty() ? core::run::defaultInputs(*docA, seed) : core::run::parseInputs(specs, seed);
-    if (!inputs.inputs) return fail(inputs.error);
+    const auto inputs = inputsOrFail(parser, *docA, seed);
+    if (!inputs) return int(kUsageOrInput);
 
-    const auto result = core::run::compareRevisions(docA->current(), docB->current(), *inputs.inputs, options);
+    const auto result = core::run::compareRevisions(docA->current(), docB->current(), *inputs, options);
     if (!result.ok) return fail(result.error);
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject j = core::report::compareReport(result, options.tol, options.perNode);

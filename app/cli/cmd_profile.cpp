@@ -48,14 +48,11 @@ Command profileCommand() {
     options.device = parser.value(QStringLiteral("device"));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
-    QStringList specs = parser.values(QStringLiteral("input"));
-    if (specs.isEmpty() && !core::profile::defaultInputSpec(*doc).isEmpty()) specs << core::profile::defaultInputSpec(*doc);
-    if (specs.isEmpty())
-      return fail(QStringLiteral("%1 does not record its input shapes: give them with --input, e.g. --input 1x3x224x224")
-                      .arg(doc->displayName()));
+    const auto inputs = inputsOrFail(parser, *doc, seed);
+    if (!inputs) return int(kUsageOrInput);
     core::profile::Profile profile;
     try {
-      profile = core::profile::profileWithSpecs(*doc->current(), specs, seed, options);
+      profile = core::profile::profileWithInputs(*doc->current(), *inputs, options);
     } catch (const core::profile::InputError& e) {
       return fail(QString::fromUtf8(e.what()));
     } catch (const std::exception& e) {
@@ -69,7 +66,7 @@ Command profileCommand() {
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject out = core::report::profileReport(profile);
       out.insert(QStringLiteral("model"), doc->displayName());
-      out.insert(QStringLiteral("input"), QJsonArray::fromStringList(specs));
+      out.insert(QStringLiteral("input"), QJsonArray::fromStringList(inputs->descriptions));
       printJson(out);
     } else {
       printText(profileText(profile));

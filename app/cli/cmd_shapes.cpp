@@ -28,10 +28,10 @@ Command shapesCommand() {
       report = core::report::shapesFromMetadata(*doc->current());
     } else {
       const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong();
-      const auto inputs = specs.isEmpty() ? core::run::defaultInputs(*doc, seed) : core::run::parseInputs(specs, seed);
-      if (!inputs.inputs) return fail(inputs.error);
+      const auto inputs = inputsOrFail(parser, *doc, seed);
+      if (!inputs) return int(kUsageOrInput);
       QString error;
-      report = core::report::shapesFromRun(doc->current(), *inputs.inputs, &error);
+      report = core::report::shapesFromRun(doc->current(), *inputs, &error);
       if (report.isEmpty()) return fail(QStringLiteral("%1 failed to run: %2").arg(doc->displayName(), error));
     }
     report.insert(QStringLiteral("model"), doc->displayName());

@@ -1,4 +1,5 @@
 #include "core/edit/edit.h"
+#include "core/model/folding.h"
 
 #include "core/edit/edit_context.h"
 #include "core/edit/value_text.h"
@@ -22,9 +23,7 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 
 EditResult refused(model::NodeId node, QString message) { return {nullptr, node, std::move(message)}; }
 
-bool isFolded(const Node* n) {
-  return n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr || n->kind() == c10::prim::ListConstruct;
-}
+using model::isFolded;
 
 // "relu" -> aten::relu; "aten::relu" as is.
 std::optional<c10::Symbol> opSymbol(const QString& op, QString* error) {

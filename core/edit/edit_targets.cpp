@@ -1,4 +1,5 @@
 #include "core/edit/edit_targets.h"
+#include "core/model/folding.h"
 
 #include "core/edit/edit_context.h"
 #include "core/model/revision.h"
@@ -8,11 +9,7 @@
 
 namespace graft::core::edit {
 
-namespace {
-bool folded(const torch::jit::Node* n) {
-  return n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr || n->kind() == c10::prim::ListConstruct;
-}
-}  // namespace
+using model::isFolded;
 
 QVector<InputSlot> edgeInputs(const model::Revision& revision, model::NodeId id) {
   QVector<InputSlot> out;
@@ -21,7 +18,7 @@ QVector<InputSlot> edgeInputs(const model::Revision& revision, model::NodeId id)
   const auto* schema = matchingSchema(n);
   for (size_t i = 0; i < n->inputs().size(); ++i) {
     const auto* v = n->input(i);
-    if (folded(v->node())) continue;
+    if (isFolded(v->node())) continue;
     const QString name = schema && i < schema->arguments().size() ? QString::fromStdString(schema->arguments()[i].name())
                                                                    : QString::fromStdString(v->debugName());
     out.push_back({static_cast<int>(i), name, QString::fromStdString(v->type()->annotation_str())});

@@ -1,4 +1,5 @@
 #include "core/edit/graph_diff.h"
+#include "core/model/folding.h"
 
 #include "core/edit/edit_context.h"
 #include "core/model/graph_walk.h"
@@ -19,12 +20,7 @@ namespace {
 
 using torch::jit::Node;
 
-bool isOpNode(const Node* n) {
-  const auto k = n->kind();
-  if (k == c10::prim::Constant || k == c10::prim::GetAttr) return false;
-  if (k == c10::prim::ListConstruct) return !torch::jit::toIValue(n->output()).has_value();  // a constant list folds
-  return true;
-}
+bool isOpNode(const Node* n) { return !model::isFolded(n); }
 
 std::vector<Node*> opNodes(const model::Revision& r) {
   std::vector<Node*> out;
@@ -55,11 +51,6 @@ bool sameConstant(const c10::IValue& a, const c10::IValue& b) {
   return model::formatIValue(a) == model::formatIValue(b) && a.tagKind() == b.tagKind();
 }
 
-QString argumentName(const Node* n, size_t i) {
-  if (const auto* schema = matchingSchema(n); schema && i < schema->arguments().size())
-    return QString::fromStdString(schema->arguments()[i].name());
-  return QStringLiteral("input %1").arg(i);
-}
 
 }  // namespace
 
@@ -125,11 +116,11 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     for (size_t i = 0; i < na->inputs().size() && i < nb->inputs().size(); ++i) {
       const auto ca = constantOf(na->input(i)), cb = constantOf(nb->input(i));
       if (ca && cb) {
-        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + argumentName(nb, i);
+        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + model::argumentName(nb, i);
         continue;
       }
       if (ca.has_value() != cb.has_value()) {
-        what << QStringLiteral("input ") + argumentName(nb, i);
+        what << QStringLiteral("input ") + model::argumentName(nb, i);
         continue;
       }
       const Node* pa = na->input(i)->node();
@@ -138,7 +129,7 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
       const bool samePartner = (partnerOfA.count(pa) && partnerOfA.at(pa) == pb) ||
                                (foldedInto.count(pa) && foldedInto.at(pa) == pb);
       if ((!bothGraphInputs && !samePartner) || na->input(i)->offset() != nb->input(i)->offset())
-        what << QStringLiteral("input ") + argumentName(nb, i);
+        what << QStringLiteral("input ") + model::argumentName(nb, i);
     }
     if (!what.isEmpty()) {
       ChangedNode c;

@@ -1,4 +1,5 @@
 #include "core/edit/revision_diff.h"
+#include "core/model/folding.h"
 
 #include "core/edit/edit_context.h"
 #include "core/model/revision.h"
@@ -16,18 +17,12 @@ namespace {
 
 // The folded constant feeding `v` rendered as text, or a null string when `v` is computed.
 QString constantText(const torch::jit::Value* v) {
-  const auto* n = v->node();
-  if (n->kind() != c10::prim::Constant && n->kind() != c10::prim::ListConstruct) return {};
+  if (!model::isFolded(v->node())) return {};
   auto iv = torch::jit::toIValue(v);
   if (!iv) return {};
   return model::formatIValue(*iv);
 }
 
-QString argumentName(const torch::jit::Node* n, size_t i) {
-  if (const auto* schema = matchingSchema(n); schema && i < schema->arguments().size())
-    return QString::fromStdString(schema->arguments()[i].name());
-  return QStringLiteral("input %1").arg(i);
-}
 
 QJsonArray ids(const QVector<model::NodeId>& v) {
   QJsonArray a;
@@ -57,7 +52,7 @@ RevisionDiff diff(const model::Revision& before, const model::Revision& after) {
       const QString ca = constantText(a->input(i));
       const QString cb = constantText(b->input(i));
       if (!ca.isNull() && !cb.isNull()) {
-        if (ca != cb) d.constants.push_back({id, argumentName(b, i), ca, cb});
+        if (ca != cb) d.constants.push_back({id, model::argumentName(b, i), ca, cb});
         continue;
       }
       if (before.idOf(a->input(i)->node()) != after.idOf(b->input(i)->node()) ||

@@ -1,6 +1,7 @@
 #include "core/edit/session.h"
 
 #include "core/io/atomic_write.h"
+#include "core/rewrite/rule_parser.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QDir>
@@ -28,17 +29,65 @@ Session::~Session() {
 
 void Session::onRevisionAdded(int index) {
   if (committing_) return;  // apply() records its own
-  while (records_.size() < index) records_.push_back({document_.parentOf(records_.size() + 1), std::nullopt});
+  while (records_.size() < index) records_.push_back({document_.parentOf(records_.size() + 1), std::nullopt, std::nullopt});
+}
+
+void Session::commitRecorded(model::RevisionPtr revision, Record record) {
+  record.parent = document_.currentIndex();
+  committing_ = true;
+  records_.push_back(std::move(record));
+  document_.commit(std::move(revision));  // writes the journal through currentChanged
+  committing_ = false;
 }
 
 EditResult Session::apply(const Edit& edit) {
   EditResult r = edit::apply(edit, *document_.current(), document_.ids());
-  if (!r.ok()) return r;
-  const int parent = document_.currentIndex();
-  committing_ = true;
-  records_.push_back({parent, edit});
-  document_.commit(r.revision);  // writes the journal through currentChanged
-  committing_ = false;
+  if (r.ok()) commitRecorded(r.revision, {-1, edit, std::nullopt});
+  return r;
+}
+
+namespace {
+QJsonObject rewriteToJson(const QVector<rewrite::Step>& steps) {
+  QJsonArray out;
+  for (const auto& step : steps) {
+    if (!step.pass.isEmpty()) {
+      out.append(QJsonObject{{"pass", step.pass}});
+      continue;
+    }
+    QJsonObject o{{"rule", rewrite::ruleText(step.rule)}, {"id", step.rule.id}};
+    if (step.onlyAt != model::kNoNode) o.insert(QStringLiteral("only_at"), QString::number(step.onlyAt));
+    out.append(o);
+  }
+  return {{"steps", out}};
+}
+
+std::optional<QVector<rewrite::Step>> rewriteFromJson(const QJsonObject& json, QString* error) {
+  QVector<rewrite::Step> steps;
+  for (const auto& v : json.value(QLatin1String("steps")).toArray()) {
+    const QJsonObject o = v.toObject();
+    if (o.contains(QLatin1String("pass"))) {
+      steps.push_back(rewrite::Step::ofPass(o.value(QLatin1String("pass")).toString()));
+      continue;
+    }
+    const auto parsed = rewrite::parseRule(o.value(QLatin1String("rule")).toString(), QStringLiteral("journal"));
+    if (!parsed.ok()) {
+      *error = QStringLiteral("rule %1: %2").arg(o.value(QLatin1String("id")).toString(), parsed.error.toString());
+      return std::nullopt;
+    }
+    const model::NodeId at = o.value(QLatin1String("only_at")).toString().toULongLong();
+    steps.push_back(at == model::kNoNode ? rewrite::Step::ofRule(parsed.rule) : rewrite::Step::ofRuleAt(parsed.rule, at));
+  }
+  if (steps.isEmpty()) {
+    *error = QStringLiteral("a rewrite without steps");
+    return std::nullopt;
+  }
+  return steps;
+}
+}  // namespace
+
+rewrite::ApplyResult Session::applyRewrite(const QVector<rewrite::Step>& steps) {
+  rewrite::ApplyResult r = rewrite::applySteps(*document_.current(), steps, document_.ids());
+  if (r.ok()) commitRecorded(r.revision, {-1, std::nullopt, rewriteToJson(steps)});
   return r;
 }
 
@@ -50,7 +99,8 @@ void Session::setJournalPath(const QString& path) {
 QJsonObject Session::toJson(bool closed) const {
   QJsonArray edits;
   for (const auto& r : records_)
-    edits.append(QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}});
+    edits.append(r.rewrite ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
+                           : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}});
   QJsonObject source{{"path", document_.sourcePath()},
                      {"sha256", QString::fromLatin1(document_.sourceSha256())},
                      {"sample", document_.sampleName()},
@@ -158,8 +208,24 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
       r.error = QStringLiteral("edit %1 of the session has a bad parent revision %2").arg(i + 1).arg(parent);
       return r;
     }
+    if (rec.value(QLatin1String("rewrite")).isObject()) {
+      QString error;
+      const auto steps = rewriteFromJson(rec.value(QLatin1String("rewrite")).toObject(), &error);
+      if (!steps) {
+        r.error = QStringLiteral("rewrite %1 of the session: %2").arg(i + 1).arg(error);
+        return r;
+      }
+      document_.setCurrent(parent);
+      const auto applied = applyRewrite(*steps);
+      if (!applied.ok()) {
+        r.error = QStringLiteral("rewrite %1 of the session was refused: %2").arg(i + 1).arg(applied.error);
+        return r;
+      }
+      ++r.applied;
+      continue;
+    }
     if (!rec.value(QLatin1String("edit")).isObject()) {
-      r.error = QStringLiteral("revision %1 of the session was not made by an edit and cannot be replayed").arg(i + 1);
+      r.error = QStringLiteral("revision %1 of the session was not made by an edit or a rewrite and cannot be replayed").arg(i + 1);
       return r;
     }
     QString error;

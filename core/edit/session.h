@@ -5,6 +5,7 @@
 // in id-stable form; NodeIds are assigned in graph order on load, so replaying by id is stable.
 #include "core/edit/edit.h"
 #include "core/model/document.h"
+#include "core/rewrite/apply.h"
 
 #include <QtCore/QJsonObject>
 #include <QtCore/QMetaObject>
@@ -27,6 +28,11 @@ class Session {
   // and journals it. A refusal leaves the document untouched.
   EditResult apply(const Edit& edit);
 
+  // Applies rules and passes as one revision (rewrite::applySteps), commits it and journals the
+  // steps: each rule by its full text (rewrite::ruleText) and the match it was limited to, each
+  // pass by name, so replay needs no rule library. An error leaves the document untouched.
+  rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
+
   // The journal file, written after every change once set (empty: no journal).
   void setJournalPath(const QString& path);
   const QString& journalPath() const { return journalPath_; }
@@ -34,7 +40,8 @@ class Session {
   bool close();
   QString lastJournalError() const { return journalError_; }
 
-  // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"}], "current", "closed"}
+  // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"} or
+  // {"parent", "rewrite": {"steps": [{"rule", "only_at"} | {"pass"}]}}], "current", "closed"}
   QJsonObject toJson(bool closed = false) const;
 
   // Folder for journals: $GRAFT_SESSION_DIR, else AppDataLocation/sessions.
@@ -60,8 +67,11 @@ class Session {
  private:
   struct Record {
     int parent = -1;
-    std::optional<Edit> edit;  // nullopt: a revision made by something else (a rule, a pass)
+    std::optional<Edit> edit;          // an edit, or
+    std::optional<QJsonObject> rewrite;  // rules and passes (applyRewrite); neither: made elsewhere
   };
+  // Commits `revision` as made by `record` (its parent is set here) and journals it.
+  void commitRecorded(model::RevisionPtr revision, Record record);
   void onRevisionAdded(int index);
   void write();
 

@@ -1,4 +1,5 @@
 #include "core/io/load.h"
+#include "core/model/job_guard.h"
 
 #include "core/io/archive_probe.h"
 #include "core/io/operator_libraries.h"
@@ -68,9 +69,17 @@ LoadResult failure(LoadError error) {
   return r;
 }
 
+LoadResult loadUnguarded(const QString& path, const LoadOptions& options);
 }  // namespace
 
 LoadResult loadFile(const QString& path, const LoadOptions& options) {
+  return model::guarded([&] { return loadUnguarded(path, options); }, [&](const QString& why) {
+    return failure({LoadErrorKind::Other, QStringLiteral("%1 could not be opened.").arg(QFileInfo(path).fileName()), {}, why});
+  });
+}
+
+namespace {
+LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
   loadTorchvisionOperators();  // once: detection and segmentation models call torchvision::*
   if (QFileInfo(path).isFile() && isPt2Archive(path)) {
     auto imported = importPt2(path);
@@ -102,13 +111,17 @@ LoadResult loadFile(const QString& path, const LoadOptions& options) {
                     {}});
   try {
     return finish(prepare(loaded, options), options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path));
-  } catch (const c10::Error& e) {
+  } catch (...) {
+    const QString file = QFileInfo(path).fileName();
     return failure({LoadErrorKind::Other,
-                    QStringLiteral("%1 loaded, but could not be frozen and inlined.").arg(QFileInfo(path).fileName()),
-                    QStringLiteral("Try opening it with --no-freeze (File > Open without freezing)."),
-                    QString::fromStdString(e.what_without_backtrace())});
+                    options.freeze ? QStringLiteral("%1 loaded, but could not be frozen and inlined.").arg(file)
+                                   : QStringLiteral("%1 loaded, but its forward could not be inlined.").arg(file),
+                    options.freeze ? QStringLiteral("Try opening it unfrozen: graft --no-freeze %1, or graft-cli COMMAND --no-freeze %1.").arg(file)
+                                   : QString(),
+                    model::currentExceptionText()});
   }
 }
+}  // namespace
 
 LoadResult loadSample(const QString& name, const LoadOptions& options) {
   std::optional<torch::jit::Module> module;

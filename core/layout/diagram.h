@@ -4,6 +4,7 @@
 #include "core/model/ids.h"
 
 #include <QtCore/QMetaType>
+#include <QtCore/QString>
 #include <QtCore/QPointF>
 #include <QtCore/QRectF>
 #include <QtCore/QSet>
@@ -51,6 +52,7 @@ struct Diagram {
   double layoutMs = 0;           // time spent in this request
   QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
   bool cancelled = false;
+  QString error;                 // set when the layout failed (the job boundary caught it)
 };
 
 // Which groups are expanded; the root (0) always is.

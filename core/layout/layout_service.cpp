@@ -1,5 +1,7 @@
 #include "core/layout/layout_service.h"
 
+#include "core/model/job_guard.h"
+
 #include <QtCore/QMetaObject>
 #include <QtCore/QPointer>
 
@@ -37,10 +39,19 @@ int LayoutService::request(const Expansion& expanded) {
   QPointer<LayoutService> self(this);
   QMetaObject::invokeMethod(worker_, [engine, expanded, flag, id, self] {
     Diagram d;
+    // An exception must not leave this thread's event loop: it would end the process.
     if (engine->view() && !flag->load())
-      d = engine->layout(expanded, flag.get(), [&](int done, int total) {
-        QMetaObject::invokeMethod(self, [self, id, done, total] { if (self) Q_EMIT self->progress(id, done, total); }, Qt::QueuedConnection);
-      });
+      d = model::guarded(
+          [&] {
+            return engine->layout(expanded, flag.get(), [&](int done, int total) {
+              QMetaObject::invokeMethod(self, [self, id, done, total] { if (self) Q_EMIT self->progress(id, done, total); }, Qt::QueuedConnection);
+            });
+          },
+          [](const QString& why) {
+            Diagram failed;
+            failed.error = QStringLiteral("the layout failed: %1").arg(why);
+            return failed;
+          });
     else d.cancelled = true;
     QMetaObject::invokeMethod(self, [self, id, d] {
       if (!self) return;

@@ -1,4 +1,5 @@
 #include "core/model/graph_view.h"
+#include "core/model/folding.h"
 
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
@@ -18,19 +19,6 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Nodes that become attributes of their consumers instead of boxes of their own.
-bool isFoldable(const Node* node) {
-  const auto kind = node->kind();
-  if (kind == c10::prim::Constant) return true;
-  if (kind == c10::prim::GetAttr) return true;  // parameters and submodules of an unfrozen model
-  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
-    if (node->inputs().empty()) return true;
-    for (const Value* in : node->inputs())
-      if (in->node()->kind() != c10::prim::Constant) return false;
-    return true;
-  }
-  return false;
-}
 
 // The aten::Bool in front of an `if`: a program's torch.cond takes the tensor itself.
 bool isBranchCondition(const Node* node) {
@@ -67,13 +55,6 @@ QString foldedValue(const Node* producer, QString& kindOut) {
   return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-QString argumentName(const Node* node, size_t index) {
-  if (const auto* schema = node->maybeSchema()) {
-    if (index < schema->arguments().size())
-      return QString::fromStdString(schema->arguments()[index].name());
-  }
-  return QStringLiteral("input%1").arg(index);
-}
 
 QString shortTypeName(const c10::ClassTypePtr& type) {
   if (!type || !type->name()) return {};
@@ -157,7 +138,7 @@ GraphView GraphView::build(const Revision& revision) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
       if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n)) ++view.programOps;
-      if (isFoldable(n) && shown) continue;
+      if (isFolded(n) && shown) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -183,7 +164,7 @@ GraphView GraphView::build(const Revision& revision) {
         const Value* in = n->input(i);
         const QString argName = argumentName(n, i);
         const Node* src = in->node();
-        if (isFoldable(src) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
+        if (isFolded(src) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
           ViewAttribute attr;
           attr.name = argName;
           attr.value = foldedValue(src, attr.kind);

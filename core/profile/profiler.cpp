@@ -5,10 +5,10 @@
 #include "core/model/graph_walk.h"
 #include "core/model/revision.h"
 #include "core/run/device_forward.h"
+#include "core/run/executor.h"
 #include "core/run/input_set.h"
 
 #include <ATen/record_function.h>
-#include <torch/csrc/jit/python/update_graph_executor_opt.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
 
@@ -238,13 +238,8 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   if (options.runs < 1) throw std::runtime_error("--runs must be at least 1");
   run::ensureThreads();
   torch::NoGradGuard noGrad;
-  // Time the graph as written: the executor's optimiser would rewrite it (and time itself) on
-  // the first calls. Restored afterwards: freeze_module fails on some models while it is off.
-  struct OptimizerOff {
-    bool previous = torch::jit::getGraphExecutorOptimize();
-    OptimizerOff() { torch::jit::setGraphExecutorOptimize(false); }
-    ~OptimizerOff() { torch::jit::setGraphExecutorOptimize(previous); }
-  } optimizerOff;
+  // Time the graph as written, as the executor runs it (one guard for both; see executor.cpp).
+  run::GraphAsWritten asWritten;
   const c10::Device device = deviceOf(inputs);
   run::DeviceForward forward(revision, device);
   const auto view = model::GraphView::build(revision);

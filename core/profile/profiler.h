@@ -17,7 +17,7 @@ struct ProfileOptions {
   // One extra, untimed run records each top-level op's input shapes (the timed runs never do:
   // copying inputs per event would be most of the profiler's cost).
   bool recordShapes = true;
-  QString device = QStringLiteral("cpu");  // profileWithSpecs places the inputs there ("cpu", "cuda")
+  QString device = QStringLiteral("cpu");  // profileWithInputs places the inputs there ("cpu", "cuda")
   // Called after each run (done, total); return false to cancel.
   std::function<bool(int, int)> progress;
 };

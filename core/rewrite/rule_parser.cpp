@@ -184,6 +184,23 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
   return result;
 }
 
+QString ruleText(const Rule& rule) {
+  QString text = QStringLiteral("id: %1\ntitle: %2\n").arg(rule.id, rule.title.simplified());
+  if (rule.isBuiltinPass()) return text + QStringLiteral("builtin: %1\n").arg(rule.builtin);
+  auto section = [&](const char* name, const QString& body) {
+    text += QStringLiteral("[%1]\n").arg(QLatin1String(name)) + body;
+    if (!body.endsWith(QLatin1Char('\n'))) text += QLatin1Char('\n');
+  };
+  section("pattern", rule.pattern);
+  section("replacement", rule.replacement);
+  if (!rule.conditions.isEmpty()) {
+    QStringList lines;
+    for (const auto& c : rule.conditions) lines << c.text;
+    section("condition", lines.join(QLatin1Char('\n')));
+  }
+  return text;
+}
+
 RuleParseResult parseRuleFile(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {

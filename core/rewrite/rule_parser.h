@@ -30,4 +30,9 @@ struct RuleParseResult {
 RuleParseResult parseRule(const QString& text, const QString& file);
 RuleParseResult parseRuleFile(const QString& path);
 
+// The rule as rule-file text that parseRule reads back to the same rule (id, title, builtin,
+// pattern, replacement, conditions; no description or self-tests): what a journal records so that
+// replaying a rewrite does not depend on the rule library of the day.
+QString ruleText(const Rule& rule);
+
 }  // namespace graft::core::rewrite

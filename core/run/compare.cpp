@@ -1,5 +1,6 @@
 #include "core/run/compare.h"
 
+#include "core/model/job_guard.h"
 #include "core/model/pair_by_order.h"
 
 #include <torch/script.h>
@@ -9,7 +10,33 @@
 
 namespace graft::core::run {
 
-TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol) {
+at::Tensor asFloat64(const at::Tensor& t) {
+  at::Tensor cpu = t.detach().to(torch::kCPU);
+  // A quantized tensor cannot be cast: its real values are what the model means.
+  if (cpu.is_quantized()) cpu = cpu.dequantize();
+  return cpu.to(torch::kDouble);
+}
+
+namespace {
+TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol);
+}
+
+TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol) {
+  // A pair libtorch cannot compare (an unusual layout or dtype) is a failed row, never a crash.
+  return model::guarded([&] { return compareValues(a, b, tol); }, [&](const QString& why) {
+    TensorDiff d;
+    d.allclose = false;
+    d.numel = std::max(a.defined() ? a.numel() : 0, b.defined() ? b.numel() : 0);
+    d.mismatched = d.numel;
+    d.maxAbs = d.maxRel = std::numeric_limits<double>::quiet_NaN();
+    d.cosine = 0;
+    d.note = QStringLiteral("cannot compare %1 with %2: %3").arg(describe(a), describe(b), why);
+    return d;
+  });
+}
+
+namespace {
+TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol) {
   TensorDiff d;
   if (!aIn.defined() || !bIn.defined()) {  // an optional output that is None
     if (aIn.defined() == bIn.defined()) return d;
@@ -29,8 +56,8 @@ TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const To
     return d;
   }
   if (d.numel == 0) return d;
-  const at::Tensor a = aIn.detach().to(torch::kCPU).to(torch::kDouble);
-  const at::Tensor b = bIn.detach().to(torch::kCPU).to(torch::kDouble);
+  const at::Tensor a = asFloat64(aIn);
+  const at::Tensor b = asFloat64(bIn);
   // torch.allclose compares a == b first: equal infinities (a causal mask's -inf) are close.
   const at::Tensor diff = at::where(a == b, at::zeros_like(a), (a - b).abs());
   const at::Tensor absB = b.abs();
@@ -48,8 +75,6 @@ TensorDiff compareTensors(const at::Tensor& aIn, const at::Tensor& bIn, const To
   if (a.is_floating_point() && !aIn.is_floating_point()) d.cosine = std::clamp(d.cosine, -1.0, 1.0);
   return d;
 }
-
-namespace {
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
   if (v.isTensor()) out.push_back(v.toTensor());
   else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) flattenInto(e, out);
@@ -154,8 +179,23 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
   return result;
 }
 
+namespace {
+CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
+                             const CompareOptions& options);
+}
+
 CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
                                const CompareOptions& options) {
+  return model::guarded([&] { return compareGuarded(revA, revB, inputs, options); }, [](const QString& why) {
+    CompareResult failed;
+    failed.error = QStringLiteral("the comparison failed: %1").arg(why);
+    return failed;
+  });
+}
+
+namespace {
+CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
+                             const CompareOptions& options) {
   CompareResult result;
   Executor ea(revA), eb(revB);
   RunOptions oa, ob;
@@ -191,5 +231,6 @@ CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB,
   result.runB = std::make_shared<RunResult>(std::move(rb));
   return result;
 }
+}  // namespace
 
 }  // namespace graft::core::run

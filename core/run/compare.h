@@ -22,7 +22,10 @@ struct TensorDiff {
   QString note;             // set when shapes or kinds differ (then allclose is false)
 };
 
+// `t` on the CPU as float64 (quantized tensors dequantized): what comparisons and statistics read.
+at::Tensor asFloat64(const at::Tensor& t);
 // Compares `a` with `b` (the reference side of rtol) on the CPU in float64.
+// Never throws: a pair that cannot be compared is a failed diff with a note.
 TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol);
 // Flattens tensors (and numbers, as 0-d tensors) out of nested tuples, lists and dicts (their
 // insertion order), in order.
@@ -75,6 +78,7 @@ struct CompareResult {
   std::shared_ptr<RunResult> runA, runB;  // the instrumented runs `nodes` points into
 };
 
+// Never throws: any failure comes back in CompareResult::error.
 CompareResult compareRevisions(model::RevisionPtr a, model::RevisionPtr b, const InputSet& inputs,
                                const CompareOptions& options);
 

@@ -1,6 +1,6 @@
 #include "core/run/compare_job.h"
 
-#include "core/model/document.h"
+#include "core/model/job_guard.h"
 #include "core/run/compare.h"
 
 #include <torch/script.h>
@@ -32,11 +32,11 @@ CompareRow rowOf(const NodeDiff& n) {
 }
 // The first channels of a 4-D map, min-max scaled per channel (NaN and Inf show as 0).
 void addChannelMaps(const at::Tensor& tensor, TensorStats& st) {
-  if (tensor.dim() != 4 || tensor.size(0) < 1 || !tensor.is_floating_point()) return;
+  if (tensor.dim() != 4 || tensor.size(0) < 1 || !(tensor.is_floating_point() || tensor.is_quantized())) return;
   st.channelCount = int(tensor.size(1));
   st.mapHeight = int(tensor.size(2));
   st.mapWidth = int(tensor.size(3));
-  const at::Tensor item = tensor[0].detach().to(torch::kCPU).to(torch::kFloat).contiguous();
+  const at::Tensor item = asFloat64(tensor[0]).to(torch::kFloat).contiguous();
   for (int c = 0; c < std::min<int>(st.channelCount, kMaxChannelMaps); ++c) {
     at::Tensor map = item[c].nan_to_num(0, 0, 0);
     const float lo = map.min().item<float>(), hi = map.max().item<float>();
@@ -46,20 +46,27 @@ void addChannelMaps(const at::Tensor& tensor, TensorStats& st) {
   }
 }
 
+std::optional<TensorStats> statsGuarded(const CompareSummary& summary, model::NodeId node, bool sideB, int bins);
+CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>* cancel);
 }  // namespace
 
 CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
+  return model::guarded([&] { return compareGuarded(req, cancel); }, [](const QString& why) {
+    CompareSummary s;
+    s.error = QStringLiteral("the comparison failed: %1").arg(why);
+    return s;
+  });
+}
+
+namespace {
+CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>* cancel) {
   CompareSummary s;
   if (!req.a || !req.b) { s.error = QStringLiteral("choose two revisions"); return s; }
   QString error;
   auto devA = Executor::parseDevice(req.deviceA, &error);
   auto devB = devA ? Executor::parseDevice(req.deviceB, &error) : std::nullopt;
   if (!devA || !devB) { s.error = error; return s; }
-  InputResult inputs;
-  if (!req.inputSpecs.isEmpty()) inputs = parseInputs(req.inputSpecs, req.seed);
-  else if (req.document) inputs = defaultInputs(*req.document, req.seed);
-  else inputs.error = QStringLiteral("give an input spec, e.g. 1x3x224x224:float32");
-  if (!inputs.inputs) { s.error = inputs.error; return s; }
+  if (!req.inputs) { s.error = QStringLiteral("give an input spec, e.g. 1x3x224x224:float32"); return s; }
   CompareOptions o;
   o.tol = {req.atol, req.rtol};
   o.deviceA = *devA;
@@ -67,7 +74,7 @@ CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* ca
   o.perNode = req.perNode;
   o.matching = NodeMatching::ById;
   o.cancel = cancel;
-  auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *inputs.inputs, o));
+  auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *req.inputs, o));
   if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }
   if (!result->ok) {
     s.error = result->error;
@@ -89,8 +96,16 @@ CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* ca
   s.detail = result;
   return s;
 }
+}  // namespace
 
 std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins) {
+  // Called on the GUI thread: a tensor libtorch cannot summarise shows no statistics.
+  return model::guarded([&] { return statsGuarded(summary, node, sideB, bins); },
+                        [](const QString&) { return std::optional<TensorStats>(); });
+}
+
+namespace {
+std::optional<TensorStats> statsGuarded(const CompareSummary& summary, model::NodeId node, bool sideB, int bins) {
   if (!summary.detail) return std::nullopt;
   const auto& run = sideB ? summary.detail->runB : summary.detail->runA;
   if (!run) return std::nullopt;
@@ -103,7 +118,7 @@ std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId
     if (rec.id != id) continue;
     const auto tensors = flattenTensors(rec.outputs);
     if (tensors.empty() || !tensors.front().defined()) return std::nullopt;
-    const at::Tensor t = tensors.front().detach().to(torch::kCPU).to(torch::kDouble).flatten();
+    const at::Tensor t = asFloat64(tensors.front()).flatten();
     TensorStats st;
     st.shape = describe(tensors.front()).section(' ', 2);
     st.dtype = describe(tensors.front()).section(' ', 1, 1);
@@ -127,6 +142,7 @@ std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId
   }
   return std::nullopt;
 }
+}  // namespace
 
 QStringList availableDevices() {
   QStringList d{QStringLiteral("cpu")};

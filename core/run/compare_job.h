@@ -3,6 +3,7 @@
 // a results table shows, and per-node tensor statistics for the inspector.
 #include "core/model/ids.h"
 #include "core/model/revision.h"
+#include "core/run/input_specs.h"
 
 #include <QtCore/QString>
 #include <QtCore/QStringList>
@@ -11,17 +12,15 @@
 #include <memory>
 #include <optional>
 
-namespace graft::core::model { class Document; }
-
 namespace graft::core::run {
 
 struct CompareResult;
 
+// Everything a comparison reads, as immutable snapshots: revisions and inputs resolved on the
+// caller's thread (resolveInputs), never a Document, which the GUI may close meanwhile.
 struct CompareRequest {
   model::RevisionPtr a, b;
-  const model::Document* document = nullptr;  // for default inputs when `inputSpecs` is empty
-  QStringList inputSpecs;
-  quint64 seed = 0;
+  InputsPtr inputs;
   double atol = 1e-5, rtol = 1e-4;
   QString deviceA = QStringLiteral("cpu"), deviceB = QStringLiteral("cpu");
   bool perNode = true;
@@ -68,6 +67,7 @@ struct CompareSummary {
 };
 
 // Runs the comparison (blocking: call it from a worker thread). `cancel` is polled between nodes.
+// Never throws: whatever fails comes back in CompareSummary::error.
 CompareSummary runCompare(const CompareRequest& request, const std::atomic<bool>* cancel = nullptr);
 
 // Statistics of node `node`'s first tensor output on side A (`sideB` false) or B; nullopt when the

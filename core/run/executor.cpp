@@ -1,6 +1,7 @@
 #include "core/run/executor.h"
 #include "core/run/threads.h"
 
+#include "core/model/job_guard.h"
 #include "core/model/module_path.h"
 #include "core/run/device_forward.h"
 
@@ -21,6 +22,12 @@ using torch::jit::Node;
 using torch::jit::Value;
 namespace prim = c10::prim;
 
+// GraphOptimizerEnabledGuard's thread-local switch, without its header in executor.h.
+GraphAsWritten::GraphAsWritten() : previous_(torch::jit::getGraphExecutorOptimize()) {
+  torch::jit::setGraphExecutorOptimize(false);
+}
+GraphAsWritten::~GraphAsWritten() { torch::jit::setGraphExecutorOptimize(previous_); }
+
 QString RunError::headline() const {
   if (node == model::kNoNode) return message;
   QString where = QStringLiteral("node %1").arg(node);
@@ -38,12 +45,7 @@ struct NodeFailure {
   RunError error;
 };
 
-QString errorText(const std::string& what) {
-  // libtorch messages can carry the TorchScript source and traceback: keep the first few lines.
-  QStringList lines = QString::fromStdString(what).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-  while (lines.size() > 4) lines.removeLast();
-  return lines.join(QStringLiteral(" | "));
-}
+QString errorText(const std::string& what) { return model::firstLines(what); }
 
 }  // namespace
 
@@ -395,10 +397,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
     return result;
   }
   torch::NoGradGuard noGrad;
-  // Run graphs as written: the optimising executor would fuse and specialise, and then the fast
-  // path no longer matches the node-by-node path bit for bit. Scoped, not process-wide: with the
-  // optimiser off, a later freeze_module (io::load) fails with "Couldn't find method 'forward'".
-  torch::jit::GraphOptimizerEnabledGuard asWritten(false);
+  GraphAsWritten asWritten;
   std::vector<c10::IValue> args;
   for (const auto& v : given) args.push_back(toDevice(v, options.device));
   const auto start = std::chrono::steady_clock::now();

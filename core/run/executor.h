@@ -51,6 +51,22 @@ struct RunResult {
   double totalMs = 0;
 };
 
+// Runs graphs as written while it lives: the optimising executor would fuse and specialise (and
+// time itself on the first calls), and then the fast path no longer matches the node-by-node path
+// bit for bit, nor the profile the graph. Scoped to the run, never left off: with the
+// optimiser off, a later freeze_module (io::load) fails with "Couldn't find method 'forward'".
+// The one guard for runs, compares and profiles.
+class GraphAsWritten {
+ public:
+  GraphAsWritten();
+  ~GraphAsWritten();
+  GraphAsWritten(const GraphAsWritten&) = delete;
+  GraphAsWritten& operator=(const GraphAsWritten&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Prepares a revision once (operations resolved per node) and runs it any number of times.
 // Not thread-safe: one run at a time per Executor.
 class Executor {

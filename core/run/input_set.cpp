@@ -4,6 +4,7 @@
 #include "core/model/revision.h"
 #include "core/model/dtype_names.h"
 #include "core/model/value_format.h"
+#include "core/run/input_specs.h"
 #include "core/samples/samples.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -150,6 +151,39 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
   }
 }
 
+// A scalar argument: "int:3", "float:0.5", "bool:true", or bare "3", "0.5", "-2", "true", "false",
+// "none". nullopt when `spec` is not one (then it is a shape or a file).
+std::optional<c10::IValue> parseScalar(const QString& spec, QString& error) {
+  static const QRegularExpression typed(QStringLiteral("^(int|float|bool):(.*)$"), QRegularExpression::CaseInsensitiveOption);
+  static const QRegularExpression integer(QStringLiteral("^[-+]?\\d+$"));
+  static const QRegularExpression real(QStringLiteral("^[-+]?(\\d+\\.\\d*|\\.\\d+|\\d+(\\.\\d*)?[eE][-+]?\\d+)$"));
+  const QString lower = spec.toLower();
+  if (lower == QLatin1String("none")) return c10::IValue();
+  if (lower == QLatin1String("true") || lower == QLatin1String("false")) return c10::IValue(lower == QLatin1String("true"));
+  if (integer.match(spec).hasMatch()) {
+    bool ok = false;
+    const qlonglong v = spec.toLongLong(&ok);
+    if (!ok) { error = QStringLiteral("integer input '%1' is out of range").arg(spec); return c10::IValue(); }
+    return c10::IValue(int64_t(v));
+  }
+  if (real.match(spec).hasMatch()) return c10::IValue(spec.toDouble());
+  const auto m = typed.match(spec);
+  if (!m.hasMatch()) return std::nullopt;
+  const QString type = m.captured(1).toLower(), value = m.captured(2).trimmed();
+  bool ok = false;
+  if (type == QLatin1String("int")) {
+    const qlonglong v = value.toLongLong(&ok);
+    if (ok) return c10::IValue(int64_t(v));
+  } else if (type == QLatin1String("float")) {
+    const double v = value.toDouble(&ok);
+    if (ok) return c10::IValue(v);
+  } else if (value.toLower() == QLatin1String("true") || value.toLower() == QLatin1String("false")) {
+    return c10::IValue(value.toLower() == QLatin1String("true"));
+  }
+  error = QStringLiteral("'%1' is not a valid %2 (e.g. int:3, float:0.5, bool:true)").arg(value, type);
+  return c10::IValue();
+}
+
 std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, QString& error) {
   const QString spec = specIn.trimmed();
   if (spec.isEmpty()) { error = QStringLiteral("empty input spec"); return std::nullopt; }
@@ -163,18 +197,43 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
       items.push_back(*v);
     }
     if (tuple) return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
-    if (items.empty() || !std::all_of(items.begin(), items.end(), [](const c10::IValue& v) { return v.isTensor(); })) {
-      error = QStringLiteral("a list input must hold one or more tensors: '%1'").arg(spec);
+    if (items.empty()) {
+      error = QStringLiteral("a list input must hold one or more values: '%1'").arg(spec);
       return std::nullopt;
     }
-    c10::List<at::Tensor> tensors;
-    for (auto& v : items) tensors.push_back(v.toTensor());
-    return c10::IValue(tensors);
+    auto all = [&](auto is) { return std::all_of(items.begin(), items.end(), is); };
+    // Typed as TorchScript's List[Tensor], List[int], List[float] or List[bool] would be.
+    if (all([](const c10::IValue& v) { return v.isTensor(); })) {
+      c10::List<at::Tensor> tensors;
+      for (auto& v : items) tensors.push_back(v.toTensor());
+      return c10::IValue(tensors);
+    }
+    if (all([](const c10::IValue& v) { return v.isInt(); })) {
+      c10::List<int64_t> ints;
+      for (auto& v : items) ints.push_back(v.toInt());
+      return c10::IValue(ints);
+    }
+    if (all([](const c10::IValue& v) { return v.isDouble(); })) {
+      c10::List<double> reals;
+      for (auto& v : items) reals.push_back(v.toDouble());
+      return c10::IValue(reals);
+    }
+    if (all([](const c10::IValue& v) { return v.isBool(); })) {
+      c10::List<bool> bools;
+      for (auto& v : items) bools.push_back(v.toBool());
+      return c10::IValue(bools);
+    }
+    error = QStringLiteral("a list input must hold values of one kind (tensors, ints, floats or bools): '%1'").arg(spec);
+    return std::nullopt;
   }
   if (QFileInfo::exists(spec)) return loadTensorFile(spec, error);
+  if (auto scalar = parseScalar(spec, error)) {
+    if (!error.isEmpty()) return std::nullopt;
+    return scalar;
+  }
   static const QRegularExpression shapeSpec(QStringLiteral("^(scalar|\\d+(x\\d+)*)(:\\w+)?$"));
   if (shapeSpec.match(spec).hasMatch()) return randomTensor(spec, gen, error);
-  error = QStringLiteral("input '%1' is neither a file nor a shape spec like 1x3x224x224:float32").arg(spec);
+  error = QStringLiteral("input '%1' is neither a file, a shape like 1x3x224x224:float32, nor a scalar like 3, 0.5, true or none").arg(spec);
   return std::nullopt;
 }
 
@@ -195,6 +254,10 @@ QString describe(const c10::IValue& v) {
     for (const auto& e : items) parts << describe(e);
     return (v.isTuple() ? QStringLiteral("(%1)") : QStringLiteral("[%1]")).arg(parts.join(QStringLiteral(", ")));
   }
+  if (v.isNone()) return QStringLiteral("None");
+  if (v.isInt()) return QStringLiteral("int %1").arg(v.toInt());
+  if (v.isDouble()) return QStringLiteral("float %1").arg(v.toDouble());
+  if (v.isBool()) return QStringLiteral("bool %1").arg(v.toBool() ? QStringLiteral("true") : QStringLiteral("false"));
   return QString::fromStdString(v.tagKind());
 }
 
@@ -225,24 +288,24 @@ InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
   }
   if (const auto* sample = samples::find(doc.sampleName()); sample && !doc.sampleName().isEmpty())
     return parseInputs({samples::inputSpec(*sample)}, seed);
-  const auto graph = doc.original()->graph();
   QStringList specs;
-  const auto inputs = graph->inputs();
-  for (size_t i = 1; i < inputs.size(); ++i) {  // input 0 is self
-    const auto* value = inputs[i];
-    auto tensorType = value->type()->cast<c10::TensorType>();
-    auto sizes = tensorType ? tensorType->sizes().concrete_sizes() : c10::nullopt;
-    auto dtype = tensorType ? tensorType->scalarType() : c10::nullopt;
-    if (!sizes || !dtype) {
-      result.error = QStringLiteral("input %1 '%2' (%3) of %4 has no recorded shape: pass --input SPEC, e.g. --input 1x3x224x224:float32")
-                         .arg(i - 1).arg(QString::fromStdString(value->debugName()), QString::fromStdString(value->type()->repr_str()), doc.displayName());
+  const auto arguments = forwardArguments(*doc.original());
+  for (int i = 0; i < arguments.size(); ++i) {
+    const auto& a = arguments[i];
+    if (a.defaultSpec.isEmpty()) {
+      result.error = QStringLiteral("input %1 '%2' (%3) of %4 has no recorded %5")
+                         .arg(i).arg(a.name, a.type, doc.displayName(),
+                                     a.type == QLatin1String("Tensor") ? QStringLiteral("shape") : QStringLiteral("value"));
+      result.missingShape = i;
       return result;
     }
-    QStringList dims;
-    for (auto d : *sizes) dims << QString::number(d);
-    specs << dims.join('x') + QLatin1Char(':') + QString::fromLatin1(c10::toString(*dtype)).toLower();
+    specs << a.defaultSpec;
   }
   return parseInputs(specs, seed);
+}
+
+InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed) {
+  return specs.isEmpty() ? defaultInputs(doc, seed) : parseInputs(specs, seed);
 }
 
 c10::IValue toDevice(const c10::IValue& v, c10::Device device) {

@@ -21,18 +21,27 @@ struct InputSet {
 struct InputResult {
   std::optional<InputSet> inputs;
   QString error;  // set when inputs is empty
+  // The forward argument (0-based, without self) whose shape the model does not record, when
+  // that is why there are no inputs: the CLI asks for --input, the GUI for the shapes.
+  int missingShape = -1;
 };
 
 // Builds one positional input per spec. A spec is
 //   DIMSxDIMS[:dtype]   random values (normal for floating dtypes, 0..9 for integers), seeded
 //   PATH                a tensor file: torch.save'd tensor (or list/tuple of tensors), or .npy
-//   (SPEC,SPEC,...)     a tuple;  [SPEC,SPEC,...] a list
-// The same seed always gives the same values.
+//   (SPEC,SPEC,...)     a tuple;  [SPEC,SPEC,...] a list (of tensors, ints, floats or bools)
+//   3, -2, int:3        an int;  0.5, 1e-3, float:2 a float;  true, bool:false a bool;  none
+// A bare integer is an int; a 1-D tensor of 3 values is "3:float32". The same seed always gives
+// the same values.
 InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
 
-// Inputs for `doc` when none were given: a built-in sample's shape, else the traced input types
-// where complete; otherwise an error naming the input that needs --input SPEC.
+// Inputs for `doc` when none were given: the file's own example inputs (.pt2), a built-in
+// sample's shape, else the traced input types where complete; otherwise an error naming the input
+// whose shape is not recorded (`missingShape`).
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
+
+// The one way every job gets its inputs: `specs` parsed when given, else `doc`'s defaults.
+InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed);
 
 // `inputs` followed by the defaults of forward's trailing arguments that were not given
 // (torchvision's detection models take `targets=None`). Unchanged when nothing is missing or a

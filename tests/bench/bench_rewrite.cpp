@@ -84,7 +84,7 @@ int ops(const torch::jit::Graph& g) {
   return n;
 }
 
-QString ruleText(const rewrite::Rule& r) {
+QString ruleFileText(const rewrite::Rule& r) {
   QFile f(r.source == QLatin1String("builtin") ? QStringLiteral(":/rules/%1.rule").arg(r.id) : r.source);
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   std::printf("%-22s %8s %10s %8s\n", "rule", "matches", "ms", "x copy");
   double worst = 0;
   for (const auto& rule : lib.rules()) {
-    const QString text = ruleText(rule);
+    const QString text = ruleFileText(rule);
     int matches = 0;
     const double ms = medianMs(11, [&] {
       const auto parsed = rewrite::parseRule(text, rule.id);

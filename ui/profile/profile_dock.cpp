@@ -4,8 +4,11 @@
 
 #include "core/io/atomic_write.h"
 #include "core/model/document.h"
+#include "core/model/job_guard.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
+#include "ui/fit_screen.h"
+#include "ui/input_dialog.h"
 #include "ui/profile/profile_charts.h"
 #include "ui/profile/timeline_view.h"
 
@@ -32,10 +35,12 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   auto* controls = new QHBoxLayout();
   inputSpec_ = new QLineEdit(body);
   inputSpec_->setObjectName(QStringLiteral("profileInput"));
-  inputSpec_->setPlaceholderText(tr("input shape, e.g. 1x3x224x224"));
-  inputSpec_->setToolTip(tr("One input per forward argument, separated by spaces: a shape with random values "
-                            "(fixed seed, optional dtype: 1x3x224x224:float32) or a tensor file (.pt, .npy)"));
+  inputSpec_->setPlaceholderText(tr("default: the model's inputs; e.g. 1x3x224x224"));
+  inputSpec_->setToolTip(tr("One spec per forward argument, separated by ';' or spaces: a shape with random values "
+                            "(fixed seed, optional dtype: 1x3x224x224:float32), a tensor file (.pt, .npy), "
+                            "a number (3, 0.5), true/false, none, (…) tuples, […] lists"));
   runs_ = new QSpinBox(body);
+  runs_->setObjectName(QStringLiteral("profileRuns"));
   runs_->setRange(1, 1000);
   runs_->setValue(20);
   warmup_ = new QSpinBox(body);
@@ -79,7 +84,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
-  setWidget(body);
+  setWidget(scrollable(body));
 
   connect(runButton_, &QPushButton::clicked, this, &ProfileDock::start);
   connect(cancelButton_, &QPushButton::clicked, this, &ProfileDock::cancel);
@@ -103,11 +108,12 @@ ProfileDock::~ProfileDock() {
 void ProfileDock::setDocument(core::model::Document* document) {
   cancel();
   watcher_.waitForFinished();
+  ++generation_;  // a result still on its way belongs to the previous document
   document_ = document;
   before_.reset();
   after_.reset();
   timeline_->setTracks({});
-  if (document_) inputSpec_->setText(core::profile::defaultInputSpec(*document_));
+  inputSpec_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   setRunning(false);
 }
 
@@ -127,8 +133,19 @@ void ProfileDock::start() {
   const bool both = document_->currentIndex() != 0;
   beforeLabel_ = tr("original");
   afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
-  // One spec per forward argument, separated by spaces (commas belong to tuple specs).
-  const QStringList specs = inputSpec_->text().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+  // Inputs are made here, on the GUI thread, by the path every job shares; the worker gets snapshots.
+  const auto resolved = core::run::resolveInputs(*document_, inputSpec_->text(), 0);
+  if (!resolved.inputs) {
+    if (resolved.missingShape >= 0) {
+      askInputs(document_, inputSpec_, this, [this] { start(); });
+      return;
+    }
+    summary_->setText(tr("Profiling failed: %1").arg(resolved.error));
+    Q_EMIT finished(false, resolved.error);
+    return;
+  }
+  const core::run::InputsPtr inputs = resolved.inputs;
+  runGeneration_ = generation_;
   core::profile::ProfileOptions options;
   options.runs = runs_->value();
   options.warmup = warmup_->value();
@@ -149,15 +166,15 @@ void ProfileDock::start() {
       return !flag->load();
     };
     try {
-      r.after = core::profile::profileWithSpecs(*current, specs, 0, opts);
+      r.after = core::profile::profileWithInputs(*current, *inputs, opts);
       if (both && !r.after->cancelled) {
         offset = options.runs + options.warmup;
-        r.before = core::profile::profileWithSpecs(*original, specs, 0, opts);
+        r.before = core::profile::profileWithInputs(*original, *inputs, opts);
       } else if (!both) {
         r.before = r.after;
       }
-    } catch (const std::exception& e) {
-      r.error = QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 1);
+    } catch (...) {
+      r.error = core::model::currentExceptionText();  // never out of the worker: Qt would rethrow it
     }
     promise.addResult(std::move(r));
   }));
@@ -180,7 +197,8 @@ QString ProfileDock::speedupText() const {
 }
 
 void ProfileDock::showResult() {
-  const Result r = watcher_.future().resultCount() ? watcher_.result() : Result{};
+  Result r = watcher_.future().resultCount() ? watcher_.result() : Result{};
+  if (runGeneration_ != generation_) r = Result{};  // shown as cancelled
   setRunning(false);
   if (!r.error.isEmpty()) {
     summary_->setText(tr("Profiling failed: %1").arg(r.error));

@@ -1,10 +1,12 @@
 #pragma once
 // The Profile dock: profiles the original and the current revision on the same inputs in a
 // worker thread, then shows both timelines one above the other, the charts, and the speedup.
+#include "core/model/document.h"
 #include "core/model/revision.h"
 #include "core/profile/profile.h"
 
 #include <QtCore/QFutureWatcher>
+#include <QtCore/QPointer>
 #include <QtWidgets/QDockWidget>
 #include <atomic>
 #include <optional>
@@ -15,8 +17,6 @@ class QProgressBar;
 class QPushButton;
 class QComboBox;
 class QSpinBox;
-
-namespace graft::core::model { class Document; }
 
 namespace graft::ui {
 
@@ -55,7 +55,9 @@ class ProfileDock : public QDockWidget {
   void showResult();
   void setRunning(bool running);
 
-  core::model::Document* document_ = nullptr;
+  QPointer<core::model::Document> document_;
+  int generation_ = 0;     // counts setDocument calls
+  int runGeneration_ = 0;  // generation_ when the running profile started
   QLineEdit* inputSpec_;
   QSpinBox* runs_;
   QSpinBox* warmup_;

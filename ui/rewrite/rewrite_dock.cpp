@@ -270,12 +270,19 @@ QString RewriteDock::applyCurrentMatch() {
 
 QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
   QApplication::setOverrideCursor(Qt::WaitCursor);
-  const auto result = core::rewrite::applySteps(*document_->current(), steps, document_->ids());
+  core::rewrite::ApplyResult result;
+  int index = -1;
+  if (committer_) {
+    result = committer_(steps);
+    index = document_->currentIndex();
+  } else {
+    result = core::rewrite::applySteps(*document_->current(), steps, document_->ids());
+    if (result.ok()) index = document_->commit(result.revision);
+  }
   QApplication::restoreOverrideCursor();
   if (!result.ok()) return result.error;
   int total = 0;
   for (const auto& r : result.reports) total += r.matches;
-  const int index = document_->commit(result.revision);
   Q_EMIT applied(index);
   return tr("%n rewrite(s); ops %1 → %2", nullptr, total).arg(result.opsBefore).arg(result.opsAfter);
 }

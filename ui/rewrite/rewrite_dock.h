@@ -3,6 +3,7 @@
 // revision, highlighted on the canvas and stepped through one by one; Apply this match / Apply
 // to all matches / Apply every rule (each one revision, one undo step); and the rule editor,
 // whose live matches take over the highlight while you type.
+#include <functional>
 #include "core/rewrite/apply.h"
 
 #include <QtWidgets/QWidget>
@@ -29,6 +30,10 @@ class RewriteDock : public QWidget {
   ~RewriteDock() override;
 
   void setDocument(core::model::Document* document);
+  // Who commits a rewrite: the editing session, so that it is journaled (MainWindow sets it).
+  // Without one, rewrites are committed to the document directly.
+  using Committer = std::function<core::rewrite::ApplyResult(const QVector<core::rewrite::Step>&)>;
+  void setCommitter(Committer committer) { committer_ = std::move(committer); }
   void reloadLibrary();
   // Selection-independent API (for tests and other views).
   QStringList ruleIds() const;
@@ -74,6 +79,7 @@ class RewriteDock : public QWidget {
   int matchHoldingSelection() const;
   QString commitSteps(const QVector<core::rewrite::Step>& steps);
   core::model::Document* document_ = nullptr;
+  Committer committer_;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()
   QLineEdit* search_;
   QListWidget* list_;

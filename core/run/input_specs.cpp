@@ -1,0 +1,82 @@
+#include "core/run/input_specs.h"
+
+#include "core/model/document.h"
+#include "core/model/job_guard.h"
+#include "core/model/value_format.h"
+#include "core/run/input_set.h"
+
+#include <torch/script.h>
+
+namespace graft::core::run {
+
+QStringList splitInputSpecs(const QString& text) {
+  QStringList specs;
+  QString current;
+  int depth = 0;
+  bool quoted = false;
+  for (const QChar c : text) {
+    if (c == '"') {  // "my inputs/x.pt": a path with blanks
+      quoted = !quoted;
+      continue;
+    }
+    if (quoted) {
+      current += c;
+      continue;
+    }
+    if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') depth = std::max(0, depth - 1);
+    if (depth == 0 && (c == ';' || c.isSpace())) {
+      if (!current.isEmpty()) specs << current;
+      current.clear();
+      continue;
+    }
+    if (!c.isSpace()) current += c;  // "(2x2, 3x3)" keeps no inner blanks
+  }
+  if (!current.isEmpty()) specs << current;
+  return specs;
+}
+
+QString checkInputSpec(const QString& spec) {
+  return model::guarded([&] { return parseInputs({spec}, 0).error; }, [](const QString& why) { return why; });
+}
+
+ResolvedInputs resolveInputs(const model::Document& doc, const QString& text, quint64 seed) {
+  return model::guarded(
+      [&] {
+        ResolvedInputs r;
+        auto result = inputsFor(doc, splitInputSpecs(text), seed);
+        if (result.inputs) r.inputs = std::make_shared<const InputSet>(std::move(*result.inputs));
+        r.error = result.error;
+        r.missingShape = result.missingShape;
+        return r;
+      },
+      [](const QString& why) {
+        ResolvedInputs r;
+        r.error = QStringLiteral("the inputs could not be made: %1").arg(why);
+        return r;
+      });
+}
+
+QVector<ArgumentInfo> forwardArguments(const model::Revision& revision) {
+  QVector<ArgumentInfo> out;
+  const auto inputs = revision.graph()->inputs();
+  for (size_t i = 1; i < inputs.size(); ++i) {  // input 0 is self
+    const auto* value = inputs[i];
+    ArgumentInfo a;
+    a.name = QString::fromStdString(value->debugName()).section(QLatin1Char('.'), 0, 0);
+    a.type = QString::fromStdString(value->type()->annotation_str());
+    if (auto t = value->type()->cast<c10::TensorType>()) {
+      auto sizes = t->sizes().concrete_sizes();
+      auto dtype = t->scalarType();
+      if (sizes && dtype) {
+        QStringList dims;
+        for (auto d : *sizes) dims << QString::number(d);
+        a.defaultSpec = dims.join('x') + QLatin1Char(':') + model::dtypeName(static_cast<int>(*dtype));
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace graft::core::run

@@ -1,0 +1,39 @@
+#pragma once
+// Inputs as the GUI holds them (no libtorch type here): the one spec syntax of every input box,
+// and inputs resolved on the GUI thread into an immutable snapshot that a worker may read while
+// the user opens, edits or closes models.
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+#include <QtCore/QVector>
+#include <memory>
+
+namespace graft::core::model { class Document; class Revision; }
+
+namespace graft::core::run {
+
+struct InputSet;
+using InputsPtr = std::shared_ptr<const InputSet>;
+
+// One spec per forward argument: split at ';' or whitespace outside brackets and double quotes,
+// so "1x3x8x8 3", "1x3x8x8; 3" and "(2x2, 3x3) none" all read the same, and "\"my x.pt\"" is one.
+QStringList splitInputSpecs(const QString& text);
+
+// Why one spec cannot be parsed (empty when it can): for validating an input field as it is typed.
+QString checkInputSpec(const QString& spec);
+
+struct ResolvedInputs {
+  InputsPtr inputs;   // null on failure
+  QString error;
+  int missingShape = -1;  // the argument whose shape the model does not record (see InputResult)
+};
+// run::inputsFor on the specs of `text` (the document's defaults when it is blank).
+ResolvedInputs resolveInputs(const model::Document& doc, const QString& text, quint64 seed);
+
+// forward's arguments after self, for asking the user: name, TorchScript type ("Tensor", "int")
+// and the spec the model's defaults would use for it (empty where unknown).
+struct ArgumentInfo {
+  QString name, type, defaultSpec;
+};
+QVector<ArgumentInfo> forwardArguments(const model::Revision& revision);
+
+}  // namespace graft::core::run
