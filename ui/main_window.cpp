@@ -4,7 +4,10 @@
 #include "core/model/document.h"
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
+#include "core/edit/graph_diff.h"
 #include "core/edit/revision_diff.h"
+#include "ui/diff/diff_view.h"
+#include "ui/history_dock.h"
 #include "core/layout/flat_dot.h"
 #include "ui/canvas/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
@@ -197,6 +200,14 @@ void MainWindow::buildMenus() {
   rebuildRecentMenu();
   file->addAction(editActions_->saveAs);
   file->addSeparator();
+  QAction* compareFile = file->addAction(tr("Compare &With File…"), this, [this] {
+    if (!document_) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with model"), QString(),
+                                                      tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;All files (*)"));
+    if (!path.isEmpty()) showDiffWithFile(path);
+  });
+  compareFile->setObjectName(QStringLiteral("compareWithFileAction"));
+  file->addSeparator();
   file->addAction(tr("Export Diagram as &SVG…"), this,
                   [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
   file->addAction(tr("Export Diagram as &PNG…"), this,
@@ -222,6 +233,17 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   viewMenu->addAction(tr("&Expand All"), this, [this] { canvas_->expandAll(); });
   viewMenu->addAction(tr("&Collapse All"), this, [this] { canvas_->collapseAll(); });
+  QAction* fold = viewMenu->addAction(tr("Fold &Repeated Blocks (×N)"), this, [this](bool on) { canvas_->setFoldRepeats(on); });
+  fold->setObjectName(QStringLiteral("foldRepeatsAction"));
+  fold->setCheckable(true);
+  fold->setChecked(canvas_->foldRepeats());
+  viewMenu->addSeparator();
+  QAction* diffOriginal = viewMenu->addAction(tr("&Diff Original ↔ Current"), this, [this] {
+    if (document_) showDiff(0, document_->currentIndex());
+  });
+  diffOriginal->setObjectName(QStringLiteral("diffOriginalAction"));
+  diffOriginal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  connect(editActions_->history(), &HistoryDock::diffRequested, this, [this](int a, int b) { showDiff(a, b); });
   viewMenu->addSeparator();
   heatAction_ = viewMenu->addAction(tr("Cost &Heatmap"));
   heatAction_->setObjectName(QStringLiteral("heatmapAction"));
@@ -413,6 +435,70 @@ void MainWindow::showMarks() {
   for (auto it = divergenceMarks_.begin(); it != divergenceMarks_.end(); ++it)
     if (!marks.contains(it.key()) || marks[it.key()].rank < it->rank) marks[it.key()] = *it;
   canvas_->graphScene()->setMarks(marks);
+}
+
+DiffView* MainWindow::ensureDiffView() {
+  if (!diffView_) {
+    diffView_ = new DiffView(this);
+    diffView_->setWindowFlag(Qt::Window);
+    diffView_->resize(1366, 768);
+  }
+  return diffView_;
+}
+
+DiffView* MainWindow::showDiff(int a, int b) {
+  if (!document_ || a < 0 || b < 0 || a >= document_->count() || b >= document_->count()) return nullptr;
+  const auto ra = document_->revision(a), rb = document_->revision(b);
+  auto* view = ensureDiffView();
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ById);
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+                  tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
+  // Node ids are shared by the revisions of one document, so the last compare and profile apply
+  // to the nodes both sides still have.
+  DiffMetrics metrics;
+  if (compareDock_->summary().ok)
+    for (const auto& r : compareDock_->summary().nodes)
+      if (r.node != core::model::kNoNode) metrics.maxAbs.insert(r.node, r.maxAbs);
+  if (a == 0 && b == document_->currentIndex() && profileDock_->before()) {
+    const auto& before = *profileDock_->before();
+    const auto& after = profileDock_->after() ? *profileDock_->after() : before;
+    for (const auto& n : before.nodes) metrics.selfMsA.insert(n.node, n.selfMs.median);
+    for (const auto& n : after.nodes) metrics.selfMsB.insert(n.node, n.selfMs.median);
+  }
+  view->setMetrics(metrics);
+  view->setWindowTitle(tr("Diff: %1 — Graft").arg(document_->displayName()));
+  view->show();
+  view->raise();
+  statusBar()->showMessage(diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
+                                        : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
+                                              .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size()),
+                           5000);
+  return view;
+}
+
+DiffView* MainWindow::showDiffWithFile(const QString& path) {
+  if (!document_) return nullptr;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  auto other = core::io::loadFile(path, {true});
+  QApplication::restoreOverrideCursor();
+  if (!other.ok()) {
+    showError(this, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
+    statusBar()->showMessage(other.error.headline);
+    return nullptr;
+  }
+  const auto ra = document_->current(), rb = other.document->current();
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByStructure);
+  auto* view = ensureDiffView();
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+                  tr("A: %1, revision %2").arg(document_->displayName()).arg(document_->currentIndex()),
+                  tr("B: %1").arg(other.document->displayName()));
+  view->setMetrics({});
+  view->setWindowTitle(tr("Diff: %1 ↔ %2 — Graft").arg(document_->displayName(), other.document->displayName()));
+  view->show();
+  view->raise();
+  return view;
 }
 
 void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&)) {

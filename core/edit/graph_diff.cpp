@@ -10,7 +10,9 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <QtCore/QJsonArray>
+#include <QtCore/QSet>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace graft::core::edit {
@@ -61,6 +63,53 @@ QString argumentName(const Node* n, size_t i) {
   return QStringLiteral("input %1").arg(i);
 }
 
+// Arguments that choose a kernel, not a result (a trace records the backend's settings in them,
+// torch.export its defaults): never a difference.
+bool isKernelFlag(const QString& argument) {
+  static const QSet<QString> flags{QStringLiteral("benchmark"), QStringLiteral("deterministic"),
+                                   QStringLiteral("cudnn_enabled"), QStringLiteral("allow_tf32")};
+  return flags.contains(argument);
+}
+
+// The op under its export name where a trace spells the same computation differently
+// (docs/ARCHITECTURE.md, "Naming across formats"): a non-transposed aten::_convolution is
+// aten::conv1d/2d/3d by its weight's rank.
+QString canonicalOp(const Node* n) {
+  const QString kind = QString::fromStdString(n->kind().toQualString());
+  if (n->kind() == c10::aten::_convolution && n->inputs().size() >= 7) {
+    const auto transposed = torch::jit::constant_as<bool>(n->input(6));
+    const auto weight = torch::jit::toIValue(n->input(1));
+    if (transposed && !*transposed && weight && weight->isTensor()) {
+      const auto rank = weight->toTensor().dim();
+      if (rank >= 3 && rank <= 5) return QStringLiteral("aten::conv%1d").arg(rank - 2);
+    }
+  }
+  return kind;
+}
+
+// A paired node's arguments side by side: by position for one op, by schema name when the two
+// spell one computation differently (arguments only one side has are its own flags).
+struct ArgumentPair {
+  QString name;
+  int a = -1, b = -1;
+};
+std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb) {
+  std::vector<ArgumentPair> out;
+  if (na->kind() == nb->kind()) {
+    for (size_t i = 0; i < std::max(na->inputs().size(), nb->inputs().size()); ++i)
+      out.push_back({argumentName(nb, i), i < na->inputs().size() ? int(i) : -1, i < nb->inputs().size() ? int(i) : -1});
+    return out;
+  }
+  std::vector<QString> namesA;
+  for (size_t i = 0; i < na->inputs().size(); ++i) namesA.push_back(argumentName(na, i));
+  for (size_t i = 0; i < nb->inputs().size(); ++i) {
+    const QString name = argumentName(nb, i);
+    const auto it = std::find(namesA.begin(), namesA.end(), name);
+    out.push_back({name, it == namesA.end() ? -1 : int(it - namesA.begin()), int(i)});
+  }
+  return out;
+}
+
 }  // namespace
 
 GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMatching matching) {
@@ -79,7 +128,8 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
       std::vector<QString> out;
       for (const Node* n : nodes) {
         const auto d = describe(r, n);
-        out.push_back(withPath ? d.modulePath + QLatin1Char('|') + d.op : d.op);
+        const QString op = canonicalOp(n);
+        out.push_back(withPath ? d.modulePath + QLatin1Char('|') + op : op);
       }
       return out;
     };
@@ -96,6 +146,8 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     }
 
   GraphDiff diff;
+  for (size_t ia = 0; ia < nodesA.size(); ++ia)
+    if (pairA[ia] >= 0) diff.pairs.append({a.idOf(nodesA[ia]), b.idOf(nodesB[pairA[ia]])});
   for (const Node* nb : nodesB)
     if (!partnerOfB.count(nb)) diff.added << describe(b, nb);
   for (const Node* na : nodesA) {
@@ -121,24 +173,33 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     if (it == partnerOfA.end()) continue;
     const Node* nb = it->second;
     QStringList what;
-    if (na->inputs().size() != nb->inputs().size()) what << QStringLiteral("inputs");
-    for (size_t i = 0; i < na->inputs().size() && i < nb->inputs().size(); ++i) {
-      const auto ca = constantOf(na->input(i)), cb = constantOf(nb->input(i));
+    const bool sameOp = na->kind() == nb->kind();
+    for (const auto& arg : pairArguments(na, nb)) {
+      if (isKernelFlag(arg.name)) continue;
+      if (arg.a < 0 || arg.b < 0) {
+        // An argument only one spelling of the op has (a trace's `transposed`, `output_padding`).
+        if (sameOp) what << QStringLiteral("inputs");
+        else if (arg.b >= 0) what << QStringLiteral("input ") + arg.name;
+        continue;
+      }
+      const auto* va = na->input(arg.a);
+      const auto* vb = nb->input(arg.b);
+      const auto ca = constantOf(va), cb = constantOf(vb);
       if (ca && cb) {
-        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + argumentName(nb, i);
+        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + arg.name;
         continue;
       }
       if (ca.has_value() != cb.has_value()) {
-        what << QStringLiteral("input ") + argumentName(nb, i);
+        what << QStringLiteral("input ") + arg.name;
         continue;
       }
-      const Node* pa = na->input(i)->node();
-      const Node* pb = nb->input(i)->node();
+      const Node* pa = va->node();
+      const Node* pb = vb->node();
       const bool bothGraphInputs = pa->kind() == c10::prim::Param && pb->kind() == c10::prim::Param;
       const bool samePartner = (partnerOfA.count(pa) && partnerOfA.at(pa) == pb) ||
                                (foldedInto.count(pa) && foldedInto.at(pa) == pb);
-      if ((!bothGraphInputs && !samePartner) || na->input(i)->offset() != nb->input(i)->offset())
-        what << QStringLiteral("input ") + argumentName(nb, i);
+      if ((!bothGraphInputs && !samePartner) || va->offset() != vb->offset())
+        what << QStringLiteral("input ") + arg.name;
     }
     if (!what.isEmpty()) {
       ChangedNode c;

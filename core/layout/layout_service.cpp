@@ -27,7 +27,7 @@ void LayoutService::setView(std::shared_ptr<const model::GraphView> view) {
   QMetaObject::invokeMethod(worker_, [engine, view] { engine->setView(view); }, Qt::QueuedConnection);
 }
 
-int LayoutService::request(const Expansion& expanded) {
+int LayoutService::request(const Expansion& expanded, const Folds& folds) {
   cancel();
   auto flag = std::make_shared<std::atomic<bool>>(false);
   cancel_ = flag;
@@ -35,12 +35,12 @@ int LayoutService::request(const Expansion& expanded) {
   ++pending_;
   LayoutEngine* engine = engine_;
   QPointer<LayoutService> self(this);
-  QMetaObject::invokeMethod(worker_, [engine, expanded, flag, id, self] {
+  QMetaObject::invokeMethod(worker_, [engine, expanded, folds, flag, id, self] {
     Diagram d;
     if (engine->view() && !flag->load())
       d = engine->layout(expanded, flag.get(), [&](int done, int total) {
         QMetaObject::invokeMethod(self, [self, id, done, total] { if (self) Q_EMIT self->progress(id, done, total); }, Qt::QueuedConnection);
-      });
+      }, folds);
     else d.cancelled = true;
     QMetaObject::invokeMethod(self, [self, id, d] {
       if (!self) return;

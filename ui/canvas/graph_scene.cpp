@@ -29,7 +29,7 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
   diagram_ = diagram;
   if (!view_) return;
   for (const auto& g : diagram_.groups) {
-    auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth);
+    auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth, g.label);
     item->setVisible(detailVisible_);
     addItem(item);
     groups_[g.group] = item;
@@ -71,7 +71,7 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
   // The outermost collapsed group above the node.
   GroupItem* found = nullptr;
   for (int g = vn->group; g >= 0; g = view_->groups[g].parent)
-    if (auto* gi = groupItem(g); gi && !gi->expanded()) found = gi;
+    if (auto* gi = groupItem(folds_.value(g, g)); gi && !gi->expanded()) found = gi;
   return found;
 }
 
@@ -167,6 +167,7 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       text = vn->kind + (vn->modulePath.isEmpty() ? QString() : QStringLiteral("\n") + vn->modulePath);
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
+      if (const QString extra = noteOf(n->id()); !extra.isEmpty()) text += QStringLiteral("\n") + extra;
       break;
     }
     if (auto* t = dynamic_cast<TerminalItem*>(item)) {

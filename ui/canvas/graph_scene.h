@@ -21,6 +21,8 @@ class GraphScene : public QGraphicsScene {
   void setView(const core::model::GraphView* view);
   const core::model::GraphView* view() const { return view_; }
   void setDiagram(const core::layout::Diagram& diagram);
+  // Repeats drawn folded: a node in a hidden module is shown by its repeat's box.
+  void setFolds(const core::layout::Folds& folds) { folds_ = folds; }
   const core::layout::Diagram& diagram() const { return diagram_; }
 
   NodeItem* nodeItem(core::model::NodeId id) const;
@@ -61,6 +63,10 @@ class GraphScene : public QGraphicsScene {
   const QHash<core::model::NodeId, Mark>& marks() const { return marks_; }
   const Mark* markOf(core::model::NodeId id) const;
   const Mark* groupMark(int group) const;
+
+  // Extra tooltip lines per node (a diff's per-node error and timings).
+  void setNotes(const QHash<core::model::NodeId, QString>& notes) { notes_ = notes; }
+  QString noteOf(core::model::NodeId id) const { return notes_.value(id); }
 
   // Nodes added to the selection with Ctrl+click, drawn as selected (for multi-node actions).
   void setPicked(const QSet<core::model::NodeId>& picked);
@@ -103,6 +109,8 @@ class GraphScene : public QGraphicsScene {
   QHash<core::model::NodeId, Mark> marks_;
   QHash<int, core::model::NodeId> groupMarks_;  // group -> its highest-ranked marked node
   QSet<core::model::NodeId> picked_;
+  QHash<core::model::NodeId, QString> notes_;
+  core::layout::Folds folds_;
   QHash<int, double> groupHeat_;
   double heatMax_ = 0;
 };
