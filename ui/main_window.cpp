@@ -7,6 +7,10 @@
 #include "core/edit/graph_diff.h"
 #include "core/edit/revision_diff.h"
 #include "ui/diff/diff_view.h"
+#include "ui/report_diagrams.h"
+#include "core/io/atomic_write.h"
+#include "core/layout/layout_engine.h"
+#include "core/report/html_report.h"
 #include "ui/history_dock.h"
 #include "core/layout/flat_dot.h"
 #include "ui/canvas/diagram_export.h"
@@ -212,6 +216,9 @@ void MainWindow::buildMenus() {
                   [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
   file->addAction(tr("Export Diagram as &PNG…"), this,
                   [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &MainWindow::exportPng); });
+  QAction* report = file->addAction(tr("Export &Report…"), this,
+                  [this] { exportDialog(tr("HTML pages (*.html)"), QStringLiteral(".html"), &MainWindow::exportReport); });
+  report->setObjectName(QStringLiteral("exportReportAction"));
   file->addAction(tr("Export Op Graph as &DOT…"), this,
                   [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &MainWindow::exportDot); });
   file->addSeparator();
@@ -521,6 +528,54 @@ bool MainWindow::exportPng(const QString& path) {
   if (view_ && canvas::writePng(path, canvas_->diagram(), *view_, 1.5, 16000, &error)) return true;
   statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
   return false;
+}
+
+bool MainWindow::exportReport(const QString& path) {
+  if (!document_ || !view_) return false;
+  if (!document_->sourcePath().isEmpty() && QFileInfo(path).absoluteFilePath() == QFileInfo(document_->sourcePath()).absoluteFilePath()) {
+    statusBar()->showMessage(tr("%1 is the opened model: choose another file").arg(path));
+    return false;
+  }
+  core::report::HtmlReport r;
+  r.title = document_->displayName();
+  const auto v = core::report::versions();
+  r.generator = tr("Graft %1, libtorch %2").arg(v.graft, v.torch);
+  r.facts = core::report::modelFacts(*document_);
+  r.history = core::report::revisionHistory(*document_);
+  const int current = document_->currentIndex();
+  if (current != 0) {
+    r.diff = core::edit::diffGraphs(*document_->original(), *document_->current(), core::edit::DiffMatching::ById);
+    r.diffCaption = tr("revision 0 “%1” → revision %2 “%3”").arg(document_->original()->name()).arg(current).arg(document_->current()->name());
+  }
+  if (compareDock_->summary().ok) r.compare = compareDock_->summary();
+  else r.compareNote = tr("No compare has been run (Compare dock).");
+  if (profileDock_->before()) {
+    r.before = profileDock_->before();
+    r.after = profileDock_->after();
+    r.beforeLabel = tr("original");
+    r.afterLabel = tr("current");
+  } else {
+    r.profileNote = tr("No profile has been run (Profile dock).");
+  }
+  if (current != 0) {
+    // The original beside the current revision, with the same modules open.
+    const auto original = core::model::GraphView::build(*document_->original());
+    QSet<QString> open;
+    for (int g : canvas_->expansion()) open.insert(view_->groups.value(g).path);
+    core::layout::Expansion expanded{0};
+    for (const auto& g : original.groups)
+      if (open.contains(g.path)) expanded.insert(g.index);
+    core::layout::LayoutEngine engine;
+    engine.setView(std::make_shared<core::model::GraphView>(original));
+    addReportDiagram(r, tr("revision 0 “%1”").arg(document_->original()->name()), engine.layout(expanded), original, false);
+  }
+  addReportDiagram(r, tr("revision %1 “%2”").arg(current).arg(document_->current()->name()), canvas_->diagram(), *view_, true);
+  setReportLegend(r);
+  if (const QString why = core::io::writeAtomically(path, core::report::htmlReport(r)); !why.isEmpty()) {
+    statusBar()->showMessage(tr("Cannot write %1: %2").arg(path, why));
+    return false;
+  }
+  return true;
 }
 
 bool MainWindow::exportDot(const QString& path) {

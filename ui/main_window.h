@@ -54,6 +54,10 @@ class MainWindow : public QMainWindow {
   bool exportSvg(const QString& path);
   bool exportPng(const QString& path);
   bool exportDot(const QString& path);
+  // One self-contained HTML page (core/report/html_report): the diagram as shown with the
+  // original beside it when the current revision differs, facts, history, the differences, the
+  // last compare and profile.
+  bool exportReport(const QString& path);
 
  Q_SIGNALS:
   void documentOpened();

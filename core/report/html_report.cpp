@@ -1,6 +1,11 @@
 #include "core/report/html_report.h"
 
+#include "core/model/document.h"
+#include "core/model/graph_view.h"
+#include "core/report/info_report.h"
+
 #include <QtCore/QDateTime>
+#include <QtCore/QJsonArray>
 #include <QtCore/QHash>
 #include <algorithm>
 #include <cmath>
@@ -80,6 +85,51 @@ QByteArray profileChartSvg(const profile::Profile& before, const profile::Profil
   }
   s += QStringLiteral("</svg>\n");
   return s.toUtf8();
+}
+
+QVector<QPair<QString, QString>> modelFacts(const model::Document& document) {
+  const QJsonObject info = infoReport(document);
+  QVector<QPair<QString, QString>> facts;
+  const auto text = [&](const char* key) { return info.value(QLatin1String(key)).toVariant().toString(); };
+  const auto list = [&](const char* key) {
+    QStringList items;
+    for (const auto& v : info.value(QLatin1String(key)).toArray())
+      items << (v.isObject() ? QStringLiteral("%1 : %2").arg(v.toObject().value(QStringLiteral("name")).toString(),
+                                                            v.toObject().value(QStringLiteral("type")).toString())
+                             : v.toVariant().toString());
+    return items.join(QStringLiteral(", "));
+  };
+  facts.append({QStringLiteral("file"), document.sourcePath().isEmpty() ? document.displayName() : document.sourcePath()});
+  facts.append({QStringLiteral("format"), text("format")});
+  facts.append({QStringLiteral("ops"), text("ops")});
+  facts.append({QStringLiteral("TorchScript nodes"), text("jit_nodes")});
+  facts.append({QStringLiteral("modules"), text("groups")});
+  facts.append({QStringLiteral("inputs"), list("inputs")});
+  facts.append({QStringLiteral("outputs"), list("outputs")});
+  facts.append({QStringLiteral("frozen"), text("frozen")});
+  QStringList repeats;
+  for (const auto& v : info.value(QStringLiteral("repeats")).toArray()) {
+    const auto o = v.toObject();
+    const auto modules = o.value(QStringLiteral("modules")).toArray();
+    repeats << QStringLiteral("%1–%2 ×%3").arg(modules.first().toString(), modules.last().toString()).arg(o.value(QStringLiteral("count")).toInt());
+  }
+  facts.append({QStringLiteral("repeated blocks"), repeats.isEmpty() ? QStringLiteral("none") : repeats.join(QStringLiteral("; "))});
+  QVector<QPair<int, QString>> ops;
+  const auto histogram = info.value(QStringLiteral("op_histogram")).toObject();
+  for (auto it = histogram.begin(); it != histogram.end(); ++it) ops.append({it.value().toInt(), it.key()});
+  std::sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+  QStringList top;
+  for (int i = 0; i < ops.size() && i < 8; ++i) top << QStringLiteral("%1 ×%2").arg(ops[i].second).arg(ops[i].first);
+  facts.append({QStringLiteral("most frequent ops"), top.join(QStringLiteral(", "))});
+  return facts;
+}
+
+QVector<HtmlReport::Revision> revisionHistory(const model::Document& document) {
+  QVector<HtmlReport::Revision> rows;
+  for (int i = 0; i < document.count(); ++i)
+    rows.append({i, document.parentOf(i), document.revision(i)->name(), model::GraphView::build(*document.revision(i)).opCount(),
+                 i == document.currentIndex()});
+  return rows;
 }
 
 QByteArray htmlReport(const HtmlReport& r) {

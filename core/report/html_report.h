@@ -13,6 +13,8 @@
 #include <QtCore/QVector>
 #include <optional>
 
+namespace graft::core::model { class Document; }
+
 namespace graft::core::report {
 
 struct HtmlReport {
@@ -43,6 +45,12 @@ struct HtmlReport {
 };
 
 QByteArray htmlReport(const HtmlReport& report);
+
+// The facts `graft-cli info` gives, as label/value rows: format, ops, modules, inputs, outputs,
+// repeats, the most frequent ops.
+QVector<QPair<QString, QString>> modelFacts(const model::Document& document);
+// Every revision of `document`, for the history table.
+QVector<HtmlReport::Revision> revisionHistory(const model::Document& document);
 
 // A profile's top op kinds as an inline SVG bar chart, before and after side by side.
 QByteArray profileChartSvg(const profile::Profile& before, const profile::Profile* after, int kinds = 12);

@@ -104,6 +104,7 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 3);
   splitter->setStretchFactor(2, 1);
+  splitter->setSizes({520, 520, 320});
   column->addWidget(splitter, 1);
 
   connect(prev_, &QPushButton::clicked, this, &DiffView::previous);
@@ -158,6 +159,7 @@ void DiffView::setGraphs(std::shared_ptr<const core::model::GraphView> a, std::s
     entries_.append(e);
     auto* item = new QListWidgetItem(e.text, list_);
     item->setForeground(colourOf(e.kind));
+    item->setToolTip(e.text);
   }
 
   int folded = 0;
