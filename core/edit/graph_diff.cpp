@@ -52,16 +52,22 @@ bool sameConstant(const c10::IValue& a, const c10::IValue& b) {
     const auto& tb = b.toTensor();
     if (ta.defined() != tb.defined()) return false;
     if (!ta.defined()) return true;
+    // Revisions of one document share their weights: the same memory needs no reading (a
+    // vit_b_16's 330 MB would take half a second).
+    if (ta.unsafeGetTensorImpl() == tb.unsafeGetTensorImpl() ||
+        (ta.data_ptr() == tb.data_ptr() && ta.sizes() == tb.sizes() && ta.strides() == tb.strides() &&
+         ta.scalar_type() == tb.scalar_type() && ta.device() == tb.device()))
+      return true;
     return ta.sizes() == tb.sizes() && ta.scalar_type() == tb.scalar_type() && at::equal(ta, tb);
   }
-  return model::formatIValue(a) == model::formatIValue(b) && a.tagKind() == b.tagKind();
+  if (a.tagKind() != b.tagKind()) return false;
+  // Scalars and lists of them compare as values; anything else by its printed form.
+  if (a.isInt() || a.isDouble() || a.isBool() || a.isNone() || a.isString() || a.isIntList() || a.isDoubleList() ||
+      a.isBoolList())
+    return a == b;
+  return model::formatIValue(a) == model::formatIValue(b);
 }
 
-QString argumentName(const Node* n, size_t i) {
-  if (const auto* schema = matchingSchema(n); schema && i < schema->arguments().size())
-    return QString::fromStdString(schema->arguments()[i].name());
-  return QStringLiteral("input %1").arg(i);
-}
 
 // Arguments that choose a kernel, not a result (a trace records the backend's settings in them,
 // torch.export its defaults): never a difference.
@@ -87,25 +93,44 @@ QString canonicalOp(const Node* n) {
   return kind;
 }
 
+// Argument names by schema, looked up once per schema (the node caches its operator).
+class ArgumentNames {
+ public:
+  const std::vector<QString>& of(const Node* n) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) schema = matchingSchema(n);
+    auto& names = cache_[schema];
+    if (names.size() < n->inputs().size())
+      for (size_t i = names.size(); i < n->inputs().size(); ++i)
+        names.push_back(schema && i < schema->arguments().size() ? QString::fromStdString(schema->arguments()[i].name())
+                                                                 : QStringLiteral("input %1").arg(i));
+    return names;
+  }
+
+ private:
+  std::unordered_map<const c10::FunctionSchema*, std::vector<QString>> cache_;
+};
+
 // A paired node's arguments side by side: by position for one op, by schema name when the two
 // spell one computation differently (arguments only one side has are its own flags).
 struct ArgumentPair {
   QString name;
   int a = -1, b = -1;
 };
-std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb) {
+std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb, ArgumentNames& names) {
   std::vector<ArgumentPair> out;
+  const auto& namesB = names.of(nb);
   if (na->kind() == nb->kind()) {
-    for (size_t i = 0; i < std::max(na->inputs().size(), nb->inputs().size()); ++i)
-      out.push_back({argumentName(nb, i), i < na->inputs().size() ? int(i) : -1, i < nb->inputs().size() ? int(i) : -1});
+    const size_t count = std::max(na->inputs().size(), nb->inputs().size());
+    for (size_t i = 0; i < count; ++i)
+      out.push_back({i < namesB.size() ? namesB[i] : QStringLiteral("input %1").arg(i), i < na->inputs().size() ? int(i) : -1,
+                     i < nb->inputs().size() ? int(i) : -1});
     return out;
   }
-  std::vector<QString> namesA;
-  for (size_t i = 0; i < na->inputs().size(); ++i) namesA.push_back(argumentName(na, i));
+  const auto& namesA = names.of(na);
   for (size_t i = 0; i < nb->inputs().size(); ++i) {
-    const QString name = argumentName(nb, i);
-    const auto it = std::find(namesA.begin(), namesA.end(), name);
-    out.push_back({name, it == namesA.end() ? -1 : int(it - namesA.begin()), int(i)});
+    const auto it = std::find(namesA.begin(), namesA.begin() + na->inputs().size(), namesB[i]);
+    out.push_back({namesB[i], it == namesA.begin() + na->inputs().size() ? -1 : int(it - namesA.begin()), int(i)});
   }
   return out;
 }
@@ -124,19 +149,19 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
         pairB[ib] = it->second;
       }
   } else {
-    auto keys = [](const model::Revision& r, const std::vector<Node*>& nodes, bool withPath) {
-      std::vector<QString> out;
-      for (const Node* n : nodes) {
-        const auto d = describe(r, n);
-        const QString op = canonicalOp(n);
-        out.push_back(withPath ? d.modulePath + QLatin1Char('|') + op : op);
-      }
-      return out;
-    };
     // Module path, op and order; then op and order alone for what is left, so a file saved
     // without module call stacks (a rewritten model saved as TorchScript) still lines up.
-    model::pairByOrder(keys(a, nodesA, true), keys(b, nodesB, true), pairA, pairB);
-    model::pairByOrder(keys(a, nodesA, false), keys(b, nodesB, false), pairA, pairB);
+    auto keys = [](const std::vector<Node*>& nodes, std::vector<QString>& withPath, std::vector<QString>& opOnly) {
+      for (const Node* n : nodes) {
+        opOnly.push_back(canonicalOp(n));
+        withPath.push_back(model::modulePath(n) + QLatin1Char('|') + opOnly.back());
+      }
+    };
+    std::vector<QString> pathA, opA, pathB, opB;
+    keys(nodesA, pathA, opA);
+    keys(nodesB, pathB, opB);
+    model::pairByOrder(pathA, pathB, pairA, pairB);
+    model::pairByOrder(opA, opB, pairA, pairB);
   }
   std::unordered_map<const Node*, const Node*> partnerOfA, partnerOfB;
   for (size_t ia = 0; ia < nodesA.size(); ++ia)
@@ -168,13 +193,14 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
   std::unordered_map<const Node*, const Node*> foldedInto;
   for (const auto& r : diff.removed)
     if (r.foldedInto) foldedInto[a.nodeOf(r.node)] = b.nodeOf(r.foldedInto->node);
+  ArgumentNames argumentNames;
   for (const Node* na : nodesA) {
     auto it = partnerOfA.find(na);
     if (it == partnerOfA.end()) continue;
     const Node* nb = it->second;
     QStringList what;
     const bool sameOp = na->kind() == nb->kind();
-    for (const auto& arg : pairArguments(na, nb)) {
+    for (const auto& arg : pairArguments(na, nb, argumentNames)) {
       if (isKernelFlag(arg.name)) continue;
       if (arg.a < 0 || arg.b < 0) {
         // An argument only one spelling of the op has (a trace's `transposed`, `output_padding`).
