@@ -105,6 +105,9 @@ class TstCanvas : public QObject {
       if (n.modulePath.startsWith(QStringLiteral("encoder.layers.encoder_layer_5.")) && inLayer5 == model::kNoNode) inLayer5 = n.id;
     QVERIFY(inLayer5 != model::kNoNode);
     QCOMPARE(c->graphScene()->itemShowing(inLayer5), c->graphScene()->groupItem(boxes.front()->group));
+    // ...and carries its marks (a rule match, a divergence) inside any of the twelve.
+    c->graphScene()->setMarks({{inLayer5, {Qt::red, QStringLiteral("here"), 1}}});
+    QVERIFY(c->graphScene()->groupMark(boxes.front()->group));
     // Its toggle unfolds it: twelve boxes, eleven more items drawn.
     c->toggleGroup(boxes.front()->group);
     QVERIFY(waitLayout(c));

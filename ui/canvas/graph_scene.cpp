@@ -75,6 +75,14 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
   return found;
 }
 
+void GraphScene::setFolds(const core::layout::Folds& folds) {
+  folds_ = folds;
+  // Group sums depend on which box stands for which module.
+  setHeat(QHash<NodeId, double>(heat_));
+  setChanges(QHash<NodeId, Change>(changes_));
+  setMarks(QHash<NodeId, Mark>(marks_));
+}
+
 void GraphScene::setDetailVisible(bool visible) {
   // Items stay top-level (a common parent would defeat the scene's spatial index), so each
   // one is switched; this happens once per crossing of the zoom threshold.

@@ -22,7 +22,8 @@ class GraphScene : public QGraphicsScene {
   const core::model::GraphView* view() const { return view_; }
   void setDiagram(const core::layout::Diagram& diagram);
   // Repeats drawn folded: a node in a hidden module is shown by its repeat's box.
-  void setFolds(const core::layout::Folds& folds) { folds_ = folds; }
+  // A folded repeat's box carries the heat, changes and marks of every module it stands for.
+  void setFolds(const core::layout::Folds& folds);
   const core::layout::Diagram& diagram() const { return diagram_; }
 
   NodeItem* nodeItem(core::model::NodeId id) const;
@@ -94,7 +95,10 @@ class GraphScene : public QGraphicsScene {
   template <typename Visit>
   void forEachGroupAbove(core::model::NodeId id, Visit visit) const {
     const auto* n = view_ ? view_->node(id) : nullptr;
-    for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) visit(g);
+    for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) {
+      visit(g);
+      if (auto rep = folds_.constFind(g); rep != folds_.constEnd()) visit(*rep);
+    }
   }
 
   const core::model::GraphView* view_ = nullptr;
