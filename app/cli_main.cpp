@@ -29,8 +29,8 @@ void printUsage(const std::vector<Command>& commands) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `layout` paints (SVG/PNG) and so needs a GUI application; a shell tool never needs a screen.
-  const bool paints = argc > 1 && std::strcmp(argv[1], "layout") == 0;
+  // `layout` and `report` paint (SVG/PNG) and so need a GUI application; a shell tool never needs a screen.
+  const bool paints = argc > 1 && (std::strcmp(argv[1], "layout") == 0 || std::strcmp(argv[1], "report") == 0);
   if (paints) qputenv("QT_QPA_PLATFORM", "offscreen");
   std::unique_ptr<QCoreApplication> app(paints ? new QGuiApplication(argc, argv) : new QCoreApplication(argc, argv));
   QCoreApplication::setApplicationName(QStringLiteral("graft-cli"));

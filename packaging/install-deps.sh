@@ -11,6 +11,7 @@ packages=(
   libgraphviz-dev graphviz
   python3-venv libpython3.11
   xvfb xauth x11-apps imagemagick
+  chromium
   desktop-file-utils appstream dpkg-dev file
 )
 

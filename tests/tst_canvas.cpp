@@ -52,8 +52,9 @@ class TstCanvas : public QObject {
     QVERIFY(waitLayout(c));
     const auto* v = w.view();
     auto* scene = c->graphScene();
-    // Top level: the root's own ops and one box per child module.
-    QCOMPARE(int(c->diagram().groups.size()), 1 + int(v->groups[0].children.size()));
+    // Top level: the root's own ops and one box per child module; layer2–4 repeat, so they are
+    // one box.
+    QCOMPARE(int(c->diagram().groups.size()), 1 + int(v->groups[0].children.size()) - 2);
     const int layer1 = groupByPath(v, QStringLiteral("layer1"));
     QVERIFY(layer1 > 0);
     auto* box = scene->groupItem(layer1);
@@ -72,6 +73,56 @@ class TstCanvas : public QObject {
     QVERIFY(waitLayout(c));
     QVERIFY(!scene->groupItem(layer1)->expanded());
     QVERIFY(!scene->groupItem(groupByPath(v, QStringLiteral("layer1.0"))));
+  }
+
+  // Repeated sibling modules are one "×N" box; its toggle lists them again.
+  void repeatsFoldIntoOneBox() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("vit_b_16.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    const auto* v = w.view();
+    const int layers = groupByPath(v, QStringLiteral("encoder.layers"));
+    QVERIFY(layers > 0);
+    QCOMPARE(v->groups[layers].children.size(), 12);
+    c->setExpansion({0, groupByPath(v, QStringLiteral("encoder")), layers});
+    QVERIFY(waitLayout(c));
+    const auto drawnUnder = [&](int parent) {
+      QVector<const layout::DiagramGroup*> out;
+      for (const auto& g : c->diagram().groups)
+        if (v->groups[g.group].parent == parent) out << &g;
+      return out;
+    };
+    const int foldedCount = int(c->diagram().groups.size());
+    auto boxes = drawnUnder(layers);
+    QCOMPARE(boxes.size(), 1);
+    QCOMPARE(boxes.front()->repeat, 12);
+    QCOMPARE(boxes.front()->label.front(), QStringLiteral("encoder.layers.encoder_layer_0\u201311 \u00d712"));
+    // Every node of layer 5 is shown by that one box.
+    model::NodeId inLayer5 = model::kNoNode;
+    for (const auto& n : v->nodes)
+      if (n.modulePath.startsWith(QStringLiteral("encoder.layers.encoder_layer_5.")) && inLayer5 == model::kNoNode) inLayer5 = n.id;
+    QVERIFY(inLayer5 != model::kNoNode);
+    QCOMPARE(c->graphScene()->itemShowing(inLayer5), c->graphScene()->groupItem(boxes.front()->group));
+    // ...and carries its marks (a rule match, a divergence) inside any of the twelve.
+    c->graphScene()->setMarks({{inLayer5, {Qt::red, QStringLiteral("here"), 1}}});
+    QVERIFY(c->graphScene()->groupMark(boxes.front()->group));
+    // Its toggle unfolds it: twelve boxes, eleven more items drawn.
+    c->toggleGroup(boxes.front()->group);
+    QVERIFY(waitLayout(c));
+    boxes = drawnUnder(layers);
+    QCOMPARE(boxes.size(), 12);
+    for (const auto* b : boxes) QVERIFY(b->label.isEmpty() && !b->expanded);
+    QCOMPARE(int(c->diagram().groups.size()), foldedCount + 11);
+    // Revealing a node inside a folded repeat unfolds it; switching folding off shows all.
+    c->collapseAll();
+    QVERIFY(waitLayout(c));
+    QCOMPARE(c->folds().size(), 11);
+    c->revealNode(inLayer5);
+    QVERIFY(waitLayout(c));
+    QVERIFY(c->graphScene()->nodeItem(inLayer5));
+    QVERIFY(c->folds().isEmpty());
   }
 
   void findRevealsAndSelectionSyncs() {

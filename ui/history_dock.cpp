@@ -4,7 +4,9 @@
 #include "core/model/document.h"
 
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QApplication>
 #include <QtWidgets/QListWidget>
+#include <QtWidgets/QPushButton>
 #include <QtWidgets/QVBoxLayout>
 
 namespace graft::ui {
@@ -17,11 +19,32 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   diff_ = new QLabel(this);
   diff_->setObjectName(QStringLiteral("historyDiff"));
   diff_->setWordWrap(true);
+  list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  diffButton_ = new QPushButton(tr("Diff Selected"), this);
+  diffButton_->setObjectName(QStringLiteral("historyDiffButton"));
+  diffButton_->setToolTip(tr("Ctrl+click a second revision, then show the two side by side"));
+  diffButton_->setEnabled(false);
   layout->addWidget(list_, 1);
+  layout->addWidget(diffButton_);
   layout->addWidget(diff_);
+  // A plain click goes to the revision; Ctrl/Shift+click only selects (for Diff Selected).
   connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-    if (document_) document_->setCurrent(item->data(Qt::UserRole).toInt());
+    if (document_ && !(QApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier)))
+      document_->setCurrent(item->data(Qt::UserRole).toInt());
   });
+  connect(list_, &QListWidget::itemSelectionChanged, this, [this] { diffButton_->setEnabled(selectedPair().size() == 2); });
+  connect(diffButton_, &QPushButton::clicked, this, [this] {
+    const auto pair = selectedPair();
+    if (pair.size() == 2) Q_EMIT diffRequested(pair[0], pair[1]);
+  });
+}
+
+QVector<int> HistoryDock::selectedPair() const {
+  QVector<int> pair;
+  for (auto* item : list_->selectedItems()) pair << item->data(Qt::UserRole).toInt();
+  if (pair.size() != 2) return {};
+  std::sort(pair.begin(), pair.end());
+  return pair;
 }
 
 void HistoryDock::setDocument(core::model::Document* document) {

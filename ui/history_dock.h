@@ -5,6 +5,7 @@
 
 class QListWidget;
 class QLabel;
+class QPushButton;
 
 namespace graft::core::model { class Document; }
 
@@ -17,11 +18,18 @@ class HistoryDock : public QWidget {
   void setDocument(core::model::Document* document);
   void refresh();
   QListWidget* list() const { return list_; }
+  // The two selected revisions (Ctrl+click selects a second one), lower index first; empty
+  // unless exactly two are selected.
+  QVector<int> selectedPair() const;
+
+ Q_SIGNALS:
+  void diffRequested(int a, int b);
 
  private:
   core::model::Document* document_ = nullptr;
   QListWidget* list_ = nullptr;
   QLabel* diff_ = nullptr;
+  QPushButton* diffButton_ = nullptr;
 };
 
 }  // namespace graft::ui

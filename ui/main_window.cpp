@@ -7,7 +7,14 @@
 #include "core/model/fx_text.h"
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
+#include "core/edit/graph_diff.h"
 #include "core/edit/revision_diff.h"
+#include "ui/diff/diff_view.h"
+#include "ui/report_diagrams.h"
+#include "core/io/atomic_write.h"
+#include "core/layout/layout_engine.h"
+#include "core/report/html_report.h"
+#include "ui/history_dock.h"
 #include "core/layout/flat_dot.h"
 #include "ui/canvas/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
@@ -224,10 +231,21 @@ void MainWindow::buildMenus() {
   rebuildRecentMenu();
   file->addAction(editActions_->saveAs);
   file->addSeparator();
+  QAction* compareFile = file->addAction(tr("Compare &With File…"), this, [this] {
+    if (!document_) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with model"), QString(),
+                                                      tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;All files (*)"));
+    if (!path.isEmpty()) showDiffWithFile(path);
+  });
+  compareFile->setObjectName(QStringLiteral("compareWithFileAction"));
+  file->addSeparator();
   file->addAction(tr("Export Diagram as &SVG…"), this,
                   [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
   file->addAction(tr("Export Diagram as &PNG…"), this,
                   [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &MainWindow::exportPng); });
+  QAction* report = file->addAction(tr("Export &Report…"), this,
+                  [this] { exportDialog(tr("HTML pages (*.html)"), QStringLiteral(".html"), &MainWindow::exportReport); });
+  report->setObjectName(QStringLiteral("exportReportAction"));
   file->addAction(tr("Export Op Graph as &DOT…"), this,
                   [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &MainWindow::exportDot); });
   file->addSeparator();
@@ -249,6 +267,17 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   viewMenu->addAction(tr("&Expand All"), this, [this] { canvas_->expandAll(); });
   viewMenu->addAction(tr("&Collapse All"), this, [this] { canvas_->collapseAll(); });
+  QAction* fold = viewMenu->addAction(tr("Fold &Repeated Blocks (×N)"), this, [this](bool on) { canvas_->setFoldRepeats(on); });
+  fold->setObjectName(QStringLiteral("foldRepeatsAction"));
+  fold->setCheckable(true);
+  fold->setChecked(canvas_->foldRepeats());
+  viewMenu->addSeparator();
+  QAction* diffOriginal = viewMenu->addAction(tr("&Diff Original ↔ Current"), this, [this] {
+    if (document_) showDiff(0, document_->currentIndex());
+  });
+  diffOriginal->setObjectName(QStringLiteral("diffOriginalAction"));
+  diffOriginal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  connect(editActions_->history(), &HistoryDock::diffRequested, this, [this](int a, int b) { showDiff(a, b); });
   viewMenu->addSeparator();
   heatAction_ = viewMenu->addAction(tr("Cost &Heatmap"));
   heatAction_->setObjectName(QStringLiteral("heatmapAction"));
@@ -455,6 +484,70 @@ void MainWindow::showMarks() {
   canvas_->graphScene()->setMarks(marks);
 }
 
+DiffView* MainWindow::ensureDiffView() {
+  if (!diffView_) {
+    diffView_ = new DiffView(this);
+    diffView_->setWindowFlag(Qt::Window);
+    diffView_->resize(1366, 768);
+  }
+  return diffView_;
+}
+
+DiffView* MainWindow::showDiff(int a, int b) {
+  if (!document_ || a < 0 || b < 0 || a >= document_->count() || b >= document_->count()) return nullptr;
+  const auto ra = document_->revision(a), rb = document_->revision(b);
+  auto* view = ensureDiffView();
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ById);
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+                  tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
+  // Node ids are shared by the revisions of one document, so the last compare and profile apply
+  // to the nodes both sides still have.
+  DiffMetrics metrics;
+  if (compareDock_->summary().ok)
+    for (const auto& r : compareDock_->summary().nodes)
+      if (r.node != core::model::kNoNode) metrics.maxAbs.insert(r.node, r.maxAbs);
+  if (a == 0 && b == document_->currentIndex() && profileDock_->before()) {
+    const auto& before = *profileDock_->before();
+    const auto& after = profileDock_->after() ? *profileDock_->after() : before;
+    for (const auto& n : before.nodes) metrics.selfMsA.insert(n.node, n.selfMs.median);
+    for (const auto& n : after.nodes) metrics.selfMsB.insert(n.node, n.selfMs.median);
+  }
+  view->setMetrics(metrics);
+  view->setWindowTitle(tr("Diff: %1 — Graft").arg(document_->displayName()));
+  view->show();
+  view->raise();
+  statusBar()->showMessage(diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
+                                        : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
+                                              .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size()),
+                           5000);
+  return view;
+}
+
+DiffView* MainWindow::showDiffWithFile(const QString& path) {
+  if (!document_) return nullptr;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  auto other = core::io::loadFile(path, {true});
+  QApplication::restoreOverrideCursor();
+  if (!other.ok()) {
+    showError(this, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
+    statusBar()->showMessage(other.error.headline);
+    return nullptr;
+  }
+  const auto ra = document_->current(), rb = other.document->current();
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByStructure);
+  auto* view = ensureDiffView();
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+                  tr("A: %1, revision %2").arg(document_->displayName()).arg(document_->currentIndex()),
+                  tr("B: %1").arg(other.document->displayName()));
+  view->setMetrics({});
+  view->setWindowTitle(tr("Diff: %1 ↔ %2 — Graft").arg(document_->displayName(), other.document->displayName()));
+  view->show();
+  view->raise();
+  return view;
+}
+
 void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&)) {
   if (!view_) return;
   QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
@@ -475,6 +568,54 @@ bool MainWindow::exportPng(const QString& path) {
   if (view_ && canvas::writePng(path, canvas_->diagram(), *view_, 1.5, 16000, &error)) return true;
   statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
   return false;
+}
+
+bool MainWindow::exportReport(const QString& path) {
+  if (!document_ || !view_) return false;
+  if (!document_->sourcePath().isEmpty() && QFileInfo(path).absoluteFilePath() == QFileInfo(document_->sourcePath()).absoluteFilePath()) {
+    statusBar()->showMessage(tr("%1 is the opened model: choose another file").arg(path));
+    return false;
+  }
+  core::report::HtmlReport r;
+  r.title = document_->displayName();
+  const auto v = core::report::versions();
+  r.generator = tr("Graft %1, libtorch %2").arg(v.graft, v.torch);
+  r.facts = core::report::modelFacts(*document_);
+  r.history = core::report::revisionHistory(*document_);
+  const int current = document_->currentIndex();
+  if (current != 0) {
+    r.diff = core::edit::diffGraphs(*document_->original(), *document_->current(), core::edit::DiffMatching::ById);
+    r.diffCaption = tr("revision 0 “%1” → revision %2 “%3”").arg(document_->original()->name()).arg(current).arg(document_->current()->name());
+  }
+  if (compareDock_->summary().ok) r.compare = compareDock_->summary();
+  else r.compareNote = tr("No compare has been run (Compare dock).");
+  if (profileDock_->before()) {
+    r.before = profileDock_->before();
+    r.after = profileDock_->after();
+    r.beforeLabel = tr("original");
+    r.afterLabel = tr("current");
+  } else {
+    r.profileNote = tr("No profile has been run (Profile dock).");
+  }
+  if (current != 0) {
+    // The original beside the current revision, with the same modules open.
+    const auto original = core::model::GraphView::build(*document_->original());
+    QSet<QString> open;
+    for (int g : canvas_->expansion()) open.insert(view_->groups.value(g).path);
+    core::layout::Expansion expanded{0};
+    for (const auto& g : original.groups)
+      if (open.contains(g.path)) expanded.insert(g.index);
+    core::layout::LayoutEngine engine;
+    engine.setView(std::make_shared<core::model::GraphView>(original));
+    addReportDiagram(r, tr("revision 0 “%1”").arg(document_->original()->name()), engine.layout(expanded), original, false);
+  }
+  addReportDiagram(r, tr("revision %1 “%2”").arg(current).arg(document_->current()->name()), canvas_->diagram(), *view_, true);
+  setReportLegend(r);
+  if (const QString why = core::io::writeAtomically(path, core::report::htmlReport(r)); !why.isEmpty()) {
+    statusBar()->showMessage(tr("Cannot write %1: %2").arg(path, why));
+    return false;
+  }
+  return true;
 }
 
 bool MainWindow::exportDot(const QString& path) {

@@ -14,6 +14,7 @@ class FindBar;
 class Inspector;
 class EditActions;
 class CompareDock;
+class DiffView;
 class IrView;
 class ModuleTree;
 class ProfileDock;
@@ -45,11 +46,21 @@ class MainWindow : public QMainWindow {
   EditActions* editActions() const { return editActions_; }
 
   canvas::GraphCanvas* canvas() const { return canvas_; }
+  // The diff view (a window of its own): revisions `a` and `b` of the open document (matched by
+  // node id), or the current revision against another model file (matched by module path, op and
+  // order). nullptr, with a message, when there is nothing to compare or the file cannot be read.
+  DiffView* showDiff(int a, int b);
+  DiffView* showDiffWithFile(const QString& path);
+  DiffView* diffView() const { return diffView_; }
   // Exports of what the canvas shows (SVG, PNG) and of the flat op graph (DOT); false with a
   // message in the status bar on failure.
   bool exportSvg(const QString& path);
   bool exportPng(const QString& path);
   bool exportDot(const QString& path);
+  // One self-contained HTML page (core/report/html_report): the diagram as shown with the
+  // original beside it when the current revision differs, facts, history, the differences, the
+  // last compare and profile.
+  bool exportReport(const QString& path);
 
  Q_SIGNALS:
   void documentOpened();
@@ -73,6 +84,7 @@ class MainWindow : public QMainWindow {
   void showMarks();
   // Outlines the last comparison's nodes; `reveal` selects its first divergence or failing node.
   void showDivergence(bool reveal);
+  DiffView* ensureDiffView();
   void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 
   std::unique_ptr<core::model::Document> document_;
@@ -91,6 +103,7 @@ class MainWindow : public QMainWindow {
   ProfileDock* profileDock_ = nullptr;
   QAction* heatAction_ = nullptr;
   CompareDock* compareDock_ = nullptr;
+  DiffView* diffView_ = nullptr;
   RewriteDock* rewriteDock_ = nullptr;
   QSet<core::model::NodeId> picked_;
   QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_;

@@ -4,7 +4,7 @@ namespace graft::cli {
 
 std::vector<Command> allCommands() {
   return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(),
-          profileCommand(), replayCommand(), shapesCommand(), diffCommand()};
+          profileCommand(), replayCommand(), shapesCommand(), diffCommand(), reportCommand()};
 }
 
 }  // namespace graft::cli

@@ -13,6 +13,7 @@ Command layoutCommand();
 Command replayCommand();
 Command shapesCommand();
 Command diffCommand();
+Command reportCommand();
 Command rulesCommand();
 Command rewriteCommand();
 Command compareCommand();

@@ -11,7 +11,9 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <QtCore/QJsonArray>
+#include <QtCore/QSet>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace graft::core::edit {
@@ -46,11 +48,88 @@ bool sameConstant(const c10::IValue& a, const c10::IValue& b) {
     const auto& tb = b.toTensor();
     if (ta.defined() != tb.defined()) return false;
     if (!ta.defined()) return true;
+    // Revisions of one document share their weights: the same memory needs no reading (a
+    // vit_b_16's 330 MB would take half a second).
+    if (ta.unsafeGetTensorImpl() == tb.unsafeGetTensorImpl() ||
+        (ta.data_ptr() == tb.data_ptr() && ta.sizes() == tb.sizes() && ta.strides() == tb.strides() &&
+         ta.scalar_type() == tb.scalar_type() && ta.device() == tb.device()))
+      return true;
     return ta.sizes() == tb.sizes() && ta.scalar_type() == tb.scalar_type() && at::equal(ta, tb);
   }
-  return model::formatIValue(a) == model::formatIValue(b) && a.tagKind() == b.tagKind();
+  if (a.tagKind() != b.tagKind()) return false;
+  // Scalars and lists of them compare as values; anything else by its printed form.
+  if (a.isInt() || a.isDouble() || a.isBool() || a.isNone() || a.isString() || a.isIntList() || a.isDoubleList() ||
+      a.isBoolList())
+    return a == b;
+  return model::formatIValue(a) == model::formatIValue(b);
 }
 
+
+// Arguments that choose a kernel, not a result (a trace records the backend's settings in them,
+// torch.export its defaults): never a difference.
+bool isKernelFlag(const QString& argument) {
+  static const QSet<QString> flags{QStringLiteral("benchmark"), QStringLiteral("deterministic"),
+                                   QStringLiteral("cudnn_enabled"), QStringLiteral("allow_tf32")};
+  return flags.contains(argument);
+}
+
+// The op under its export name where a trace spells the same computation differently
+// (docs/ARCHITECTURE.md, "Naming across formats"): a non-transposed aten::_convolution is
+// aten::conv1d/2d/3d by its weight's rank.
+QString canonicalOp(const Node* n) {
+  const QString kind = QString::fromStdString(n->kind().toQualString());
+  if (n->kind() == c10::aten::_convolution && n->inputs().size() >= 7) {
+    const auto transposed = torch::jit::constant_as<bool>(n->input(6));
+    const auto weight = torch::jit::toIValue(n->input(1));
+    if (transposed && !*transposed && weight && weight->isTensor()) {
+      const auto rank = weight->toTensor().dim();
+      if (rank >= 3 && rank <= 5) return QStringLiteral("aten::conv%1d").arg(rank - 2);
+    }
+  }
+  return kind;
+}
+
+// Argument names by schema, looked up once per schema (the node caches its operator).
+class ArgumentNames {
+ public:
+  const std::vector<QString>& of(const Node* n) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema) schema = matchingSchema(n);
+    auto& names = cache_[schema];
+    if (names.size() < n->inputs().size())
+      for (size_t i = names.size(); i < n->inputs().size(); ++i)
+        names.push_back(schema && i < schema->arguments().size() ? QString::fromStdString(schema->arguments()[i].name())
+                                                                 : QStringLiteral("input %1").arg(i));
+    return names;
+  }
+
+ private:
+  std::unordered_map<const c10::FunctionSchema*, std::vector<QString>> cache_;
+};
+
+// A paired node's arguments side by side: by position for one op, by schema name when the two
+// spell one computation differently (arguments only one side has are its own flags).
+struct ArgumentPair {
+  QString name;
+  int a = -1, b = -1;
+};
+std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb, ArgumentNames& names) {
+  std::vector<ArgumentPair> out;
+  const auto& namesB = names.of(nb);
+  if (na->kind() == nb->kind()) {
+    const size_t count = std::max(na->inputs().size(), nb->inputs().size());
+    for (size_t i = 0; i < count; ++i)
+      out.push_back({i < namesB.size() ? namesB[i] : QStringLiteral("input %1").arg(i), i < na->inputs().size() ? int(i) : -1,
+                     i < nb->inputs().size() ? int(i) : -1});
+    return out;
+  }
+  const auto& namesA = names.of(na);
+  for (size_t i = 0; i < nb->inputs().size(); ++i) {
+    const auto it = std::find(namesA.begin(), namesA.begin() + na->inputs().size(), namesB[i]);
+    out.push_back({namesB[i], it == namesA.begin() + na->inputs().size() ? -1 : int(it - namesA.begin()), int(i)});
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -66,18 +145,19 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
         pairB[ib] = it->second;
       }
   } else {
-    auto keys = [](const model::Revision& r, const std::vector<Node*>& nodes, bool withPath) {
-      std::vector<QString> out;
-      for (const Node* n : nodes) {
-        const auto d = describe(r, n);
-        out.push_back(withPath ? d.modulePath + QLatin1Char('|') + d.op : d.op);
-      }
-      return out;
-    };
     // Module path, op and order; then op and order alone for what is left, so a file saved
     // without module call stacks (a rewritten model saved as TorchScript) still lines up.
-    model::pairByOrder(keys(a, nodesA, true), keys(b, nodesB, true), pairA, pairB);
-    model::pairByOrder(keys(a, nodesA, false), keys(b, nodesB, false), pairA, pairB);
+    auto keys = [](const std::vector<Node*>& nodes, std::vector<QString>& withPath, std::vector<QString>& opOnly) {
+      for (const Node* n : nodes) {
+        opOnly.push_back(canonicalOp(n));
+        withPath.push_back(model::modulePath(n) + QLatin1Char('|') + opOnly.back());
+      }
+    };
+    std::vector<QString> pathA, opA, pathB, opB;
+    keys(nodesA, pathA, opA);
+    keys(nodesB, pathB, opB);
+    model::pairByOrder(pathA, pathB, pairA, pairB);
+    model::pairByOrder(opA, opB, pairA, pairB);
   }
   std::unordered_map<const Node*, const Node*> partnerOfA, partnerOfB;
   for (size_t ia = 0; ia < nodesA.size(); ++ia)
@@ -87,6 +167,8 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     }
 
   GraphDiff diff;
+  for (size_t ia = 0; ia < nodesA.size(); ++ia)
+    if (pairA[ia] >= 0) diff.pairs.append({a.idOf(nodesA[ia]), b.idOf(nodesB[pairA[ia]])});
   for (const Node* nb : nodesB)
     if (!partnerOfB.count(nb)) diff.added << describe(b, nb);
   for (const Node* na : nodesA) {
@@ -107,29 +189,39 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
   std::unordered_map<const Node*, const Node*> foldedInto;
   for (const auto& r : diff.removed)
     if (r.foldedInto) foldedInto[a.nodeOf(r.node)] = b.nodeOf(r.foldedInto->node);
+  ArgumentNames argumentNames;
   for (const Node* na : nodesA) {
     auto it = partnerOfA.find(na);
     if (it == partnerOfA.end()) continue;
     const Node* nb = it->second;
     QStringList what;
-    if (na->inputs().size() != nb->inputs().size()) what << QStringLiteral("inputs");
-    for (size_t i = 0; i < na->inputs().size() && i < nb->inputs().size(); ++i) {
-      const auto ca = constantOf(na->input(i)), cb = constantOf(nb->input(i));
+    const bool sameOp = na->kind() == nb->kind();
+    for (const auto& arg : pairArguments(na, nb, argumentNames)) {
+      if (isKernelFlag(arg.name)) continue;
+      if (arg.a < 0 || arg.b < 0) {
+        // An argument only one spelling of the op has (a trace's `transposed`, `output_padding`).
+        if (sameOp) what << QStringLiteral("inputs");
+        else if (arg.b >= 0) what << QStringLiteral("input ") + arg.name;
+        continue;
+      }
+      const auto* va = na->input(arg.a);
+      const auto* vb = nb->input(arg.b);
+      const auto ca = constantOf(va), cb = constantOf(vb);
       if (ca && cb) {
-        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + model::argumentName(nb, i);
+        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + arg.name;
         continue;
       }
       if (ca.has_value() != cb.has_value()) {
-        what << QStringLiteral("input ") + model::argumentName(nb, i);
+        what << QStringLiteral("input ") + arg.name;
         continue;
       }
-      const Node* pa = na->input(i)->node();
-      const Node* pb = nb->input(i)->node();
+      const Node* pa = va->node();
+      const Node* pb = vb->node();
       const bool bothGraphInputs = pa->kind() == c10::prim::Param && pb->kind() == c10::prim::Param;
       const bool samePartner = (partnerOfA.count(pa) && partnerOfA.at(pa) == pb) ||
                                (foldedInto.count(pa) && foldedInto.at(pa) == pb);
-      if ((!bothGraphInputs && !samePartner) || na->input(i)->offset() != nb->input(i)->offset())
-        what << QStringLiteral("input ") + model::argumentName(nb, i);
+      if ((!bothGraphInputs && !samePartner) || va->offset() != vb->offset())
+        what << QStringLiteral("input ") + arg.name;
     }
     if (!what.isEmpty()) {
       ChangedNode c;

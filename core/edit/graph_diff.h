@@ -31,6 +31,8 @@ struct GraphDiff {
   QVector<DiffNode> added;
   QVector<RemovedNode> removed;
   QVector<ChangedNode> changed;
+  // Every matched pair (A's id, B's id), changed or not: what a side-by-side view syncs on.
+  QVector<QPair<model::NodeId, model::NodeId>> pairs;
   bool equal() const { return added.isEmpty() && removed.isEmpty() && changed.isEmpty(); }
   QJsonObject toJson() const;  // added[], removed[], changed[], summary
 };

@@ -7,7 +7,9 @@
 #include <QtCore/QString>
 #include <QtCore/QPointF>
 #include <QtCore/QRectF>
+#include <QtCore/QHash>
 #include <QtCore/QSet>
+#include <QtCore/QStringList>
 #include <QtCore/QVector>
 
 namespace graft::core::layout {
@@ -22,6 +24,10 @@ struct DiagramGroup {
   QRectF rect;            // the frame (expanded) or the box (collapsed)
   bool expanded = false;
   int depth = 0;          // root is 0
+  // A folded repeat: this first module stands for `repeat` siblings, drawn as one box with this
+  // label ("encoder.layer.0–11 ×12"); 1 and empty otherwise.
+  int repeat = 1;
+  QStringList label;
 };
 
 struct DiagramEdge {
@@ -57,6 +63,10 @@ struct Diagram {
 
 // Which groups are expanded; the root (0) always is.
 using Expansion = QSet<int>;
+
+// Repeated sibling modules drawn as one collapsed box: each folded module → the first module of
+// its repeat, which stands for them all.
+using Folds = QHash<int, int>;
 
 }  // namespace graft::core::layout
 Q_DECLARE_METATYPE(graft::core::layout::Diagram)

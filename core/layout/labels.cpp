@@ -105,10 +105,22 @@ QSizeF terminalSize(const model::GraphView& view, bool input, int port) {
   return {std::max(80.0, textWidth(lines) + 4 * kPad), lines.size() * kLineHeight + 2 * kPad};
 }
 
-QSizeF collapsedGroupSize(const model::ViewGroup& group) {
-  const QStringList lines = groupLabel(group);
+QSizeF collapsedGroupSize(const model::ViewGroup& group) { return labelBoxSize(groupLabel(group)); }
+
+QSizeF labelBoxSize(const QStringList& lines) {
   // room for the +/- toggle on the left
   return {std::max(80.0, textWidth(lines) + 2 * kPad + 18), lines.size() * kLineHeight + 2 * kPad};
+}
+
+QStringList repeatLabel(const model::ViewGroup& first, const model::ViewGroup& last, int count) {
+  // The paths' common stem, not cutting into a number: "layer3.1" and "layer3.5" → "layer3.1–5".
+  int stem = 0;
+  while (stem < first.path.size() && stem < last.path.size() && first.path[stem] == last.path[stem]) ++stem;
+  while (stem > 0 && first.path[stem - 1].isDigit()) --stem;
+  const QString name = first.path.left(stem) + first.path.mid(stem) + QChar(0x2013) + last.path.mid(stem);
+  return {QStringLiteral("%1 \u00d7%2").arg(name).arg(count),
+          QStringLiteral("%1 \u00d7%2 · %3 ops each").arg(first.typeName.isEmpty() ? QStringLiteral("module") : first.typeName)
+              .arg(count).arg(first.totalOps)};
 }
 
 }  // namespace graft::core::layout

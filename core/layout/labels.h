@@ -29,5 +29,9 @@ QString edgeLabel(const model::ViewEdge& edge);
 // A collapsed group's box: "name: Type" and "N ops".
 QStringList groupLabel(const model::ViewGroup& group);
 QSizeF collapsedGroupSize(const model::ViewGroup& group);
+// A folded repeat's box: "encoder.layer.0–11 ×12" and "BertLayer ×12 · 20 ops each".
+QStringList repeatLabel(const model::ViewGroup& first, const model::ViewGroup& last, int count);
+// A collapsed box holding `lines`, with room for the +/- toggle.
+QSizeF labelBoxSize(const QStringList& lines);
 
 }  // namespace graft::core::layout

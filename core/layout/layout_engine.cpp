@@ -6,6 +6,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <algorithm>
+#include <mutex>
 #include <optional>
 
 namespace graft::core::layout {
@@ -31,9 +32,25 @@ struct LayoutEngine::GroupLayout {
   QHash<qint64, QPointF> portsIn, portsOut;  // by tailKey, in this group's coordinates
 };
 
+namespace {
+// Graphviz keeps global state: every engine in the process (the main canvas and both panes of a
+// diff view each own a layout thread) takes its turn through this lock.
+std::mutex& graphvizLock() {
+  static std::mutex lock;
+  return lock;
+}
+}  // namespace
+
 struct LayoutEngine::Gv {
-  GVC_t* context = gvContext();
-  ~Gv() { gvFreeContext(context); }
+  GVC_t* context = nullptr;
+  Gv() {
+    std::lock_guard hold(graphvizLock());
+    context = gvContext();
+  }
+  ~Gv() {
+    std::lock_guard hold(graphvizLock());
+    gvFreeContext(context);
+  }
 };
 
 namespace {
@@ -103,27 +120,40 @@ int LayoutEngine::itemIn(int group, NodeId node) const {
   int g = view_->node(node)->group;
   if (g == group) return -1;
   while (view_->groups[g].parent != group) g = view_->groups[g].parent;
-  return g;
+  return folds_.value(g, g);  // a folded module is drawn as the first of its repeat
 }
 
 QVector<int> LayoutEngine::signature(int group, const Expansion& expanded) const {
   QVector<int> sig;
-  for (int c : view_->groups[group].children)
-    if (expanded.contains(c)) {
+  for (int c : view_->groups[group].children) {
+    if (folds_.contains(c)) sig << -1 - c;                     // hidden in a fold
+    else if (foldedBy_.contains(c)) sig << -1000000 - c;       // stands for a fold
+    else if (expanded.contains(c)) {
       sig << c;
       sig << signature(c, expanded);
     }
+  }
   return sig;
 }
 
 Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool>* cancel,
-                             const std::function<void(int, int)>& progress) {
+                             const std::function<void(int, int)>& progress, const Folds& folds) {
   QElapsedTimer timer;
   timer.start();
   Diagram d;
   if (!view_ || view_->groups.isEmpty()) return d;
   Expansion expanded = expandedIn;
   expanded.insert(0);
+  std::lock_guard hold(graphvizLock());
+  // A folded repeat is one collapsed box: none of its modules is open.
+  folds_ = folds;
+  foldedBy_.clear();
+  for (auto it = folds_.constBegin(); it != folds_.constEnd(); ++it) {
+    foldedBy_[it.value()].push_back(it.key());
+    expanded.remove(it.key());
+    expanded.remove(it.value());
+  }
+  for (auto& hidden : foldedBy_) std::sort(hidden.begin(), hidden.end());  // sibling order: the last names the range
   // The visible expanded groups, children before parents.
   QVector<int> order;
   std::function<void(int)> visit = [&](int g) {
@@ -184,7 +214,10 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   };
   for (NodeId id : vg.nodes) nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
   for (int c : vg.children) {
-    const QSizeF s = expanded.contains(c) ? cache_.value(c)->size : collapsedGroupSize(view_->groups[c]);
+    if (folds_.contains(c)) continue;
+    const QSizeF s = expanded.contains(c)     ? cache_.value(c)->size
+                     : foldedBy_.contains(c) ? labelBoxSize(repeatLabel(c))
+                                             : collapsedGroupSize(view_->groups[c]);
     boxOf.insert(c, addNode("g" + QByteArray::number(c), s));
   }
   // The root shows where data enters and leaves: inputs on the top rank, outputs on the bottom.
@@ -276,7 +309,8 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   QHash<Agnode_t*, QSizeF> sizeOf;
   for (const auto& [n, s] : sized) sizeOf.insert(n, s);
   for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(nodeOf[id], sizeOf[nodeOf[id]])});
-  for (int c : vg.children) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
+  for (int c : vg.children)
+    if (boxOf.contains(c)) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
   for (auto it = inputOf.begin(); it != inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it, sizeOf[*it])});
   for (auto it = outputOf.begin(); it != outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it, sizeOf[*it])});
   for (auto it = portIn.begin(); it != portIn.end(); ++it) out.portsIn.insert(it.key(), map(ND_coord(*it)));
@@ -308,6 +342,12 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   agclose(g);
 }
 
+QStringList LayoutEngine::repeatLabel(int first) const {
+  const auto& hidden = foldedBy_.value(first);
+  return layout::repeatLabel(view_->groups[first], view_->groups[hidden.isEmpty() ? first : hidden.back()],
+                             int(hidden.size()) + 1);
+}
+
 void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const {
   const GroupLayout* gl = cache_.value(group);
   d.groups.push_back({group, QRectF(offset, gl->size), true, depth});
@@ -318,6 +358,8 @@ void LayoutEngine::compose(int group, const Expansion& expanded, QPointF offset,
   }
   for (const auto& [c, r] : gl->children) {
     if (expanded.contains(c)) compose(c, expanded, offset + r.topLeft(), depth + 1, d);
+    else if (auto fold = foldedBy_.constFind(c); fold != foldedBy_.constEnd())
+      d.groups.push_back({c, r.translated(offset), false, depth + 1, int(fold->size()) + 1, repeatLabel(c)});
     else d.groups.push_back({c, r.translated(offset), false, depth + 1});
   }
   for (int r = 0; r < gl->edges.size(); ++r) {

@@ -40,8 +40,9 @@ class LayoutEngine {
 
   // Lays out the diagram with `expanded` groups open (the root always is). `cancel`, polled
   // between groups, makes it return early with Diagram::cancelled; `progress(done, total)`.
+  // `folds` draws repeated siblings as one box (their first module, collapsed).
   Diagram layout(const Expansion& expanded, const std::atomic<bool>* cancel = nullptr,
-                 const std::function<void(int, int)>& progress = {});
+                 const std::function<void(int, int)>& progress = {}, const Folds& folds = {});
 
   // Every group expanded / groups at depth <= `depth` expanded (the root is depth 0, so 0 shows
   // the top level with its child modules collapsed).
@@ -54,7 +55,8 @@ class LayoutEngine {
   QVector<int> signature(int group, const Expansion& expanded) const;
   void layoutGroup(int group, const Expansion& expanded, GroupLayout& out);
   void compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const;
-  int itemIn(int group, model::NodeId node) const;  // child group index, or -1 for a direct node
+  int itemIn(int group, model::NodeId node) const;
+  QStringList repeatLabel(int first) const;  // child group index, or -1 for a direct node
 
   LayoutOptions options_;
   std::shared_ptr<const model::GraphView> view_;
@@ -64,6 +66,8 @@ class LayoutEngine {
   // between a port on the frame and the item holding its inner end.
   QVector<QVector<int>> entering_, leaving_;
   QHash<int, GroupLayout*> cache_;
+  Folds folds_;                       // of the request being laid out
+  QHash<int, QVector<int>> foldedBy_; // first module of a folded repeat -> the modules it hides
   struct Gv;
   std::unique_ptr<Gv> gv_;
 };

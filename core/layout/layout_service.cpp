@@ -29,7 +29,7 @@ void LayoutService::setView(std::shared_ptr<const model::GraphView> view) {
   QMetaObject::invokeMethod(worker_, [engine, view] { engine->setView(view); }, Qt::QueuedConnection);
 }
 
-int LayoutService::request(const Expansion& expanded) {
+int LayoutService::request(const Expansion& expanded, const Folds& folds) {
   cancel();
   auto flag = std::make_shared<std::atomic<bool>>(false);
   cancel_ = flag;
@@ -37,7 +37,7 @@ int LayoutService::request(const Expansion& expanded) {
   ++pending_;
   LayoutEngine* engine = engine_;
   QPointer<LayoutService> self(this);
-  QMetaObject::invokeMethod(worker_, [engine, expanded, flag, id, self] {
+  QMetaObject::invokeMethod(worker_, [engine, expanded, folds, flag, id, self] {
     Diagram d;
     // An exception must not leave this thread's event loop: it would end the process.
     if (engine->view() && !flag->load())
@@ -45,7 +45,7 @@ int LayoutService::request(const Expansion& expanded) {
           [&] {
             return engine->layout(expanded, flag.get(), [&](int done, int total) {
               QMetaObject::invokeMethod(self, [self, id, done, total] { if (self) Q_EMIT self->progress(id, done, total); }, Qt::QueuedConnection);
-            });
+            }, folds);
           },
           [](const QString& why) {
             Diagram failed;

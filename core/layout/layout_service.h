@@ -21,7 +21,7 @@ class LayoutService : public QObject {
   // Switches to `view` (dropping cached layouts); later requests lay it out.
   void setView(std::shared_ptr<const model::GraphView> view);
   // Queues a layout with `expanded` open; returns the request number `finished` will carry.
-  int request(const Expansion& expanded);
+  int request(const Expansion& expanded, const Folds& folds = {});
   void cancel();
   bool busy() const { return pending_ > 0; }
 

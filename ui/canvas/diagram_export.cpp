@@ -2,6 +2,7 @@
 
 #include "ui/canvas/diagram_painter.h"
 
+#include <QtCore/QBuffer>
 #include <QtCore/QFile>
 #include <QtGui/QImage>
 #include <QtGui/QPainter>
@@ -33,6 +34,47 @@ bool writeSvg(const QString& path, const core::layout::Diagram& d, const core::m
   paintDiagram(p, d, view);
   p.end();
   return true;
+}
+
+QByteArray svgElement(const core::layout::Diagram& d, const core::model::GraphView& view,
+                      const QHash<core::model::NodeId, QColor>& outlines) {
+  if (d.bounds.isEmpty()) return {};
+  QBuffer buffer;
+  buffer.open(QIODevice::WriteOnly);
+  const QRectF box = d.bounds.adjusted(-10, -10, 10, 10);
+  QSvgGenerator svg;
+  svg.setOutputDevice(&buffer);
+  svg.setSize(box.size().toSize());
+  svg.setViewBox(QRectF(QPointF(0, 0), box.size()));
+  svg.setTitle(QStringLiteral("Graft diagram"));
+  QPainter p;
+  if (!p.begin(&svg)) return {};
+  p.translate(-box.topLeft());
+  paintDiagram(p, d, view);
+  p.setBrush(Qt::NoBrush);
+  for (const auto& n : d.nodes)
+    if (auto it = outlines.constFind(n.id); it != outlines.constEnd()) {
+      p.setPen(QPen(*it, 3.5));
+      p.drawRoundedRect(n.rect.adjusted(-5, -5, 5, 5), 6, 6);
+    }
+  // A collapsed module: the colour of the first outlined node inside it.
+  for (const auto& g : d.groups) {
+    if (g.expanded) continue;
+    for (auto it = outlines.constBegin(); it != outlines.constEnd(); ++it) {
+      const auto* n = view.node(it.key());
+      bool inside = false;
+      for (int x = n ? n->group : -1; x >= 0 && !inside; x = view.groups[x].parent) inside = x == g.group;
+      if (!inside) continue;
+      p.setPen(QPen(*it, 3, Qt::DashLine));
+      p.drawRoundedRect(g.rect.adjusted(-5, -5, 5, 5), 6, 6);
+      break;
+    }
+  }
+  p.end();
+  // Inline in HTML: drop the XML declaration; the element keeps its namespaces.
+  const QByteArray xml = buffer.data();
+  const int start = xml.indexOf("<svg");
+  return start < 0 ? QByteArray() : xml.mid(start);
 }
 
 bool writePng(const QString& path, const core::layout::Diagram& d, const core::model::GraphView& view, double scale,

@@ -88,7 +88,7 @@ void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, do
 QRectF toggleRect(const QRectF& r) { return QRectF(r.left() + 4, r.top() + 4, 12, 12); }
 
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
-                bool highlighted, double lod, const QColor* heat) {
+                bool highlighted, double lod, const QColor* heat, const QStringList& label) {
   const QPen pen = highlighted ? QPen(QColor(0xe0, 0x6c, 0x00), 2.5) : QPen(QColor(0x8a, 0x96, 0xa8), 1);
   p.setPen(pen);
   if (expanded) {
@@ -104,10 +104,16 @@ void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& g
     p.drawText(QRectF(rect.left() + 20, rect.top(), rect.width() - 22, kTitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
                title);
   } else {
+    if (!label.isEmpty()) {
+      // A folded repeat: a stack of cards, the front one labelled.
+      p.setBrush(QColor(0xe3, 0xe9, 0xf3));
+      p.drawRoundedRect(rect.translated(6, 6), 4, 4);
+      p.drawRoundedRect(rect.translated(3, 3), 4, 4);
+    }
     p.setBrush(heat ? *heat : QColor(0xc9, 0xd6, 0xea));
     p.drawRoundedRect(rect, 4, 4);
     if (lod < kTextLod) return;
-    drawLines(p, rect, core::layout::groupLabel(group), 16);
+    drawLines(p, rect, label.isEmpty() ? core::layout::groupLabel(group) : label, 16);
   }
   // The +/- toggle.
   const QRectF t = toggleRect(rect);
@@ -196,7 +202,7 @@ void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::m
 void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view) {
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
-  for (const auto& g : d.groups) paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0);
+  for (const auto& g : d.groups) paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0, nullptr, g.label);
   for (const auto& e : d.edges) {
     const QPainterPath path = edgePath(e);
     paintEdge(p, e, path, false, 1.0);

@@ -19,8 +19,9 @@ inline constexpr double kTextLod = 0.45;
 // `heat`, when given, replaces the op-kind fill (the cost heatmap).
 void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
                const QColor* heat = nullptr);
+// `label`, when not empty, replaces the group's own (a folded repeat's "layer3.1–5 ×5").
 void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& group, bool expanded, int depth,
-                bool highlighted, double lod, const QColor* heat = nullptr);
+                bool highlighted, double lod, const QColor* heat = nullptr, const QStringList& label = {});
 // A graph input or output: a dark pill with its name and type, so a reader sees where data
 // enters and leaves.
 void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, double lod);

@@ -2,6 +2,8 @@
 
 #include "ui/canvas/heat_legend.h"
 
+#include "core/model/repeats.h"
+
 #include "ui/canvas/diagram_painter.h"
 #include "core/layout/layout_service.h"
 #include "ui/canvas/graph_items.h"
@@ -51,6 +53,8 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   if (view_)
     for (const auto& g : view_->groups)
       if (openPaths.contains(g.path)) expanded_.insert(g.index);
+  if (!keepExpansion) unfolded_.clear();
+  computeFolds();
   fitNext_ = !keepExpansion;
   relayout();
 }
@@ -64,7 +68,10 @@ void GraphCanvas::cancelLayout() {
 
 void GraphCanvas::relayout() {
   if (!view_) return;
-  pending_ = service_->request(expanded_);
+  // Opening a module of a folded repeat unfolds that repeat.
+  for (int g : std::as_const(expanded_))
+    if (folds_.contains(g) || folds_.values().contains(g)) dropFold(g);
+  pending_ = service_->request(expanded_, folds_);
 }
 
 void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
@@ -84,40 +91,92 @@ void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
 }
 
 void GraphCanvas::setExpansion(const core::layout::Expansion& expanded) {
-  expanded_ = expanded;
-  expanded_.insert(0);
+  auto wanted = expanded;
+  wanted.insert(0);
+  const bool changed = wanted != expanded_;
+  expanded_ = wanted;
   relayout();
+  if (changed) Q_EMIT expansionChanged();
+}
+
+void GraphCanvas::setFoldRepeats(bool fold) {
+  if (fold == foldRepeats_) return;
+  foldRepeats_ = fold;
+  if (view_) setView(view_, true);
+}
+
+void GraphCanvas::computeFolds() {
+  folds_.clear();
+  if (view_ && foldRepeats_)
+    for (const auto& r : core::model::findRepeats(*view_))
+      if (!unfolded_.contains(view_->groups[r.groups.front()].path))
+        for (int i = 1; i < r.groups.size(); ++i) folds_.insert(r.groups[i], r.groups.front());
+  scene_->setFolds(folds_);
+}
+
+bool GraphCanvas::dropFold(int group) {
+  const int first = folds_.value(group, group);
+  bool changed = false;
+  for (auto it = folds_.begin(); it != folds_.end();)
+    if (it.value() == first) {
+      it = folds_.erase(it);
+      changed = true;
+    } else {
+      ++it;
+    }
+  if (changed) {
+    unfolded_.insert(view_->groups[first].path);
+    scene_->setFolds(folds_);
+  }
+  return changed;
+}
+
+void GraphCanvas::unfoldRepeatOf(int group) {
+  if (!dropFold(group)) return;
+  relayout();
+  Q_EMIT expansionChanged();
 }
 
 void GraphCanvas::toggleGroup(int group) {
   if (group == 0) return;  // the model itself stays open
+  // A folded repeat's +: its modules are listed, each collapsed.
+  if (auto* item = scene_->groupItem(group); item && !item->label().isEmpty()) return unfoldRepeatOf(group);
   if (!expanded_.remove(group)) expanded_.insert(group);
   relayout();
+  Q_EMIT expansionChanged();
 }
 
 void GraphCanvas::expandAll() {
   if (!view_) return;
   for (int g = 0; g < view_->groups.size(); ++g) expanded_.insert(g);
+  while (!folds_.isEmpty()) dropFold(folds_.cbegin().key());  // everything means every repeated module too
   relayout();
+  Q_EMIT expansionChanged();
 }
 
 void GraphCanvas::collapseAll() {
   expanded_ = {0};
+  unfolded_.clear();
+  computeFolds();
   relayout();
+  Q_EMIT expansionChanged();
 }
 
 void GraphCanvas::revealNode(NodeId id) {
   const auto* n = view_ ? view_->node(id) : nullptr;
   if (!n) return;
   bool changed = false;
-  for (int g = n->group; g > 0; g = view_->groups[g].parent)
+  for (int g = n->group; g > 0; g = view_->groups[g].parent) {
+    if (folds_.contains(g) || folds_.values().contains(g)) changed = dropFold(g) || changed;
     if (!expanded_.contains(g)) {
       expanded_.insert(g);
       changed = true;
     }
+  }
   if (changed) {
     centreOn_ = id;
     relayout();
+    Q_EMIT expansionChanged();
   } else if (auto* item = scene_->nodeItem(id)) {
     centerOn(item);
   }

@@ -30,6 +30,12 @@ class GraphCanvas : public QGraphicsView {
   bool layoutPending() const { return pending_ != 0; }
 
   void setExpansion(const core::layout::Expansion& expanded);
+  // Repeated sibling modules (core/model/repeats) drawn as one "×N" box (on by default); a
+  // click on its toggle unfolds that repeat into its modules.
+  void setFoldRepeats(bool fold);
+  bool foldRepeats() const { return foldRepeats_; }
+  const core::layout::Folds& folds() const { return folds_; }
+  void unfoldRepeatOf(int group);
   void toggleGroup(int group);
   void expandAll();
   void collapseAll();
@@ -58,6 +64,9 @@ class GraphCanvas : public QGraphicsView {
   void layoutFinished();
   void layoutProgress(int done, int total);
   void viewportMoved();
+  // The expansion was changed (a toggle, expand/collapse all, a reveal, setExpansion): a
+  // second pane showing a related graph follows it.
+  void expansionChanged();
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -74,6 +83,9 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void relayout();
+  // Drops the fold of the repeat holding `group` (remembered by its first module's path).
+  bool dropFold(int group);
+  void computeFolds();
   void onLayout(int request, const core::layout::Diagram& diagram);
 
   GraphScene* scene_ = nullptr;
@@ -82,6 +94,9 @@ class GraphCanvas : public QGraphicsView {
   std::shared_ptr<const core::model::GraphView> view_;
   core::layout::Expansion expanded_{0};
   core::layout::Expansion shown_{0};  // the expansion of the diagram on screen
+  core::layout::Folds folds_;
+  bool foldRepeats_ = true;
+  QSet<QString> unfolded_;  // first modules of repeats the user unfolded, by path
   int pending_ = 0;
   bool fitNext_ = true;
   core::model::NodeId centreOn_ = core::model::kNoNode;

@@ -62,8 +62,8 @@ void TerminalItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QW
   paintTerminal(*p, rect_, core::layout::terminalLabel(*s->view(), t.input, t.port), lodOf(p, option));
 }
 
-GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth)
-    : group_(group), rect_(rect), expanded_(expanded), depth_(depth) {
+GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth, QStringList label)
+    : group_(group), rect_(rect), expanded_(expanded), depth_(depth), label_(std::move(label)) {
   setZValue(expanded ? 0 : 2);
 }
 
@@ -72,7 +72,8 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   if (!s->view()) return;
   QColor heat;
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
-  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr);
+  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr,
+             label_);
   if (!expanded_ && s->groupHasChange(group_))
     drawOutline(p, rect_, QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine), 3, 5);
   if (const auto* mark = expanded_ ? nullptr : s->groupMark(group_))

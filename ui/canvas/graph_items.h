@@ -44,7 +44,9 @@ class TerminalItem : public QGraphicsItem {
 
 class GroupItem : public QGraphicsItem {
  public:
-  GroupItem(int group, const QRectF& rect, bool expanded, int depth);
+  GroupItem(int group, const QRectF& rect, bool expanded, int depth, QStringList label = {});
+  // A folded repeat's label ("layer3.1–5 ×5"); empty for a plain module.
+  const QStringList& label() const { return label_; }
   int group() const { return group_; }
   bool expanded() const { return expanded_; }
   QRectF rect() const { return rect_; }
@@ -63,6 +65,7 @@ class GroupItem : public QGraphicsItem {
   bool expanded_;
   int depth_;
   bool highlighted_ = false;
+  QStringList label_;
 };
 
 class EdgeItem : public QGraphicsItem {

@@ -31,7 +31,7 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
   diagram_ = diagram;
   if (!view_) return;
   for (const auto& g : diagram_.groups) {
-    auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth);
+    auto* item = new GroupItem(g.group, g.rect, g.expanded, g.depth, g.label);
     item->setVisible(detailVisible_);
     addItem(item);
     groups_[g.group] = item;
@@ -75,8 +75,16 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
   // The outermost collapsed group above the node.
   GroupItem* found = nullptr;
   for (int g = vn->group; g >= 0; g = view_->groups[g].parent)
-    if (auto* gi = groupItem(g); gi && !gi->expanded()) found = gi;
+    if (auto* gi = groupItem(folds_.value(g, g)); gi && !gi->expanded()) found = gi;
   return found;
+}
+
+void GraphScene::setFolds(const core::layout::Folds& folds) {
+  folds_ = folds;
+  // Group sums depend on which box stands for which module.
+  setHeat(QHash<NodeId, double>(heat_));
+  setChanges(QHash<NodeId, Change>(changes_));
+  setMarks(QHash<NodeId, Mark>(marks_));
 }
 
 void GraphScene::setDetailVisible(bool visible) {
@@ -175,6 +183,7 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       for (const auto& o : vn->outputs) types << o.type;
       if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' '))); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
+      if (const QString extra = noteOf(n->id()); !extra.isEmpty()) text += QStringLiteral("\n") + extra;
       break;
     }
     if (auto* t = dynamic_cast<TerminalItem*>(item)) {

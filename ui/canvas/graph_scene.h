@@ -21,6 +21,9 @@ class GraphScene : public QGraphicsScene {
   void setView(const core::model::GraphView* view);
   const core::model::GraphView* view() const { return view_; }
   void setDiagram(const core::layout::Diagram& diagram);
+  // Repeats drawn folded: a node in a hidden module is shown by its repeat's box.
+  // A folded repeat's box carries the heat, changes and marks of every module it stands for.
+  void setFolds(const core::layout::Folds& folds);
   const core::layout::Diagram& diagram() const { return diagram_; }
 
   NodeItem* nodeItem(core::model::NodeId id) const;
@@ -62,6 +65,10 @@ class GraphScene : public QGraphicsScene {
   const Mark* markOf(core::model::NodeId id) const;
   const Mark* groupMark(int group) const;
 
+  // Extra tooltip lines per node (a diff's per-node error and timings).
+  void setNotes(const QHash<core::model::NodeId, QString>& notes) { notes_ = notes; }
+  QString noteOf(core::model::NodeId id) const { return notes_.value(id); }
+
   // Nodes added to the selection with Ctrl+click, drawn as selected (for multi-node actions).
   void setPicked(const QSet<core::model::NodeId>& picked);
   const QSet<core::model::NodeId>& picked() const { return picked_; }
@@ -88,7 +95,10 @@ class GraphScene : public QGraphicsScene {
   template <typename Visit>
   void forEachGroupAbove(core::model::NodeId id, Visit visit) const {
     const auto* n = view_ ? view_->node(id) : nullptr;
-    for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) visit(g);
+    for (int g = n ? n->group : -1; g > 0; g = view_->groups[g].parent) {
+      visit(g);
+      if (auto rep = folds_.constFind(g); rep != folds_.constEnd()) visit(*rep);
+    }
   }
 
   const core::model::GraphView* view_ = nullptr;
@@ -103,6 +113,8 @@ class GraphScene : public QGraphicsScene {
   QHash<core::model::NodeId, Mark> marks_;
   QHash<int, core::model::NodeId> groupMarks_;  // group -> its highest-ranked marked node
   QSet<core::model::NodeId> picked_;
+  QHash<core::model::NodeId, QString> notes_;
+  core::layout::Folds folds_;
   QHash<int, double> groupHeat_;
   double heatMax_ = 0;
 };
