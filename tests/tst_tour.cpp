@@ -12,6 +12,7 @@
 #include "core/tour/tour_state.h"
 #include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/canvas/revision_animation.h"
 #include "ui/tour/tour_autoplay.h"
 #include "ui/tour/tour_driver.h"
@@ -22,6 +23,8 @@
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QDockWidget>
 
 using namespace graft;
 using core::tour::parseTour;
@@ -326,8 +329,17 @@ class TstTour : public QObject {
     QCOMPARE(animation->removedCount(), 2);  // the two dropouts fade out
     QCOMPARE(animation->addedCount(), 0);
     QCOMPARE(animation->keptCount(), 5);
+    // Half-way: a kept node is between its old and new place, the removed ones half faded.
+    animation->setProgress(0.5);
+    const auto relu = core::tour::findNode(*window.view(), {"aten::relu", "act2", 0});
+    auto* item = window.canvas()->graphScene()->nodeItem(relu);
+    QVERIFY(item);
+    QVERIFY2(item->pos().manhattanLength() > 5, "the kept relu after a removed dropout should still be on its way");
+    if (qEnvironmentVariableIsSet("GRAFT_SCREENSHOT_DIR"))  // for docs/screenshots
+      window.grab().save(QDir(qEnvironmentVariable("GRAFT_SCREENSHOT_DIR")).filePath("tour-animation.png"));
     QSignalSpy finished(animation, &ui::canvas::RevisionAnimation::finished);
     QVERIFY(finished.wait(2000));
+    QCOMPARE(item->pos(), QPointF(0, 0));  // home
     window.setPresentation(false);
     QCOMPARE(QApplication::font().pointSizeF(), font);
     QVERIFY(window.findChild<QDockWidget*>("inspectorDock")->isVisible());

@@ -16,7 +16,8 @@ void Presentation::setEnabled(bool on) {
     dockState_ = window_->saveState();
     font_ = QApplication::font();
     QFont big = font_;
-    big.setPointSizeF(font_.pointSizeF() * kFontScale);
+    if (font_.pointSizeF() > 0) big.setPointSizeF(font_.pointSizeF() * kFontScale);
+    else big.setPixelSize(int(font_.pixelSize() * kFontScale));
     QApplication::setFont(big);
     for (auto* dock : window_->findChildren<QDockWidget*>())
       dock->setVisible(dock->objectName() == QLatin1String("tourDock"));

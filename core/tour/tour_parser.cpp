@@ -118,7 +118,8 @@ class Reader {
           return fail(where, QStringLiteral("\"%1\" must be a whole number").arg(key));
       } else if (key == QLatin1String("op_count")) {
         if (!value.isObject()) return fail(where, QStringLiteral("\"op_count\" maps op kinds to counts: {\"aten::linear\": 2}"));
-        for (auto c = value.toObject().begin(); c != value.toObject().end(); ++c)
+        const QJsonObject counts = value.toObject();
+        for (auto c = counts.begin(); c != counts.end(); ++c)
           if (!c.value().isDouble()) return fail(where + QLatin1Char('/') + c.key(), QStringLiteral("op counts must be numbers"));
       } else if (key == QLatin1String("has_op") || key == QLatin1String("lacks_op")) {
         if (!value.isString() && !value.isArray()) return fail(where, QStringLiteral("\"%1\" is an op kind or a list of them").arg(key));

@@ -208,8 +208,9 @@ QString TourDriver::saveAndReload(const QString& file) {
   const QString path = QDir(folder).filePath(QFileInfo(file).fileName());
   savedLoads_ = false;
   if (!window_->editActions()->saveRevisionAs(path, true)) return QStringLiteral("could not save %1").arg(path);
-  // Read it back as a user would open it: the same op count proves the rewrite was saved.
-  const auto loaded = core::io::loadFile(path);
+  // Read it back: the same op count proves the rewrite was saved. Unfrozen, because freezing
+  // folds ops on constant weights (aten::t of a weight) and would change the count.
+  const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
   if (!loaded.ok()) return QStringLiteral("the saved file does not load: %1").arg(loaded.error.headline);
   const int ops = core::rewrite::opCount(*loaded.document->current());
   if (ops != window_->view()->opCount())
