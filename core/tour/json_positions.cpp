@@ -25,7 +25,7 @@ struct Walker {
   void value(const QString& path) {
     skipSpace();
     if (!more()) return;
-    out.insert(path, i);
+    const qsizetype start = i;
     const QString prefix = path.isEmpty() ? QString() : path + QLatin1Char('/');
     if (s[i] == '{') {
       ++i;
@@ -37,7 +37,9 @@ struct Walker {
         keys.insert(prefix + key, keyStart);
         skipSpace();
         if (more() && s[i] == ':') ++i;
+        const qsizetype before = i;
         value(prefix + key);
+        if (i == before) return;  // not JSON after all: stop rather than loop
       }
       ++i;
     } else if (s[i] == '[') {
@@ -45,7 +47,9 @@ struct Walker {
       int index = 0;
       for (skipSpace(); more() && s[i] != ']'; skipSpace()) {
         if (s[i] == ',') { ++i; continue; }
+        const qsizetype before = i;
         value(prefix + QString::number(index++));
+        if (i == before) return;
       }
       ++i;
     } else if (s[i] == '"') {
@@ -55,6 +59,7 @@ struct Walker {
              s[i] != '\t')
         ++i;
     }
+    if (i > start) out.insert(path, start);
   }
 };
 
