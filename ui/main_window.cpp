@@ -470,7 +470,7 @@ void MainWindow::startTour(const core::tour::Tour& tour) {
   auto* dock = findChild<QDockWidget*>(QStringLiteral("tourDock"));
   dock->show();
   dock->raise();
-  resizeDocks({dock}, {420}, Qt::Horizontal);
+  resizeDocks({dock}, {460}, Qt::Horizontal);
   tourPanel_->start(tour);
 }
 

@@ -20,6 +20,7 @@ bool HighlightOverlay::eventFilter(QObject* watched, QEvent* event) {
       case QEvent::Resize:
       case QEvent::Show:
       case QEvent::Hide:
+      case QEvent::ZOrderChange:  // the dock was raised: stay above it
         follow();
         break;
       default:

@@ -5,6 +5,8 @@
 #include "ui/tour/tour_panel.h"
 
 #include <QtCore/QDir>
+#include <QtCore/QSet>
+#include <QtWidgets/QDockWidget>
 #include <QtGui/QPixmap>
 
 namespace graft::ui {
@@ -26,6 +28,7 @@ TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* p
 }
 
 void TourAutoplay::start() {
+  size_ = window_->size();
   if (!dir_.isEmpty() && !QDir().mkpath(dir_)) {
     exitCode_ = 2;
     message_ = QStringLiteral("cannot create the screenshot folder %1").arg(dir_);
@@ -37,6 +40,12 @@ void TourAutoplay::start() {
 
 void TourAutoplay::runStep(int step) {
   auto* panel = window_->tourPanel();
+  // Course-material framing: the canvas, the Tour panel and the docks the step is about (its
+  // actions may show more), so every picture fits the window's size.
+  QSet<QDockWidget*> keep{window_->tourDriver()->dock(QStringLiteral("tour"))};
+  for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(window_->tourDriver()->dock(name));
+  for (auto* dock : window_->findChildren<QDockWidget*>())
+    if (!keep.contains(dock)) dock->hide();
   panel->goTo(step);
   panel->doItForMe();  // with no actions it reports at once
 }
@@ -56,6 +65,7 @@ void TourAutoplay::waitForCondition(int step, int idleMs) {
 void TourAutoplay::stepMet(int step) {
   const auto& tour = window_->tourPanel()->tour();
   if (!dir_.isEmpty()) {
+    if (size_.isValid()) window_->resize(size_);
     const QString file = QDir(dir_).filePath(QStringLiteral("step-%1.png").arg(step + 1, 2, 10, QLatin1Char('0')));
     if (!window_->grab().save(file)) return fail(step, QStringLiteral("cannot write %1").arg(file));
   }

@@ -1,8 +1,10 @@
 #pragma once
 // Headless replay (`graft --tour ID --autoplay --screenshot-dir DIR`): every step in order,
-// "Do it for me", then its done-condition; one PNG of the window per step. Finishes with 0 when
+// "Do it for me", then its done-condition; one PNG of the window per step, showing the canvas,
+// the Tour panel and the docks the step highlights. Finishes with 0 when
 // every condition was met, 1 naming the first step whose condition was not (or whose action failed).
 #include <QtCore/QObject>
+#include <QtCore/QSize>
 #include <QtCore/QTimer>
 
 namespace graft::ui {
@@ -36,6 +38,7 @@ class TourAutoplay : public QObject {
   int exitCode_ = -1;
   QString message_;
   int timeoutMs_ = 3000;
+  QSize size_;  // the window's size at start: pictures are taken at it
 };
 
 }  // namespace graft::ui

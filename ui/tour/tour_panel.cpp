@@ -73,7 +73,7 @@ TourPanel::TourPanel(TourDriver* driver, QWidget* parent) : QWidget(parent), dri
 void TourPanel::start(const core::tour::Tour& tour) {
   tour_ = tour;
   tourTitle_->setText(tr("<b>Tour:</b> %1").arg(tour_.title.toHtmlEscaped()));
-  progress_->setRange(1, int(tour_.steps.size()));
+  progress_->setRange(0, int(tour_.steps.size()));  // "%v of %m": step k of n
   for (auto* w : std::initializer_list<QWidget*>{back_, next_, doIt_, progress_}) w->setEnabled(true);
   check_.start();
   goTo(0);
