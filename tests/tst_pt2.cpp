@@ -216,13 +216,13 @@ class TestPt2 : public QObject {
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.pt2"))));
   }
 
-  // A program Graft cannot read yet (torch.cond) is refused with the construct named.
+  // A program Graft cannot read yet (torch.while_loop) is refused with the construct named.
   void unsupportedIsNamed_data() { programRows(false); }
   void unsupportedIsNamed() {
     QFETCH(QString, name);
     const auto r = graft::test::runCli({QStringLiteral("info"), programFile(name, ".pt2"), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("cannot read yet") && r.err.contains("higher_order.cond"), r.err.constData());
+    QVERIFY2(r.err.contains("cannot read yet") && r.err.contains("higher_order.while_loop"), r.err.constData());
   }
 };
 

@@ -115,7 +115,9 @@ class Exporter {
       userInputs_ << name;
     }
     for (Node* n : graph->nodes()) {
-      if (!n->blocks().empty()) fail(QStringLiteral("control flow (%1) cannot be saved as .pt2 yet").arg(QString::fromStdString(n->kind().toQualString())));
+      if (!n->blocks().empty())
+        fail(QStringLiteral("control flow (%1, torch.cond) cannot be saved as .pt2 yet; save the revision as TorchScript (.pt) instead")
+                 .arg(QString::fromStdString(n->kind().toQualString())));
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
       if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));

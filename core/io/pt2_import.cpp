@@ -346,6 +346,7 @@ class Importer {
 
   void addNode(const QJsonObject& n) {
     const QString target = n.value(QLatin1String("target")).toString();
+    if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
     const auto op = findOperator(target);
     const auto& schema = op->schema();
     std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
@@ -378,6 +379,68 @@ class Importer {
     const auto meta = n.value(QLatin1String("metadata")).toObject();
     setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
     setSource(node, meta.value(QLatin1String("stack_trace")).toString());
+  }
+
+  // torch.cond(pred, true_fn, false_fn, operands) becomes prim::If on aten::Bool(pred) with one
+  // block per branch: each branch subgraph is imported into its block with its inputs bound to
+  // the operands, so the executor, the views and the profiler treat it as TorchScript's `if`.
+  void addCond(const QJsonObject& n) {
+    const auto inputs = n.value(QLatin1String("inputs")).toArray();
+    if (inputs.size() != 4) fail(QStringLiteral("torch.ops.higher_order.cond with %1 arguments (expected 4)").arg(inputs.size()));
+    auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
+    Value* pred = argValue(arg(0));
+    Node* toBool = graph_->insertNode(graph_->create(c10::Symbol::fromQualString("aten::Bool"), {pred}));
+    toBool->output()->setType(c10::BoolType::get());
+    std::vector<Value*> operands;
+    for (const auto& o : arg(3).value(QLatin1String("as_tensors")).toArray())
+      operands.push_back(tensorValue(o.toObject().value(QLatin1String("name")).toString()));
+
+    const auto outputs = n.value(QLatin1String("outputs")).toArray();
+    QStringList outNames;
+    for (const auto& o : outputs) {
+      const auto obj = o.toObject();
+      if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
+    }
+    Node* ifNode = graph_->insertNode(graph_->create(c10::prim::If, {toBool->output()}, outNames.size()));
+    for (int branch = 1; branch <= 2; ++branch) {
+      const auto sub = arg(branch).value(QLatin1String("as_graph")).toObject().value(QLatin1String("graph")).toObject();
+      if (sub.isEmpty()) fail(QStringLiteral("torch.ops.higher_order.cond: branch %1 is not a graph").arg(branch));
+      importBranch(sub, ifNode->addBlock(), operands, outNames.size());
+    }
+    for (int i = 0; i < outNames.size(); ++i) {
+      Value* out = ifNode->output(i);
+      out->setType(tensorMeta_.contains(outNames[i]) ? c10::TypePtr(tensorType(tensorMeta_.value(outNames[i]).toObject()))
+                                                     : ifNode->blocks()[0]->outputs()[i]->type());
+      out->setDebugName(outNames[i].toStdString());
+      values_[outNames[i]] = out;
+    }
+    const auto meta = n.value(QLatin1String("metadata")).toObject();
+    setModuleStack(ifNode, meta.value(QLatin1String("nn_module_stack")).toString());
+    setSource(ifNode, meta.value(QLatin1String("stack_trace")).toString());
+  }
+
+  // A branch's subgraph, with its own names and tensor metadata, imported into `block`.
+  void importBranch(const QJsonObject& sub, torch::jit::Block* block, const std::vector<Value*>& operands, int outputs) {
+    const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
+    if (size_t(subInputs.size()) != operands.size())
+      fail(QStringLiteral("torch.ops.higher_order.cond: a branch takes %1 inputs for %2 operands").arg(subInputs.size()).arg(operands.size()));
+    const auto outerValues = values_;
+    const auto outerMeta = tensorMeta_;
+    const auto subMeta = sub.value(QLatin1String("tensor_values")).toObject();
+    for (auto it = subMeta.begin(); it != subMeta.end(); ++it) tensorMeta_.insert(it.key(), it.value());
+    for (int i = 0; i < subInputs.size(); ++i)
+      values_[subInputs[i].toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()] = operands[i];
+    {
+      torch::jit::WithInsertPoint inBlock(block);
+      for (const auto& node : sub.value(QLatin1String("nodes")).toArray()) addNode(node.toObject());
+      const auto subOutputs = sub.value(QLatin1String("outputs")).toArray();
+      if (subOutputs.size() != outputs)
+        fail(QStringLiteral("torch.ops.higher_order.cond: a branch returns %1 values for %2 outputs").arg(subOutputs.size()).arg(outputs));
+      for (const auto& o : subOutputs) block->registerOutput(argValue(o.toObject()));
+    }
+    values_ = outerValues;
+    tensorMeta_ = outerMeta;
   }
 
   // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> a call stack

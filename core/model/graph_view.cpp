@@ -32,6 +32,14 @@ bool isFoldable(const Node* node) {
   return false;
 }
 
+// The aten::Bool in front of an `if`: a program's torch.cond takes the tensor itself.
+bool isBranchCondition(const Node* node) {
+  if (node->kind() != c10::aten::Bool || node->output()->uses().empty()) return false;
+  for (const auto& use : node->output()->uses())
+    if (use.user->kind() != c10::prim::If) return false;
+  return true;
+}
+
 QString foldedValue(const Node* producer, QString& kindOut) {
   const auto kind = producer->kind();
   if (kind == c10::prim::GetAttr) {
@@ -138,11 +146,18 @@ GraphView GraphView::build(const Revision& revision) {
   // Where each value comes from: an op node's output port.
   std::unordered_map<const Value*, std::pair<NodeId, int>> producer;
 
-  std::function<void(torch::jit::Block*, int)> walk = [&](torch::jit::Block* block, int depth) {
+  // The branches of an `if` (TorchScript's, or torch.cond's in a program) are shown as nested
+  // groups named as torch.export names them (true_graph_0, false_graph_0); loop bodies are not.
+  int shownIfs = 0;
+  // `branchGroup` is the group of the branch being walked: 0 at top level, -1 inside a body
+  // that is not shown.
+  std::function<void(torch::jit::Block*, int, int)> walk = [&](torch::jit::Block* block, int depth, int branchGroup) {
+    const bool shown = branchGroup >= 0;
     for (Node* n : block->nodes()) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
-      if (isFoldable(n) && depth == 0) continue;
+      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n)) ++view.programOps;
+      if (isFoldable(n) && shown) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -156,7 +171,7 @@ GraphView GraphView::build(const Revision& revision) {
       QStringList typeNames;
       const QStringList path = modulePathParts(n, &typeNames);
       vn.modulePath = path.join(QLatin1Char('.'));
-      vn.group = depth == 0 ? groupFor(view, groupByPath, path, typeNames) : 0;
+      vn.group = depth == 0 ? groupFor(view, groupByPath, path, typeNames) : std::max(branchGroup, 0);
       if (auto flc = n->sourceRange().file_line_col()) {
         vn.sourceFile = QString::fromStdString(std::get<0>(*flc));
         vn.sourceLine = static_cast<int>(std::get<1>(*flc));
@@ -168,7 +183,7 @@ GraphView GraphView::build(const Revision& revision) {
         const Value* in = n->input(i);
         const QString argName = argumentName(n, i);
         const Node* src = in->node();
-        if (isFoldable(src) && src->owningBlock() == graph.block()) {
+        if (isFoldable(src) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
           ViewAttribute attr;
           attr.name = argName;
           attr.value = foldedValue(src, attr.kind);
@@ -196,7 +211,7 @@ GraphView GraphView::build(const Revision& revision) {
         } else {
           continue;  // defined in an enclosing block we did not descend through
         }
-        if (depth == 0) view.edges.push_back(e);
+        if (shown) view.edges.push_back(e);
       }
       for (size_t i = 0; i < n->outputs().size(); ++i) {
         const Value* out = n->output(i);
@@ -204,15 +219,42 @@ GraphView GraphView::build(const Revision& revision) {
         producer[out] = {vn.id, static_cast<int>(i)};
       }
       if (!n->outputs().empty()) vn.irLine = irLines.value(QString::fromStdString(n->output(0)->debugName()), -1);
-      if (depth == 0) {
+      const NodeId id = vn.id;
+      const int group = vn.group;
+      if (shown) {
         view.indexOf.insert(vn.id, view.nodes.size());
         view.groups[vn.group].nodes.push_back(vn.id);
         view.nodes.push_back(std::move(vn));
       }
-      for (auto* sub : n->blocks()) walk(sub, depth + 1);
+      if (shown && n->kind() == c10::prim::If) {
+        const int index = shownIfs++;
+        for (size_t b = 0; b < n->blocks().size(); ++b) {
+          ViewGroup g;
+          g.index = view.groups.size();
+          g.parent = group;
+          g.name = QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
+          g.path = view.groups[group].path.isEmpty() ? g.name : view.groups[group].path + QLatin1Char('.') + g.name;
+          g.typeName = b == 0 ? QStringLiteral("if true") : QStringLiteral("if false");
+          view.groups[group].children.push_back(g.index);
+          view.groups.push_back(g);
+          walk(n->blocks()[b], depth + 1, g.index);
+          // What the branch returns flows into the `if`.
+          auto& ifNode = view.nodes[view.indexOf.value(id)];
+          const auto returned = n->blocks()[b]->outputs();
+          for (size_t i = 0; i < returned.size(); ++i) {
+            auto p = producer.find(returned[i]);
+            if (p == producer.end()) continue;
+            ifNode.inputs.push_back({QStringLiteral("%1[%2]").arg(g.name).arg(i), formatType(returned[i])});
+            view.edges.push_back({p->second.first, p->second.second, id, int(ifNode.inputs.size()) - 1,
+                                  formatType(returned[i]), QString::fromStdString(returned[i]->debugName())});
+          }
+        }
+      } else {
+        for (auto* sub : n->blocks()) walk(sub, depth + 1, -1);
+      }
     }
   };
-  walk(revision.graph()->block(), 0);
+  walk(revision.graph()->block(), 0, 0);
 
   const auto outputs = graph.outputs();
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -71,6 +71,9 @@ struct GraphView {
   QHash<NodeId, int> indexOf;     // NodeId -> index into nodes
   int jitNodes = 0;               // every node of the graph, folded ones included
   QHash<QString, int> histogram;  // non-prim:: nodes by kind, nested blocks included
+  // Op nodes as torch.export counts a program's (top level only, without the aten::Bool that
+  // Graft puts in front of each torch.cond): info's `ops` for a .pt2.
+  int programOps = 0;
 
   const ViewNode* node(NodeId id) const {
     auto it = indexOf.constFind(id);

@@ -48,7 +48,7 @@ QJsonObject infoReport(const model::Document& document) {
       {"format", document.format()},
       {"source", document.sourcePath()},
       {"frozen", rev->frozen()},
-      {"ops", view.opCount()},
+      {"ops", document.format() == QLatin1String("pt2") ? view.programOps : view.opCount()},
       {"jit_nodes", view.jitNodes},
       {"view_nodes", view.nodes.size()},
       {"edges", view.edges.size()},

@@ -38,6 +38,21 @@ class WithCond(torch.nn.Module):
         return torch.cond(x.sum() > 0, lambda t: self.fc(t).relu(), lambda t: self.fc(t).sigmoid(), (x,))
 
 
+class WithIf(WithCond):
+    """WithCond with a Python `if`: what torch.jit.script makes of the same model."""
+
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return self.fc(x).relu()
+        return self.fc(x).sigmoid()
+
+
+class WithWhileLoop(torch.nn.Module):
+    def forward(self, x):
+        from torch._higher_order_ops.while_loop import while_loop
+        return while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t * 2), (torch.tensor(0), x))[1]
+
+
 def bert():
     from transformers import BertConfig, BertModel
     cfg = BertConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
@@ -58,7 +73,8 @@ PROGRAMS = {
     "resnet18_decomposed": (torchvision.models.resnet18, image, None, True, True),
     "dynamic_batch": (DynamicBatch, lambda: (torch.randn(4, 8),), ({0: torch.export.Dim("batch", min=2, max=64)},),
                       False, True),
-    "cond": (WithCond, lambda: (torch.randn(2, 8),), None, False, False),
+    "cond": (WithCond, lambda: (torch.randn(2, 8),), None, False, True),
+    "while_loop": (WithWhileLoop, lambda: (torch.randn(2, 3),), None, False, False),
 }
 
 
@@ -75,7 +91,11 @@ def make(outdir, name):
         if decompose:
             ep = ep.run_decompositions()
         torch.export.save(ep, base + ".pt2")
-        if name != "cond":
+        if name == "cond":  # both branches: the scripted twin, with the same weights
+            twin = WithIf().eval()
+            twin.load_state_dict(model.state_dict())
+            torch.jit.script(twin).save(base + ".pt")
+        elif PROGRAMS[name][4]:
             torch.jit.trace(model, inputs, check_trace=False, strict=False).save(base + ".pt")
     torch.save(tuple(inputs), base + ".inputs.pt")
     ops = sum(isinstance(n.target, torch._ops.OpOverload) for n in ep.graph.nodes)
