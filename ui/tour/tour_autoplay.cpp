@@ -46,6 +46,15 @@ void TourAutoplay::runStep(int step) {
   for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(window_->tourDriver()->dock(name));
   for (auto* dock : window_->findChildren<QDockWidget*>())
     if (!keep.contains(dock)) dock->hide();
+  // The Compare and Profile docks are tall: beside the canvas they fit under a laptop-sized
+  // window, below it (with the Tour panel above them on the left) they do not.
+  for (const QString& name : {QStringLiteral("compare"), QStringLiteral("profile")}) {
+    auto* dock = window_->tourDriver()->dock(name);
+    if (window_->dockWidgetArea(dock) == Qt::BottomDockWidgetArea) {
+      window_->addDockWidget(Qt::RightDockWidgetArea, dock);
+      window_->resizeDocks({dock}, {620}, Qt::Horizontal);
+    }
+  }
   panel->goTo(step);
   panel->doItForMe();  // with no actions it reports at once
 }

@@ -223,6 +223,12 @@ QString TourDriver::saveAndReload(const QString& file) {
 
 void TourDriver::setHighlight(const core::tour::Highlight& highlight) {
   highlight_ = highlight;
+  // A dock the step talks about has to be on screen (and in front of its tab group).
+  for (const QString& name : highlight_.docks)
+    if (auto* d = dock(name)) {
+      d->show();
+      d->raise();
+    }
   refreshHighlight();
 }
 

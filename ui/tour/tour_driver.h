@@ -30,8 +30,8 @@ class TourDriver : public QObject {
 
   // Runs `actions` in order; `done` gets an empty string on success, else what went wrong.
   void perform(const QVector<core::tour::Action>& actions, std::function<void(const QString&)> done);
-  // Frames the step's docks and outlines its nodes (re-resolved when the revision changes);
-  // an empty highlight clears them.
+  // Shows and frames the step's docks and outlines its nodes (re-resolved when the revision
+  // changes); an empty highlight clears them.
   void setHighlight(const core::tour::Highlight& highlight);
   // The dock widget for a tour's dock name, or nullptr.
   QDockWidget* dock(const QString& name) const;
