@@ -39,6 +39,7 @@
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
+#include <QtWidgets/QScrollArea>
 #include <QtWidgets/QStackedWidget>
 #include <QtWidgets/QStatusBar>
 #include <QtWidgets/QVBoxLayout>
@@ -67,7 +68,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // No model open: the start page (samples and tours) takes the centre.
   centreStack_ = new QStackedWidget(this);
   startPage_ = new StartPage(centreStack_);
-  centreStack_->addWidget(startPage_);
+  // In a scroll area, so the page's height does not become the canvas's minimum height.
+  auto* startScroll = new QScrollArea(centreStack_);
+  startScroll->setWidget(startPage_);
+  startScroll->setWidgetResizable(true);
+  startScroll->setFrameShape(QFrame::NoFrame);
+  centreStack_->addWidget(startScroll);
   centreStack_->addWidget(centre);
   setCentralWidget(centreStack_);
   connect(startPage_, &StartPage::sampleRequested, this, [this](const QString& name) { openSample(name); });

@@ -13,6 +13,7 @@ namespace graft::ui {
 
 namespace {
 constexpr int kPollMs = 100;
+constexpr int kPanelWidth = 360;  // the Tour panel in the pictures
 QString stepName(const core::tour::Tour& tour, int step) {
   return QStringLiteral("step %1/%2 \"%3\"").arg(step + 1).arg(tour.steps.size()).arg(tour.steps[step].title);
 }
@@ -29,6 +30,9 @@ TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* p
 
 void TourAutoplay::start() {
   size_ = window_->size();
+  // The Tour panel runs the full height on the left and the tall Compare and Profile docks sit
+  // under the canvas only: stacked under the panel they would not fit a laptop-sized window.
+  window_->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   if (!dir_.isEmpty() && !QDir().mkpath(dir_)) {
     exitCode_ = 2;
     message_ = QStringLiteral("cannot create the screenshot folder %1").arg(dir_);
@@ -46,16 +50,8 @@ void TourAutoplay::runStep(int step) {
   for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(window_->tourDriver()->dock(name));
   for (auto* dock : window_->findChildren<QDockWidget*>())
     if (!keep.contains(dock)) dock->hide();
-  // The Compare and Profile docks are tall: beside the canvas they fit under a laptop-sized
-  // window, below it (with the Tour panel above them on the left) they do not.
-  for (const QString& name : {QStringLiteral("compare"), QStringLiteral("profile")}) {
-    auto* dock = window_->tourDriver()->dock(name);
-    if (window_->dockWidgetArea(dock) == Qt::BottomDockWidgetArea) {
-      window_->addDockWidget(Qt::RightDockWidgetArea, dock);
-      window_->resizeDocks({dock}, {620}, Qt::Horizontal);
-    }
-  }
   panel->goTo(step);
+  window_->resizeDocks({window_->tourDriver()->dock(QStringLiteral("tour"))}, {kPanelWidth}, Qt::Horizontal);
   panel->doItForMe();  // with no actions it reports at once
 }
 
