@@ -206,9 +206,9 @@ void benchRepaint(std::shared_ptr<const model::GraphView> v) {
               canvas.viewport()->height(), firstFrame, expandMs, fit, fitMs, farMs, midMs, oneMs, std::max(fitMs, farMs) / 16.0);
 }
 
-// Presentation mode on a real model: vit_b_16 fully expanded, a rewrite committed, and the frames
-// of its animation rendered at reading zooms (every frame moves ~1,000 items and repaints).
-void benchRewriteAnimation(const QString& path) {
+// Presentation mode on a real model: fully expanded, a rewrite committed (`ruleId` on every
+// match), and the frames of its animation rendered at reading zooms against still frames.
+void benchRewriteAnimation(const QString& path, const QString& name, const QString& ruleId) {
   auto r = io::loadFile(path);
   if (!r.ok()) return;
   auto& doc = *r.document;
@@ -222,10 +222,10 @@ void benchRewriteAnimation(const QString& path) {
   canvas.expandAll();
   waitLayout(canvas);
   const auto library = rewrite::RuleLibrary::load();
-  const auto* rule = library.find(QStringLiteral("gelu-decompose"));
+  const auto* rule = library.find(ruleId);
   const auto applied = rewrite::applySteps(*doc.current(), {rewrite::Step::ofRule(*rule)}, doc.ids());
   if (!applied.ok()) {
-    std::printf("rewrite animation: gelu-decompose failed: %s\n", qPrintable(applied.error));
+    std::printf("rewrite animation: %s failed: %s\n", qPrintable(ruleId), qPrintable(applied.error));
     return;
   }
   doc.commit(applied.revision);
@@ -255,9 +255,9 @@ void benchRewriteAnimation(const QString& path) {
     }
     return double(t.nsecsElapsed()) / 1e6 / kFrames;
   };
-  std::printf("rewrite animation on vit_b_16 (gelu-decompose: %d matches, ops %d -> %d; %d nodes kept, %d added, %d removed; "
+  std::printf("rewrite animation on %s (%s: %d matches, ops %d -> %d; %d nodes kept, %d added, %d removed; "
               "viewport %dx%d):\n",
-              applied.reports.front().matches, applied.opsBefore, applied.opsAfter, animation->keptCount(), animation->addedCount(),
+              qPrintable(name), qPrintable(ruleId), applied.reports.front().matches, applied.opsBefore, applied.opsAfter, animation->keptCount(), animation->addedCount(),
               animation->removedCount(), canvas.viewport()->width(), canvas.viewport()->height());
   double worst = 0;
   for (double zoom : {0.25, 0.5, 1.0}) {
@@ -279,10 +279,18 @@ int main(int argc, char** argv) {
   gSkipFlat = args.removeAll(QStringLiteral("--no-flat")) > 0;
   const bool animationOnly = args.removeAll(QStringLiteral("--animation-only")) > 0;
   const QString dir = !args.isEmpty() ? args.front() : qEnvironmentVariable("GRAFT_TESTDATA");
-  const QString vit = dir + QStringLiteral("/vit_b_16.pt");
+  // The animation is measured where a rewrite changes many boxes: gelu-decompose on vit_b_16,
+  // fold-conv-bn (120 batch norms) on densenet121.
+  auto animations = [&dir] {
+    for (const auto& [name, rule] : {std::pair{QStringLiteral("vit_b_16"), QStringLiteral("gelu-decompose")},
+                                     std::pair{QStringLiteral("densenet121"), QStringLiteral("fold-conv-bn")}}) {
+      const QString path = dir + QStringLiteral("/%1.pt").arg(name);
+      if (QFileInfo::exists(path)) benchRewriteAnimation(path, name, rule);
+      else std::printf("rewrite animation on %s skipped: %s not found\n", qPrintable(name), qPrintable(path));
+    }
+  };
   if (animationOnly) {
-    if (QFileInfo::exists(vit)) benchRewriteAnimation(vit);
-    else std::printf("rewrite animation skipped: %s not found\n", qPrintable(vit));
+    animations();
     return 0;
   }
   std::printf("bench_layout: Graft per-group layout vs flat dot (cap %.0f s); nslimit/mclimit bounded\n", kFlatCapSeconds);
@@ -299,7 +307,7 @@ int main(int argc, char** argv) {
     }
     benchModel(QString::fromLatin1(name), std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current())));
   }
-  if (QFileInfo::exists(vit)) benchRewriteAnimation(vit);
+  animations();
   const auto syn = synthetic();
   benchModel(QStringLiteral("synthetic-20k"), syn);
   benchRepaint(syn);

@@ -21,8 +21,10 @@ class GhostItem : public QGraphicsItem {
     setZValue(1.5);
     setAcceptedMouseButtons(Qt::NoButton);
     for (const auto& e : before.edges) {
-      edges_.push_back({e, edgePath(e)});
-      bounds_ |= edges_.back().path.boundingRect();
+      QPainterPath path = edgePath(e);
+      const QRectF rect = path.boundingRect();
+      edges_.push_back({e, std::move(path), rect});
+      bounds_ |= rect;
     }
     for (const auto& n : removed_) bounds_ |= n.rect.adjusted(-kOutline, -kOutline, kOutline, kOutline);
   }
@@ -30,7 +32,7 @@ class GhostItem : public QGraphicsItem {
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     for (const auto& e : edges_)
-      if (e.path.boundingRect().intersects(option->exposedRect)) paintEdge(*p, e.edge, e.path, false, lod);
+      if (e.rect.intersects(option->exposedRect)) paintEdge(*p, e.edge, e.path, false, lod);
     for (const auto& n : removed_)
       if (const auto* vn = view_->node(n.id)) paintNode(*p, n.rect, *vn, false, lod);
   }
@@ -39,6 +41,7 @@ class GhostItem : public QGraphicsItem {
   struct Route {
     core::layout::DiagramEdge edge;
     QPainterPath path;
+    QRectF rect;  // the path's bounds, computed once
   };
   std::vector<core::layout::DiagramNode> removed_;
   std::shared_ptr<const core::model::GraphView> view_;
