@@ -305,11 +305,12 @@ class TstTour : public QObject {
   }
 
   // Presentation mode: only the canvas and the Tour panel, larger fonts, and a rewrite animated
-  // (kept nodes glide, removed ones fade) — then everything as it was.
+  // (kept nodes glide, removed ones fade out, added ones in) — then everything as it was.
   void presentationMode() {
     ui::MainWindow window;
     window.resize(1366, 768);
     window.show();
+    QVERIFY(window.startTour(QStringLiteral("fx-to-graft")));
     QVERIFY(window.openSample("mlp") && test::waitLayout(window.canvas()));
     const double font = QApplication::font().pointSizeF();
     window.setPresentation(true);
@@ -318,23 +319,27 @@ class TstTour : public QObject {
       QCOMPARE(dock->isVisible(), dock->objectName() == "tourDock");
     window.canvas()->expandAll();
     QVERIFY(test::waitLayout(window.canvas()));
+    window.canvas()->fitToWindow();
+    window.tourPanel()->goTo(2);  // "Replace a Linear by matmul + add", done here by hand
+    auto* doc = window.document();
     const auto library = core::rewrite::RuleLibrary::load();
-    const auto r = core::rewrite::applySteps(*window.document()->current(), {core::rewrite::Step::ofRule(*library.find("remove-dropout"))},
-                                             window.document()->ids());
-    QVERIFY(r.ok());
-    window.document()->commit(r.revision);
+    const auto fc1 = core::tour::findNode(*window.view(), {"aten::linear", "fc1", 0});
+    const auto r = core::rewrite::applySteps(*doc->current(), {core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)},
+                                             doc->ids());
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    doc->commit(r.revision);
     QVERIFY(test::waitLayout(window.canvas()));
     auto* animation = window.canvas()->animation();
     QVERIFY(animation);
-    QCOMPARE(animation->removedCount(), 2);  // the two dropouts fade out
-    QCOMPARE(animation->addedCount(), 0);
-    QCOMPARE(animation->keptCount(), 5);
-    // Half-way: a kept node is between its old and new place, the removed ones half faded.
+    QCOMPARE(animation->removedCount(), 1);  // fc1's linear fades out
+    QCOMPARE(animation->addedCount(), 3);    // t, matmul and add fade in
+    QCOMPARE(animation->keptCount(), 6);
+    // Half-way: a kept node below the rewrite is between its old and new place.
     animation->setProgress(0.5);
     const auto relu = core::tour::findNode(*window.view(), {"aten::relu", "act2", 0});
     auto* item = window.canvas()->graphScene()->nodeItem(relu);
     QVERIFY(item);
-    QVERIFY2(item->pos().manhattanLength() > 5, "the kept relu after a removed dropout should still be on its way");
+    QVERIFY2(item->pos().manhattanLength() > 5, "the relu below the rewrite should still be on its way");
     if (qEnvironmentVariableIsSet("GRAFT_SCREENSHOT_DIR"))  // for docs/screenshots
       window.grab().save(QDir(qEnvironmentVariable("GRAFT_SCREENSHOT_DIR")).filePath("tour-animation.png"));
     QSignalSpy finished(animation, &ui::canvas::RevisionAnimation::finished);

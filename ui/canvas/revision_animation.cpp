@@ -85,12 +85,11 @@ void RevisionAnimation::setProgress(double t) {
   static const QEasingCurve ease(QEasingCurve::InOutCubic);
   const double e = ease.valueForProgress(std::clamp(t, 0.0, 1.0));
   for (const auto& k : kept_) k.item->setPos(k.from * (1 - e));
-  // The old picture fades out over the first half, the new one fades in over the second, so
-  // edges are never drawn away from the boxes they join for long.
-  const double in = std::clamp(2 * e - 1, 0.0, 1.0), out = std::clamp(1 - 2 * e, 0.0, 1.0);
+  // A cross-fade: the old edges and removed nodes fade out while the new edges, frames and added
+  // nodes fade in, so half-way both pictures show faintly.
   for (auto* item : added_) item->setOpacity(e);
-  for (auto* item : fading_) item->setOpacity(in);
-  ghost_->setOpacity(out);
+  for (auto* item : fading_) item->setOpacity(e);
+  ghost_->setOpacity(1 - e);
 }
 
 void RevisionAnimation::start() { animation_.start(); }

@@ -2,7 +2,8 @@
 // The animated change between two revisions' diagrams (presentation mode): over ~300 ms kept
 // nodes glide from their old place to their new one, removed nodes and old edges fade out, added
 // nodes, the new edges and frames fade in. It works on the scene's items after the new diagram
-// has been set: kept items are offset back to their old place and brought home.
+// has been set: kept items are offset back to their old place and brought home while the old
+// and the new edges cross-fade.
 #include "core/layout/diagram.h"
 #include "core/model/graph_view.h"
 

@@ -223,9 +223,10 @@ QString TourDriver::saveAndReload(const QString& file) {
 
 void TourDriver::setHighlight(const core::tour::Highlight& highlight) {
   highlight_ = highlight;
-  // A dock the step talks about has to be on screen (and in front of its tab group).
+  // A dock the step talks about has to be on screen (and in front of its tab group), except in
+  // presentation mode, which keeps the screen to the canvas and the Tour panel.
   for (const QString& name : highlight_.docks)
-    if (auto* d = dock(name)) {
+    if (auto* d = dock(name); d && !window_->presentation()) {
       d->show();
       d->raise();
     }
