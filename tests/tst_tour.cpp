@@ -4,6 +4,8 @@
 // `graft --tour ID --autoplay` exit codes.
 #include "core/edit/edit.h"
 #include "core/io/load.h"
+#include "core/io/save.h"
+#include "core/samples/samples.h"
 #include "core/model/document.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
@@ -189,6 +191,22 @@ class TstTour : public QObject {
     const QString message = autoplay(window, *tour, &code);
     QVERIFY2(code == 0, qPrintable(message));
     QCOMPARE(window.tourPanel()->stepIndex(), int(tour->steps.size()) - 1);
+    // A tour that saved its revision: stock PyTorch loads the file and it computes what the
+    // original does (check_rewrite.py: torch.jit.load both, same random inputs).
+    if (const QString saved = window.tourDriver()->lastSavedPath(); !saved.isEmpty()) {
+      QTemporaryDir dir;
+      const QString original = dir.filePath("original.pt");
+      const auto* doc = window.document();
+      QVERIFY(core::io::saveAs(*doc, doc->original(), original).ok);
+      const auto shape = core::samples::find(doc->sampleName())->inputShape;
+      QStringList dims;
+      for (auto d : shape) dims << QString::number(d);
+      const auto py = test::runPython(sourceFile("tests/python/check_rewrite.py"), {original, saved, dims.join('x')});
+      QVERIFY2(py.exitCode == 0, py.out + py.err);
+      const auto ops = py.json().value("ops").toObject();
+      QCOMPARE(ops.value("aten::_addmm_activation").toInt(), 1);
+      QCOMPARE(ops.value("aten::matmul").toInt(), 1);
+    }
   }
 
   // The numbers the steps state (op counts, the comparison's verdict), checked against a replay
