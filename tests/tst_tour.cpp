@@ -16,6 +16,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/revision_animation.h"
+#include "ui/start_page.h"
 #include "ui/tour/tour_autoplay.h"
 #include "ui/tour/tour_driver.h"
 #include "ui/tour/tour_panel.h"
@@ -27,6 +28,8 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMenu>
+#include <QtWidgets/QPushButton>
 
 using namespace graft;
 using core::tour::parseTour;
@@ -131,6 +134,33 @@ class TstTour : public QObject {
     QCOMPARE(r.error.line, line);
     QCOMPARE(r.error.column, column);
     QVERIFY(r.error.toString().startsWith(QStringLiteral("bad.json:%1:%2: ").arg(line).arg(column)));
+  }
+
+  // Help > Guided Tours lists the built-in tours and the start page (shown while no model is
+  // open) offers them; either starts the tour in the Tour dock.
+  void startingTours() {
+    ui::MainWindow window;
+    window.show();
+    QVERIFY(window.startPage()->isVisible());
+    auto* menu = window.findChild<QMenu*>("toursMenu");
+    QVERIFY(menu);
+    QStringList ids;
+    for (auto* a : menu->actions()) ids << a->data().toString();
+    QCOMPARE(ids, (QStringList{"fx-to-graft", "fold-batchnorm", "find-divergence"}));
+    menu->actions()[1]->trigger();
+    QVERIFY(window.tourPanel()->active());
+    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("fold-batchnorm"));
+    QVERIFY(window.findChild<QDockWidget*>("tourDock")->isVisible());
+    auto* button = window.startPage()->findChild<QPushButton*>("startTour-find-divergence");
+    QVERIFY(button);
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("find-divergence"));
+    QCOMPARE(window.tourPanel()->stepIndex(), 0);
+    // Opening a model replaces the start page with the canvas.
+    window.tourPanel()->doItForMe();
+    QTRY_VERIFY_WITH_TIMEOUT(window.document() != nullptr, 60000);
+    QTRY_VERIFY(!window.startPage()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);
   }
 
   // A malformed tour opened in the GUI is refused with its line and column, and nothing starts.
