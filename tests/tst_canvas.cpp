@@ -110,7 +110,7 @@ class TstCanvas : public QObject {
     QVERIFY(inspector->toPlainText().contains(QStringLiteral("_convolution")));
     QVERIFY(inspector->toPlainText().contains(QStringLiteral("layer3.1.conv1")));
     QVERIFY(inspector->toPlainText().contains(QStringLiteral("[256, 256, 3, 3]")));  // the folded weight
-    auto* ir = w.findChild<graft::ui::IrView*>();
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     QCOMPARE(ir->textCursor().blockNumber(), v->node(hit)->irLine);
     // Clicking a node box on the canvas selects it everywhere.
     QVERIFY(waitLayout(c));

@@ -11,6 +11,7 @@
 #include "core/edit/edit.h"
 #include "core/edit/revision_diff.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/ir_view.h"
 #include "ui/main_window.h"
@@ -43,7 +44,7 @@ class TstMainWindow : public QObject {
     QCOMPARE(opened.count(), 1);
     QVERIFY(w.document());
     QCOMPARE(w.document()->sampleName(), QStringLiteral("cnn"));
-    auto* ir = w.findChild<graft::ui::IrView*>();
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph(")));
     QVERIFY(w.windowTitle().contains(QStringLiteral("sample:cnn")));
   }
@@ -69,7 +70,7 @@ class TstMainWindow : public QObject {
     const auto* view = w.view();
     const auto& conv = view->nodes.front();
     auto* tree = w.findChild<graft::ui::ModuleTree*>();
-    auto* ir = w.findChild<graft::ui::IrView*>();
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     w.selectNode(conv.id);
     QCOMPARE(ir->textCursor().blockNumber(), conv.irLine);
     QCOMPARE(tree->currentItem()->text(0), conv.op);
@@ -152,6 +153,51 @@ class TstMainWindow : public QObject {
     QVERIFY2(reopened.ok(), qPrintable(reopened.error.message()));
     QCOMPARE(reopened.document->format(), QStringLiteral("pt2"));
     QCOMPARE(graft::core::model::GraphView::build(*reopened.document->current()).opCount(), w.view()->opCount());
+  }
+  // A program's IR dock lists its fx graph; the Code dock its Python. Selecting a node puts both
+  // on its line, and clicking a line in the Code view selects the node defined there.
+  void programShowsFxGraphAndCode() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/cond.pt2"))));
+    auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
+    auto* code = w.findChild<graft::ui::IrView*>(QStringLiteral("codeView"));
+    QVERIFY(ir && code);
+    QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph():")));
+    QVERIFY(code->toPlainText().contains(QStringLiteral("def forward(self, p_fc_weight, p_fc_bias, x):")));
+    const auto* view = w.view();
+    const auto sigmoid = std::find_if(view->nodes.begin(), view->nodes.end(), [](const auto& n) { return n.op == QLatin1String("sigmoid"); });
+    QVERIFY(sigmoid != view->nodes.end());  // a node of the false branch, shown in its group
+    QCOMPARE(view->groups[sigmoid->group].name, QStringLiteral("false_graph_0"));
+    w.selectNode(sigmoid->id);
+    QVERIFY(ir->textCursor().block().text().contains(QStringLiteral("%sigmoid : [num_users=1] = call_function[target=torch.ops.aten.sigmoid.default]")));
+    QVERIFY(code->textCursor().block().text().trimmed().startsWith(QStringLiteral("sigmoid = torch.ops.aten.sigmoid.default(")));
+    const auto sum = std::find_if(view->nodes.begin(), view->nodes.end(), [](const auto& n) { return n.op == QLatin1String("sum"); });
+    QVERIFY(sum != view->nodes.end());
+    QTextCursor c(code->document()->find(QStringLiteral("sum_1 = torch.ops.aten.sum.default(x)")));
+    QVERIFY(!c.isNull());
+    code->setTextCursor(c);
+    QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, code->cursorRect(c).center());
+    QCOMPARE(w.selectedNode(), sum->id);
+  }
+  // A program's symbolic dimension is shown by name, with its range in the tooltip.
+  void symbolicDimensionsShowTheirRange() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/dynamic_batch.pt2"))));
+    auto* canvas = w.findChild<graft::ui::canvas::GraphCanvas*>();
+    const auto& nodes = w.view()->nodes;
+    const auto linear = std::find_if(nodes.begin(), nodes.end(), [](const auto& n) { return n.op == QLatin1String("linear"); });
+    QVERIFY(linear != nodes.end());
+    canvas->revealNode(linear->id);  // it sits in the collapsed `fc`
+    QTRY_VERIFY(!canvas->layoutPending());
+    auto* scene = canvas->graphScene();
+    QString tip;
+    for (auto* item : scene->items())
+      if (auto* n = dynamic_cast<graft::ui::canvas::NodeItem*>(item); n && w.view()->node(n->id())->op == QLatin1String("linear"))
+        tip = scene->toolTipAt(n->sceneBoundingRect().center());
+    QVERIFY2(tip.contains(QStringLiteral("float32 [s77, 4]")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("2 ≤ s77 ≤ 64")), qPrintable(tip));
   }
   // Run > Threads is kept in the settings and applied at start-up.
   void savedThreadsAreApplied() {

@@ -25,6 +25,13 @@ void IrView::setRevisionText(const QString& ir, const core::model::GraphView* vi
   }
 }
 
+void IrView::setListing(const QString& text, const QHash<core::model::NodeId, int>& lineOf) {
+  setPlainText(text);
+  lineByNode_ = lineOf;
+  nodeByLine_.clear();
+  for (auto it = lineOf.begin(); it != lineOf.end(); ++it) nodeByLine_.insert(it.value(), it.key());
+}
+
 void IrView::highlightNode(core::model::NodeId id) {
   QList<QTextEdit::ExtraSelection> selections;
   const int line = lineByNode_.value(id, -1);

@@ -1,6 +1,6 @@
 #pragma once
-// The IR dock: the revision's TorchScript IR, with the selected node's line highlighted;
-// clicking a line selects its node.
+// A read-only listing of a revision (its TorchScript IR, its fx graph or its Python code) with
+// the selected node's line highlighted; clicking a line selects its node.
 #include "core/model/graph_view.h"
 
 #include <QtWidgets/QPlainTextEdit>
@@ -12,6 +12,8 @@ class IrView : public QPlainTextEdit {
  public:
   explicit IrView(QWidget* parent = nullptr);
   void setRevisionText(const QString& ir, const core::model::GraphView* view);
+  // A listing with the line of each node.
+  void setListing(const QString& text, const QHash<core::model::NodeId, int>& lineOf);
   void highlightNode(core::model::NodeId id);
   core::model::NodeId nodeAtLine(int line) const { return nodeByLine_.value(line, core::model::kNoNode); }
 

@@ -1,7 +1,9 @@
 #include "ui/main_window.h"
 
+
 #include "core/io/load.h"
 #include "core/model/document.h"
+#include "core/model/fx_text.h"
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
 #include "core/edit/revision_diff.h"
@@ -84,6 +86,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   irDock->setObjectName(QStringLiteral("irDock"));
   irDock->setWidget(irView_);
   addDockWidget(Qt::RightDockWidgetArea, irDock);
+  // The Code view: the graph as the Python that torch.fx generates for it (graph_module.code).
+  codeView_ = new IrView(this);
+  codeView_->setObjectName(QStringLiteral("codeView"));
+  codeView_->setPlaceholderText(tr("Open a model to see its graph as Python code."));
+  auto* codeDock = new QDockWidget(tr("Code"), this);
+  codeDock->setObjectName(QStringLiteral("codeDock"));
+  codeDock->setWidget(codeView_);
+  addDockWidget(Qt::RightDockWidgetArea, codeDock);
+  tabifyDockWidget(irDock, codeDock);
+  irDock->raise();
 
   inspector_ = new Inspector(this);
   auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
@@ -135,6 +147,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(moduleTree_, &ModuleTree::nodeActivated, this, &MainWindow::selectNode);
   connect(irView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
+  connect(codeView_, &IrView::nodeActivated, this, &MainWindow::selectNode);
   connect(canvas_, &canvas::GraphCanvas::nodeActivated, this, &MainWindow::selectNode);
   connect(canvas_, &canvas::GraphCanvas::nodePicked, this, &MainWindow::pickNode);
   connect(findBar_, &FindBar::matchActivated, this, [this](NodeId id) {
@@ -360,7 +373,11 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
 void MainWindow::refreshView() {
   const auto rev = document_->current();
   view_ = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev));
-  irView_->setRevisionText(rev->irText(), view_.get());
+  // A program's IR is its fx graph, as print(ep.graph) prints it; a TorchScript model's is its IR.
+  const auto fx = core::model::fxText(*rev);
+  if (document_->format() == QLatin1String("pt2")) irView_->setListing(fx.graph.text, fx.graph.lineOf);
+  else irView_->setRevisionText(rev->irText(), view_.get());
+  codeView_->setListing(fx.code.text, fx.code.lineOf);
   moduleTree_->setView(view_.get());
   findBar_->setView(view_.get());
   // A new revision of the same document keeps the open groups; a new document starts collapsed.
@@ -400,6 +417,7 @@ void MainWindow::selectNode(NodeId id) {
   canvas_->graphScene()->setPicked(picked_);
   moduleTree_->selectNode(id);
   irView_->highlightNode(id);
+  codeView_->highlightNode(id);
   canvas_->selectNode(id);
   inspector_->showNode(view_.get(), id);
   rewriteDock_->setSelection(selection());

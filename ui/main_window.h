@@ -100,6 +100,7 @@ class MainWindow : public QMainWindow {
   core::model::NodeId selected_ = core::model::kNoNode;
   const core::model::Document* shownDocument_ = nullptr;  // whose view the canvas shows
   IrView* irView_ = nullptr;
+  IrView* codeView_ = nullptr;  // the graph as Python (fx's graph_module.code)
   ModuleTree* moduleTree_ = nullptr;
   canvas::GraphCanvas* canvas_ = nullptr;
   canvas::Minimap* minimap_ = nullptr;

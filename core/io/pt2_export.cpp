@@ -1,6 +1,7 @@
 #include "core/io/pt2_export.h"
 
 #include "core/io/pt2_schema.h"
+#include "core/model/fx_text.h"
 #include "core/model/revision.h"
 #include "core/run/executor.h"
 
@@ -120,6 +121,7 @@ class Exporter {
                  .arg(QString::fromStdString(n->kind().toQualString())));
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
+      if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
       if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
       addNode(n, rootType);
     }
@@ -282,12 +284,7 @@ class Exporter {
   void addNode(Node* n, const QString& rootType) {
     const auto* schema = n->maybeSchema();
     if (!schema) fail(QStringLiteral("%1 has no schema").arg(QString::fromStdString(n->kind().toQualString())));
-    const std::string& qual = schema->name();
-    const auto sep = qual.find("::");
-    const QString target = QStringLiteral("torch.ops.%1.%2.%3")
-                               .arg(QString::fromStdString(qual.substr(0, sep)), QString::fromStdString(qual.substr(sep + 2)),
-                                    schema->overload_name().empty() ? QStringLiteral("default")
-                                                                    : QString::fromStdString(schema->overload_name()));
+    const QString target = model::fxTarget(*schema);
     QJsonArray inputs;
     for (size_t i = 0; i < schema->arguments().size() && i < n->inputs().size(); ++i) {
       const auto& a = schema->arguments()[i];
@@ -297,6 +294,17 @@ class Exporter {
     }
     QJsonArray outputs;
     for (const Value* o : n->outputs()) {
+      if (const Node* unpack = listUnpackOf(o)) {  // a Tensor[] result: fx names each item
+        QJsonArray items;
+        for (const Value* item : unpack->outputs()) {
+          auto s = sample_.find(item);
+          if (s == sample_.end()) fail(QStringLiteral("%1 has a list item that is not a tensor (not supported yet)").arg(target));
+          tensorValues_.insert(nameOf(item), tensorMeta(s->second));
+          items.append(QJsonObject{{"name", nameOf(item)}});
+        }
+        outputs.append(QJsonObject{{"as_tensors", items}});
+        continue;
+      }
       const QString name = nameOf(o);
       auto s = sample_.find(o);
       if (s == sample_.end()) fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
@@ -310,7 +318,15 @@ class Exporter {
                               {"outputs", outputs},
                               {"metadata", metadata},
                               {"is_hop_single_tensor_return", QJsonValue()},
-                              {"name", n->outputs().size() == 1 ? nameOf(n->output(0)) : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0)) ? nameOf(n->output(0))
+                                                                                              : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+  }
+
+  // The prim::ListUnpack that is the only user of a list result, if there is one.
+  static const Node* listUnpackOf(const Value* v) {
+    if (!v->type()->cast<c10::ListType>() || v->uses().size() != 1) return nullptr;
+    const Node* user = v->uses()[0].user;
+    return user->kind() == c10::prim::ListUnpack ? user : nullptr;
   }
 
   model::RevisionPtr rev_;

@@ -2,6 +2,7 @@
 
 #include "core/io/pt2_schema.h"
 #include "core/model/shape_symbols.h"
+#include "core/model/symbol_ranges.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
@@ -12,13 +13,19 @@
 #include <torch/script.h>
 #include <torch/serialize.h>
 
+#include <QtCore/QFile>
+#include <QtCore/QHash>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QRegularExpression>
 
+#include <fcntl.h>
 #include <map>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace graft::core::io {
@@ -93,16 +100,43 @@ torch::jit::ModuleInstanceInfo moduleInstance(c10::ClassTypePtr type, std::strin
   return info;
 }
 
+// The archive mapped into memory: weights are views of it, so opening a program reads none of
+// their bytes; the pages a run touches are read then. Private and writable: copy on write, the
+// file is never changed.
+class MappedFile {
+ public:
+  static std::shared_ptr<MappedFile> open(const QString& path) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    struct stat st {};
+    void* data = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0)
+      data = ::mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (data == MAP_FAILED) return nullptr;
+    return std::shared_ptr<MappedFile>(new MappedFile(static_cast<char*>(data), size_t(st.st_size)));
+  }
+  ~MappedFile() { ::munmap(data_, size_); }
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile(char* data, size_t size) : data_(data), size_(size) {}
+  char* data_;
+  size_t size_;
+};
+
 class Importer {
  public:
-  explicit Importer(const QString& path) : reader_(path.toStdString()) {}
+  explicit Importer(const QString& path) : reader_(path.toStdString()), mapped_(MappedFile::open(path)) {}
 
   std::shared_ptr<torch::jit::Module> run() {
     const QString modelJson = findModelJson();
     const QJsonObject model = readJson(modelJson);
     const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
     const QJsonObject graphJson = gm.value(QLatin1String("graph")).toObject();
-    tensorMeta_ = graphJson.value(QLatin1String("tensor_values")).toObject();
+    addTensorMeta(graphJson.value(QLatin1String("tensor_values")).toObject());
+    readRanges(model.value(QLatin1String("range_constraints")).toObject());
     const QString modelName = QFileInfo(modelJson).completeBaseName();
     loadTensors(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName),
                 QLatin1String("data/weights/"));
@@ -127,6 +161,18 @@ class Importer {
   std::vector<c10::IValue> sampleInputs;
 
  private:
+  // range_constraints: {"s77": {"min_val": 2, "max_val": 64}}; an unbounded max is absent or null.
+  static void readRanges(const QJsonObject& constraints) {
+    for (auto it = constraints.begin(); it != constraints.end(); ++it) {
+      const auto range = it.value().toObject();
+      model::SymbolRange r;
+      r.min = range.value(QLatin1String("min_val")).toInteger();
+      const auto max = range.value(QLatin1String("max_val"));
+      if (max.isDouble() && max.toDouble() < 9.0e18) r.max = max.toInteger();
+      model::setSymbolRange(it.key(), r);
+    }
+  }
+
   // data/sample_inputs/<model>.pt: torch.save((args, kwargs)). Optional; a damaged one is ignored.
   void readSampleInputs(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) return;
@@ -195,7 +241,7 @@ class Importer {
       for (const auto& s : meta.value(QLatin1String("strides")).toArray()) strides.push_back(concreteInt(s).value_or(0));
       const int64_t offset = concreteInt(meta.value(QLatin1String("storage_offset"))).value_or(0);
       const auto dtype = scalarType(meta.value(QLatin1String("dtype")).toInt());
-      auto [data, bytes] = reader_.getRecord(file.toStdString());
+      const size_t bytes = reader_.getRecordSize(file.toStdString());
       int64_t extent = offset;  // elements the view reaches into its storage
       if (sizes.size() == strides.size()) {
         bool empty = false;
@@ -207,12 +253,26 @@ class Importer {
       }
       if (sizes.size() != strides.size() || size_t(extent) * c10::elementSize(dtype) > bytes)
         fail(QStringLiteral("%1 does not hold the tensor its metadata describes").arg(file));
-      // The record's bytes become the tensor's storage: no copy.
-      auto storage = c10::Storage(c10::Storage::use_byte_size_t(), bytes, std::move(data), nullptr, false);
+      auto storage = c10::Storage(c10::Storage::use_byte_size_t(), bytes, recordData(file, bytes), nullptr, false);
       at::Tensor t = at::empty({0}, at::TensorOptions().dtype(dtype));
       t.set_(storage, offset, sizes, strides);
       tensors_[it.key()] = t;
     }
+  }
+
+  // A stored (uncompressed) record's bytes: a view of the mapped archive, kept alive by the
+  // tensors that use it; read into memory where the archive cannot be mapped.
+  at::DataPtr recordData(const QString& file, size_t bytes) {
+    const std::string name = file.toStdString();
+    if (mapped_) {
+      const size_t offset = reader_.getRecordOffset(name);
+      if (offset + bytes <= mapped_->size()) {
+        auto* keep = new std::shared_ptr<MappedFile>(mapped_);
+        return at::DataPtr(mapped_->data() + offset, keep, [](void* ctx) { delete static_cast<std::shared_ptr<MappedFile>*>(ctx); },
+                           c10::Device(c10::kCPU));
+      }
+    }
+    return std::move(std::get<0>(reader_.getRecord(name)));
   }
 
   Value* constantTensor(const QString& fqn, const QString& valueName) {
@@ -234,7 +294,7 @@ class Importer {
         if (tensor.isEmpty()) fail(QStringLiteral("a non-tensor input (%1) is not supported yet").arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
         const QString name = tensor.value(QLatin1String("name")).toString();
         Value* in = graph_->addInput(name.toStdString());
-        in->setType(tensorType(tensorMeta_.value(name).toObject()));
+        in->setType(tensorType(tensorMeta_.value(name)));
         values_[name] = in;
       } else {
         const QString name = arg.value(QLatin1String("name")).toString();
@@ -369,9 +429,13 @@ class Importer {
       out->setType(schema.returns()[i].type());
       const auto o = i < size_t(outputs.size()) ? outputs[int(i)].toObject() : QJsonObject();
       QString name;
+      if (o.contains(QLatin1String("as_tensors"))) {
+        bindListOutput(out, o.value(QLatin1String("as_tensors")).toArray());
+        continue;
+      }
       if (o.contains(QLatin1String("as_tensor"))) name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
       if (!name.isEmpty()) {
-        if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name).toObject()));
+        if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name)));
         out->setDebugName(name.toStdString());
         values_[name] = out;
       }
@@ -379,6 +443,25 @@ class Importer {
     const auto meta = n.value(QLatin1String("metadata")).toObject();
     setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
     setSource(node, meta.value(QLatin1String("stack_trace")).toString());
+    for (Value* out : node->outputs())  // the unpacking of a list result sits in the same module
+      for (const auto& use : out->uses())
+        if (use.user->kind() == c10::prim::ListUnpack && node->callstack()) use.user->setCallStack(*node->callstack());
+  }
+
+  void addTensorMeta(const QJsonObject& values) {
+    for (auto it = values.begin(); it != values.end(); ++it) tensorMeta_.insert(it.key(), it.value().toObject());
+  }
+
+  // A Tensor[] result (split, unbind, …) whose items fx names: unpacked into one value per item.
+  void bindListOutput(Value* list, const QJsonArray& items) {
+    Node* unpack = graph_->insertNode(graph_->create(c10::prim::ListUnpack, {list}, items.size()));
+    for (int k = 0; k < items.size(); ++k) {
+      const QString name = items[k].toObject().value(QLatin1String("name")).toString();
+      Value* item = unpack->output(k);
+      item->setType(tensorMeta_.contains(name) ? c10::TypePtr(tensorType(tensorMeta_.value(name))) : c10::TensorType::get());
+      item->setDebugName(name.toStdString());
+      values_[name] = item;
+    }
   }
 
   // torch.cond(pred, true_fn, false_fn, operands) becomes prim::If on aten::Bool(pred) with one
@@ -410,7 +493,7 @@ class Importer {
     }
     for (int i = 0; i < outNames.size(); ++i) {
       Value* out = ifNode->output(i);
-      out->setType(tensorMeta_.contains(outNames[i]) ? c10::TypePtr(tensorType(tensorMeta_.value(outNames[i]).toObject()))
+      out->setType(tensorMeta_.contains(outNames[i]) ? c10::TypePtr(tensorType(tensorMeta_.value(outNames[i])))
                                                      : ifNode->blocks()[0]->outputs()[i]->type());
       out->setDebugName(outNames[i].toStdString());
       values_[outNames[i]] = out;
@@ -428,7 +511,7 @@ class Importer {
     const auto outerValues = values_;
     const auto outerMeta = tensorMeta_;
     const auto subMeta = sub.value(QLatin1String("tensor_values")).toObject();
-    for (auto it = subMeta.begin(); it != subMeta.end(); ++it) tensorMeta_.insert(it.key(), it.value());
+    addTensorMeta(subMeta);
     for (int i = 0; i < subInputs.size(); ++i)
       values_[subInputs[i].toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()] = operands[i];
     {
@@ -475,10 +558,19 @@ class Importer {
     return type;
   }
 
-  // The first frame of the stack trace: the user's line (`File "m.py", line 10, in forward`).
+  // The model's own line: the innermost frame of the stack trace (Python lists the outermost
+  // first) that is neither PyTorch's code nor fx's generated code (`<eval_with_key>.3`); the
+  // innermost frame when all are.
   void setSource(Node* node, const QString& trace) {
     static const QRegularExpression frame(QStringLiteral(R"re(File "([^"]+)", line (\d+), in \w+\n\s*([^\n]*))re"));
-    const auto m = frame.match(trace);
+    QRegularExpressionMatch chosen, innermost;
+    for (auto it = frame.globalMatch(trace); it.hasNext();) {
+      const auto m = it.next();
+      innermost = m;
+      const QString file = m.captured(1);
+      if (!file.startsWith(QLatin1Char('<')) && !file.contains(QLatin1String("/torch/"))) chosen = m;
+    }
+    const auto& m = chosen.hasMatch() ? chosen : innermost;
     if (!m.hasMatch()) return;
     const std::string text = m.captured(3).toStdString();
     auto source = std::make_shared<torch::jit::Source>(text, m.captured(1).toStdString(), m.captured(2).toULongLong());
@@ -486,7 +578,8 @@ class Importer {
   }
 
   caffe2::serialize::PyTorchStreamReader reader_;
-  QJsonObject tensorMeta_;
+  std::shared_ptr<MappedFile> mapped_;
+  QHash<QString, QJsonObject> tensorMeta_;  // by value name (a QJsonObject looks keys up linearly)
   std::map<QString, at::Tensor> tensors_;
   std::map<QString, Value*> values_;
   std::map<QString, c10::ClassTypePtr> classTypes_;

@@ -50,6 +50,14 @@ double textWidth(const QStringList& lines) {
 
 }  // namespace
 
+QString edgeLabel(const model::ViewEdge& edge) {
+  static const QRegularExpression typed(QStringLiteral(R"(^(\w+) \[([^\]]*)\]$)"));
+  const auto m = typed.match(edge.type);
+  if (!m.hasMatch()) return {};
+  const QString dims = m.captured(2).isEmpty() ? QStringLiteral("scalar") : m.captured(2).replace(QStringLiteral(", "), QString(QChar(0x00D7)));
+  return m.captured(1) == QLatin1String("float32") ? dims : dims + QLatin1Char(' ') + m.captured(1);
+}
+
 QStringList nodeLabel(const model::ViewNode& node) {
   QStringList lines{node.op};
   QStringList keys;

@@ -22,6 +22,10 @@ QSizeF nodeSize(const model::ViewNode& node);
 QStringList terminalLabel(const model::GraphView& view, bool input, int port);
 QSizeF terminalSize(const model::GraphView& view, bool input, int port);
 
+// What an edge says: its tensor's shape, "1×64×56×56" ("s77×8" with a symbolic dimension), and its
+// dtype where it is not float32 ("1×16 int64"); empty for a value with no known shape.
+QString edgeLabel(const model::ViewEdge& edge);
+
 // A collapsed group's box: "name: Type" and "N ops".
 QStringList groupLabel(const model::ViewGroup& group);
 QSizeF collapsedGroupSize(const model::ViewGroup& group);

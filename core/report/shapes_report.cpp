@@ -4,6 +4,7 @@
 #include "core/model/module_path.h"
 #include "core/model/revision.h"
 #include "core/model/shape_symbols.h"
+#include "core/model/symbol_ranges.h"
 #include "core/model/value_format.h"
 #include "core/run/executor.h"
 
@@ -61,7 +62,13 @@ QJsonObject shapesFromMetadata(const model::Revision& revision) {
       if (!dtype.isEmpty()) values.append(valueEntry(out, revision, shape, dtype));
     }
   });
-  return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}};
+  // The range the program allows each symbolic dimension named above.
+  QJsonObject symbols;
+  for (const auto& v : values)
+    for (const auto& d : v.toObject().value(QLatin1String("shape")).toArray())
+      if (const auto range = d.isString() ? model::symbolRange(d.toString()) : std::nullopt)
+        symbols.insert(d.toString(), QJsonObject{{"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
+  return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}, {"symbols", symbols}};
 }
 
 QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const run::InputSet& inputs, QString* error) {

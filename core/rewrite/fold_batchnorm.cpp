@@ -17,8 +17,15 @@ QString opName(const Node* n) { return QString::fromStdString(n->kind().toQualSt
 bool isConv(const Node* n) {
   const auto k = n->kind();
   return k == c10::aten::conv1d || k == c10::aten::conv2d || k == c10::aten::conv3d ||
-         k == c10::aten::_convolution;
+         k == c10::aten::_convolution || k == c10::aten::convolution;
 }
+
+// Eval-mode batch norm as TorchScript and torch.export write it, and as run_decompositions()
+// leaves it: _native_batch_norm_legit_no_training(input, weight, bias, mean, var, momentum, eps)
+// with three results, of which only the first may be used.
+const c10::Symbol kBatchNormNoTraining = c10::Symbol::fromQualString("aten::_native_batch_norm_legit_no_training");
+
+bool isBatchNorm(const Node* n) { return n->kind() == c10::aten::batch_norm || n->kind() == kBatchNormNoTraining; }
 
 // A tensor constant, or nullopt with `none` set when the value is a None constant.
 std::optional<at::Tensor> constantTensor(Value* v, bool* none = nullptr) {
@@ -38,10 +45,15 @@ struct Fold {
 QString analyse(Node* producer, Node* bn, bool isLinear, bool compute, Fold& fold) {
   if (producer->output()->uses().size() != 1)
     return QStringLiteral("the %1 output is also used outside the match").arg(opName(producer));
-  auto training = torch::jit::toIValue(bn->input(5));
-  if (!training || !training->isBool()) return QStringLiteral("batch_norm's training flag is not a constant");
-  if (training->toBool()) return QStringLiteral("training-mode batch_norm");
-  if (producer->kind() == c10::aten::_convolution) {
+  const bool noTraining = bn->kind() == kBatchNormNoTraining;
+  if (noTraining) {
+    if (bn->output(1)->hasUses() || bn->output(2)->hasUses()) return QStringLiteral("batch_norm's saved statistics are used");
+  } else {
+    auto training = torch::jit::toIValue(bn->input(5));
+    if (!training || !training->isBool()) return QStringLiteral("batch_norm's training flag is not a constant");
+    if (training->toBool()) return QStringLiteral("training-mode batch_norm");
+  }
+  if (producer->kind() == c10::aten::_convolution || producer->kind() == c10::aten::convolution) {
     auto transposed = torch::jit::toIValue(producer->input(6));
     if (!transposed || !transposed->isBool() || transposed->toBool())
       return QStringLiteral("transposed (or not provably plain) convolution");
@@ -55,7 +67,7 @@ QString analyse(Node* producer, Node* bn, bool isLinear, bool compute, Fold& fol
   auto beta = constantTensor(bn->input(2), &noBeta);
   auto mean = constantTensor(bn->input(3));
   auto var = constantTensor(bn->input(4));
-  auto eps = torch::jit::toIValue(bn->input(7));
+  auto eps = torch::jit::toIValue(bn->input(noTraining ? 6 : 7));
   if ((!gamma && !noGamma) || (!beta && !noBeta) || !mean || !var)
     return QStringLiteral("non-constant weights (batch_norm parameters or running statistics)");
   if (!eps || !eps->isDouble()) return QStringLiteral("batch_norm's eps is not a constant");
@@ -88,7 +100,7 @@ RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear,
   std::vector<Node*> bns;
   std::function<void(torch::jit::Block*)> collect = [&](torch::jit::Block* b) {
     for (Node* n : b->nodes()) {
-      if (n->kind() == c10::aten::batch_norm) bns.push_back(n);
+      if (isBatchNorm(n)) bns.push_back(n);
       for (auto* sub : n->blocks()) collect(sub);
     }
   };
@@ -123,7 +135,7 @@ RewriteOutcome foldBatchNorm(torch::jit::Graph& graph, bool dryRun, bool linear,
     for (Value* in : f.bn->inputs()) maybeDead.push_back(in->node());
     f.producer->replaceInput(1, w);
     f.producer->replaceInput(2, b);
-    f.bn->output()->replaceAllUsesWith(f.producer->output());
+    f.bn->output(0)->replaceAllUsesWith(f.producer->output());
   }
   for (const Fold& f : folds) f.bn->destroy();
   std::unordered_set<Node*> destroyed;

@@ -106,8 +106,11 @@ def make(outdir, name):
         if n.op in ("call_function", "placeholder") and isinstance(val, torch.Tensor):
             shapes[n.name] = {"shape": [d if isinstance(d, int) else str(d) for d in val.shape],
                               "dtype": str(val.dtype).replace("torch.", "")}
+    # The range each symbolic dimension may take (None: unbounded).
+    ranges = {str(sym): {"min": int(vr.lower), "max": int(vr.upper) if vr.upper.is_finite else None}
+              for sym, vr in ep.range_constraints.items()}
     ref = {"ops": ops, "input_shapes": [list(t.shape) for t in inputs], "supported": supported,
-           "decomposed": decompose, "shapes": shapes}
+           "decomposed": decompose, "shapes": shapes, "ranges": ranges}
     with open(base + ".ref.json", "w") as f:
         json.dump(ref, f, indent=1)
     print(f"programs: {name}: {ops} ops", flush=True)

@@ -148,6 +148,23 @@ void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPa
   p.drawPolygon(head);
 }
 
+QRectF edgeLabelRect(const QPainterPath& path, const QString& label) {
+  if (label.isEmpty() || path.isEmpty()) return {};
+  const QPointF mid = path.pointAtPercent(0.5);
+  const double width = label.size() * 6.2 + 4;
+  return QRectF(mid.x() + 4, mid.y() - 7, width, 13);
+}
+
+void paintEdgeLabel(QPainter& p, const QPainterPath& path, const QString& label, double lod) {
+  if (lod < kTextLod || label.isEmpty()) return;
+  const QRectF r = edgeLabelRect(path, label);
+  QFont f = labelFont();
+  f.setPixelSize(10);
+  p.setFont(f);
+  p.setPen(QColor(0x5a, 0x63, 0x70));
+  p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, label);
+}
+
 void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view,
                       const QRectF& exposed) {
   p.save();
@@ -180,7 +197,11 @@ void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
   for (const auto& g : d.groups) paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0);
-  for (const auto& e : d.edges) paintEdge(p, e, edgePath(e), false, 1.0);
+  for (const auto& e : d.edges) {
+    const QPainterPath path = edgePath(e);
+    paintEdge(p, e, path, false, 1.0);
+    if (e.edge >= 0 && e.edge < view.edges.size()) paintEdgeLabel(p, path, core::layout::edgeLabel(view.edges[e.edge]), 1.0);
+  }
   for (const auto& n : d.nodes)
     if (const auto* vn = view.node(n.id)) paintNode(p, n.rect, *vn, false, 1.0);
   for (const auto& t : d.terminals) paintTerminal(p, t.rect, core::layout::terminalLabel(view, t.input, t.port), 1.0);

@@ -95,11 +95,11 @@ void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
   if (!expanded_ && event->button() == Qt::LeftButton) sceneOf(this)->toggleClicked(group_);
 }
 
-EdgeItem::EdgeItem(int route, const QPainterPath& path) : route_(route), path_(path) {
+EdgeItem::EdgeItem(int route, const QPainterPath& path, QString label) : route_(route), path_(path), label_(std::move(label)) {
   QPainterPathStroker stroker;
   stroker.setWidth(8);
   hoverShape_ = stroker.createStroke(path_);
-  bounds_ = hoverShape_.boundingRect();
+  bounds_ = hoverShape_.boundingRect().united(edgeLabelRect(path_, label_));
   setZValue(1);
   setAcceptHoverEvents(true);
 }
@@ -110,6 +110,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const auto& ve = s->view()->edges[e.edge];
   const bool touches = s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
   paintEdge(*p, e, path_, touches, lodOf(p, option));
+  paintEdgeLabel(*p, path_, label_, lodOf(p, option));
 }
 
 }  // namespace graft::ui::canvas

@@ -67,7 +67,7 @@ class GroupItem : public QGraphicsItem {
 
 class EdgeItem : public QGraphicsItem {
  public:
-  EdgeItem(int route, const QPainterPath& path);
+  EdgeItem(int route, const QPainterPath& path, QString label = {});
   int route() const { return route_; }  // index into the scene diagram's edges
   QRectF boundingRect() const override { return bounds_; }
   QPainterPath shape() const override { return hoverShape_; }
@@ -76,6 +76,7 @@ class EdgeItem : public QGraphicsItem {
  private:
   int route_;
   QPainterPath path_, hoverShape_;
+  QString label_;  // the tensor's shape, drawn beside the route
   QRectF bounds_;
 };
 

@@ -1,5 +1,7 @@
 #include "ui/canvas/graph_scene.h"
 
+#include "core/layout/labels.h"
+#include "core/model/symbol_ranges.h"
 #include "ui/canvas/diagram_painter.h"
 #include "ui/canvas/graph_items.h"
 
@@ -35,7 +37,9 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
     groups_[g.group] = item;
   }
   for (int i = 0; i < diagram_.edges.size(); ++i) {
-    auto* item = new EdgeItem(i, edgePath(diagram_.edges[i]));
+    const auto& route = diagram_.edges[i];
+    const QString label = route.edge >= 0 && route.edge < view_->edges.size() ? core::layout::edgeLabel(view_->edges[route.edge]) : QString();
+    auto* item = new EdgeItem(i, edgePath(route), label);
     item->setVisible(detailVisible_);
     addItem(item);
   }
@@ -159,6 +163,7 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto& de = diagram_.edges[e->route()];
       const auto& ve = view_->edges[de.edge];
       text = QStringLiteral("%%1 : %2").arg(ve.value, ve.type.isEmpty() ? tr("(type unknown)") : ve.type);
+      if (const QString ranges = core::model::symbolRangesIn(ve.type); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
       if (de.count > 1) text += tr("\n(+%1 more edges on this route)").arg(de.count - 1);
       break;
     }
@@ -166,6 +171,9 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto* vn = view_->node(n->id());
       text = vn->kind + (vn->modulePath.isEmpty() ? QString() : QStringLiteral("\n") + vn->modulePath);
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
+      QStringList types;
+      for (const auto& o : vn->outputs) types << o.type;
+      if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' '))); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
       break;
     }
