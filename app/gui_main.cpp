@@ -3,8 +3,13 @@
 #include "ui/guarded_application.h"
 #include "ui/main_window.h"
 #include "ui/run_settings.h"
+#include "ui/tour/tour_autoplay.h"
+
+#include <cstdio>
 
 #include <QtCore/QCommandLineParser>
+#include <QtCore/QTimer>
+#include <QtWidgets/QStatusBar>
 #include <QtWidgets/QApplication>
 
 int main(int argc, char** argv) {
@@ -27,6 +32,17 @@ int main(int argc, char** argv) {
                                                       "journal-form edits) one by one, printing progress on stdout."),
                                        QStringLiteral("FILE"));
   const QCommandLineOption noRecovery(QStringLiteral("no-recovery"), QStringLiteral("Do not offer to recover an unclosed session."));
+  const QCommandLineOption tour(QStringLiteral("tour"), QStringLiteral("Start guided tour ID (built-in) or FILE (a tour file)."),
+                                QStringLiteral("ID|FILE"));
+  const QCommandLineOption autoplay(QStringLiteral("autoplay"),
+                                    QStringLiteral("With --tour: run every step with \"Do it for me\" and quit; exit 0 when every "
+                                                   "step's condition was met, 1 naming the step that was not."));
+  const QCommandLineOption screenshots(QStringLiteral("screenshot-dir"),
+                                       QStringLiteral("With --autoplay: write one PNG of the window per step into DIR."),
+                                       QStringLiteral("DIR"));
+  parser.addOption(tour);
+  parser.addOption(autoplay);
+  parser.addOption(screenshots);
   parser.addOption(sample);
   parser.addOption(noFreeze);
   parser.addOption(scriptEdits);
@@ -34,9 +50,34 @@ int main(int argc, char** argv) {
   parser.process(app);
   graft::ui::applySavedThreads();
 
+  if (parser.isSet(autoplay) && !parser.isSet(tour)) {
+    std::fprintf(stderr, "graft: --autoplay needs --tour ID\n");
+    return 2;
+  }
   graft::ui::MainWindow window;
+  if (parser.isSet(autoplay)) window.resize(1366, 768);  // the size course material is made at
   window.show();
   const bool freeze = !parser.isSet(noFreeze);
+  if (parser.isSet(tour)) {
+    if (!window.startTour(parser.value(tour))) {
+      if (parser.isSet(autoplay)) {
+        std::fprintf(stderr, "graft: %s\n", qPrintable(window.statusBar()->currentMessage()));
+        return 2;
+      }
+    } else if (parser.isSet(autoplay)) {
+      auto* player = new graft::ui::TourAutoplay(&window, parser.value(screenshots), &window);
+      QObject::connect(player, &graft::ui::TourAutoplay::progress, [](const QString& line) {
+        std::printf("%s\n", qPrintable(line));
+        std::fflush(stdout);
+      });
+      QObject::connect(player, &graft::ui::TourAutoplay::finished, &app, [player](int code) {
+        std::fprintf(code == 0 ? stdout : stderr, "%s\n", qPrintable(player->message()));
+        QCoreApplication::exit(code);
+      });
+      QTimer::singleShot(0, player, &graft::ui::TourAutoplay::start);
+      return app.exec();
+    }
+  }
   // A journal left open by a crash: offer to recover it before anything else is opened.
   if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.editActions()->offerRecovery()) return app.exec();
   if (parser.isSet(sample)) window.openSample(parser.value(sample), freeze);

@@ -82,7 +82,7 @@ const QMap<QString, QString>& numericModels() {
   static const QMap<QString, QString> m{
       {"fold-conv-bn", "conv_bn"},       {"fold-linear-bn", "linear_bn"},
       {"fuse-add-relu", "add_relu"},     {"matmul-add-to-linear", "matmul_add"},
-      {"fuse-linear-relu", "linear_relu"},
+      {"fuse-linear-relu", "linear_relu"}, {"linear-to-matmul-add", "linear_relu"},
       {"remove-dropout", "dropout"},     {"silu-decompose", "activations"},
       {"hardswish-decompose", "activations"}, {"gelu-decompose", "activations"},
       // linear-to-addmm needs a known rank-2 input, which traced graphs do not record: its

@@ -33,7 +33,12 @@
 #include "ui/recent_files.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/run_settings.h"
+#include "ui/presentation.h"
+#include "ui/start_page.h"
+#include "ui/tour/tour_driver.h"
+#include "ui/tour/tour_panel.h"
 #include "core/run/threads.h"
+#include "core/tour/tour_library.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
@@ -45,6 +50,8 @@
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
+#include <QtWidgets/QScrollArea>
+#include <QtWidgets/QStackedWidget>
 #include <QtWidgets/QStatusBar>
 #include <QtWidgets/QVBoxLayout>
 
@@ -69,7 +76,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   canvas_ = new canvas::GraphCanvas(centre);
   column->addWidget(findBar_);
   column->addWidget(canvas_, 1);
-  setCentralWidget(centre);
+  // No model open: the start page (samples and tours) takes the centre.
+  centreStack_ = new QStackedWidget(this);
+  startPage_ = new StartPage(centreStack_);
+  // In a scroll area, so the page's height does not become the canvas's minimum height.
+  auto* startScroll = new QScrollArea(centreStack_);
+  startScroll->setWidget(startPage_);
+  startScroll->setWidgetResizable(true);
+  startScroll->setFrameShape(QFrame::NoFrame);
+  centreStack_->addWidget(startScroll);
+  centreStack_->addWidget(centre);
+  setCentralWidget(centreStack_);
+  connect(startPage_, &StartPage::sampleRequested, this, [this](const QString& name) { openSample(name); });
+  connect(startPage_, &StartPage::tourRequested, this, [this](const QString& id) { startTour(id); });
 
   irView_ = new IrView(this);
   auto* irDock = new QDockWidget(tr("IR"), this);
@@ -200,6 +219,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(compareDock_, &CompareDock::finished, this, [this] { showDivergence(true); });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
   connect(this, &MainWindow::selectionChanged, compareDock_, &CompareDock::inspectNode);
+
+  // Guided tours: the panel shares the left column with the Modules tree as a tab.
+  tourDriver_ = new TourDriver(this);
+  tourPanel_ = new TourPanel(tourDriver_, this);
+  auto* tourDock = new QDockWidget(tr("Tour"), this);
+  tourDock->setObjectName(QStringLiteral("tourDock"));
+  tourDock->setWidget(tourPanel_);
+  addDockWidget(Qt::LeftDockWidgetArea, tourDock);
+  tabifyDockWidget(modulesDock, tourDock);
+  tourDock->hide();
+  presentation_ = std::make_unique<Presentation>(this);
   buildMenus();
 
   statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
@@ -220,6 +250,7 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty()) openFile(path);
   });
   open->setShortcut(QKeySequence::Open);
+  connect(startPage_, &StartPage::openRequested, open, &QAction::trigger);
   QMenu* samples = file->addMenu(tr("Open &Sample"));
   samples->setObjectName(QStringLiteral("samplesMenu"));
   for (const auto& s : core::samples::all()) {
@@ -293,6 +324,13 @@ void MainWindow::buildMenus() {
     else heatAction_->setChecked(true);  // a fresh profile is shown on the graph at once
   });
   viewMenu->addSeparator();
+  presentationAction_ = viewMenu->addAction(tr("&Presentation"));
+  presentationAction_->setObjectName(QStringLiteral("presentationAction"));
+  presentationAction_->setCheckable(true);
+  presentationAction_->setShortcut(QKeySequence(Qt::Key_F5));
+  presentationAction_->setToolTip(tr("Larger fonts, only the canvas and the Tour panel, rewrites animated"));
+  connect(presentationAction_, &QAction::toggled, this, [this](bool on) { presentation_->setEnabled(on); });
+  viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 
   QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
@@ -305,6 +343,18 @@ void MainWindow::buildMenus() {
   threads->setObjectName(QStringLiteral("threadsAction"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QMenu* tours = help->addMenu(tr("Guided &Tours"));
+  tours->setObjectName(QStringLiteral("toursMenu"));
+  for (const auto& t : core::tour::builtinTours()) {
+    QAction* a = tours->addAction(t.title, this, [this, t] { startTour(t); });
+    a->setToolTip(t.description);
+    a->setData(t.id);
+  }
+  help->addAction(tr("Open T&our…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open tour"), QString(), tr("Graft tours (*.json);;All files (*)"));
+    if (!path.isEmpty()) startTour(path);
+  });
+  help->addSeparator();
   help->addAction(tr("&About Graft"), this, &MainWindow::showAbout);
 }
 
@@ -347,6 +397,7 @@ bool MainWindow::openSample(const QString& name, bool freeze) {
 }
 
 void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
+  centreStack_->setCurrentIndex(1);
   editActions_->closeSession();  // its journal refers to the old document
   document_ = std::move(document);
   if (compareDock_) compareDock_->setDocument(document_.get());
@@ -479,8 +530,9 @@ void MainWindow::showDivergence(bool reveal) {
 
 void MainWindow::showMarks() {
   auto marks = matchMarks_;
-  for (auto it = divergenceMarks_.begin(); it != divergenceMarks_.end(); ++it)
-    if (!marks.contains(it.key()) || marks[it.key()].rank < it->rank) marks[it.key()] = *it;
+  for (const auto* layer : {&divergenceMarks_, &tourMarks_})
+    for (auto it = layer->begin(); it != layer->end(); ++it)
+      if (!marks.contains(it.key()) || marks[it.key()].rank < it->rank) marks[it.key()] = *it;
   canvas_->graphScene()->setMarks(marks);
 }
 
@@ -547,6 +599,35 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   view->raise();
   return view;
 }
+
+void MainWindow::setTourMarks(const QHash<NodeId, canvas::GraphScene::Mark>& marks) {
+  tourMarks_ = marks;
+  showMarks();
+}
+
+void MainWindow::startTour(const core::tour::Tour& tour) {
+  auto* dock = findChild<QDockWidget*>(QStringLiteral("tourDock"));
+  dock->show();
+  dock->raise();
+  resizeDocks({dock}, {460}, Qt::Horizontal);
+  tourPanel_->start(tour);
+}
+
+bool MainWindow::startTour(const QString& spec) {
+  core::tour::TourError error;
+  const auto tour = core::tour::resolveTour(spec, &error);
+  if (!tour) {
+    showError(this, tr("Cannot open tour"), error.toString(), tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
+    statusBar()->showMessage(error.toString());
+    return false;
+  }
+  startTour(*tour);
+  return true;
+}
+
+void MainWindow::setPresentation(bool on) { presentationAction_->setChecked(on); }
+
+bool MainWindow::presentation() const { return presentation_->enabled(); }
 
 void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&)) {
   if (!view_) return;

@@ -7,6 +7,8 @@
 #include <memory>
 
 namespace graft::core::model { class Document; }
+namespace graft::core::tour { struct Tour; }
+class QStackedWidget;
 
 namespace graft::ui {
 
@@ -19,6 +21,10 @@ class IrView;
 class ModuleTree;
 class ProfileDock;
 class RewriteDock;
+class StartPage;
+class TourDriver;
+class TourPanel;
+class Presentation;
 namespace canvas { class GraphCanvas; class Minimap; }
 
 class MainWindow : public QMainWindow {
@@ -52,6 +58,24 @@ class MainWindow : public QMainWindow {
   DiffView* showDiff(int a, int b);
   DiffView* showDiffWithFile(const QString& path);
   DiffView* diffView() const { return diffView_; }
+  CompareDock* compareDock() const { return compareDock_; }
+  ProfileDock* profileDock() const { return profileDock_; }
+  RewriteDock* rewriteDock() const { return rewriteDock_; }
+
+  // Guided tours (ui/tour): the panel, what its steps do, and starting one (the Tour dock is
+  // shown). `spec` is a built-in tour id or a tour file; a malformed one is shown as an error
+  // box with its line and column, and false is returned.
+  TourPanel* tourPanel() const { return tourPanel_; }
+  TourDriver* tourDriver() const { return tourDriver_; }
+  void startTour(const core::tour::Tour& tour);
+  bool startTour(const QString& spec);
+  // The canvas outlines of the running tour step (the third mark layer).
+  void setTourMarks(const QHash<core::model::NodeId, canvas::GraphScene::Mark>& marks);
+  // View > Presentation.
+  void setPresentation(bool on);
+  bool presentation() const;
+  // The start page is shown while no model is open.
+  StartPage* startPage() const { return startPage_; }
   // Exports of what the canvas shows (SVG, PNG) and of the flat op graph (DOT); false with a
   // message in the status bar on failure.
   bool exportSvg(const QString& path);
@@ -106,7 +130,13 @@ class MainWindow : public QMainWindow {
   DiffView* diffView_ = nullptr;
   RewriteDock* rewriteDock_ = nullptr;
   QSet<core::model::NodeId> picked_;
-  QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_;
+  QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_, tourMarks_;
+  QStackedWidget* centreStack_ = nullptr;
+  StartPage* startPage_ = nullptr;
+  TourDriver* tourDriver_ = nullptr;
+  TourPanel* tourPanel_ = nullptr;
+  std::unique_ptr<Presentation> presentation_;
+  QAction* presentationAction_ = nullptr;
 };
 
 }  // namespace graft::ui

@@ -1,10 +1,15 @@
-// bench_layout: Graft's per-group layout against flat Graphviz dot over the same op graph, and the
-// canvas's repaint time for a fully expanded 20,000-node scene zoomed out.
-//   bench_layout [--no-flat] [TESTDATA_DIR]   (default $GRAFT_TESTDATA; missing models are skipped)
+// bench_layout: Graft's per-group layout against flat Graphviz dot over the same op graph, the
+// canvas's repaint time for a fully expanded 20,000-node scene zoomed out, and the frame time of
+// presentation mode's rewrite animation on vit_b_16 against a still frame of the same scene.
+//   bench_layout [--no-flat] [--animation-only] [TESTDATA_DIR]   (default $GRAFT_TESTDATA; missing models are skipped)
 // Flat dot runs in a child process so it can be cut off at the cap.
 #include "core/io/load.h"
 #include "core/layout/flat_dot.h"
 #include "core/layout/layout_engine.h"
+#include "core/model/document.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/library.h"
+#include "ui/canvas/revision_animation.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 
@@ -201,6 +206,70 @@ void benchRepaint(std::shared_ptr<const model::GraphView> v) {
               canvas.viewport()->height(), firstFrame, expandMs, fit, fitMs, farMs, midMs, oneMs, std::max(fitMs, farMs) / 16.0);
 }
 
+// Presentation mode on a real model: fully expanded, a rewrite committed (`ruleId` on every
+// match), and the frames of its animation rendered at reading zooms against still frames.
+void benchRewriteAnimation(const QString& path, const QString& name, const QString& ruleId) {
+  auto r = io::loadFile(path);
+  if (!r.ok()) return;
+  auto& doc = *r.document;
+  graft::ui::canvas::GraphCanvas canvas;
+  canvas.resize(1366, 768);
+  canvas.show();
+  QCoreApplication::processEvents();
+  canvas.setAnimateRevisions(true);
+  canvas.setView(std::make_shared<const model::GraphView>(model::GraphView::build(*doc.current())));
+  waitLayout(canvas);
+  canvas.expandAll();
+  waitLayout(canvas);
+  const auto library = rewrite::RuleLibrary::load();
+  const auto* rule = library.find(ruleId);
+  const auto applied = rewrite::applySteps(*doc.current(), {rewrite::Step::ofRule(*rule)}, doc.ids());
+  if (!applied.ok()) {
+    std::printf("rewrite animation: %s failed: %s\n", qPrintable(ruleId), qPrintable(applied.error));
+    return;
+  }
+  doc.commit(applied.revision);
+  canvas.setView(std::make_shared<const model::GraphView>(model::GraphView::build(*doc.current())), true);
+  waitLayout(canvas);
+  auto* animation = canvas.animation();
+  if (!animation) {
+    std::printf("rewrite animation: none started\n");
+    return;
+  }
+  QImage img(canvas.viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+  const QRectF scene = canvas.graphScene()->sceneRect();
+  // ms per frame at `zoom`, centred on the middle of the scene; `animate` steps the animation
+  // through 0..1 before each frame, else the same still scene is rendered (the baseline).
+  auto frames = [&](double zoom, bool animate) {
+    canvas.resetTransform();
+    canvas.scale(zoom, zoom);
+    canvas.updateDetailMode();
+    canvas.centerOn(scene.center());
+    constexpr int kFrames = 30;
+    QElapsedTimer t;
+    t.start();
+    for (int i = 0; i < kFrames; ++i) {
+      if (animate) animation->setProgress(double(i) / (kFrames - 1));
+      QPainter p(&img);
+      canvas.render(&p, QRectF(), canvas.viewport()->rect());
+    }
+    return double(t.nsecsElapsed()) / 1e6 / kFrames;
+  };
+  std::printf("rewrite animation on %s (%s: %d matches, ops %d -> %d; %d nodes kept, %d added, %d removed; "
+              "viewport %dx%d):\n",
+              qPrintable(name), qPrintable(ruleId), applied.reports.front().matches, applied.opsBefore, applied.opsAfter, animation->keptCount(), animation->addedCount(),
+              animation->removedCount(), canvas.viewport()->width(), canvas.viewport()->height());
+  double worst = 0;
+  for (double zoom : {0.25, 0.5, 1.0}) {
+    const double still = frames(zoom, false);
+    const double moving = frames(zoom, true);
+    worst = std::max(worst, moving);
+    std::printf("  zoom %.2f: %.1f ms/frame animated vs %.1f ms still (%.2fx)\n", zoom, moving, still, moving / still);
+  }
+  std::printf("  worst animated frame vs 16 ms target: %.2fx\n", worst / 16.0);
+  animation->finish();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,7 +277,22 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QStringList args = QCoreApplication::arguments().mid(1);
   gSkipFlat = args.removeAll(QStringLiteral("--no-flat")) > 0;
+  const bool animationOnly = args.removeAll(QStringLiteral("--animation-only")) > 0;
   const QString dir = !args.isEmpty() ? args.front() : qEnvironmentVariable("GRAFT_TESTDATA");
+  // The animation is measured where a rewrite changes many boxes: gelu-decompose on vit_b_16,
+  // fold-conv-bn (120 batch norms) on densenet121.
+  auto animations = [&dir] {
+    for (const auto& [name, rule] : {std::pair{QStringLiteral("vit_b_16"), QStringLiteral("gelu-decompose")},
+                                     std::pair{QStringLiteral("densenet121"), QStringLiteral("fold-conv-bn")}}) {
+      const QString path = dir + QStringLiteral("/%1.pt").arg(name);
+      if (QFileInfo::exists(path)) benchRewriteAnimation(path, name, rule);
+      else std::printf("rewrite animation on %s skipped: %s not found\n", qPrintable(name), qPrintable(path));
+    }
+  };
+  if (animationOnly) {
+    animations();
+    return 0;
+  }
   std::printf("bench_layout: Graft per-group layout vs flat dot (cap %.0f s); nslimit/mclimit bounded\n", kFlatCapSeconds);
   for (const char* name : {"resnet50", "densenet121", "vit_b_16"}) {
     const QString path = dir + QStringLiteral("/%1.pt").arg(QLatin1String(name));
@@ -223,6 +307,7 @@ int main(int argc, char** argv) {
     }
     benchModel(QString::fromLatin1(name), std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current())));
   }
+  animations();
   const auto syn = synthetic();
   benchModel(QStringLiteral("synthetic-20k"), syn);
   benchRepaint(syn);

@@ -1,5 +1,7 @@
 #include "ui/canvas/graph_canvas.h"
 
+#include "ui/canvas/revision_animation.h"
+
 #include "ui/canvas/heat_legend.h"
 
 #include "core/model/repeats.h"
@@ -46,6 +48,14 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   QSet<QString> openPaths;
   if (keepExpansion && view_)
     for (int g : std::as_const(expanded_)) openPaths.insert(view_->groups.value(g).path);
+  if (animation_) animation_->finish();
+  animation_.reset();
+  previousView_.reset();
+  previousDiagram_ = {};
+  if (animate_ && keepExpansion && view_) {
+    previousView_ = view_;
+    previousDiagram_ = scene_->diagram();
+  }
   view_ = std::move(view);
   scene_->setView(view_.get());
   service_->setView(view_);
@@ -78,7 +88,14 @@ void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
   if (request != pending_) return;
   pending_ = 0;
   shown_ = expanded_;
+  if (animation_) animation_->finish();
+  animation_.reset();
   scene_->setDiagram(diagram);
+  if (previousView_) {
+    animation_ = std::make_unique<RevisionAnimation>(scene_, previousDiagram_, std::move(previousView_));
+    previousDiagram_ = {};
+    animation_->start();
+  }
   if (fitNext_) {
     fitNext_ = false;
     fitToWindow();
@@ -88,6 +105,11 @@ void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
     centreOn_ = core::model::kNoNode;
   }
   Q_EMIT layoutFinished();
+}
+
+void GraphCanvas::setAnimateRevisions(bool on) {
+  animate_ = on;
+  if (!on && animation_) animation_->finish();
 }
 
 void GraphCanvas::setExpansion(const core::layout::Expansion& expanded) {

@@ -14,6 +14,7 @@ namespace graft::ui::canvas {
 
 class GraphScene;
 class HeatLegend;
+class RevisionAnimation;
 
 class GraphCanvas : public QGraphicsView {
   Q_OBJECT
@@ -49,6 +50,13 @@ class GraphCanvas : public QGraphicsView {
   // an empty map switches the heatmap off.
   void setHeat(const QHash<core::model::NodeId, double>& selfMs);
   bool heatVisible() const;
+
+  // Presentation mode: a new revision's diagram replaces the old one with an animation
+  // (RevisionAnimation) instead of at once.
+  void setAnimateRevisions(bool on);
+  bool animateRevisions() const { return animate_; }
+  // The animation running now, or nullptr.
+  RevisionAnimation* animation() const { return animation_.get(); }
 
   void zoomBy(double factor);
   void fitToWindow();
@@ -101,6 +109,11 @@ class GraphCanvas : public QGraphicsView {
   bool fitNext_ = true;
   core::model::NodeId centreOn_ = core::model::kNoNode;
   QPoint pressPos_;
+  bool animate_ = false;
+  // What the scene showed before setView, kept until the new revision's layout arrives.
+  std::shared_ptr<const core::model::GraphView> previousView_;
+  core::layout::Diagram previousDiagram_;
+  std::unique_ptr<RevisionAnimation> animation_;
 };
 
 }  // namespace graft::ui::canvas

@@ -1,0 +1,441 @@
+// Guided tours: the tour format and its error messages, the done-conditions, every built-in tour
+// replayed headless with "Do it for me" (each step's condition must hold), the numbers the steps
+// state checked against runs made here through core alone, a user tour from disk, and
+// `graft --tour ID --autoplay` exit codes.
+#include "core/edit/edit.h"
+#include "core/io/load.h"
+#include "core/io/save.h"
+#include "core/samples/samples.h"
+#include "core/model/document.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/library.h"
+#include "core/run/compare_job.h"
+#include "core/tour/tour_library.h"
+#include "core/tour/tour_state.h"
+#include "gui_support.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
+#include "ui/canvas/revision_animation.h"
+#include "ui/start_page.h"
+#include "ui/tour/tour_autoplay.h"
+#include "ui/tour/tour_driver.h"
+#include "ui/tour/tour_panel.h"
+
+#include <QtCore/QDir>
+#include <QtCore/QJsonArray>
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMenu>
+#include <QtWidgets/QPushButton>
+
+using namespace graft;
+using core::tour::parseTour;
+
+namespace {
+
+QString sourceFile(const QString& rel) { return QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).filePath(rel); }
+
+// A small valid tour on the MLP sample; `extraStep` is appended to its steps as JSON text.
+QByteArray userTour(const QString& extraStep = {}) {
+  QString text = QStringLiteral(R"({
+  "format": "graft-tour",
+  "id": "my-tour",
+  "title": "My tour",
+  "steps": [
+    {
+      "title": "Open the MLP",
+      "text": "<p>Open it.</p>",
+      "actions": [{"do": "open_sample", "sample": "mlp"}],
+      "done": {"sample": "mlp"}
+    },
+    {
+      "title": "Select the head",
+      "text": ["<p>The last linear.</p>", "<p>Two lines.</p>"],
+      "highlight": {"docks": ["inspector"], "nodes": [{"op": "aten::linear", "module": "head"}]},
+      "actions": [{"do": "select", "op": "aten::linear", "module": "head"}],
+      "done": {"selected_op": "aten::linear", "selected_module": "head"}
+    }%1
+  ]
+}
+)");
+  return text.arg(extraStep.isEmpty() ? QString() : QStringLiteral(",\n") + extraStep).toUtf8();
+}
+
+// Replays `tour` in `window` with "Do it for me" on every step; returns the autoplay's message
+// and sets `code`.
+QString autoplay(ui::MainWindow& window, const core::tour::Tour& tour, int* code, const QString& screenshots = {}) {
+  window.startTour(tour);
+  ui::TourAutoplay player(&window, screenshots);
+  QSignalSpy done(&player, &ui::TourAutoplay::finished);
+  player.start();
+  if (done.isEmpty() && !done.wait(300000)) return QStringLiteral("timed out");
+  *code = player.exitCode();
+  return player.message();
+}
+
+}  // namespace
+
+class TstTour : public QObject {
+  Q_OBJECT
+  QTemporaryDir sessions_, rules_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("GRAFT_SESSION_DIR", sessions_.path().toUtf8());
+    qputenv("GRAFT_RULES_DIR", rules_.path().toUtf8());  // built-in rules only
+  }
+
+  void builtinToursParse() {
+    QVector<core::tour::TourError> problems;
+    const auto tours = core::tour::builtinTours(&problems);
+    for (const auto& p : problems) qWarning() << p.toString();
+    QVERIFY(problems.isEmpty());
+    QStringList ids;
+    for (const auto& t : tours) ids << t.id;
+    QCOMPARE(ids, (QStringList{"fx-to-graft", "fold-batchnorm", "find-divergence"}));
+  }
+
+  void malformed_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("syntax: missing comma") << QByteArray("{\n  \"format\": \"graft-tour\"\n  \"id\": \"x\"\n}\n") << 3 << 4
+                                           << "JSON syntax error: unterminated object";  // QJsonParseError's offset
+    QByteArray unknownAction = userTour();
+    unknownAction.replace("\"do\": \"select\"", "\"do\": \"selekt\"");
+    QTest::newRow("unknown action") << unknownAction << 16 << 26 << "unknown action \"selekt\"";
+    QByteArray badKey = userTour();
+    badKey.replace("\"selected_module\"", "\"selected_modul\"");
+    QTest::newRow("unknown condition") << badKey << 17 << 47 << "unknown key \"selected_modul\" in a done condition";
+    QByteArray noDone = userTour(QStringLiteral(R"(    {
+      "title": "No condition",
+      "text": "x"
+    })"));
+    QTest::newRow("step without done") << noDone << 19 << 5 << "step \"No condition\" has no \"done\" condition";
+    QByteArray badDock = userTour();
+    badDock.replace("[\"inspector\"]", "[\"inspectr\"]");
+    QTest::newRow("unknown dock") << badDock << 15 << 31 << "unknown dock \"inspectr\"";
+    QByteArray missingArg = userTour();
+    missingArg.replace("{\"do\": \"open_sample\", \"sample\": \"mlp\"}", "{\"do\": \"open_sample\"}");
+    QTest::newRow("missing argument") << missingArg << 9 << 19 << "action \"open_sample\" needs \"sample\"";
+  }
+  void malformed() {
+    QFETCH(QByteArray, text);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, message);
+    const auto r = parseTour(text, "bad.json");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error.message.startsWith(message), qPrintable(r.error.toString()));
+    QCOMPARE(r.error.line, line);
+    QCOMPARE(r.error.column, column);
+    QVERIFY(r.error.toString().startsWith(QStringLiteral("bad.json:%1:%2: ").arg(line).arg(column)));
+  }
+
+  // Help > Guided Tours lists the built-in tours and the start page (shown while no model is
+  // open) offers them; either starts the tour in the Tour dock.
+  void startingTours() {
+    ui::MainWindow window;
+    window.show();
+    QVERIFY(window.startPage()->isVisible());
+    auto* menu = window.findChild<QMenu*>("toursMenu");
+    QVERIFY(menu);
+    QStringList ids;
+    for (auto* a : menu->actions()) ids << a->data().toString();
+    QCOMPARE(ids, (QStringList{"fx-to-graft", "fold-batchnorm", "find-divergence"}));
+    menu->actions()[1]->trigger();
+    QVERIFY(window.tourPanel()->active());
+    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("fold-batchnorm"));
+    QVERIFY(window.findChild<QDockWidget*>("tourDock")->isVisible());
+    auto* button = window.startPage()->findChild<QPushButton*>("startTour-find-divergence");
+    QVERIFY(button);
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("find-divergence"));
+    QCOMPARE(window.tourPanel()->stepIndex(), 0);
+    // Opening a model replaces the start page with the canvas.
+    window.tourPanel()->doItForMe();
+    QTRY_VERIFY_WITH_TIMEOUT(window.document() != nullptr, 60000);
+    QTRY_VERIFY(!window.startPage()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);
+  }
+
+  // A malformed tour opened in the GUI is refused with its line and column, and nothing starts.
+  void malformedInWindow() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("broken.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\n  \"format\": \"graft-tour\",\n  \"id\": \"x\",\n  \"title\": \"t\",\n  \"steps\": [}\n");
+    f.close();
+    core::tour::TourError error;
+    QVERIFY(!core::tour::resolveTour(path, &error));
+    QCOMPARE(error.line, 5);
+    QVERIFY2(error.toString().startsWith(path + ":5:"), qPrintable(error.toString()));
+    ui::MainWindow window;
+    QVERIFY(!window.startTour(path));
+    QVERIFY(!window.tourPanel()->active());
+  }
+
+  void conditions() {
+    core::tour::State s;
+    core::tour::Condition c;
+    c.keys = QJsonObject{{"sample", "mlp"}, {"ops", 7}};
+    auto v = core::tour::evaluate(c, s);
+    QVERIFY(!v.met);
+    QVERIFY(v.unmet.contains("no model is open"));
+    s.documentOpen = true;
+    s.sample = "mlp";
+    s.ops = 7;
+    QVERIFY(core::tour::evaluate(c, s).met);
+    c.keys = QJsonObject{{"op_count", QJsonObject{{"aten::linear", 2}}}, {"has_op", QJsonArray{"aten::matmul"}},
+                         {"compare", "equal"}};
+    s.histogram = {{"aten::linear", 3}};
+    v = core::tour::evaluate(c, s);
+    QCOMPARE(v.unmet.size(), 3);
+    QVERIFY(v.unmet[0].contains("2 × aten::linear expected, the current revision has 3") ||
+            v.unmet.join(";").contains("2 × aten::linear expected, the current revision has 3"));
+    s.histogram = {{"aten::linear", 2}, {"aten::matmul", 1}};
+    s.compare = core::tour::State::Compare::Equal;
+    QVERIFY(core::tour::evaluate(c, s).met);
+    s.compare = core::tour::State::Compare::Differs;
+    QVERIFY(!core::tour::evaluate(c, s).met);
+  }
+
+  // Every built-in tour, replayed in a window with "Do it for me": each step's condition holds.
+  void replayBuiltin_data() {
+    QTest::addColumn<QString>("id");
+    for (const auto& t : core::tour::builtinTours()) QTest::newRow(qPrintable(t.id)) << t.id;
+  }
+  void replayBuiltin() {
+    QFETCH(QString, id);
+    const auto tour = core::tour::resolveTour(id, nullptr);
+    QVERIFY(tour);
+    ui::MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    int code = -1;
+    const QString message = autoplay(window, *tour, &code);
+    QVERIFY2(code == 0, qPrintable(message));
+    QCOMPARE(window.tourPanel()->stepIndex(), int(tour->steps.size()) - 1);
+    // A tour that saved its revision: stock PyTorch loads the file and it computes what the
+    // original does (check_rewrite.py: torch.jit.load both, same random inputs).
+    if (const QString saved = window.tourDriver()->lastSavedPath(); !saved.isEmpty()) {
+      QTemporaryDir dir;
+      const QString original = dir.filePath("original.pt");
+      const auto* doc = window.document();
+      QVERIFY(core::io::saveAs(*doc, doc->original(), original).ok);
+      const auto shape = core::samples::find(doc->sampleName())->inputShape;
+      QStringList dims;
+      for (auto d : shape) dims << QString::number(d);
+      const auto py = test::runPython(sourceFile("tests/python/check_rewrite.py"), {original, saved, dims.join('x')});
+      QVERIFY2(py.exitCode == 0, py.out + py.err);
+      const auto ops = py.json().value("ops").toObject();
+      QCOMPARE(ops.value("aten::_addmm_activation").toInt(), 1);
+      QCOMPARE(ops.value("aten::matmul").toInt(), 1);
+    }
+  }
+
+  // The numbers the steps state (op counts, the comparison's verdict), checked against a replay
+  // made here with core alone: the sample loaded, the rules and edits applied, compared.
+  void statedNumbers_data() { replayBuiltin_data(); }
+  void statedNumbers() {
+    QFETCH(QString, id);
+    const auto tour = core::tour::resolveTour(id, nullptr);
+    QVERIFY(tour);
+    const auto library = core::rewrite::RuleLibrary::load();
+    std::unique_ptr<core::model::Document> doc;
+    std::optional<core::run::CompareSummary> compared;
+    int checked = 0;
+    for (const auto& step : tour->steps) {
+      for (const auto& a : step.actions) {
+        const core::tour::NodeRef ref{a.text("op"), a.text("module"), 0};
+        if (a.kind == "open_sample") {
+          auto loaded = core::io::loadSample(a.text("sample"));
+          QVERIFY(loaded.ok());
+          doc = std::move(loaded.document);
+          compared.reset();
+        } else if (a.kind == "apply_rule") {
+          const auto rule = library.resolve(a.text("rule"), nullptr);
+          QVERIFY(rule);
+          auto s = core::rewrite::Step::ofRule(*rule);
+          const auto view = core::model::GraphView::build(*doc->current());
+          if (!ref.op.isEmpty()) s.onlyAt = core::tour::findNode(view, ref);
+          const auto r = core::rewrite::applySteps(*doc->current(), {s}, doc->ids());
+          QVERIFY2(r.ok(), qPrintable(r.error));
+          doc->commit(r.revision);
+        } else if (a.kind == "replace_op") {
+          const auto view = core::model::GraphView::build(*doc->current());
+          const auto r = core::edit::apply(core::edit::ReplaceOp{core::tour::findNode(view, ref), a.text("to")}, *doc->current(), doc->ids());
+          QVERIFY2(r.ok(), qPrintable(r.error));
+          doc->commit(r.revision);
+        } else if (a.kind == "compare") {
+          core::run::CompareRequest req;
+          req.a = doc->original();
+          req.b = doc->current();
+          req.document = doc.get();
+          compared = core::run::runCompare(req);
+          QVERIFY2(compared->ok, qPrintable(compared->error));
+        }
+      }
+      const auto& want = step.done.keys;
+      const int ops = core::rewrite::opCount(*doc->current());
+      const auto hist = core::model::GraphView::build(*doc->current()).histogram;
+      if (want.contains("ops")) {
+        QCOMPARE(ops, want.value("ops").toInt());
+        // The text says the number it checks ("7 ops", "23 before, 17 after").
+        QVERIFY2(step.text.contains(QString::number(ops)), qPrintable(step.title));
+        ++checked;
+      }
+      const auto counts = want.value("op_count").toObject();
+      for (auto it = counts.begin(); it != counts.end(); ++it) {
+        QCOMPARE(hist.value(it.key()), it.value().toInt());
+        ++checked;
+      }
+      if (want.contains("compare")) {
+        QVERIFY(compared);
+        QCOMPARE(compared->equal, want.value("compare").toString() == "equal");
+        QVERIFY2(step.text.contains(compared->equal ? "equal within tolerance" : "red"), qPrintable(step.title));
+        ++checked;
+      }
+      if (want.contains("first_divergence_op")) {
+        QVERIFY(compared && compared->firstDivergence);
+        const auto view = core::model::GraphView::build(*doc->current());
+        QCOMPARE(view.node(compared->firstDivergence->node)->kind, want.value("first_divergence_op").toString());
+        ++checked;
+      }
+    }
+    QVERIFY(checked >= 3);
+  }
+
+  // A tour written by a user, read from disk and replayed; one whose condition cannot hold fails
+  // naming its step.
+  void userTourFromDisk() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("my-tour.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(userTour());
+    f.close();
+    core::tour::TourError error;
+    const auto tour = core::tour::resolveTour(path, &error);
+    QVERIFY2(tour, qPrintable(error.toString()));
+    QCOMPARE(tour->source, path);
+    QCOMPARE(tour->steps.size(), 2);
+    QCOMPARE(tour->steps[1].text, QStringLiteral("<p>The last linear.</p>\n<p>Two lines.</p>"));
+    ui::MainWindow window;
+    window.show();
+    int code = -1;
+    QString message = autoplay(window, *tour, &code);
+    QVERIFY2(code == 0, qPrintable(message));
+    QCOMPARE(window.view()->node(window.selectedNode())->modulePath, QStringLiteral("head"));
+    // The highlighted node is outlined on the canvas in the tour's colour.
+    const auto head = core::tour::findNode(*window.view(), {"aten::linear", "head", 0});
+    QVERIFY(window.canvas()->graphScene()->markOf(head));
+
+    auto impossible = *tour;
+    impossible.steps[1].done.keys.insert("ops", 999);
+    impossible.steps[1].title = "Impossible step";
+    ui::MainWindow second;
+    second.show();
+    ui::TourAutoplay player(&second, {});
+    player.setStepTimeoutMs(1000);
+    second.startTour(impossible);
+    QSignalSpy done(&player, &ui::TourAutoplay::finished);
+    player.start();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(player.exitCode(), 1);
+    QVERIFY2(player.message().contains("step 2/2 \"Impossible step\""), qPrintable(player.message()));
+    QVERIFY2(player.message().contains("999 ops expected, the current revision has 7"), qPrintable(player.message()));
+  }
+
+  // Presentation mode: only the canvas and the Tour panel, larger fonts, and a rewrite animated
+  // (kept nodes glide, removed ones fade out, added ones in) — then everything as it was.
+  void presentationMode() {
+    ui::MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(window.startTour(QStringLiteral("fx-to-graft")));
+    QVERIFY(window.openSample("mlp") && test::waitLayout(window.canvas()));
+    const double font = QApplication::font().pointSizeF();
+    window.setPresentation(true);
+    QCOMPARE(QApplication::font().pointSizeF(), font * 1.5);
+    for (auto* dock : window.findChildren<QDockWidget*>())
+      QCOMPARE(dock->isVisible(), dock->objectName() == "tourDock");
+    window.canvas()->expandAll();
+    QVERIFY(test::waitLayout(window.canvas()));
+    window.canvas()->fitToWindow();
+    window.tourPanel()->goTo(2);  // "Replace a Linear by matmul + add", done here by hand
+    auto* doc = window.document();
+    const auto library = core::rewrite::RuleLibrary::load();
+    const auto fc1 = core::tour::findNode(*window.view(), {"aten::linear", "fc1", 0});
+    const auto r = core::rewrite::applySteps(*doc->current(), {core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)},
+                                             doc->ids());
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    doc->commit(r.revision);
+    QVERIFY(test::waitLayout(window.canvas()));
+    auto* animation = window.canvas()->animation();
+    QVERIFY(animation);
+    QCOMPARE(animation->removedCount(), 1);  // fc1's linear fades out
+    QCOMPARE(animation->addedCount(), 3);    // t, matmul and add fade in
+    QCOMPARE(animation->keptCount(), 6);
+    // Half-way: a kept node below the rewrite is between its old and new place.
+    animation->setProgress(0.5);
+    const auto relu = core::tour::findNode(*window.view(), {"aten::relu", "act2", 0});
+    auto* item = window.canvas()->graphScene()->nodeItem(relu);
+    QVERIFY(item);
+    QVERIFY2(item->pos().manhattanLength() > 5, "the relu below the rewrite should still be on its way");
+    if (qEnvironmentVariableIsSet("GRAFT_SCREENSHOT_DIR"))  // for docs/screenshots
+      window.grab().save(QDir(qEnvironmentVariable("GRAFT_SCREENSHOT_DIR")).filePath("tour-animation.png"));
+    QSignalSpy finished(animation, &ui::canvas::RevisionAnimation::finished);
+    QVERIFY(finished.wait(2000));
+    QCOMPARE(item->pos(), QPointF(0, 0));  // home
+    window.setPresentation(false);
+    QCOMPARE(QApplication::font().pointSizeF(), font);
+    QVERIFY(window.findChild<QDockWidget*>("inspectorDock")->isVisible());
+  }
+
+  // The real program: exit 0 with one PNG per step; exit 1 naming the step that failed.
+  void autoplayExitCodes() {
+    QTemporaryDir dir;
+    QProcess gui;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("GRAFT_SESSION_DIR", sessions_.path());
+    env.insert("GRAFT_RULES_DIR", rules_.path());
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    const QString shots = dir.filePath("shots");
+    gui.start(qEnvironmentVariable("GRAFT_GUI"), {"--tour", "find-divergence", "--autoplay", "--screenshot-dir", shots});
+    QVERIFY(gui.waitForFinished(300000));
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+    const QString out = QString::fromUtf8(gui.readAllStandardOutput());
+    QVERIFY2(out.contains("step 5/5 \"Look at the tensors\": ok"), qPrintable(out));
+    const QStringList pngs = QDir(shots).entryList({"*.png"}, QDir::Files, QDir::Name);
+    QCOMPARE(pngs, (QStringList{"step-01.png", "step-02.png", "step-03.png", "step-04.png", "step-05.png"}));
+    for (const QString& png : pngs) QCOMPARE(QImage(QDir(shots).filePath(png)).size(), QSize(1366, 768));
+
+    // A user tour whose last step cannot be met.
+    const QString path = dir.filePath("impossible.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(userTour(QStringLiteral(R"({"title": "Never done", "text": "x", "done": {"ops": 999}})")));
+    f.close();
+    gui.start(qEnvironmentVariable("GRAFT_GUI"), {"--tour", path, "--autoplay"});
+    QVERIFY(gui.waitForFinished(300000));
+    QCOMPARE(gui.exitCode(), 1);
+    const QString err = QString::fromUtf8(gui.readAllStandardError());
+    QVERIFY2(err.contains("step 3/3 \"Never done\": condition not met: 999 ops expected"), qPrintable(err));
+
+    // --autoplay without --tour, and a tour that does not exist, are usage errors.
+    gui.start(qEnvironmentVariable("GRAFT_GUI"), {"--tour", "no-such-tour", "--autoplay"});
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(gui.readAllStandardError().contains("no built-in tour has this id"));
+  }
+};
+
+QTEST_MAIN(TstTour)
+#include "tst_tour.moc"

@@ -1,0 +1,93 @@
+#include "ui/tour/tour_autoplay.h"
+
+#include "ui/main_window.h"
+#include "ui/tour/tour_driver.h"
+#include "ui/tour/tour_panel.h"
+
+#include <QtCore/QDir>
+#include <QtCore/QSet>
+#include <QtWidgets/QDockWidget>
+#include <QtGui/QPixmap>
+
+namespace graft::ui {
+
+namespace {
+constexpr int kPollMs = 100;
+constexpr int kPanelWidth = 360;  // the Tour panel in the pictures
+QString stepName(const core::tour::Tour& tour, int step) {
+  return QStringLiteral("step %1/%2 \"%3\"").arg(step + 1).arg(tour.steps.size()).arg(tour.steps[step].title);
+}
+}  // namespace
+
+TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* parent)
+    : QObject(parent), window_(window), dir_(std::move(screenshotDir)) {
+  connect(window_->tourPanel(), &TourPanel::actionsFinished, this, [this](int step, const QString& error) {
+    if (exitCode_ >= 0) return;
+    if (!error.isEmpty()) return fail(step, QStringLiteral("\"Do it for me\" failed: %1").arg(error));
+    waitForCondition(step, 0);
+  });
+}
+
+void TourAutoplay::start() {
+  size_ = window_->size();
+  // The Tour panel runs the full height on the left and the tall Compare and Profile docks sit
+  // under the canvas only: stacked under the panel they would not fit a laptop-sized window.
+  window_->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  if (!dir_.isEmpty() && !QDir().mkpath(dir_)) {
+    exitCode_ = 2;
+    message_ = QStringLiteral("cannot create the screenshot folder %1").arg(dir_);
+    Q_EMIT finished(exitCode_);
+    return;
+  }
+  runStep(0);
+}
+
+void TourAutoplay::runStep(int step) {
+  auto* panel = window_->tourPanel();
+  // Course-material framing: the canvas, the Tour panel and the docks the step is about (its
+  // actions may show more), so every picture fits the window's size.
+  QSet<QDockWidget*> keep{window_->tourDriver()->dock(QStringLiteral("tour"))};
+  for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(window_->tourDriver()->dock(name));
+  for (auto* dock : window_->findChildren<QDockWidget*>())
+    if (!keep.contains(dock)) dock->hide();
+  panel->goTo(step);
+  window_->resizeDocks({window_->tourDriver()->dock(QStringLiteral("tour"))}, {kPanelWidth}, Qt::Horizontal);
+  panel->doItForMe();  // with no actions it reports at once
+}
+
+void TourAutoplay::waitForCondition(int step, int idleMs) {
+  auto* panel = window_->tourPanel();
+  // Only idle time counts: a long comparison or layout is work, not a missed condition. Once
+  // nothing runs, the state changes no more, so a short grace period is enough.
+  const bool busy = window_->tourDriver()->busy();
+  if (!busy && panel->stepMet()) return stepMet(step);
+  if (!busy && idleMs >= timeoutMs_)
+    return fail(step, QStringLiteral("condition not met: %1").arg(panel->unmet().join(QStringLiteral("; "))));
+  const int next = busy ? 0 : idleMs + kPollMs;
+  QTimer::singleShot(kPollMs, this, [this, step, next] { waitForCondition(step, next); });
+}
+
+void TourAutoplay::stepMet(int step) {
+  const auto& tour = window_->tourPanel()->tour();
+  if (!dir_.isEmpty()) {
+    if (size_.isValid()) window_->resize(size_);
+    const QString file = QDir(dir_).filePath(QStringLiteral("step-%1.png").arg(step + 1, 2, 10, QLatin1Char('0')));
+    if (!window_->grab().save(file)) return fail(step, QStringLiteral("cannot write %1").arg(file));
+  }
+  Q_EMIT progress(QStringLiteral("%1: ok").arg(stepName(tour, step)));
+  if (step + 1 < tour.steps.size()) {
+    QTimer::singleShot(0, this, [this, step] { runStep(step + 1); });
+    return;
+  }
+  exitCode_ = 0;
+  message_ = QStringLiteral("tour \"%1\": all %2 steps done").arg(tour.title).arg(tour.steps.size());
+  Q_EMIT finished(exitCode_);
+}
+
+void TourAutoplay::fail(int step, const QString& why) {
+  exitCode_ = 1;
+  message_ = QStringLiteral("%1: %2").arg(stepName(window_->tourPanel()->tour(), step), why);
+  Q_EMIT finished(exitCode_);
+}
+
+}  // namespace graft::ui

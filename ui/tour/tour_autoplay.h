@@ -1,0 +1,44 @@
+#pragma once
+// Headless replay (`graft --tour ID --autoplay --screenshot-dir DIR`): every step in order,
+// "Do it for me", then its done-condition; one PNG of the window per step, showing the canvas,
+// the Tour panel and the docks the step highlights. Finishes with 0 when
+// every condition was met, 1 naming the first step whose condition was not (or whose action failed).
+#include <QtCore/QObject>
+#include <QtCore/QSize>
+#include <QtCore/QTimer>
+
+namespace graft::ui {
+
+class MainWindow;
+
+class TourAutoplay : public QObject {
+  Q_OBJECT
+ public:
+  // `screenshotDir` may be empty (no pictures). The tour must already be started in `window`.
+  TourAutoplay(MainWindow* window, QString screenshotDir, QObject* parent = nullptr);
+  void start();
+  int exitCode() const { return exitCode_; }
+  const QString& message() const { return message_; }
+  // How long a step's condition may stay unmet while nothing runs, once its actions are done.
+  void setStepTimeoutMs(int ms) { timeoutMs_ = ms; }
+
+ Q_SIGNALS:
+  // One line per step as it passes ("step 2/7 'Find the Linear layers': ok").
+  void progress(const QString& line);
+  void finished(int exitCode);
+
+ private:
+  void runStep(int step);
+  void waitForCondition(int step, int idleMs);
+  void stepMet(int step);
+  void fail(int step, const QString& why);
+
+  MainWindow* window_;
+  QString dir_;
+  int exitCode_ = -1;
+  QString message_;
+  int timeoutMs_ = 3000;
+  QSize size_;  // the window's size at start: pictures are taken at it
+};
+
+}  // namespace graft::ui

@@ -1,0 +1,248 @@
+#include "ui/tour/tour_driver.h"
+
+#include "core/edit/edit.h"
+#include "core/io/load.h"
+#include "core/model/document.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/library.h"
+#include "core/run/compare_job.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/compare_dock.h"
+#include "ui/edit_actions.h"
+#include "ui/main_window.h"
+#include "ui/profile/profile_dock.h"
+#include "ui/tour/highlight_overlay.h"
+
+#include <QtCore/QDir>
+#include <QtWidgets/QDockWidget>
+#include <QtWidgets/QStatusBar>
+
+namespace graft::ui {
+
+using core::model::NodeId;
+using core::tour::Action;
+
+namespace {
+QString dockObjectName(const QString& name) {
+  return name == QLatin1String("rewrites") ? QStringLiteral("rewritesDock") : name + QStringLiteral("Dock");
+}
+core::tour::NodeRef refOf(const Action& a) {
+  return {a.text(QStringLiteral("op")), a.text(QStringLiteral("module")), a.args.value(QStringLiteral("occurrence")).toInt(0)};
+}
+QString describe(const core::tour::NodeRef& ref) {
+  return ref.module.isEmpty() ? ref.op : QStringLiteral("%1 in %2").arg(ref.op, ref.module);
+}
+}  // namespace
+
+TourDriver::TourDriver(MainWindow* window) : QObject(window), window_(window) {
+  poll_.setInterval(40);
+  connect(&poll_, &QTimer::timeout, this, [this] {
+    // Two idle polls in a row: a worker's finished signal may still be on its way.
+    idleTicks_ = busy() ? 0 : idleTicks_ + 1;
+    if (idleTicks_ >= 2) next();
+  });
+  connect(window_, &MainWindow::documentOpened, this, [this] {
+    comparedRevision_ = -1;
+    savedLoads_ = false;
+    refreshHighlight();
+    connect(window_->document(), &core::model::Document::currentChanged, this, [this] { refreshHighlight(); });
+  });
+  connect(window_->compareDock(), &CompareDock::finished, this, [this] {
+    comparedRevision_ = window_->document() ? window_->document()->currentIndex() : -1;
+  });
+}
+
+TourDriver::~TourDriver() = default;
+
+QDockWidget* TourDriver::dock(const QString& name) const {
+  return window_->findChild<QDockWidget*>(dockObjectName(name));
+}
+
+bool TourDriver::busy() const {
+  return running_ || window_->canvas()->layoutPending() || window_->compareDock()->isRunning() ||
+         window_->profileDock()->isRunning();
+}
+
+core::tour::State TourDriver::state() const {
+  core::tour::State s;
+  const auto* doc = window_->document();
+  const auto* view = window_->view();
+  if (!doc || !view) return s;
+  s.documentOpen = true;
+  s.sample = doc->sampleName();
+  s.ops = view->opCount();
+  s.histogram = view->histogram;
+  s.revisions = doc->count();
+  if (const auto* n = view->node(window_->selectedNode())) {
+    s.selectedOp = n->kind;
+    s.selectedModule = n->modulePath;
+  }
+  for (int g : window_->canvas()->expansion())
+    if (g > 0 && g < view->groups.size()) s.expandedModules.insert(view->groups[g].path);
+  for (const QString& name : core::tour::dockNames())
+    if (auto* d = dock(name); d && d->isVisible()) s.visibleDocks.insert(name);
+  const auto& summary = window_->compareDock()->summary();
+  if (summary.ok && comparedRevision_ == doc->currentIndex()) {
+    s.compare = summary.equal ? core::tour::State::Compare::Equal : core::tour::State::Compare::Differs;
+    if (summary.firstDivergence) {
+      if (const auto* n = view->node(summary.firstDivergence->node)) s.firstDivergenceOp = n->kind;
+      s.firstDivergenceSelected = summary.firstDivergence->node == window_->selectedNode();
+    }
+  }
+  s.profiled = window_->profileDock()->before().has_value();
+  s.savedLoads = savedLoads_;
+  return s;
+}
+
+void TourDriver::perform(const QVector<Action>& actions, std::function<void(const QString&)> done) {
+  queue_ = actions;
+  done_ = std::move(done);
+  idleTicks_ = 0;
+  poll_.start();
+}
+
+void TourDriver::next() {
+  if (queue_.isEmpty()) {
+    poll_.stop();
+    if (auto done = std::exchange(done_, nullptr)) done(QString());
+    return;
+  }
+  const Action action = queue_.takeFirst();
+  running_ = true;
+  const QString error = run(action);
+  running_ = false;
+  idleTicks_ = 0;
+  if (!error.isEmpty()) {
+    queue_.clear();
+    poll_.stop();
+    if (auto done = std::exchange(done_, nullptr)) done(QStringLiteral("%1: %2").arg(action.kind, error));
+  }
+}
+
+QString TourDriver::run(const Action& a) {
+  auto* doc = window_->document();
+  const auto* view = window_->view();
+  if (a.kind == QLatin1String("open_sample"))
+    return window_->openSample(a.text(QStringLiteral("sample"))) ? QString() : QStringLiteral("the sample did not open");
+  if (a.kind == QLatin1String("show_dock")) {
+    auto* d = dock(a.text(QStringLiteral("dock")));
+    if (!d) return QStringLiteral("no such dock");
+    d->show();
+    d->raise();
+    return {};
+  }
+  if (!doc || !view) return QStringLiteral("open a model first");
+  if (a.kind == QLatin1String("fit")) {
+    window_->canvas()->fitToWindow();
+    return {};
+  }
+  if (a.kind == QLatin1String("select")) {
+    const NodeId id = core::tour::findNode(*view, refOf(a));
+    if (id == core::model::kNoNode) return QStringLiteral("no %1 node in the current revision").arg(describe(refOf(a)));
+    window_->canvas()->revealNode(id);
+    window_->selectNode(id);
+    return {};
+  }
+  if (a.kind == QLatin1String("expand")) {
+    const QString path = a.text(QStringLiteral("module"));
+    for (const auto& g : view->groups)
+      if (g.path == path) {
+        auto expansion = window_->canvas()->expansion();
+        for (int i = g.index; i > 0; i = view->groups[i].parent) expansion.insert(i);
+        window_->canvas()->setExpansion(expansion);
+        return {};
+      }
+    return QStringLiteral("no module %1 in this model").arg(path);
+  }
+  if (a.kind == QLatin1String("apply_rule")) {
+    const auto library = core::rewrite::RuleLibrary::load();
+    QString error;
+    auto rule = library.resolve(a.text(QStringLiteral("rule")), &error);
+    if (!rule) return error;
+    core::rewrite::Step step = core::rewrite::Step::ofRule(*rule);
+    if (!a.text(QStringLiteral("op")).isEmpty()) {
+      step.onlyAt = core::tour::findNode(*view, refOf(a));
+      if (step.onlyAt == core::model::kNoNode) return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
+    }
+    const auto result = core::rewrite::applySteps(*doc->current(), {step}, doc->ids());
+    if (!result.ok()) return result.error;
+    doc->commit(result.revision);
+    window_->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
+    return {};
+  }
+  if (a.kind == QLatin1String("replace_op")) {
+    const NodeId id = core::tour::findNode(*view, refOf(a));
+    if (id == core::model::kNoNode) return QStringLiteral("no %1 node in the current revision").arg(describe(refOf(a)));
+    return window_->editActions()->applyEdit(core::edit::ReplaceOp{id, a.text(QStringLiteral("to"))}, false)
+               ? QString() : QStringLiteral("the edit was refused (see the status bar)");
+  }
+  if (a.kind == QLatin1String("compare")) {
+    dock(QStringLiteral("compare"))->show();
+    dock(QStringLiteral("compare"))->raise();
+    window_->compareDock()->start();
+    return {};
+  }
+  if (a.kind == QLatin1String("select_first_divergence")) {
+    const auto& s = window_->compareDock()->summary();
+    if (!s.firstDivergence || !view->node(s.firstDivergence->node)) return QStringLiteral("the last comparison found no divergence");
+    window_->canvas()->revealNode(s.firstDivergence->node);
+    window_->selectNode(s.firstDivergence->node);
+    return {};
+  }
+  if (a.kind == QLatin1String("profile")) {
+    window_->profileDock()->show();
+    window_->profileDock()->raise();
+    window_->profileDock()->start();
+    return {};
+  }
+  if (a.kind == QLatin1String("save")) return saveAndReload(a.text(QStringLiteral("file")));
+  return QStringLiteral("unknown action");
+}
+
+QString TourDriver::saveAndReload(const QString& file) {
+  QString folder = saveFolder_;
+  if (folder.isEmpty()) {
+    if (!tempDir_) tempDir_ = std::make_unique<QTemporaryDir>();
+    folder = tempDir_->path();
+  }
+  const QString path = QDir(folder).filePath(QFileInfo(file).fileName());
+  savedLoads_ = false;
+  if (!window_->editActions()->saveRevisionAs(path, true)) return QStringLiteral("could not save %1").arg(path);
+  // Read it back: the same op count proves the rewrite was saved. Unfrozen, because freezing
+  // folds ops on constant weights (aten::t of a weight) and would change the count.
+  const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
+  if (!loaded.ok()) return QStringLiteral("the saved file does not load: %1").arg(loaded.error.headline);
+  const int ops = core::rewrite::opCount(*loaded.document->current());
+  if (ops != window_->view()->opCount())
+    return QStringLiteral("the saved file has %1 ops, the revision %2").arg(ops).arg(window_->view()->opCount());
+  savedLoads_ = true;
+  lastSaved_ = path;
+  window_->statusBar()->showMessage(tr("Saved %1 and read it back: %2 ops").arg(path).arg(ops), 8000);
+  return {};
+}
+
+void TourDriver::setHighlight(const core::tour::Highlight& highlight) {
+  highlight_ = highlight;
+  // A dock the step talks about has to be on screen (and in front of its tab group), except in
+  // presentation mode, which keeps the screen to the canvas and the Tour panel.
+  for (const QString& name : highlight_.docks)
+    if (auto* d = dock(name); d && !window_->presentation()) {
+      d->show();
+      d->raise();
+    }
+  refreshHighlight();
+}
+
+void TourDriver::refreshHighlight() {
+  overlays_.clear();
+  for (const QString& name : highlight_.docks)
+    if (auto* d = dock(name)) overlays_.push_back(std::make_unique<HighlightOverlay>(d));
+  QHash<NodeId, canvas::GraphScene::Mark> marks;
+  if (const auto* view = window_->view())
+    for (const auto& ref : highlight_.nodes)
+      if (const NodeId id = core::tour::findNode(*view, ref); id != core::model::kNoNode)
+        marks.insert(id, {HighlightOverlay::colour(), tr("the tour step is about this node"), 4});
+  window_->setTourMarks(marks);
+}
+
+}  // namespace graft::ui
