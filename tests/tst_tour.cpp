@@ -10,6 +10,7 @@
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
 #include "core/run/compare_job.h"
+#include "core/run/input_set.h"
 #include "core/tour/tour_library.h"
 #include "core/tour/tour_state.h"
 #include "gui_support.h"
@@ -276,7 +277,9 @@ class TstTour : public QObject {
           core::run::CompareRequest req;
           req.a = doc->original();
           req.b = doc->current();
-          req.document = doc.get();
+          auto in = core::run::inputsFor(*doc, {}, 0);
+          QVERIFY2(in.inputs, qPrintable(in.error));
+          req.inputs = std::make_shared<const core::run::InputSet>(std::move(*in.inputs));
           compared = core::run::runCompare(req);
           QVERIFY2(compared->ok, qPrintable(compared->error));
         }

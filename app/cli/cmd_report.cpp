@@ -7,6 +7,7 @@
 #include "core/report/html_report.h"
 #include "core/report/versions.h"
 #include "core/run/compare_job.h"
+#include "core/run/input_set.h"
 #include "ui/report_diagrams.h"
 
 #include <QtCore/QFileInfo>
@@ -77,33 +78,42 @@ Command reportCommand() {
     r.generator = QStringLiteral("Graft %1, libtorch %2").arg(v.graft, v.torch);
     r.facts = core::report::modelFacts(*a);
     r.history = core::report::revisionHistory(*a);
+    // One input set for the compare and both profiles: the --input specs, else the model's defaults.
+    auto resolved = core::run::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
+    const QString noInputs = resolved.missingShape >= 0
+                                 ? QStringLiteral("%1: give them with --input").arg(resolved.error)
+                                 : resolved.error;
+    core::run::InputsPtr inputs =
+        resolved.inputs ? std::make_shared<const core::run::InputSet>(std::move(*resolved.inputs)) : nullptr;
     if (b) {
       r.diff = core::edit::diffGraphs(*a->current(), *b->current(), core::edit::DiffMatching::ByStructure);
       r.diffCaption = QStringLiteral("%1 → %2").arg(a->displayName(), b->displayName());
-      core::run::CompareRequest request;
-      request.a = a->current();
-      request.b = b->current();
-      request.document = a.get();
-      request.inputSpecs = parser.values(QStringLiteral("input"));
-      request.seed = seed;
-      r.compare = core::run::runCompare(request);
+      if (inputs) {
+        core::run::CompareRequest request;
+        request.a = a->current();
+        request.b = b->current();
+        request.inputs = inputs;
+        r.compare = core::run::runCompare(request);
+      } else {
+        r.compareNote = QStringLiteral("No compare: %1").arg(noInputs);
+      }
     } else {
       r.compareNote = QStringLiteral("Give a second model with --against to compare.");
     }
-    if (!parser.isSet(QStringLiteral("no-profile"))) {
-      QStringList specs = parser.values(QStringLiteral("input"));
-      if (specs.isEmpty()) specs << core::profile::defaultInputSpec(*a);
-      specs.removeAll(QString());
+    if (parser.isSet(QStringLiteral("no-profile"))) {
+      r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
+    } else if (!inputs) {
+      r.profileNote = QStringLiteral("No profile: %1").arg(noInputs);
+    } else {
       core::profile::ProfileOptions options;
       options.runs = runs;
       options.warmup = 2;
       options.recordShapes = false;
       try {
-        if (specs.isEmpty()) throw core::profile::InputError("the model does not record its input shapes: give them with --input");
-        r.before = core::profile::profileWithSpecs(*a->current(), specs, seed, options);
+        r.before = core::profile::profileWithInputs(*a->current(), *inputs, options);
         r.beforeLabel = a->displayName();
         if (b) {
-          r.after = core::profile::profileWithSpecs(*b->current(), specs, seed, options);
+          r.after = core::profile::profileWithInputs(*b->current(), *inputs, options);
           r.afterLabel = b->displayName();
         }
       } catch (const std::exception& e) {
@@ -111,8 +121,6 @@ Command reportCommand() {
         r.after.reset();
         r.profileNote = QStringLiteral("No profile: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
       }
-    } else {
-      r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
     }
     const QString expand = parser.value(QStringLiteral("expand"));
     const auto viewA = core::model::GraphView::build(*a->current());
