@@ -64,7 +64,7 @@ Command reportCommand() {
     std::unique_ptr<core::model::Document> b;
     if (parser.isSet(QStringLiteral("against"))) {
       auto loaded = core::io::loadFile(parser.value(QStringLiteral("against")));
-      if (!loaded.ok()) return fail(QStringLiteral("cannot open %1: %2").arg(parser.value(QStringLiteral("against")), loaded.error.headline));
+      if (!loaded.ok()) return fail(loaded.error.diagnostics(parser.value(QStringLiteral("against"))));
       b = std::move(loaded.document);
     }
     for (const auto* doc : {a.get(), b.get()})
@@ -77,39 +77,56 @@ Command reportCommand() {
     r.generator = QStringLiteral("Graft %1, libtorch %2").arg(v.graft, v.torch);
     r.facts = core::report::modelFacts(*a);
     r.history = core::report::revisionHistory(*a);
+    // The inputs of compare and profile: --input, else A's defaults (run::inputsFor). Without
+    // them the page is still written, saying why there is no comparison or profile.
+    auto resolved = core::run::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
+    const QString inputHint = QStringLiteral("give the inputs with --input SPEC");
+    const core::run::InputsPtr inputs =
+        resolved.inputs ? std::make_shared<const core::run::InputSet>(std::move(*resolved.inputs)) : nullptr;
+    if (!inputs) {
+      auto warnings = resolved.diagnostics(QStringLiteral("compare"), inputHint);
+      for (auto& d : warnings) d.severity = core::model::Severity::Warning;
+      report(warnings);
+    }
     if (b) {
       r.diff = core::edit::diffGraphs(*a->current(), *b->current(), core::edit::DiffMatching::ByStructure);
       r.diffCaption = QStringLiteral("%1 → %2").arg(a->displayName(), b->displayName());
-      core::run::CompareRequest request;
-      request.a = a->current();
-      request.b = b->current();
-      request.document = a.get();
-      request.inputSpecs = parser.values(QStringLiteral("input"));
-      request.seed = seed;
-      r.compare = core::run::runCompare(request);
+      if (inputs) {
+        core::run::CompareRequest request;
+        request.a = a->current();
+        request.b = b->current();
+        request.inputs = inputs;
+        r.compare = core::run::runCompare(request);
+        report(r.compare->diagnostics());
+      } else {
+        r.compareNote = QStringLiteral("No comparison: %1").arg(resolved.error);
+      }
     } else {
       r.compareNote = QStringLiteral("Give a second model with --against to compare.");
     }
     if (!parser.isSet(QStringLiteral("no-profile"))) {
-      QStringList specs = parser.values(QStringLiteral("input"));
-      if (specs.isEmpty()) specs << core::profile::defaultInputSpec(*a);
-      specs.removeAll(QString());
       core::profile::ProfileOptions options;
       options.runs = runs;
       options.warmup = 2;
       options.recordShapes = false;
-      try {
-        if (specs.isEmpty()) throw core::profile::InputError("the model does not record its input shapes: give them with --input");
-        r.before = core::profile::profileWithSpecs(*a->current(), specs, seed, options);
-        r.beforeLabel = a->displayName();
-        if (b) {
-          r.after = core::profile::profileWithSpecs(*b->current(), specs, seed, options);
-          r.afterLabel = b->displayName();
+      if (!inputs) {
+        r.profileNote = QStringLiteral("No profile: %1 (%2)").arg(resolved.error, inputHint);
+      } else {
+        auto before = core::profile::runProfile(a->current(), *inputs, options);
+        auto after = before.ok() && b ? core::profile::runProfile(b->current(), *inputs, options) : core::profile::ProfileResult{};
+        auto problems = before.ok() ? after.diagnostics : before.diagnostics;
+        if (problems.empty()) {
+          r.before = before.profile;
+          r.beforeLabel = a->displayName();
+          if (b) {
+            r.after = after.profile;
+            r.afterLabel = b->displayName();
+          }
+        } else {
+          r.profileNote = QStringLiteral("No profile: %1").arg(problems.front().message);
+          for (auto& d : problems) d.severity = core::model::Severity::Warning;  // the page is still written
+          report(problems);
         }
-      } catch (const std::exception& e) {
-        r.before.reset();
-        r.after.reset();
-        r.profileNote = QStringLiteral("No profile: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
       }
     } else {
       r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
