@@ -2,7 +2,7 @@
 #include "core/layout/flat_dot.h"
 #include "core/layout/layout_engine.h"
 #include "core/model/graph_view.h"
-#include "ui/canvas/diagram_export.h"
+#include "ui/render/diagram_export.h"
 
 #include <QtCore/QFile>
 #include <QtCore/QJsonObject>

@@ -7,7 +7,7 @@
 #include "core/report/html_report.h"
 #include "core/report/versions.h"
 #include "core/run/compare_job.h"
-#include "ui/report_diagrams.h"
+#include "ui/render/report_diagrams.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
