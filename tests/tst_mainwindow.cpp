@@ -17,6 +17,7 @@
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
 #include "ui/issues_dock.h"
+#include "ui/compare_dock.h"
 
 #include <QtCore/QSettings>
 #include <QtTest/QtTest>
@@ -272,6 +273,20 @@ class TstMainWindow : public QObject {
     const auto editIssue = find(QStringLiteral("edit"));
     QVERIFY(editIssue);
     QCOMPARE(editIssue->second.node, conv1);
+    // A revision whose outputs differ: the comparison's warning names the first divergence.
+    graft::core::model::NodeId relu = graft::core::model::kNoNode;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind == QLatin1String("aten::relu")) { relu = n.id; break; }
+    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QSignalSpy compared(w.compareDock(), &graft::ui::CompareDock::finished);
+    w.compareDock()->start();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    const auto compareIssue = find(QStringLiteral("compare"));
+    QVERIFY(compareIssue);
+    QCOMPARE(compareIssue->second.severity, Severity::Warning);
+    // The replacement (a new node) is where the outputs part.
+    QVERIFY(w.view()->node(compareIssue->second.node));
+    QCOMPARE(w.view()->node(compareIssue->second.node)->kind, QStringLiteral("aten::gelu"));
     QCOMPARE(issues->table()->rowCount(), int(issues->diagnostics().size()));
     QVERIFY(issues->windowTitle().contains(QString::number(issues->diagnostics().size())));
 

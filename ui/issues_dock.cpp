@@ -1,5 +1,6 @@
 #include "ui/issues_dock.h"
 
+#include <QtCore/QFileInfo>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QHeaderView>
@@ -73,9 +74,12 @@ void IssuesDock::add(const core::model::Diagnostics& diagnostics) {
     auto* severity = new QTableWidgetItem(severityIcon(d.severity), core::model::severityName(d.severity));
     severity->setData(kNodeRole, QVariant::fromValue<qulonglong>(d.node));
     severity->setData(kSerialRole, serial_);
+    // One line per cell (hints carry code on lines of their own); the whole text is the tooltip.
+    const auto oneLine = [](const QString& s) { return QString(s).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified(); };
     const QString where = d.location();
-    const QStringList cells{d.job, d.message, d.hint,
-                            d.node == core::model::kNoNode ? QString() : QString::number(d.node), where};
+    const QString shortWhere = where.isEmpty() ? QString() : QFileInfo(d.file).fileName() + where.mid(d.file.size());
+    const QStringList cells{d.job, oneLine(d.message), oneLine(d.hint),
+                            d.node == core::model::kNoNode ? QString() : QString::number(d.node), shortWhere};
     table_->setItem(row, kSeverity, severity);
     for (int c = kJob; c < kColumns; ++c) {
       auto* item = new QTableWidgetItem(cells[c - kJob]);
