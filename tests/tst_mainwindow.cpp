@@ -317,6 +317,32 @@ class TstMainWindow : public QObject {
     QCOMPARE(table->rowCount(), 0);
     QVERIFY(issues->diagnostics().empty());
   }
+  // A quantized convolution's packed weight shows how its integers map to reals: qscheme, scale
+  // and zero point as PyTorch reports them (tests/python/make_hard_models.py writes the reference).
+  void inspectorShowsQuantization() {
+    MainWindow w;
+    w.show();
+    const QString model = graft::test::testdata(QStringLiteral("hard/quantized_mobilenet_v2"));
+    QVERIFY(w.openFile(model + QStringLiteral(".pt")));
+    QFile f(model + QStringLiteral(".qparams.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object();
+    graft::core::model::NodeId conv = graft::core::model::kNoNode;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind.startsWith(QLatin1String("quantized::conv2d"))) { conv = n.id; break; }
+    QVERIFY(conv != graft::core::model::kNoNode);
+    w.selectNode(conv);
+    const QString text = w.findChild<QTextBrowser*>(QStringLiteral("inspector"))->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("packed_weight.qscheme")) && text.contains(ref.value("qscheme").toString()), qPrintable(text));
+    const QRegularExpression scale(QStringLiteral("packed_weight\\.scale\\s+([0-9.eE+-]+)"));
+    const auto m = scale.match(text);
+    QVERIFY2(m.hasMatch(), qPrintable(text));
+    QVERIFY(qAbs(m.captured(1).toDouble() - ref.value("scale_min").toDouble()) <= 1e-5 * ref.value("scale_min").toDouble());
+    const QRegularExpression zero(QStringLiteral("packed_weight\\.zero_point\\s+(-?[0-9]+)"));
+    const auto z = zero.match(text);
+    QVERIFY2(z.hasMatch(), qPrintable(text));
+    QCOMPARE(z.captured(1).toInt(), ref.value("zero_point_min").toInt());
+  }
   void opensTorchvisionFileAndScreenshots() {
     MainWindow w;
     w.resize(1400, 900);
