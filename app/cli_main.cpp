@@ -4,6 +4,7 @@
 #include "core/report/versions.h"
 
 #include <QtCore/QCoreApplication>
+#include <QtCore/QHash>
 #include <QtGui/QGuiApplication>
 #include <cstring>
 #include <memory>
@@ -24,6 +25,14 @@ void printUsage(const std::vector<Command>& commands) {
   for (const auto& c : commands) text += QStringLiteral("  %1  %2\n").arg(c.name, -9).arg(c.summary);
   text += QStringLiteral("\nOptions:\n  -h, --help     Show this help.\n  -V, --version  Show the version.\n");
   printText(text);
+}
+
+// The job a command's own errors belong to (usage errors included).
+QString jobOf(const QString& command) {
+  static const QHash<QString, QString> jobs{{"layout", "layout"}, {"rules", "rewrite"}, {"rewrite", "rewrite"},
+                                            {"compare", "compare"}, {"profile", "profile"}, {"replay", "edit"},
+                                            {"shapes", "run"}, {"report", "save"}};
+  return jobs.value(command, QStringLiteral("load"));
 }
 
 }  // namespace
@@ -53,10 +62,15 @@ int main(int argc, char** argv) {
     return kOk;
   }
   for (const auto& c : commands)
-    if (c.name == name)
+    if (c.name == name) {
+      setCommandJob(jobOf(name));
       // The last boundary: whatever a job let through is a message and exit 2, never an abort.
-      return graft::core::model::guarded([&] { return c.run(args); }, [&](const QString& why) {
+      const int code = graft::core::model::guarded([&] { return c.run(args); }, [&](const QString& why) {
         return fail(QStringLiteral("%1 failed: %2").arg(name, why));
       });
+      // With --json, a command that stopped before its answer still says why on stdout.
+      if (args.contains(QLatin1String("--json")) && !jsonPrinted() && !reported().empty()) printJson({});
+      return code;
+    }
   return fail(QStringLiteral("unknown command \"%1\" (see graft-cli --help)").arg(name));
 }

@@ -85,6 +85,54 @@ class TstCli : public QObject {
     QVERIFY2(first.startsWith("graft-cli: ") && first.contains(mustSay), qPrintable(first));
     QVERIFY(r.out.isEmpty());
   }
+  // Errors as data: one "graft-cli: severity: message (hint)" line per diagnostic on stderr, and
+  // with --json a diagnostics[] array (also when the command stopped before its answer).
+  void jsonCarriesDiagnostics() {
+    const auto ok = runCli({"info", "--sample", "cnn", "--json"});
+    QCOMPARE(ok.exitCode, 0);
+    QVERIFY(ok.json().value("diagnostics").isArray());
+    QCOMPARE(ok.json().value("diagnostics").toArray().size(), 0);
+
+    const QString bad = testdata("bad/state_dict.pt");
+    const auto load = runCli({"info", bad, "--json"});
+    QCOMPARE(load.exitCode, 2);
+    QVERIFY2(load.err.startsWith("graft-cli: error: "), load.err.constData());
+    const auto ds = load.json().value("diagnostics").toArray();
+    QCOMPARE(ds.size(), 1);
+    const auto d = ds.first().toObject();
+    for (const char* key : {"severity", "message", "hint", "node", "file", "line", "job"}) QVERIFY2(d.contains(QLatin1String(key)), key);
+    QCOMPARE(d.value("severity").toString(), QStringLiteral("error"));
+    QCOMPARE(d.value("job").toString(), QStringLiteral("load"));
+    QCOMPARE(d.value("file").toString(), bad);
+    QVERIFY(d.value("message").toString().contains("state_dict"));
+    QVERIFY(!d.value("hint").toString().isEmpty());
+    // The stderr line carries the message and, in parentheses, the hint.
+    QVERIFY(load.err.contains(QStringLiteral("(%1").arg(d.value("hint").toString().section(' ', 0, 2)).toUtf8()));
+
+    // A failing run names its node (the first convolution of the cnn sample wants 3 channels).
+    const auto run = runCli({"profile", "--sample", "cnn", "--input", "1x5x32x32", "--runs", "1", "--json"});
+    QCOMPARE(run.exitCode, 2);
+    const auto pd = run.json().value("diagnostics").toArray().first().toObject();
+    QCOMPARE(pd.value("job").toString(), QStringLiteral("profile"));
+    QVERIFY(pd.value("node").toInteger() > 0);
+
+    // Usage errors are diagnostics of the command's job too.
+    const auto usage = runCli({"compare", "--sample", "cnn", "--seed", "x", "--json"});
+    QCOMPARE(usage.exitCode, 2);
+    QCOMPARE(usage.json().value("diagnostics").toArray().first().toObject().value("job").toString(), QStringLiteral("compare"));
+
+    // A rule file that does not parse: file, line and column.
+    QTemporaryDir dir;
+    const QString rule = dir.filePath("broken.rule");
+    QFile f(rule);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("id: broken\ntitle: Broken\n[pattern]\ngraph(%x):\n  %r = aten::relu(%x\n  return (%r)\n[replacement]\ngraph(%x):\n  return (%x)\n");
+    f.close();
+    const auto rw = runCli({"rewrite", "--sample", "cnn", "--rule", rule, "-o", dir.filePath("out.pt"), "--json"});
+    QCOMPARE(rw.exitCode, 2);
+    QVERIFY2(rw.err.contains("broken.rule:"), rw.err.constData());
+    QCOMPARE(rw.json().value("diagnostics").toArray().first().toObject().value("job").toString(), QStringLiteral("rewrite"));
+  }
   void profileReportsAndTraces() {
     QTemporaryDir dir;
     const QString trace = dir.filePath(QStringLiteral("t.json"));

@@ -16,6 +16,8 @@
 #include "ui/ir_view.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
+#include "ui/issues_dock.h"
+#include "ui/compare_dock.h"
 
 #include <QtCore/QSettings>
 #include <QtTest/QtTest>
@@ -23,6 +25,13 @@
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
+#include <QtWidgets/QPushButton>
+#include <QtWidgets/QTableWidget>
+#include <QtWidgets/QTextBrowser>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QJsonDocument>
+#include <optional>
 
 using graft::ui::MainWindow;
 
@@ -213,6 +222,126 @@ class TstMainWindow : public QObject {
     else settings.remove(QStringLiteral("run/threads"));
     MainWindow w;
     QVERIFY(w.findChild<QAction*>(QStringLiteral("threadsAction")));
+  }
+  // The Issues dock records a load error, a rule file that does not parse and a refused edit;
+  // clicking the refusal's row reveals and selects its node; Clear empties it.
+  void issuesDockRecordsJobsAndSelectsNodes() {
+    using graft::core::model::Diagnostic;
+    using graft::core::model::Severity;
+    QTemporaryDir rules;
+    QFile rule(rules.filePath(QStringLiteral("broken.rule")));
+    QVERIFY(rule.open(QIODevice::WriteOnly));
+    rule.write("id: broken\ntitle: Broken\n[pattern]\ngraph(%x):\n  %r = aten::relu(%x\n  return (%r)\n"
+               "[replacement]\ngraph(%x):\n  return (%x)\n");
+    rule.close();
+    qputenv("GRAFT_RULES_DIR", rules.path().toUtf8());
+    MainWindow w;
+    qunsetenv("GRAFT_RULES_DIR");
+    w.resize(1366, 768);
+    w.show();
+    auto* issues = w.issuesDock();
+    QVERIFY(issues);
+    QCOMPARE(issues->objectName(), QStringLiteral("issuesDock"));
+    auto find = [&](const QString& job) -> std::optional<std::pair<int, Diagnostic>> {
+      const auto& ds = issues->diagnostics();
+      for (int i = 0; i < int(ds.size()); ++i)
+        if (ds[i].job == job) return std::make_pair(i, ds[i]);
+      return std::nullopt;
+    };
+    const auto ruleIssue = find(QStringLiteral("rewrite"));
+    QVERIFY(ruleIssue);
+    QCOMPARE(ruleIssue->second.severity, Severity::Error);
+    QCOMPARE(ruleIssue->second.file, rule.fileName());
+    QVERIFY(ruleIssue->second.line >= 5);
+
+    const QString bad = graft::test::testdata(QStringLiteral("bad/state_dict.pt"));
+    QVERIFY(!w.openFile(bad));
+    if (auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorDialog"))) box->close();  // still shown at once
+    const auto loadIssue = find(QStringLiteral("load"));
+    QVERIFY(loadIssue);
+    QCOMPARE(loadIssue->second.file, bad);
+    QVERIFY(loadIssue->second.message.contains(QStringLiteral("state_dict")));
+    QVERIFY(loadIssue->second.hint.contains(QStringLiteral("torch.jit.trace")));
+
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    graft::core::model::NodeId conv1 = graft::core::model::kNoNode;
+    int convs = 0;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind == QLatin1String("aten::conv2d") && convs++ == 1) conv1 = n.id;
+    QVERIFY(conv1 != graft::core::model::kNoNode);
+    QVERIFY(!w.editActions()->applyEdit(graft::core::edit::DeleteNode{conv1}, false));
+    const auto editIssue = find(QStringLiteral("edit"));
+    QVERIFY(editIssue);
+    QCOMPARE(editIssue->second.node, conv1);
+    // A revision whose outputs differ: the comparison's warning names the first divergence.
+    graft::core::model::NodeId relu = graft::core::model::kNoNode;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind == QLatin1String("aten::relu")) { relu = n.id; break; }
+    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QSignalSpy compared(w.compareDock(), &graft::ui::CompareDock::finished);
+    w.compareDock()->start();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    const auto compareIssue = find(QStringLiteral("compare"));
+    QVERIFY(compareIssue);
+    QCOMPARE(compareIssue->second.severity, Severity::Warning);
+    // The replacement (a new node) is where the outputs part.
+    QVERIFY(w.view()->node(compareIssue->second.node));
+    QCOMPARE(w.view()->node(compareIssue->second.node)->kind, QStringLiteral("aten::gelu"));
+    QCOMPARE(issues->table()->rowCount(), int(issues->diagnostics().size()));
+    QVERIFY(issues->windowTitle().contains(QString::number(issues->diagnostics().size())));
+
+    issues->show();
+    issues->raise();
+    QCoreApplication::processEvents();
+    w.selectNode(w.view()->nodes.front().id);
+    auto* table = issues->table();
+    auto* cell = table->item(editIssue->first, graft::ui::IssuesDock::kMessage);
+    table->scrollToItem(cell);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(cell).center());
+    QCOMPARE(w.selectedNode(), conv1);
+    // A row without a node selects nothing.
+    table->clearSelection();
+    auto* loadCell = table->item(loadIssue->first, graft::ui::IssuesDock::kMessage);
+    table->scrollToItem(loadCell);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(loadCell).center());
+    QCOMPARE(w.selectedNode(), conv1);
+
+    // For people: the window at 1366x768 with the Issues dock showing its entries.
+    if (const QString dir = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      QTest::qWait(300);
+      QVERIFY(w.grab().save(dir + QStringLiteral("/issues-dock.png")));
+    }
+    auto* clear = issues->findChild<QPushButton*>(QStringLiteral("issuesClear"));
+    QVERIFY(clear);
+    clear->click();
+    QCOMPARE(table->rowCount(), 0);
+    QVERIFY(issues->diagnostics().empty());
+  }
+  // A quantized convolution's packed weight shows how its integers map to reals: qscheme, scale
+  // and zero point as PyTorch reports them (tests/python/make_hard_models.py writes the reference).
+  void inspectorShowsQuantization() {
+    MainWindow w;
+    w.show();
+    const QString model = graft::test::testdata(QStringLiteral("hard/quantized_mobilenet_v2"));
+    QVERIFY(w.openFile(model + QStringLiteral(".pt")));
+    QFile f(model + QStringLiteral(".qparams.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object();
+    graft::core::model::NodeId conv = graft::core::model::kNoNode;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind.startsWith(QLatin1String("quantized::conv2d"))) { conv = n.id; break; }
+    QVERIFY(conv != graft::core::model::kNoNode);
+    w.selectNode(conv);
+    const QString text = w.findChild<QTextBrowser*>(QStringLiteral("inspector"))->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("packed_weight.qscheme")) && text.contains(ref.value("qscheme").toString()), qPrintable(text));
+    const QRegularExpression scale(QStringLiteral("packed_weight\\.scale\\s+([0-9.eE+-]+)"));
+    const auto m = scale.match(text);
+    QVERIFY2(m.hasMatch(), qPrintable(text));
+    QVERIFY(qAbs(m.captured(1).toDouble() - ref.value("scale_min").toDouble()) <= 1e-5 * ref.value("scale_min").toDouble());
+    const QRegularExpression zero(QStringLiteral("packed_weight\\.zero_point\\s+(-?[0-9]+)"));
+    const auto z = zero.match(text);
+    QVERIFY2(z.hasMatch(), qPrintable(text));
+    QCOMPARE(z.captured(1).toInt(), ref.value("zero_point_min").toInt());
   }
   void opensTorchvisionFileAndScreenshots() {
     MainWindow w;

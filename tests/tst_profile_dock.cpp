@@ -2,7 +2,7 @@
 // charts, speedup, Chrome-trace export, click-to-select; and a screenshot to look at.
 #include "core/model/document.h"
 #include "test_support.h"
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/main_window.h"

@@ -2,6 +2,7 @@
 // PyTorch's output and each other bit for bit), per-node comparison and first divergence, errors
 // naming the node, and graft-cli compare.
 #include "core/io/load.h"
+#include "core/model/graph_view.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
@@ -13,6 +14,7 @@
 
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -205,6 +207,71 @@ class TstRun : public QObject {
     const at::Tensor q = at::quantize_per_tensor(torch::randn({4, 4}), 0.1, 3, torch::kQUInt8);
     const auto d = run::compareTensors(q, q.dequantize(), {});
     QVERIFY2(d.allclose && d.note.isEmpty(), qPrintable(d.note));
+  }
+
+  // A CNN quantized with torch.ao.quantization.quantize_fx (prepare_fx, convert_fx) and traced:
+  // it opens, both run paths give PyTorch's output, and a per-node self-compare is equal.
+  void fxQuantizedModelMatchesPyTorch() {
+    const QString base = graft::test::testdata(QStringLiteral("hard/quantized_fx_cnn"));
+    auto doc = open(base + QStringLiteral(".pt"));
+    const auto in = inputs({base + QStringLiteral(".x.pt")});
+    const at::Tensor reference = loadTensor(base + QStringLiteral(".out.pt"));
+    run::Executor ex(doc->current());
+    const auto fast = ex.run(in, {});
+    QVERIFY2(fast.ok, qPrintable(fast.error.headline()));
+    QVERIFY(torch::allclose(fast.outputs[0].toTensor(), reference, 1e-5, 1e-6));
+    run::RunOptions walk;
+    walk.instrumented = true;
+    const auto slow = ex.run(in, walk);
+    QVERIFY2(slow.ok, qPrintable(slow.error.headline()));
+    QVERIFY(torch::allclose(slow.outputs[0].toTensor(), reference, 1e-5, 1e-6));
+    run::CompareOptions o;
+    o.perNode = true;
+    const auto result = run::compareRevisions(doc->current(), doc->current(), in, o);
+    QVERIFY2(result.ok, qPrintable(result.error));
+    QVERIFY(result.equal);
+  }
+
+  // The first quantized convolution's packed weight, as the view (and so the Inspector) shows
+  // it, against what PyTorch reports: per tensor (eager MobileNetV2) and per channel (fx CNN).
+  void quantizedWeightsShowTheirParameters_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("eager per tensor") << "quantized_mobilenet_v2";
+    QTest::newRow("fx per channel") << "quantized_fx_cnn";
+  }
+  void quantizedWeightsShowTheirParameters() {
+    QFETCH(QString, model);
+    const QString base = graft::test::testdata(QStringLiteral("hard/") + model);
+    auto doc = open(base + QStringLiteral(".pt"));
+    QFile f(base + QStringLiteral(".qparams.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(f.readAll()).object();
+    const auto view = model::GraphView::build(*doc->current());
+    QHash<QString, QString> facts;
+    for (const auto& n : view.nodes) {
+      if (!n.kind.startsWith(QLatin1String("quantized::conv"))) continue;
+      for (const auto& a : n.attributes)
+        if (a.kind == QLatin1String("quantization")) facts.insert(a.name.section(QLatin1Char('.'), -1), a.value);
+      break;
+    }
+    QCOMPARE(facts.value("qscheme"), ref.value("qscheme").toString());
+    QVERIFY(facts.value("weight").startsWith(QStringLiteral("Tensor")));
+    auto near = [](double a, double b) { return qAbs(a - b) <= 1e-5 * qAbs(b); };
+    const QString scale = facts.value("scale"), zero = facts.value("zero_point");
+    if (ref.contains("axis")) {
+      QCOMPARE(facts.value("axis").toInt(), ref.value("axis").toInt());
+      // "min … max (N channels)", or one value when every channel has the same.
+      const QStringList parts = scale.split(QLatin1Char(' '));
+      QVERIFY2(near(parts.value(0).toDouble(), ref.value("scale_min").toDouble()), qPrintable(scale));
+      if (ref.value("scale_min").toDouble() != ref.value("scale_max").toDouble()) {
+        QVERIFY2(near(parts.value(2).toDouble(), ref.value("scale_max").toDouble()), qPrintable(scale));
+        QVERIFY2(scale.contains(QStringLiteral("(%1 channels)").arg(ref.value("channels").toInt())), qPrintable(scale));
+      }
+      QCOMPARE(zero.split(QLatin1Char(' ')).value(0).toInt(), ref.value("zero_point_min").toInt());
+    } else {
+      QVERIFY2(near(scale.toDouble(), ref.value("scale_min").toDouble()), qPrintable(scale));
+      QCOMPARE(zero.toInt(), ref.value("zero_point_min").toInt());
+    }
   }
 
   void fastAndInstrumentedMatchPython() {

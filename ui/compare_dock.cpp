@@ -108,6 +108,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
     showSummary();
     run_->setEnabled(document_ != nullptr);
     cancel_->setEnabled(false);
+    if (const auto diagnostics = summary_.diagnostics(); !diagnostics.empty()) Q_EMIT diagnosticsReported(diagnostics);
     Q_EMIT finished();
   });
   connect(overlay_, &QCheckBox::toggled, this, &CompareDock::overlayToggled);
@@ -178,7 +179,10 @@ void CompareDock::start() {
   const auto resolved = core::run::resolveInputs(*document_, inputs_->text(), 0);
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
-    else status_->setText(tr("Failed: %1").arg(resolved.error));
+    else {
+      status_->setText(tr("Failed: %1").arg(resolved.error));
+      Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("compare"), resolved.error)});
+    }
     return;
   }
   req.inputs = resolved.inputs;

@@ -48,6 +48,8 @@ class CompareDock : public QWidget {
   void finished();
   void nodeActivated(core::model::NodeId id);
   void overlayToggled(bool on);
+  // A comparison's error or differing outputs, and inputs that could not be made (Issues dock).
+  void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
   void refreshRevisions();

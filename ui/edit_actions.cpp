@@ -132,6 +132,7 @@ bool EditActions::applyEdit(const edit::Edit& e, bool interactive) {
     window_->statusBar()->showMessage(tr("Edit refused: %1").arg(r.error));
     if (interactive) QMessageBox::warning(window_, tr("Edit refused"), r.error);
     Q_EMIT editRefused(r.error);
+    Q_EMIT diagnosticsReported(r.diagnostics());
     return false;
   }
   return true;
@@ -150,6 +151,7 @@ bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
   }
   const auto r = core::io::saveAs(doc, doc.current(), path);
   if (!r.ok) {
+    Q_EMIT diagnosticsReported(r.diagnostics(path));
     QMessageBox::warning(window_, tr("Save failed"), r.error);
     return false;
   }
@@ -207,6 +209,7 @@ bool EditActions::recover(const QString& journalPath) {
   if (!opened || !session_) return false;
   const auto r = session_->replay(*journal);
   if (!r.ok) {
+    Q_EMIT diagnosticsReported(r.diagnostics(journalPath));
     QMessageBox::warning(window_, tr("Recovery failed"), r.error);
     return false;
   }

@@ -63,6 +63,8 @@ class EditActions : public QObject {
 
  Q_SIGNALS:
   void editRefused(const QString& message);
+  // Refused edits, failed saves and recoveries, for the Issues dock.
+  void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
   void updateEnabled();

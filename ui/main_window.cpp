@@ -10,13 +10,14 @@
 #include "core/edit/graph_diff.h"
 #include "core/edit/revision_diff.h"
 #include "ui/diff/diff_view.h"
-#include "ui/report_diagrams.h"
+#include "ui/render/report_diagrams.h"
 #include "core/io/atomic_write.h"
+#include "core/io/save.h"
 #include "core/layout/layout_engine.h"
 #include "core/report/html_report.h"
 #include "ui/history_dock.h"
 #include "core/layout/flat_dot.h"
-#include "ui/canvas/diagram_export.h"
+#include "ui/render/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
@@ -25,6 +26,7 @@
 #include "ui/compare_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
+#include "ui/issues_dock.h"
 #include "ui/fit_screen.h"
 #include "ui/inspector.h"
 #include "ui/ir_view.h"
@@ -174,6 +176,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(tr("Laying out… %1 of %2 groups").arg(done).arg(total), 2000);
   });
   connect(canvas_, &canvas::GraphCanvas::layoutFinished, this, [this] {
+    if (!canvas_->diagram().error.isEmpty()) {
+      reportDiagnostics(canvas_->diagram().diagnostics());
+      statusBar()->showMessage(tr("Layout failed: %1").arg(canvas_->diagram().error));
+      return;
+    }
     statusBar()->showMessage(tr("Layout: %1 ms, %2 nodes, %3 groups drawn")
                                  .arg(canvas_->diagram().layoutMs, 0, 'f', 0)
                                  .arg(canvas_->diagram().nodes.size())
@@ -210,8 +217,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::BottomDockWidgetArea, compareDock);
   tabifyDockWidget(profileDock_, compareDock);
   compareDock->hide();
+  // Issues: the record of every job's diagnostics, a third tab of the bottom area.
+  issuesDock_ = new IssuesDock(this);
+  addDockWidget(Qt::BottomDockWidgetArea, issuesDock_);
+  tabifyDockWidget(compareDock, issuesDock_);
+  issuesDock_->hide();
+  connect(issuesDock_, &IssuesDock::nodeActivated, this, [this](NodeId id) {
+    if (!view_ || !view_->node(id)) {
+      statusBar()->showMessage(tr("Node %1 is not in the current revision").arg(id), 4000);
+      return;
+    }
+    canvas_->revealNode(id);
+    selectNode(id);
+  });
+  connect(editActions_, &EditActions::diagnosticsReported, this, &MainWindow::reportDiagnostics);
+  connect(rewrites, &RewriteDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
+  connect(compareDock_, &CompareDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
+  connect(profileDock_, &ProfileDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
+  reportDiagnostics(rewrites->libraryDiagnostics());
   // The bottom docks scroll rather than grow the window; shown, they take two fifths of it.
-  for (QDockWidget* bottom : {static_cast<QDockWidget*>(profileDock_), compareDock})
+  for (QDockWidget* bottom : {static_cast<QDockWidget*>(profileDock_), compareDock, static_cast<QDockWidget*>(issuesDock_)})
     connect(bottom, &QDockWidget::visibilityChanged, this, [this, bottom](bool visible) {
       if (visible && bottom->height() < height() / 3) resizeDocks({bottom}, {height() * 2 / 5}, Qt::Vertical);
     });
@@ -374,6 +399,7 @@ bool MainWindow::openFile(const QString& path, bool freeze) {
   auto result = core::io::loadFile(path, {freeze});
   QApplication::restoreOverrideCursor();
   if (!result.ok()) {
+    reportDiagnostics(result.error.diagnostics(path));
     showError(this, tr("Cannot open model"), result.error.headline, result.error.hint, result.error.details);
     statusBar()->showMessage(result.error.headline);
     Q_EMIT loadFailed(result.error.headline);
@@ -388,6 +414,7 @@ bool MainWindow::openFile(const QString& path, bool freeze) {
 bool MainWindow::openSample(const QString& name, bool freeze) {
   auto result = core::io::loadSample(name, {freeze});
   if (!result.ok()) {
+    reportDiagnostics(result.error.diagnostics());
     showError(this, tr("Cannot open sample"), result.error.headline, result.error.hint, result.error.details);
     Q_EMIT loadFailed(result.error.headline);
     return false;
@@ -400,6 +427,7 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   centreStack_->setCurrentIndex(1);
   editActions_->closeSession();  // its journal refers to the old document
   document_ = std::move(document);
+  issuesDock_->setDocumentSerial(++documentSerial_);
   if (compareDock_) compareDock_->setDocument(document_.get());
   connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
@@ -411,6 +439,10 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   editActions_->startSession();
   setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
   Q_EMIT documentOpened();
+}
+
+void MainWindow::reportDiagnostics(const core::model::Diagnostics& diagnostics) {
+  if (issuesDock_) issuesDock_->add(diagnostics);
 }
 
 void MainWindow::runScript(const QString& path) {
@@ -582,6 +614,7 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   auto other = core::io::loadFile(path, {true});
   QApplication::restoreOverrideCursor();
   if (!other.ok()) {
+    reportDiagnostics(other.error.diagnostics(path));
     showError(this, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
     statusBar()->showMessage(other.error.headline);
     return nullptr;
@@ -641,6 +674,7 @@ bool MainWindow::exportSvg(const QString& path) {
   QString error;
   if (view_ && canvas::writeSvg(path, canvas_->diagram(), *view_, &error)) return true;
   statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
+  if (!error.isEmpty()) reportDiagnostics(core::io::SaveResult{false, error}.diagnostics(path));
   return false;
 }
 
@@ -648,6 +682,7 @@ bool MainWindow::exportPng(const QString& path) {
   QString error;
   if (view_ && canvas::writePng(path, canvas_->diagram(), *view_, 1.5, 16000, &error)) return true;
   statusBar()->showMessage(error.isEmpty() ? tr("Nothing to export") : error);
+  if (!error.isEmpty()) reportDiagnostics(core::io::SaveResult{false, error}.diagnostics(path));
   return false;
 }
 
@@ -694,6 +729,7 @@ bool MainWindow::exportReport(const QString& path) {
   setReportLegend(r);
   if (const QString why = core::io::writeAtomically(path, core::report::htmlReport(r)); !why.isEmpty()) {
     statusBar()->showMessage(tr("Cannot write %1: %2").arg(path, why));
+    reportDiagnostics(core::io::SaveResult{false, tr("Cannot write %1: %2").arg(path, why)}.diagnostics(path));
     return false;
   }
   return true;

@@ -1,5 +1,6 @@
 #pragma once
 // Graft's main window: menus, the docks around the graph, and the open document.
+#include "core/model/diagnostic.h"
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_scene.h"
 
@@ -18,6 +19,7 @@ class EditActions;
 class CompareDock;
 class DiffView;
 class IrView;
+class IssuesDock;
 class ModuleTree;
 class ProfileDock;
 class RewriteDock;
@@ -61,6 +63,10 @@ class MainWindow : public QMainWindow {
   CompareDock* compareDock() const { return compareDock_; }
   ProfileDock* profileDock() const { return profileDock_; }
   RewriteDock* rewriteDock() const { return rewriteDock_; }
+  // The Issues dock: every diagnostic the window's jobs produced; a click on one with a node
+  // reveals and selects it.
+  IssuesDock* issuesDock() const { return issuesDock_; }
+  void reportDiagnostics(const core::model::Diagnostics& diagnostics);
 
   // Guided tours (ui/tour): the panel, what its steps do, and starting one (the Tour dock is
   // shown). `spec` is a built-in tour id or a tour file; a malformed one is shown as an error
@@ -129,6 +135,8 @@ class MainWindow : public QMainWindow {
   CompareDock* compareDock_ = nullptr;
   DiffView* diffView_ = nullptr;
   RewriteDock* rewriteDock_ = nullptr;
+  IssuesDock* issuesDock_ = nullptr;
+  int documentSerial_ = 0;  // counts opened documents: node ids of an older one select nothing
   QSet<core::model::NodeId> picked_;
   QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_, tourMarks_;
   QStackedWidget* centreStack_ = nullptr;

@@ -61,9 +61,10 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
     result = core::io::loadFile(files[fileIndex], options);
   }
   if (!result.ok()) {
-    fail(result.error.headline + QLatin1Char(' ') + QString(result.error.hint).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
-    if (!result.error.details.isEmpty())
-      std::fprintf(stderr, "details: %s\n", qPrintable(result.error.details.section(QLatin1Char('\n'), 0, 2)));
+    const QStringList files = parser.positionalArguments();
+    const bool sample = parser.isSet(QStringLiteral("sample")) && index == 0;
+    const int fileIndex = parser.isSet(QStringLiteral("sample")) ? index - 1 : index;
+    fail(result.error.diagnostics(sample ? QString() : files.value(fileIndex)));
     return nullptr;
   }
   return std::move(result.document);
@@ -73,19 +74,59 @@ std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser
                                                 quint64 seed) {
   auto result = core::run::inputsFor(doc, parser.values(QStringLiteral("input")), seed);
   if (result.inputs) return std::move(result.inputs);
-  if (result.missingShape >= 0)
-    result.error += QStringLiteral(": pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3");
-  fail(result.error);
+  const QString hint = result.missingShape >= 0
+                           ? QStringLiteral("pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3")
+                           : QString();
+  fail(result.diagnostics(commandJob(), hint));
   return std::nullopt;
 }
 
-int fail(const QString& message) {
-  std::fprintf(stderr, "graft-cli: %s\n", qPrintable(message));
+namespace {
+
+// The running command's diagnostics: graft-cli runs one command per process.
+struct CommandState {
+  QString job;
+  core::model::Diagnostics diagnostics;
+  bool jsonPrinted = false;
+};
+
+CommandState& state() {
+  static CommandState s;
+  return s;
+}
+
+}  // namespace
+
+void setCommandJob(const QString& job) { state().job = job; }
+QString commandJob() { return state().job; }
+
+void report(const core::model::Diagnostic& diagnostic) {
+  std::fprintf(stderr, "graft-cli: %s\n", qPrintable(diagnostic.toLine()));
+  state().diagnostics.push_back(diagnostic);
+}
+
+void report(const core::model::Diagnostics& diagnostics) {
+  for (const auto& d : diagnostics) report(d);
+}
+
+const core::model::Diagnostics& reported() { return state().diagnostics; }
+bool jsonPrinted() { return state().jsonPrinted; }
+
+int fail(const QString& message, const QString& hint) {
+  report(core::model::Diagnostic::error(state().job, message, hint));
+  return kUsageOrInput;
+}
+
+int fail(const core::model::Diagnostics& diagnostics) {
+  report(diagnostics);
   return kUsageOrInput;
 }
 
 void printJson(const QJsonObject& object) {
-  std::fputs(QJsonDocument(object).toJson(QJsonDocument::Indented).constData(), stdout);
+  QJsonObject out = object;
+  out.insert(QStringLiteral("diagnostics"), core::model::toJson(state().diagnostics));
+  std::fputs(QJsonDocument(out).toJson(QJsonDocument::Indented).constData(), stdout);
+  state().jsonPrinted = true;
 }
 
 void printText(const QString& text) {

@@ -1,6 +1,7 @@
 #pragma once
 // Shared argument handling for graft-cli subcommands: the MODEL argument, --json, exit codes.
 #include "core/io/load.h"
+#include "core/model/diagnostic.h"
 #include "core/run/input_set.h"
 
 #include <QtCore/QCommandLineParser>
@@ -36,8 +37,22 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
 std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
                                                 quint64 seed);
 
-// Prints "graft-cli: message" on stderr and returns kUsageOrInput.
-int fail(const QString& message);
+// Diagnostics: each is printed on stderr as it is reported, one line "graft-cli: error: message
+// (hint)", and kept for the JSON output (printJson adds `diagnostics[]`). The command's job
+// ("load", "compare", ...) names the diagnostics fail() makes.
+void setCommandJob(const QString& job);
+QString commandJob();
+void report(const core::model::Diagnostic& diagnostic);
+void report(const core::model::Diagnostics& diagnostics);
+const core::model::Diagnostics& reported();
+// Whether printJson has written this command's JSON.
+bool jsonPrinted();
+
+// Reports an error of the command's job and returns kUsageOrInput.
+int fail(const QString& message, const QString& hint = {});
+// Reports `diagnostics` and returns kUsageOrInput.
+int fail(const core::model::Diagnostics& diagnostics);
+// Prints `object` with `diagnostics[]` (everything reported so far) added.
 void printJson(const QJsonObject& object);
 void printText(const QString& text);
 

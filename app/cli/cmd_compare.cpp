@@ -60,7 +60,8 @@ Command compareCommand() {
     if (!inputs) return int(kUsageOrInput);
 
     const auto result = core::run::compareRevisions(docA->current(), docB->current(), *inputs, options);
-    if (!result.ok) return fail(result.error);
+    if (!result.ok) return fail(result.diagnostics());
+    report(result.diagnostics());  // differing outputs: a warning naming the first divergence
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject j = core::report::compareReport(result, options.tol, options.perNode);
       j["a"] = docA->displayName();

@@ -2,7 +2,7 @@
 #include "core/layout/flat_dot.h"
 #include "core/layout/layout_engine.h"
 #include "core/model/graph_view.h"
-#include "ui/canvas/diagram_export.h"
+#include "ui/render/diagram_export.h"
 
 #include <QtCore/QFile>
 #include <QtCore/QJsonObject>
@@ -34,6 +34,7 @@ Command layoutCommand() {
     core::layout::LayoutEngine engine;
     engine.setView(view);
     const auto diagram = engine.layout(numeric ? engine.expandToDepth(depth) : engine.expandAll());
+    if (!diagram.error.isEmpty()) return fail(diagram.diagnostics());
     QString error;
     if (parser.isSet(QStringLiteral("svg")) && !ui::canvas::writeSvg(parser.value(QStringLiteral("svg")), diagram, *view, &error))
       return fail(error);

@@ -50,14 +50,9 @@ Command profileCommand() {
     if (!doc) return int(kUsageOrInput);
     const auto inputs = inputsOrFail(parser, *doc, seed);
     if (!inputs) return int(kUsageOrInput);
-    core::profile::Profile profile;
-    try {
-      profile = core::profile::profileWithInputs(*doc->current(), *inputs, options);
-    } catch (const core::profile::InputError& e) {
-      return fail(QString::fromUtf8(e.what()));
-    } catch (const std::exception& e) {
-      return fail(QStringLiteral("the model failed to run: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
-    }
+    auto profiled = core::profile::runProfile(doc->current(), *inputs, options);
+    if (!profiled.ok()) return fail(profiled.diagnostics);
+    const core::profile::Profile& profile = *profiled.profile;
     if (parser.isSet(QStringLiteral("trace"))) {
       const QByteArray json = QJsonDocument(core::report::chromeTrace(profile, doc->displayName())).toJson(QJsonDocument::Compact);
       if (const QString why = core::io::writeAtomically(parser.value(QStringLiteral("trace")), json); !why.isEmpty())

@@ -32,11 +32,11 @@ Command replayCommand() {
     const int opsBefore = core::model::GraphView::build(*doc->current()).opCount();
     core::edit::Session session(*doc);
     const auto r = session.replay(*journal);
-    if (!r.ok) return fail(r.error);
+    if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
     if (QFileInfo(out).absoluteFilePath() == QFileInfo(doc->sourcePath()).absoluteFilePath())
       return fail(QStringLiteral("refusing to overwrite the model the session was made on: choose another -o"));
     const auto saved = core::io::saveRevision(*doc->current(), out);
-    if (!saved.ok) return fail(saved.error);
+    if (!saved.ok) return fail(saved.diagnostics(out));
     const int opsAfter = core::model::GraphView::build(*doc->current()).opCount();
     if (parser.isSet(QStringLiteral("json")))
       printJson(QJsonObject{{"model", doc->displayName()}, {"edits", r.applied}, {"revisions", doc->count()},

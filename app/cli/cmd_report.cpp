@@ -7,8 +7,7 @@
 #include "core/report/html_report.h"
 #include "core/report/versions.h"
 #include "core/run/compare_job.h"
-#include "core/run/input_set.h"
-#include "ui/report_diagrams.h"
+#include "ui/render/report_diagrams.h"
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
@@ -65,7 +64,7 @@ Command reportCommand() {
     std::unique_ptr<core::model::Document> b;
     if (parser.isSet(QStringLiteral("against"))) {
       auto loaded = core::io::loadFile(parser.value(QStringLiteral("against")));
-      if (!loaded.ok()) return fail(QStringLiteral("cannot open %1: %2").arg(parser.value(QStringLiteral("against")), loaded.error.headline));
+      if (!loaded.ok()) return fail(loaded.error.diagnostics(parser.value(QStringLiteral("against"))));
       b = std::move(loaded.document);
     }
     for (const auto* doc : {a.get(), b.get()})
@@ -78,13 +77,17 @@ Command reportCommand() {
     r.generator = QStringLiteral("Graft %1, libtorch %2").arg(v.graft, v.torch);
     r.facts = core::report::modelFacts(*a);
     r.history = core::report::revisionHistory(*a);
-    // One input set for the compare and both profiles: the --input specs, else the model's defaults.
+    // The inputs of compare and profile: --input, else A's defaults (run::inputsFor). Without
+    // them the page is still written, saying why there is no comparison or profile.
     auto resolved = core::run::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
-    const QString noInputs = resolved.missingShape >= 0
-                                 ? QStringLiteral("%1: give them with --input").arg(resolved.error)
-                                 : resolved.error;
-    core::run::InputsPtr inputs =
+    const QString inputHint = QStringLiteral("give the inputs with --input SPEC");
+    const core::run::InputsPtr inputs =
         resolved.inputs ? std::make_shared<const core::run::InputSet>(std::move(*resolved.inputs)) : nullptr;
+    if (!inputs) {
+      auto warnings = resolved.diagnostics(QStringLiteral("compare"), inputHint);
+      for (auto& d : warnings) d.severity = core::model::Severity::Warning;
+      report(warnings);
+    }
     if (b) {
       r.diff = core::edit::diffGraphs(*a->current(), *b->current(), core::edit::DiffMatching::ByStructure);
       r.diffCaption = QStringLiteral("%1 → %2").arg(a->displayName(), b->displayName());
@@ -94,33 +97,39 @@ Command reportCommand() {
         request.b = b->current();
         request.inputs = inputs;
         r.compare = core::run::runCompare(request);
+        report(r.compare->diagnostics());
       } else {
-        r.compareNote = QStringLiteral("No compare: %1").arg(noInputs);
+        r.compareNote = QStringLiteral("No comparison: %1").arg(resolved.error);
       }
     } else {
       r.compareNote = QStringLiteral("Give a second model with --against to compare.");
     }
-    if (parser.isSet(QStringLiteral("no-profile"))) {
-      r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
-    } else if (!inputs) {
-      r.profileNote = QStringLiteral("No profile: %1").arg(noInputs);
-    } else {
+    if (!parser.isSet(QStringLiteral("no-profile"))) {
       core::profile::ProfileOptions options;
       options.runs = runs;
       options.warmup = 2;
       options.recordShapes = false;
-      try {
-        r.before = core::profile::profileWithInputs(*a->current(), *inputs, options);
-        r.beforeLabel = a->displayName();
-        if (b) {
-          r.after = core::profile::profileWithInputs(*b->current(), *inputs, options);
-          r.afterLabel = b->displayName();
+      if (!inputs) {
+        r.profileNote = QStringLiteral("No profile: %1 (%2)").arg(resolved.error, inputHint);
+      } else {
+        auto before = core::profile::runProfile(a->current(), *inputs, options);
+        auto after = before.ok() && b ? core::profile::runProfile(b->current(), *inputs, options) : core::profile::ProfileResult{};
+        auto problems = before.ok() ? after.diagnostics : before.diagnostics;
+        if (problems.empty()) {
+          r.before = before.profile;
+          r.beforeLabel = a->displayName();
+          if (b) {
+            r.after = after.profile;
+            r.afterLabel = b->displayName();
+          }
+        } else {
+          r.profileNote = QStringLiteral("No profile: %1").arg(problems.front().message);
+          for (auto& d : problems) d.severity = core::model::Severity::Warning;  // the page is still written
+          report(problems);
         }
-      } catch (const std::exception& e) {
-        r.before.reset();
-        r.after.reset();
-        r.profileNote = QStringLiteral("No profile: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
       }
+    } else {
+      r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
     }
     const QString expand = parser.value(QStringLiteral("expand"));
     const auto viewA = core::model::GraphView::build(*a->current());

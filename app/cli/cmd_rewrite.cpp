@@ -16,6 +16,7 @@ Command rulesCommand() {
     parser.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable JSON on stdout.")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const auto library = RuleLibrary::load();
+    graft::cli::report(library.diagnostics());
     const QJsonObject report = core::report::rulesReport(library);
     if (parser.isSet(QStringLiteral("json"))) {
       printJson(report);
@@ -59,8 +60,9 @@ Command rewriteCommand() {
       }
       if (isRule) {
         QString error;
-        auto rule = library.resolve(value, &error);
-        if (!rule) return fail(error);
+        core::model::Diagnostic diagnostic;
+        auto rule = library.resolve(value, &error, &diagnostic);
+        if (!rule) return fail(core::model::Diagnostics{diagnostic});
         steps.push_back(core::rewrite::Step::ofRule(*rule));
       } else if (isPass) {
         if (!core::rewrite::isPassName(value))
@@ -107,10 +109,11 @@ Command rewriteCommand() {
       return int(kOk);
     }
     const auto result = core::rewrite::applySteps(*doc->current(), steps, doc->ids());
-    if (!result.ok()) return fail(result.error);
+    if (!result.ok()) return fail(result.diagnostics());
+    report(result.diagnostics());  // skipped matches, as warnings
     doc->commit(result.revision);
     const auto saved = core::io::saveAs(*doc, result.revision, out);
-    if (!saved.ok) return fail(saved.error);
+    if (!saved.ok) return fail(saved.diagnostics(out));
     if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(result));
     else printText(core::report::rewriteText(result));
     return int(kOk);

@@ -279,6 +279,11 @@ EditResult editConstant(const EditConstant& e, const model::Revision& base, mode
 
 }  // namespace
 
+model::Diagnostics EditResult::diagnostics() const {
+  if (ok() || error.isEmpty()) return {};
+  return {model::Diagnostic::error(QStringLiteral("edit"), error, {}, node)};
+}
+
 EditResult apply(const Edit& edit, const model::Revision& base, model::NodeIdSource& ids) {
   try {
     return std::visit(Overloaded{

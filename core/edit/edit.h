@@ -3,6 +3,7 @@
 // Each names nodes by NodeId, so it serialises to JSON for the session journal and replays
 // against any load of the same file. `apply` never touches the base revision: it edits a clone
 // and either returns the next revision or says which node refused and why.
+#include "core/model/diagnostic.h"
 #include "core/model/revision.h"
 
 #include <QtCore/QJsonObject>
@@ -68,6 +69,7 @@ struct EditResult {
   NodeId node = model::kNoNode; // the node the refusal is about
   QString error;                // why, worded for the user
   bool ok() const { return revision != nullptr; }
+  model::Diagnostics diagnostics() const;  // the refusal as an "edit" error about `node`
 };
 
 // Applies `edit` to `base`; the result's revision is named by describe(edit).

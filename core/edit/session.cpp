@@ -169,6 +169,14 @@ QStringList Session::unclosedJournals() {
   return out;
 }
 
+model::Diagnostics Session::ReplayResult::diagnostics(const QString& journal) const {
+  if (ok) return {};
+  auto d = model::Diagnostic::error(QStringLiteral("edit"), error,
+                                    sourceMismatch ? QStringLiteral("replay the session onto the file it was made on") : QString());
+  d.file = journal;
+  return {d};
+}
+
 Session::ReplayResult Session::replay(const QJsonObject& journal) {
   ReplayResult r;
   const QJsonObject source = journal.value(QLatin1String("source")).toObject();

@@ -61,6 +61,7 @@ class Session {
     bool sourceMismatch = false;
     int applied = 0;
     QString error;
+    model::Diagnostics diagnostics(const QString& journal = {}) const;  // the error as an "edit" error
   };
   ReplayResult replay(const QJsonObject& journal);
 

@@ -6,6 +6,14 @@ QString LoadError::message() const {
   return hint.isEmpty() ? headline : headline + QLatin1Char('\n') + hint;
 }
 
+model::Diagnostics LoadError::diagnostics(const QString& file) const {
+  if (!isError()) return {};
+  auto d = model::Diagnostic::error(QStringLiteral("load"), headline, hint);
+  d.file = file;
+  d.details = details;
+  return {d};
+}
+
 QString kindName(LoadErrorKind kind) {
   switch (kind) {
     case LoadErrorKind::None: return QStringLiteral("none");

@@ -1,5 +1,7 @@
 #pragma once
 // Why a model could not be opened, worded for the person who tried.
+#include "core/model/diagnostic.h"
+
 #include <QtCore/QString>
 
 namespace graft::core::io {
@@ -29,6 +31,8 @@ struct LoadError {
   bool isError() const { return kind != LoadErrorKind::None; }
   // "headline\nhint" for a terminal or a message box.
   QString message() const;
+  // The error as a "load" diagnostic about `file` (none when there is no error).
+  model::Diagnostics diagnostics(const QString& file = {}) const;
 };
 
 // A stable identifier for the kind ("state_dict", "onnx", ...), used in JSON output.

@@ -15,6 +15,13 @@
 
 namespace graft::core::io {
 
+model::Diagnostics SaveResult::diagnostics(const QString& file) const {
+  if (ok) return {};
+  auto d = model::Diagnostic::error(QStringLiteral("save"), error, QStringLiteral("nothing was written; an existing file is unchanged"));
+  d.file = file;
+  return {d};
+}
+
 SaveResult saveRevision(const model::Revision& revision, const QString& path) {
   std::ostringstream bytes;
   try {

@@ -1,5 +1,7 @@
 #pragma once
 // Saving a revision as a TorchScript archive that stock PyTorch loads with torch.jit.load.
+#include "core/model/diagnostic.h"
+
 #include <QtCore/QString>
 
 #include <memory>
@@ -11,6 +13,7 @@ namespace graft::core::io {
 struct SaveResult {
   bool ok = false;
   QString error;  // worded for the user when !ok
+  model::Diagnostics diagnostics(const QString& file = {}) const;  // the error as a "save" error
 };
 
 // Writes `revision` (its forward graph as the module's forward) to `path` atomically (QSaveFile):

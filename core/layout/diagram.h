@@ -1,6 +1,7 @@
 #pragma once
 // A laid-out diagram of a GraphView: absolute rectangles for visible op nodes and module groups,
 // and edge splines. Plain data (Qt Core only) shared by the canvas, exporters and graft-cli.
+#include "core/model/diagnostic.h"
 #include "core/model/ids.h"
 
 #include <QtCore/QMetaType>
@@ -59,6 +60,10 @@ struct Diagram {
   QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
   bool cancelled = false;
   QString error;                 // set when the layout failed (the job boundary caught it)
+  model::Diagnostics diagnostics() const {
+    if (error.isEmpty()) return {};
+    return {model::Diagnostic::error(QStringLiteral("layout"), error, QStringLiteral("the diagram shows the last layout"))};
+  }
 };
 
 // Which groups are expanded; the root (0) always is.

@@ -174,6 +174,11 @@ GraphView GraphView::build(const Revision& revision) {
             if (ok) attr.value = dtypeName(code);
           }
           vn.attributes.push_back(attr);
+          // A quantized weight (or packed weight) also says how its integers map to reals.
+          if (src->kind() == c10::prim::Constant)
+            if (auto iv = torch::jit::toIValue(src->output()))
+              for (const auto& [fact, text] : quantizationFacts(*iv))
+                vn.attributes.push_back({argName + QLatin1Char('.') + fact, text, QStringLiteral("quantization")});
           continue;
         }
         if (in->type()->cast<c10::ClassType>()) continue;  // `self`

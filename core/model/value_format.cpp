@@ -4,6 +4,8 @@
 
 #include <torch/script.h>
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace graft::core::model {
@@ -82,6 +84,68 @@ QString formatIValue(const c10::IValue& value) {
   std::ostringstream os;
   os << value;
   return QString::fromStdString(os.str());
+}
+
+namespace {
+
+QString number(double v) { return QString::number(v, 'g', 6); }
+
+// "a" when every value is a, else "min … max (N channels)".
+template <class T>
+QString range(const at::Tensor& values) {
+  const auto flat = values.to(c10::CppTypeToScalarType<T>::value).contiguous();
+  const T* p = flat.template data_ptr<T>();
+  const auto n = flat.numel();
+  if (n == 0) return {};
+  T lo = p[0], hi = p[0];
+  for (int64_t i = 1; i < n; ++i) {
+    lo = std::min(lo, p[i]);
+    hi = std::max(hi, p[i]);
+  }
+  if (lo == hi) return number(double(lo));
+  return QStringLiteral("%1 … %2 (%3 channels)").arg(number(double(lo)), number(double(hi))).arg(n);
+}
+
+// A quantized op's packed weight: the custom-class object's own `unpack` gives (weight, bias).
+std::optional<at::Tensor> unpackedWeight(const c10::IValue& value) {
+  if (!value.isObject()) return std::nullopt;
+  const auto object = value.toObject();
+  auto* unpack = object->type()->findMethod("unpack");
+  if (!unpack) return std::nullopt;
+  torch::jit::Stack stack{value};
+  unpack->run(stack);
+  if (stack.empty() || !stack.back().isTuple()) return std::nullopt;
+  const auto& items = stack.back().toTupleRef().elements();
+  if (items.empty() || !items[0].isTensor()) return std::nullopt;
+  return items[0].toTensor();
+}
+
+}  // namespace
+
+QVector<QPair<QString, QString>> quantizationFacts(const c10::IValue& value) {
+  QVector<QPair<QString, QString>> facts;
+  try {
+    std::optional<at::Tensor> tensor;
+    if (value.isTensor()) tensor = value.toTensor();
+    else tensor = unpackedWeight(value);
+    if (!tensor || !tensor->defined() || !tensor->is_quantized()) return {};
+    const auto& t = *tensor;
+    const auto scheme = t.qscheme();
+    facts.append({QStringLiteral("qscheme"), QString::fromStdString(c10::toString(scheme))});
+    if (scheme == at::kPerTensorAffine || scheme == at::kPerTensorSymmetric) {
+      facts.append({QStringLiteral("scale"), number(t.q_scale())});
+      facts.append({QStringLiteral("zero_point"), QString::number(t.q_zero_point())});
+    } else {
+      facts.append({QStringLiteral("axis"), QString::number(t.q_per_channel_axis())});
+      facts.append({QStringLiteral("scale"), range<double>(t.q_per_channel_scales())});
+      facts.append({QStringLiteral("zero_point"), range<int64_t>(t.q_per_channel_zero_points())});
+    }
+    if (!value.isTensor())  // the weight was unpacked: say what it is
+      facts.prepend({QStringLiteral("weight"), formatIValue(t)});
+  } catch (...) {
+    return {};  // a description must never break the view
+  }
+  return facts;
 }
 
 }  // namespace graft::core::model

@@ -1,6 +1,8 @@
 #pragma once
 // Readable renderings of TorchScript types and constant values, for labels and the inspector.
+#include <QtCore/QPair>
 #include <QtCore/QString>
+#include <QtCore/QVector>
 
 namespace c10 { struct IValue; }
 namespace torch::jit { struct Value; }
@@ -11,6 +13,11 @@ namespace graft::core::model {
 QString formatType(const torch::jit::Value* value);
 // "[1, 1]", "3", "True", "Tensor float32 [64, 3, 7, 7]"; long lists are abbreviated.
 QString formatIValue(const c10::IValue& value);
+// How a quantized tensor maps to real numbers, as (name, value) rows: "qscheme"
+// ("per_tensor_affine", "per_channel_affine", ...), "scale" and "zero_point" (per channel: the
+// range over channels, and "axis"). For a quantized op's packed weight (quantized::conv2d,
+// linear) the weight it unpacks to is described. Empty for anything else; never throws.
+QVector<QPair<QString, QString>> quantizationFacts(const c10::IValue& value);
 // "float32" for at::kFloat and so on.
 QString dtypeName(int scalarType);
 

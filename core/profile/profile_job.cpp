@@ -1,5 +1,6 @@
 #include "core/profile/profile_job.h"
 
+#include "core/model/job_guard.h"
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
 
@@ -16,6 +17,49 @@ Profile profileWithInputs(const model::Revision& revision, const run::InputSet& 
   std::vector<c10::IValue> inputs;
   for (const auto& v : given.values) inputs.push_back(run::toDevice(v, *device));
   return profileRevision(revision, inputs, options);
+}
+
+namespace {
+
+// A failed profile, at the node it stopped: the instrumented run names it and says what that
+// node raised (never throws). `why` is the profiler's own message, kept as the details.
+model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::InputSet& inputs, const QString& why) {
+  const QString job = QStringLiteral("profile");
+  const auto located = model::guarded(
+      [&]() -> std::optional<run::RunError> {
+        run::Executor executor(revision);
+        run::RunOptions options;
+        options.instrumented = true;
+        const auto result = executor.run(inputs, options);
+        if (result.ok || result.error.node == model::kNoNode) return std::nullopt;
+        return result.error;
+      },
+      [](const QString&) -> std::optional<run::RunError> { return std::nullopt; });
+  auto d = located ? model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(located->headline()), {}, located->node)
+                   : model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(why.section(QStringLiteral(" | "), 0, 0)));
+  d.details = why;
+  return d;
+}
+
+}  // namespace
+
+ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet& inputs, const ProfileOptions& options) {
+  ProfileResult result;
+  const QString job = QStringLiteral("profile");
+  try {
+    result.profile = profileWithInputs(*revision, inputs, options);
+  } catch (const InputError& e) {
+    result.inputError = true;
+    result.diagnostics.push_back(model::Diagnostic::error(job, QString::fromUtf8(e.what()),
+                                                          QStringLiteral("choose a device this machine has (cpu)")));
+  } catch (...) {
+    const QString why = model::currentExceptionText();
+    if (options.device == QLatin1String("cpu"))
+      result.diagnostics.push_back(locateFailure(revision, inputs, why));
+    else
+      result.diagnostics.push_back(model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(why.section(QStringLiteral(" | "), 0, 0))));
+  }
+  return result;
 }
 
 }  // namespace graft::core::profile

@@ -75,6 +75,22 @@ bool isPassName(const QString& name) { return findNamed(libtorchPasses(), name) 
 
 int opCount(const model::Revision& revision) { return countOps(*revision.graph()); }
 
+model::Diagnostic SkippedMatch::diagnostic(const QString& rule) const {
+  const QString at = op.isEmpty() ? QString() : QStringLiteral(" at %1").arg(op);
+  return model::Diagnostic::warning(QStringLiteral("rewrite"), QStringLiteral("%1: skipped a match%2: %3").arg(rule, at, reason), {},
+                                    node);
+}
+
+model::Diagnostics ApplyResult::diagnostics() const {
+  model::Diagnostics out;
+  if (!error.isEmpty())
+    out.push_back(model::Diagnostic::error(QStringLiteral("rewrite"), error,
+                                           QStringLiteral("the model is unchanged"), errorNode));
+  for (const auto& report : reports)
+    for (const auto& skip : report.skipped) out.push_back(skip.diagnostic(report.name));
+  return out;
+}
+
 ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, model::NodeIdSource& ids,
                        const QString& name) {
   ApplyResult result;
@@ -94,6 +110,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
         if (entry.first == step.onlyAt) onlyAt = node;
       if (!onlyAt) {
         result.error = QStringLiteral("%1: node %2 is not in the graph").arg(report.name).arg(step.onlyAt);
+        result.errorNode = step.onlyAt;
         return result;
       }
     }
@@ -114,6 +131,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     }
     if (onlyAt && outcome.matches == 0) {
       result.error = QStringLiteral("%1: no match covers node %2").arg(report.name).arg(step.onlyAt);
+      result.errorNode = step.onlyAt;
       return result;
     }
     report.matches = outcome.matches;

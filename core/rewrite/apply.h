@@ -10,6 +10,8 @@ struct SkippedMatch {
   QString reason;
   model::NodeId node = model::kNoNode;  // in the base revision, when the node came from it
   QString op;
+  // A "rewrite" warning: "rule: skipped a match at op: reason", about `node`.
+  model::Diagnostic diagnostic(const QString& rule) const;
 };
 
 // Where one accepted match sits, in the base revision: its anchor (the op producing the
@@ -41,8 +43,11 @@ struct ApplyResult {
   model::RevisionPtr revision;  // null on error
   QVector<StepReport> reports;
   QString error;
+  model::NodeId errorNode = model::kNoNode;  // the node the error is about, when there is one
   int opsBefore = 0, opsAfter = 0;
   bool ok() const { return revision != nullptr; }
+  // The error, if any, then every skipped match of every step.
+  model::Diagnostics diagnostics() const;
 };
 
 // Runs `steps` in order on a copy of `base`'s graph, lints after each, and derives the new revision.

@@ -11,6 +11,14 @@ QString RuleError::toString() const {
   return QStringLiteral("%1:%2:%3: %4").arg(file).arg(line).arg(column).arg(message);
 }
 
+model::Diagnostic RuleError::diagnostic() const {
+  auto d = model::Diagnostic::error(QStringLiteral("rewrite"), message);
+  d.file = file;
+  d.line = line;
+  d.column = column;
+  return d;
+}
+
 namespace {
 
 // libtorch's parse errors read "message:\n<context lines>\n<the line>\n   ~~~ <--- HERE".

@@ -44,6 +44,16 @@ void RuleLibrary::addFolder(const QString& folder, bool builtin) {
   }
 }
 
+model::Diagnostics RuleLibrary::diagnostics() const {
+  model::Diagnostics out;
+  for (const auto& p : problems_) {
+    auto d = p.diagnostic();  // an error in that file; the rest of the library loads
+    d.hint = QStringLiteral("the rule file is left out of the library");
+    out.push_back(d);
+  }
+  return out;
+}
+
 RuleLibrary RuleLibrary::load() {
   initRuleResources();
   RuleLibrary lib;
@@ -58,7 +68,7 @@ const Rule* RuleLibrary::find(const QString& id) const {
   return nullptr;
 }
 
-std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error) const {
+std::optional<Rule> RuleLibrary::resolveText(const QString& spec, QString* error, model::Diagnostic* diagnostic) const {
   if (const Rule* r = find(spec)) return *r;
   if (spec.endsWith(QLatin1String(".rule")) || QFileInfo(spec).isFile()) {
     if (!QFileInfo(spec).isFile()) {
@@ -68,6 +78,7 @@ std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error) co
     auto parsed = parseRuleFile(spec);
     if (!parsed.ok()) {
       if (error) *error = parsed.error.toString();
+      if (diagnostic) *diagnostic = parsed.error.diagnostic();
       return std::nullopt;
     }
     if (parsed.rule.isBuiltinPass() && !findNamed(builtinRewrites(), parsed.rule.builtin)) {
@@ -82,6 +93,14 @@ std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error) co
     *error = QStringLiteral("unknown rule '%1' (known: %2)").arg(spec, ids.join(QStringLiteral(", ")));
   }
   return std::nullopt;
+}
+
+std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error, model::Diagnostic* diagnostic) const {
+  QString why;
+  auto rule = resolveText(spec, &why, diagnostic);
+  if (!rule && error) *error = why;
+  if (!rule && diagnostic && diagnostic->message.isEmpty()) *diagnostic = model::Diagnostic::error(QStringLiteral("rewrite"), why);
+  return rule;
 }
 
 }  // namespace graft::core::rewrite

@@ -15,14 +15,17 @@ class RuleLibrary {
 
   const QVector<Rule>& rules() const { return rules_; }
   const QVector<RuleError>& problems() const { return problems_; }
+  model::Diagnostics diagnostics() const;  // problems() as "rewrite" errors (each file is left out)
   const Rule* find(const QString& id) const;
 
   // `spec` is a rule id or a path to a .rule file. On failure `error` says why (line:column for
-  // a malformed file) and the result is nullopt.
-  std::optional<Rule> resolve(const QString& spec, QString* error) const;
+  // a malformed file) and the result is nullopt; `diagnostic`, when given, gets the same as a
+  // "rewrite" error with the file, line and column where there are some.
+  std::optional<Rule> resolve(const QString& spec, QString* error, model::Diagnostic* diagnostic = nullptr) const;
 
  private:
   void addFolder(const QString& folder, bool builtin);
+  std::optional<Rule> resolveText(const QString& spec, QString* error, model::Diagnostic* diagnostic) const;
   QVector<Rule> rules_;
   QVector<RuleError> problems_;
 };

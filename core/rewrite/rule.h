@@ -1,5 +1,7 @@
 #pragma once
 // A rewrite rule as its file describes it: plain data, no libtorch types.
+#include "core/model/diagnostic.h"
+
 #include <QtCore/QString>
 #include <QtCore/QVector>
 
@@ -44,6 +46,7 @@ struct RuleError {
   QString message;
   bool isError() const { return !message.isEmpty(); }
   QString toString() const;  // "file:line:column: message"
+  model::Diagnostic diagnostic() const;  // a "rewrite" error at file:line:column
 };
 
 }  // namespace graft::core::rewrite

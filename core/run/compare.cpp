@@ -184,6 +184,22 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
                              const CompareOptions& options);
 }
 
+model::Diagnostics CompareResult::diagnostics() const {
+  const QString job = QStringLiteral("compare");
+  if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
+  if (equal) return {};
+  std::int64_t mismatched = 0;
+  for (const auto& o : outputs) mismatched += o.mismatched;
+  QString message = QStringLiteral("the outputs differ (%1 elements beyond tolerance)").arg(mismatched);
+  model::NodeId node = model::kNoNode;
+  if (nodes && nodes->firstDivergence) {
+    const auto& f = *nodes->firstDivergence;
+    node = f.nodeA;
+    message += QStringLiteral("; first divergence at %1 (%2), max abs %3").arg(f.opA, f.modulePath).arg(f.diff.maxAbs, 0, 'g', 3);
+  }
+  return {model::Diagnostic::warning(job, message, {}, node)};
+}
+
 CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
                                const CompareOptions& options) {
   return model::guarded([&] { return compareGuarded(revA, revB, inputs, options); }, [](const QString& why) {

@@ -76,6 +76,9 @@ struct CompareResult {
   bool equal = false;
   std::optional<NodeComparison> nodes;  // when per-node or outputs differ
   std::shared_ptr<RunResult> runA, runB;  // the instrumented runs `nodes` points into
+  // A failed run as a "compare" error at the node it stopped; differing outputs as a warning
+  // about the first divergence.
+  model::Diagnostics diagnostics() const;
 };
 
 // Never throws: any failure comes back in CompareResult::error.

@@ -50,6 +50,22 @@ std::optional<TensorStats> statsGuarded(const CompareSummary& summary, model::No
 CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>* cancel);
 }  // namespace
 
+model::Diagnostics CompareSummary::diagnostics() const {
+  const QString job = QStringLiteral("compare");
+  if (cancelled) return {};
+  if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
+  if (equal) return {};
+  QString message = QStringLiteral("the outputs differ");
+  model::NodeId node = model::kNoNode;
+  if (firstDivergence) {
+    node = firstDivergence->node;
+    message += QStringLiteral("; first divergence at %1 (%2), max abs %3")
+                   .arg(firstDivergence->op, firstDivergence->modulePath)
+                   .arg(firstDivergence->maxAbs, 0, 'g', 3);
+  }
+  return {model::Diagnostic::warning(job, message, {}, node)};
+}
+
 CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
   return model::guarded([&] { return compareGuarded(req, cancel); }, [](const QString& why) {
     CompareSummary s;

@@ -1,6 +1,7 @@
 #pragma once
 // A comparison as plain data, for the GUI (no libtorch types here): what to compare, the rows
 // a results table shows, and per-node tensor statistics for the inspector.
+#include "core/model/diagnostic.h"
 #include "core/model/ids.h"
 #include "core/model/revision.h"
 #include "core/run/input_specs.h"
@@ -64,6 +65,9 @@ struct CompareSummary {
   QVector<CompareRow> nodes;
   std::optional<CompareRow> firstDivergence;
   std::shared_ptr<const CompareResult> detail;  // the runs, for statsFor()
+  // The error (at the node the failing run stopped), or differing outputs as a warning about
+  // the first divergence; nothing when cancelled or equal.
+  model::Diagnostics diagnostics() const;
 };
 
 // Runs the comparison (blocking: call it from a worker thread). `cancel` is polled between nodes.

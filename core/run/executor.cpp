@@ -35,6 +35,10 @@ QString RunError::headline() const {
   return QStringLiteral("%1 (%2) failed: %3").arg(op, where, message);
 }
 
+model::Diagnostic RunError::diagnostic(const QString& job) const {
+  return model::Diagnostic::error(job, headline(), {}, node);
+}
+
 namespace {
 
 enum class StepKind { Op, Constant, GetAttr, ListConstruct, TupleConstruct, ListUnpack, TupleUnpack,

@@ -1,6 +1,7 @@
 #pragma once
 // Runs a Revision: the fast path (libtorch's own forward) or the instrumented path that walks the
 // graph node by node, recording each op node's outputs and self time by NodeId.
+#include "core/model/diagnostic.h"
 #include "core/model/ids.h"
 #include "core/model/revision.h"
 #include "core/run/input_set.h"
@@ -41,6 +42,7 @@ struct RunError {
   QString op;
   QString modulePath;
   QString headline() const;  // "aten::conv2d (node 12, layer1.0.conv1): <message>"
+  model::Diagnostic diagnostic(const QString& job) const;  // the headline as an error about `node`
 };
 
 struct RunResult {

@@ -304,6 +304,11 @@ InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
   return parseInputs(specs, seed);
 }
 
+model::Diagnostics InputResult::diagnostics(const QString& job, const QString& hint) const {
+  if (inputs) return {};
+  return {model::Diagnostic::error(job, error, hint)};
+}
+
 InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed) {
   return specs.isEmpty() ? defaultInputs(doc, seed) : parseInputs(specs, seed);
 }

@@ -1,6 +1,8 @@
 #pragma once
 // The inputs of a run: parsed from specs ("1x3x224x224:float32", tensor files, "(spec,spec)" tuples,
 // "[spec,spec]" lists) or defaulted from what the model tells us.
+#include "core/model/diagnostic.h"
+
 #include <ATen/core/ivalue.h>
 
 #include <QtCore/QString>
@@ -24,6 +26,8 @@ struct InputResult {
   // The forward argument (0-based, without self) whose shape the model does not record, when
   // that is why there are no inputs: the CLI asks for --input, the GUI for the shapes.
   int missingShape = -1;
+  // The error as an error of `job` ("compare", "profile", "run"), or nothing.
+  model::Diagnostics diagnostics(const QString& job, const QString& hint = {}) const;
 };
 
 // Builds one positional input per spec. A spec is

@@ -6,7 +6,7 @@
 
 #include "core/model/repeats.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "core/layout/layout_service.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"

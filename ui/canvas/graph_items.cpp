@@ -2,7 +2,7 @@
 
 #include "core/layout/labels.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_scene.h"
 
 #include <QtGui/QPainter>

@@ -2,7 +2,7 @@
 
 #include "core/layout/labels.h"
 #include "core/model/symbol_ranges.h"
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_items.h"
 
 #include <QtWidgets/QGraphicsSceneHelpEvent>

@@ -1,6 +1,6 @@
 #include "ui/canvas/heat_legend.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 
 #include <QtGui/QPainter>
 

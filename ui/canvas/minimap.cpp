@@ -1,6 +1,6 @@
 #include "ui/canvas/minimap.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 

@@ -1,6 +1,6 @@
 #include "ui/canvas/revision_animation.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 

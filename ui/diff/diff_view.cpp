@@ -1,4 +1,5 @@
 #include "ui/diff/diff_view.h"
+#include "ui/render/diff_colours.h"
 
 #include "core/edit/graph_diff.h"
 #include "ui/canvas/graph_canvas.h"
@@ -22,9 +23,9 @@ using core::model::NodeId;
 
 QColor DiffView::colourOf(Entry::Kind kind) {
   switch (kind) {
-    case Entry::Added: return {0x2e, 0x7d, 0x32};
-    case Entry::Removed: return {0xd3, 0x2f, 0x2f};
-    case Entry::Changed: return {0x15, 0x65, 0xc0};
+    case Entry::Added: return render::diffColour(render::DiffKind::Added);
+    case Entry::Removed: return render::diffColour(render::DiffKind::Removed);
+    case Entry::Changed: return render::diffColour(render::DiffKind::Changed);
   }
   return {};
 }

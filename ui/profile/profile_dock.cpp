@@ -141,6 +141,7 @@ void ProfileDock::start() {
       return;
     }
     summary_->setText(tr("Profiling failed: %1").arg(resolved.error));
+    Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("profile"), resolved.error)});
     Q_EMIT finished(false, resolved.error);
     return;
   }
@@ -165,17 +166,19 @@ void ProfileDock::start() {
       promise.setProgressValue(offset + done);
       return !flag->load();
     };
-    try {
-      r.after = core::profile::profileWithInputs(*current, *inputs, opts);
-      if (both && !r.after->cancelled) {
-        offset = options.runs + options.warmup;
-        r.before = core::profile::profileWithInputs(*original, *inputs, opts);
-      } else if (!both) {
-        r.before = r.after;
-      }
-    } catch (...) {
-      r.error = core::model::currentExceptionText();  // never out of the worker: Qt would rethrow it
+    // runProfile is the job boundary: nothing is thrown out of the worker (Qt would rethrow it).
+    auto after = core::profile::runProfile(current, *inputs, opts);
+    r.after = after.profile;
+    r.diagnostics = after.diagnostics;
+    if (after.ok() && both && !r.after->cancelled) {
+      offset = options.runs + options.warmup;
+      auto before = core::profile::runProfile(original, *inputs, opts);
+      r.before = before.profile;
+      r.diagnostics = before.diagnostics;
+    } else if (after.ok() && !both) {
+      r.before = r.after;
     }
+    if (!r.diagnostics.empty()) r.error = r.diagnostics.front().message;
     promise.addResult(std::move(r));
   }));
   setRunning(true);
@@ -202,6 +205,7 @@ void ProfileDock::showResult() {
   setRunning(false);
   if (!r.error.isEmpty()) {
     summary_->setText(tr("Profiling failed: %1").arg(r.error));
+    Q_EMIT diagnosticsReported(r.diagnostics);
     Q_EMIT finished(false, r.error);
     return;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The Profile dock: profiles the original and the current revision on the same inputs in a
 // worker thread, then shows both timelines one above the other, the charts, and the speedup.
+#include "core/model/diagnostic.h"
 #include "core/model/document.h"
 #include "core/model/revision.h"
 #include "core/profile/profile.h"
@@ -46,11 +47,14 @@ class ProfileDock : public QDockWidget {
   void finished(bool ok, const QString& message);
   void nodeClicked(core::model::NodeId id);
   void costsChanged();
+  // Inputs that could not be made and failed runs, with the node that failed (Issues dock).
+  void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
   struct Result {
     std::optional<core::profile::Profile> before, after;
     QString error;
+    core::model::Diagnostics diagnostics;  // of the failure
   };
   void showResult();
   void setRunning(bool running);

@@ -103,6 +103,11 @@ void RewriteDock::reloadLibrary() {
   const QString keep = selectedRule();
   // Rules are small files: re-reading picks up a rule just saved from the editor.
   *library_ = core::rewrite::RuleLibrary::load();
+  // Reported once per file and problem: a reload after saving a rule repeats only new ones.
+  core::model::Diagnostics fresh;
+  for (const auto& d : library_->diagnostics())
+    if (reportedProblems_.insert(d.toLine()).second) fresh.push_back(d);
+  if (!fresh.empty()) Q_EMIT diagnosticsReported(fresh);
   list_->clear();
   for (const auto& r : (*library_).rules()) {
     auto* item = new QListWidgetItem(r.title, list_);
@@ -252,6 +257,8 @@ void RewriteDock::filter(const QString& text) {
 }
 
 RewriteDock::~RewriteDock() = default;
+
+core::model::Diagnostics RewriteDock::libraryDiagnostics() const { return library_->diagnostics(); }
 
 QString RewriteDock::applyRules(const QStringList& ids) {
   if (!document_) return tr("Open a model first.");

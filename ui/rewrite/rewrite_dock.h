@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 
 class QLabel;
 class QLineEdit;
@@ -59,6 +60,9 @@ class RewriteDock : public QWidget {
   void setSelection(const QVector<core::model::NodeId>& nodes);
   QString newRuleFromSelection();
 
+  // The rule files of the library that did not load (reloads report new ones as diagnosticsReported).
+  core::model::Diagnostics libraryDiagnostics() const;
+
  Q_SIGNALS:
   void ruleSelected(const QString& id, int matches);
   void applied(int revisionIndex);
@@ -66,6 +70,8 @@ class RewriteDock : public QWidget {
   void matchesChanged(const QVector<core::rewrite::MatchSite>& sites, int current);
   // Stepping through matches: show this node.
   void revealRequested(core::model::NodeId node);
+  // Rule files that did not load, a rewrite's error and its skipped matches (Issues dock).
+  void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
   // `reveal`: also show the first match on the canvas (when the user picked the rule).
@@ -81,6 +87,7 @@ class RewriteDock : public QWidget {
   core::model::Document* document_ = nullptr;
   Committer committer_;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()
+  std::set<QString> reportedProblems_;  // rule-file problems already sent to the Issues dock
   QLineEdit* search_;
   QListWidget* list_;
   QLabel* matches_;

@@ -1,4 +1,4 @@
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 
 #include "core/layout/labels.h"
 

@@ -1,6 +1,6 @@
-#include "ui/canvas/diagram_export.h"
+#include "ui/render/diagram_export.h"
 
-#include "ui/canvas/diagram_painter.h"
+#include "ui/render/diagram_painter.h"
 
 #include <QtCore/QBuffer>
 #include <QtCore/QFile>

@@ -1,7 +1,7 @@
-#include "ui/report_diagrams.h"
+#include "ui/render/report_diagrams.h"
 
-#include "ui/canvas/diagram_export.h"
-#include "ui/diff/diff_view.h"
+#include "ui/render/diagram_export.h"
+#include "ui/render/diff_colours.h"
 
 namespace graft::ui {
 
@@ -15,11 +15,11 @@ void addReportDiagram(core::report::HtmlReport& report, const QString& caption, 
   if (report.diff) {
     const auto& d = *report.diff;
     if (sideB) {
-      for (const auto& x : d.added) outlines.insert(x.node, DiffView::colourOf(DiffView::Entry::Added));
-      for (const auto& x : d.changed) outlines.insert(x.node, DiffView::colourOf(DiffView::Entry::Changed));
+      for (const auto& x : d.added) outlines.insert(x.node, render::diffColour(render::DiffKind::Added));
+      for (const auto& x : d.changed) outlines.insert(x.node, render::diffColour(render::DiffKind::Changed));
     } else {
-      for (const auto& x : d.removed) outlines.insert(x.node, DiffView::colourOf(DiffView::Entry::Removed));
-      for (const auto& x : d.changed) outlines.insert(x.nodeA, DiffView::colourOf(DiffView::Entry::Changed));
+      for (const auto& x : d.removed) outlines.insert(x.node, render::diffColour(render::DiffKind::Removed));
+      for (const auto& x : d.changed) outlines.insert(x.nodeA, render::diffColour(render::DiffKind::Changed));
     }
   }
   // The first divergence is B's node; with one diagram only, that diagram shows it.
@@ -31,9 +31,9 @@ void addReportDiagram(core::report::HtmlReport& report, const QString& caption, 
 void setReportLegend(core::report::HtmlReport& report) {
   report.legend.clear();
   if (report.diff) {
-    report.legend.append({DiffView::colourOf(DiffView::Entry::Added).name(), QStringLiteral("added")});
-    report.legend.append({DiffView::colourOf(DiffView::Entry::Removed).name(), QStringLiteral("removed (or folded)")});
-    report.legend.append({DiffView::colourOf(DiffView::Entry::Changed).name(), QStringLiteral("changed")});
+    report.legend.append({render::diffColour(render::DiffKind::Added).name(), QStringLiteral("added")});
+    report.legend.append({render::diffColour(render::DiffKind::Removed).name(), QStringLiteral("removed (or folded)")});
+    report.legend.append({render::diffColour(render::DiffKind::Changed).name(), QStringLiteral("changed")});
   }
   if (report.compare && report.compare->ok && report.compare->firstDivergence)
     report.legend.append({kDivergence.name(), QStringLiteral("first divergence")});
