@@ -17,8 +17,8 @@ namespace {
 void printUsage(const std::vector<Command>& commands) {
   QString text = QStringLiteral(
       "Usage: graft-cli COMMAND [OPTIONS] MODEL\n"
-      "See, rewrite and verify PyTorch (TorchScript) model graphs from the shell.\n\n"
-      "MODEL is a TorchScript .pt file or --sample NAME (cnn, mlp, transformer).\n"
+      "See, rewrite and verify PyTorch model graphs (torch.export and TorchScript) from the shell.\n\n"
+      "MODEL is a torch.export program (.pt2), a TorchScript archive (.pt) or --sample NAME (cnn, mlp, transformer).\n"
       "Every command takes --json for machine-readable output and --help for its options.\n"
       "Exit codes: 0 ok, 1 ran but the answer is no (e.g. outputs differ), 2 usage or input error.\n\n"
       "Commands:\n");

@@ -55,8 +55,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   graft::ui::MainWindow window;
-  if (parser.isSet(autoplay)) window.resize(1366, 768);  // the size course material is made at
   window.show();
+  // The size course material is made at, whatever the screen: after show(), which fits the
+  // window to the screen (a headless screen is 800x600).
+  if (parser.isSet(autoplay)) window.resize(1366, 768);
   const bool freeze = !parser.isSet(noFreeze);
   if (parser.isSet(tour)) {
     if (!window.startTour(parser.value(tour))) {

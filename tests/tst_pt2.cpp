@@ -365,6 +365,19 @@ class TestPt2 : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("cannot read yet") && r.err.contains("higher_order.while_loop"), r.err.constData());
   }
+
+  // An AOTInductor package (tests/python/make_aoti_package.py) holds compiled code, not a graph:
+  // told apart, with the way to the program it was compiled from.
+  void aotInductorPackageIsToldApart() {
+    const QString path = QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).filePath(QStringLiteral("tests/data/programs/aoti_linear.pt2"));
+    const auto loaded = io::loadFile(path);
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error.headline.contains(QLatin1String("AOTInductor package")), qPrintable(loaded.error.headline));
+    QVERIFY2(loaded.error.hint.contains(QLatin1String("torch.export.save")), qPrintable(loaded.error.hint));
+    const auto r = graft::test::runCli({QStringLiteral("info"), path, QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("AOTInductor package"), r.err.constData());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestPt2)
