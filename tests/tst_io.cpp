@@ -1,6 +1,7 @@
 // Loading: every class of bad file gets its own worded error and nothing crashes;
 // good archives load frozen and unfrozen.
 #include "core/io/load.h"
+#include "core/io/pickle_check.h"
 #include "core/io/save.h"
 
 #include <torch/script.h>
@@ -36,6 +37,35 @@ class TstIo : public QObject {
     QCOMPARE(int(result.error.kind), kind);
     QVERIFY2(result.error.headline.contains(mustSay), qPrintable(result.error.headline));
     QVERIFY(!result.error.hint.isEmpty());
+  }
+  // Archives with damaged debug pickles (found by tests/fuzz/fuzz_load; the fuzz inputs are beside
+  // them in tests/fuzz/regressions/load): the probe refuses them before libtorch allocates and
+  // zeroes the 4 GB strings they claim, or crashes on their source ranges.
+  void damagedPicklesAreRefused_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("code debug pickle") << "debug_pickle_claims_4gb.pt";
+    QTest::newRow("conv debug pickle") << "conv_debug_pickle_claims_4gb.pt";
+    // libtorch crashed (SEGV) reading its source ranges while wording a compile error.
+    QTest::newRow("malformed source ranges") << "debug_pickle_bad_text_index.pt";
+  }
+  void damagedPicklesAreRefused() {
+    QFETCH(QString, file);
+    const auto result = io::loadFile(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/fuzz/regressions/load/") + file);
+    QVERIFY(!result.ok());
+    QCOMPARE(int(result.error.kind), int(io::LoadErrorKind::TruncatedArchive));
+    QVERIFY2(result.error.headline.contains(QLatin1String("damaged")), qPrintable(result.error.headline));
+    QVERIFY2(result.error.details.contains(QLatin1String("debug_pkl")), qPrintable(result.error.details));
+  }
+  void pickleLengthsChecked() {
+    auto check = [](const QByteArray& b) { return io::checkPickleLengths(b.constData(), std::size_t(b.size())); };
+    const QByteArray good("\x80\x02" "ctorch\nFloatStorage\n" "X\x03\x00\x00\x00" "abcq\x00" "r\x01\x00\x00\x00" "K\x05" ".", 40);
+    QVERIFY2(check(good).isEmpty(), qPrintable(check(good)));
+    QVERIFY(!check(QByteArray("\x80\x02X\xf0\xff\xff\xff" "abc.", 11)).isEmpty());         // BINUNICODE past the end
+    QVERIFY(!check(QByteArray("\x80\x02\x8d\x00\x00\x00\x00\x01\x00\x00\x00.", 13)).isEmpty());  // BINUNICODE8
+    QVERIFY(!check(QByteArray("\x80\x02N" "r\x61\x61\x65\x71" ".", 9)).isEmpty());          // a 1.9e9 memo index
+    QVERIFY(!check(QByteArray("\x80\x02\x8c\x09" "abc", 7)).isEmpty());                    // SHORT_BINUNICODE
+    QVERIFY(!check(QByteArray("\x80\x02" "ctorch\nFloat", 14)).isEmpty());                 // GLOBAL without its newline
+    QVERIFY(check(QByteArray("\x80\x02\xff\xff\xff", 5)).isEmpty());                       // unknown: libtorch judges
   }
   void hintsSayHowToMakeAModule() {
     for (const char* f : {"bad/state_dict.pt", "bad/pickled_module.pt"}) {
