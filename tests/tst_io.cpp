@@ -38,23 +38,36 @@ class TstIo : public QObject {
     QVERIFY2(result.error.headline.contains(mustSay), qPrintable(result.error.headline));
     QVERIFY(!result.error.hint.isEmpty());
   }
-  // Archives with damaged debug pickles (found by tests/fuzz/fuzz_load; the fuzz inputs are beside
-  // them in tests/fuzz/regressions/load): the probe refuses them before libtorch allocates and
-  // zeroes the 4 GB strings they claim, or crashes on their source ranges.
-  void damagedPicklesAreRefused_data() {
+  // Damaged archives found by tests/fuzz/fuzz_load (the fuzz inputs are beside them in
+  // tests/fuzz/regressions/load): the probe refuses them before libtorch allocates and zeroes the
+  // 4 GB its pickles or records claim, or crashes on their source ranges.
+  void damagedArchivesAreRefused_data() {
     QTest::addColumn<QString>("file");
-    QTest::newRow("code debug pickle") << "debug_pickle_claims_4gb.pt";
-    QTest::newRow("conv debug pickle") << "conv_debug_pickle_claims_4gb.pt";
+    QTest::addColumn<QString>("mustSay");
+    QTest::newRow("code debug pickle") << "debug_pickle_claims_4gb.pt" << "debug_pkl: a value at byte";
+    QTest::newRow("conv debug pickle") << "conv_debug_pickle_claims_4gb.pt" << "debug_pkl: a value at byte";
     // libtorch crashed (SEGV) reading its source ranges while wording a compile error.
-    QTest::newRow("malformed source ranges") << "debug_pickle_bad_text_index.pt";
+    QTest::newRow("malformed source ranges") << "debug_pickle_bad_text_index.pt" << "debug_pkl";
+    // libtorch allocates a record's stated size (here 4 GB in a 18 KB file) before reading it.
+    QTest::newRow("record size") << "code_record_claims_4gb.pt" << "claims 4211015696 bytes";
   }
-  void damagedPicklesAreRefused() {
+  void damagedArchivesAreRefused() {
     QFETCH(QString, file);
+    QFETCH(QString, mustSay);
     const auto result = io::loadFile(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/fuzz/regressions/load/") + file);
     QVERIFY(!result.ok());
     QCOMPARE(int(result.error.kind), int(io::LoadErrorKind::TruncatedArchive));
     QVERIFY2(result.error.headline.contains(QLatin1String("damaged")), qPrintable(result.error.headline));
-    QVERIFY2(result.error.details.contains(QLatin1String("debug_pkl")), qPrintable(result.error.details));
+    QVERIFY2(result.error.details.contains(mustSay), qPrintable(result.error.details));
+  }
+  // A .pt2 whose optional sample inputs claim a 3 GB string (tests/fuzz/regressions/load): libtorch
+  // would allocate it; the program loads without example inputs instead.
+  void damagedPt2SampleInputsAreIgnored() {
+    const auto result = io::loadFile(qEnvironmentVariable("GRAFT_SOURCE_DIR") +
+                                     QStringLiteral("/tests/fuzz/regressions/load/pt2_sample_inputs_claims_3gb.pt2"));
+    QVERIFY2(result.ok(), qPrintable(result.error.message()));
+    QCOMPARE(result.document->format(), QStringLiteral("pt2"));
+    QVERIFY(!result.document->exampleInputs());
   }
   void pickleLengthsChecked() {
     auto check = [](const QByteArray& b) { return io::checkPickleLengths(b.constData(), std::size_t(b.size())); };

@@ -52,6 +52,16 @@ bool looksLikeOnnx(const QString& path, const QByteArray& head) {
 
 }  // namespace
 
+QString checkRecordSizes(caffe2::serialize::PyTorchStreamReader& reader, qint64 archiveSize) {
+  constexpr qint64 kDeflateMaxRatio = 1032;
+  for (const std::string& record : reader.getAllRecords()) {
+    const auto size = reader.getRecordSize(record);
+    if (qint64(size) / kDeflateMaxRatio > archiveSize)
+      return QStringLiteral("record %1 claims %2 bytes in an archive of %3").arg(QString::fromStdString(record)).arg(size).arg(archiveSize);
+  }
+  return {};
+}
+
 LoadError probeArchive(const QString& path) {
   const QFileInfo info(path);
   const QString name = info.fileName();
@@ -75,6 +85,9 @@ LoadError probeArchive(const QString& path) {
     try {
       caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
       records = reader.getAllRecords();
+      if (const QString why = checkRecordSizes(reader, info.size()); !why.isEmpty())
+        return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+                    QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
       const bool hasCode = std::any_of(records.begin(), records.end(),
                                        [](const std::string& r) { return r.rfind("code/", 0) == 0; });
       if (reader.hasRecord("constants.pkl") && hasCode) {

@@ -1,6 +1,6 @@
 #include "core/run/input_set.h"
 
-#include "core/io/pickle_check.h"
+#include "core/io/saved_value.h"
 #include "core/model/document.h"
 #include "core/model/revision.h"
 #include "core/model/dtype_names.h"
@@ -10,8 +10,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/script.h>
-#include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -168,19 +166,7 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
   }
   if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(f.readAll(), path, error);
   try {
-    // What torch::pickle_load does, but reading the file through libtorch's FileAdapter: the
-    // in-memory reader behind pickle_load reads past its buffer when a damaged zip states
-    // lengths beyond the end.
-    caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
-    // libtorch's unpickler would allocate what a damaged pickle's lengths claim.
-    if (reader.hasRecord("data.pkl")) {
-      auto [data, size] = reader.getRecord("data.pkl");
-      if (const QString why = io::checkPickleLengths(static_cast<const char*>(data.get()), size); !why.isEmpty()) {
-        error = QStringLiteral("%1 is a damaged torch.save file: %2").arg(path, why);
-        return std::nullopt;
-      }
-    }
-    return typedLists(torch::jit::readArchiveAndTensors("data", "", "", std::nullopt, std::nullopt, std::nullopt, reader));
+    return typedLists(io::loadSavedValue(f.readAll()));
   } catch (const c10::Error& e) {
     error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
                 .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));

@@ -11,6 +11,7 @@
 #include "fuzz_support.h"
 
 #include "core/io/load.h"
+#include "core/run/input_set.h"
 
 #include <QtCore/QFile>
 
@@ -75,7 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto r = core::io::loadFile(path, options);
     // GRAFT_FUZZ_VERBOSE=1: print each outcome (to check that the seeds load).
     if (qEnvironmentVariableIntValue("GRAFT_FUZZ_VERBOSE"))
-      std::fprintf(stderr, "load: %s\n", r.ok() ? "ok" : qPrintable(r.error.headline + QLatin1Char(' ') + r.error.details));
+      std::fprintf(stderr, "load: %s\n",
+                   qPrintable(r.ok() ? QStringLiteral("ok, %1 example inputs").arg(r.document->exampleInputs() ? r.document->exampleInputs()->values.size() : 0)
+                                     : r.error.headline + QLatin1Char(' ') + r.error.details));
   });
   return 0;
 }
