@@ -1,6 +1,7 @@
 // Loading: every class of bad file gets its own worded error and nothing crashes;
 // good archives load frozen and unfrozen.
 #include "core/io/load.h"
+#include "core/io/pickle_check.h"
 #include "core/io/save.h"
 
 #include <torch/script.h>
@@ -36,6 +37,48 @@ class TstIo : public QObject {
     QCOMPARE(int(result.error.kind), kind);
     QVERIFY2(result.error.headline.contains(mustSay), qPrintable(result.error.headline));
     QVERIFY(!result.error.hint.isEmpty());
+  }
+  // Damaged archives found by tests/fuzz/fuzz_load (the fuzz inputs are beside them in
+  // tests/fuzz/regressions/load): the probe refuses them before libtorch allocates and zeroes the
+  // 4 GB its pickles or records claim, or crashes on their source ranges.
+  void damagedArchivesAreRefused_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("mustSay");
+    QTest::newRow("code debug pickle") << "debug_pickle_claims_4gb.pt" << "debug_pkl: a value at byte";
+    QTest::newRow("conv debug pickle") << "conv_debug_pickle_claims_4gb.pt" << "debug_pkl: a value at byte";
+    // libtorch crashed (SEGV) reading its source ranges while wording a compile error.
+    QTest::newRow("malformed source ranges") << "debug_pickle_bad_text_index.pt" << "debug_pkl";
+    // libtorch allocates a record's stated size (here 4 GB in a 18 KB file) before reading it.
+    QTest::newRow("record size") << "code_record_claims_4gb.pt" << "claims 4211015696 bytes";
+  }
+  void damagedArchivesAreRefused() {
+    QFETCH(QString, file);
+    QFETCH(QString, mustSay);
+    const auto result = io::loadFile(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/fuzz/regressions/load/") + file);
+    QVERIFY(!result.ok());
+    QCOMPARE(int(result.error.kind), int(io::LoadErrorKind::TruncatedArchive));
+    QVERIFY2(result.error.headline.contains(QLatin1String("damaged")), qPrintable(result.error.headline));
+    QVERIFY2(result.error.details.contains(mustSay), qPrintable(result.error.details));
+  }
+  // A .pt2 whose optional sample inputs claim a 3 GB string (tests/fuzz/regressions/load): libtorch
+  // would allocate it; the program loads without example inputs instead.
+  void damagedPt2SampleInputsAreIgnored() {
+    const auto result = io::loadFile(qEnvironmentVariable("GRAFT_SOURCE_DIR") +
+                                     QStringLiteral("/tests/fuzz/regressions/load/pt2_sample_inputs_claims_3gb.pt2"));
+    QVERIFY2(result.ok(), qPrintable(result.error.message()));
+    QCOMPARE(result.document->format(), QStringLiteral("pt2"));
+    QVERIFY(!result.document->exampleInputs());
+  }
+  void pickleLengthsChecked() {
+    auto check = [](const QByteArray& b) { return io::checkPickleLengths(b.constData(), std::size_t(b.size())); };
+    const QByteArray good("\x80\x02" "ctorch\nFloatStorage\n" "X\x03\x00\x00\x00" "abcq\x00" "r\x01\x00\x00\x00" "K\x05" ".", 40);
+    QVERIFY2(check(good).isEmpty(), qPrintable(check(good)));
+    QVERIFY(!check(QByteArray("\x80\x02X\xf0\xff\xff\xff" "abc.", 11)).isEmpty());         // BINUNICODE past the end
+    QVERIFY(!check(QByteArray("\x80\x02\x8d\x00\x00\x00\x00\x01\x00\x00\x00.", 13)).isEmpty());  // BINUNICODE8
+    QVERIFY(!check(QByteArray("\x80\x02N" "r\x61\x61\x65\x71" ".", 9)).isEmpty());          // a 1.9e9 memo index
+    QVERIFY(!check(QByteArray("\x80\x02\x8c\x09" "abc", 7)).isEmpty());                    // SHORT_BINUNICODE
+    QVERIFY(!check(QByteArray("\x80\x02" "ctorch\nFloat", 14)).isEmpty());                 // GLOBAL without its newline
+    QVERIFY(check(QByteArray("\x80\x02\xff\xff\xff", 5)).isEmpty());                       // unknown: libtorch judges
   }
   void hintsSayHowToMakeAModule() {
     for (const char* f : {"bad/state_dict.pt", "bad/pickled_module.pt"}) {

@@ -15,6 +15,7 @@
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -113,6 +114,55 @@ class TstRun : public QObject {
     const auto npy = inputs({runFile("run_x.npy")});
     QVERIFY(torch::equal(pt.values[0].toTensor(), npy.values[0].toTensor()));
     QCOMPARE(pt.values[0].toTensor().sizes().vec(), (std::vector<int64_t>{2, 3, 16, 16}));
+  }
+
+  // Damaged tensor files are refused with a message, never read past their end or allocated by
+  // the size they claim (found by tests/fuzz/fuzz_inputs; the inputs are in tests/fuzz/regressions).
+  void damagedTensorFilesAreRefused() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto write = [&](const QString& name, const QByteArray& bytes) {
+      QFile f(dir.filePath(name));
+      if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) qFatal("cannot write %s", qPrintable(f.fileName()));
+      return f.fileName();
+    };
+    auto parse = [&](const QString& name, const QByteArray& bytes) { return run::parseInputs({write(name, bytes)}, 0); };
+    // A torch.save'd zip whose central directory states lengths beyond the end of the file.
+    QFile zip(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/fuzz/regressions/inputs/damaged_zip_tensor_file"));
+    QVERIFY(zip.open(QIODevice::ReadOnly));
+    auto r = parse(QStringLiteral("damaged.pt"), zip.readAll().mid(1));  // byte 0 is the harness's mode
+    QVERIFY(!r.inputs);
+    QVERIFY2(r.error.contains(QLatin1String("is not a torch.save'd tensor")), qPrintable(r.error));
+
+    auto npy = [](char major, const QByteArray& header, const QByteArray& data) {
+      QByteArray b("\x93NUMPY", 6);
+      b += major;
+      b += '\0';
+      b += char(header.size() & 0xff);
+      b += char((header.size() >> 8) & 0xff);
+      if (major != 1) b += QByteArray(2, '\0');
+      return b + header + data;
+    };
+    const QByteArray floats(8, '\0');  // two float32
+    const QByteArray ok = npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", floats);
+    QVERIFY(parse(QStringLiteral("ok.npy"), ok).inputs);
+    const QByteArray cases[] = {
+        QByteArray("\x93NUMPY\x02\x00\x10\x00", 10),  // version 2 ends inside its 4-byte header length
+        QByteArray("\x93NUMPY\x03\x00\xff\xff\xff\xff", 10) + floats,  // header length past the end
+        ok.left(30),  // the header cut short
+        npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }", floats),  // claims 4 TB
+        npy(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", floats),  // overflows
+        npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", floats),
+    };
+    int i = 0;
+    for (const QByteArray& bytes : cases) {
+      r = parse(QStringLiteral("case%1.npy").arg(i++), bytes);
+      QVERIFY2(!r.inputs && r.error.contains(QLatin1String(".npy")), qPrintable(QStringLiteral("case %1: %2").arg(i - 1).arg(r.error)));
+    }
+    // An empty array is fine.
+    r = parse(QStringLiteral("empty.npy"), npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", {}));
+    QVERIFY2(r.inputs, qPrintable(r.error));
+    QCOMPARE(r.inputs->values[0].toTensor().sizes().vec(), (std::vector<int64_t>{0, 3}));
   }
 
   void defaultInputs() {

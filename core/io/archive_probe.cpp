@@ -1,6 +1,7 @@
 #include "core/io/archive_probe.h"
 
 #include "core/io/operator_libraries.h"
+#include "core/io/pickle_check.h"
 
 #include <algorithm>
 
@@ -51,6 +52,16 @@ bool looksLikeOnnx(const QString& path, const QByteArray& head) {
 
 }  // namespace
 
+QString checkRecordSizes(caffe2::serialize::PyTorchStreamReader& reader, qint64 archiveSize) {
+  constexpr qint64 kDeflateMaxRatio = 1032;
+  for (const std::string& record : reader.getAllRecords()) {
+    const auto size = reader.getRecordSize(record);
+    if (qint64(size) / kDeflateMaxRatio > archiveSize)
+      return QStringLiteral("record %1 claims %2 bytes in an archive of %3").arg(QString::fromStdString(record)).arg(size).arg(archiveSize);
+  }
+  return {};
+}
+
 LoadError probeArchive(const QString& path) {
   const QFileInfo info(path);
   const QString name = info.fileName();
@@ -74,9 +85,29 @@ LoadError probeArchive(const QString& path) {
     try {
       caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
       records = reader.getAllRecords();
+      if (const QString why = checkRecordSizes(reader, info.size()); !why.isEmpty())
+        return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+                    QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
       const bool hasCode = std::any_of(records.begin(), records.end(),
                                        [](const std::string& r) { return r.rfind("code/", 0) == 0; });
-      if (reader.hasRecord("constants.pkl") && hasCode) return {};
+      if (reader.hasRecord("constants.pkl") && hasCode) {
+        // libtorch would allocate what a damaged pickle's lengths claim, gigabytes at times, and
+        // crashes on malformed source ranges (see pickle_check.h).
+        for (const std::string& record : records) {
+          const bool pickle = record.size() > 4 && (record.compare(record.size() - 4, 4, ".pkl") == 0 ||
+                                                    record.compare(record.size() - 4, 4, "_pkl") == 0);
+          if (!pickle) continue;
+          auto [data, size] = reader.getRecord(record);
+          const auto* bytes = static_cast<const char*>(data.get());
+          const bool sourceRanges = record.size() >= 9 && record.compare(record.size() - 9, 9, "debug_pkl") == 0;
+          const QString why = sourceRanges ? checkSourceRangePickle(bytes, size) : checkPickleLengths(bytes, size);
+          if (!why.isEmpty())
+            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+                        QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."),
+                        QStringLiteral("%1: %2").arg(QString::fromStdString(record), why));
+        }
+        return {};
+      }
       if (reader.hasRecord("data.pkl")) {
         auto [data, size] = reader.getRecord("data.pkl");
         return classifyPickle(name, QByteArray(static_cast<const char*>(data.get()), static_cast<int>(size)));

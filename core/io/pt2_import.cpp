@@ -1,6 +1,8 @@
 #include "core/io/pt2_import.h"
 
+#include "core/io/archive_probe.h"
 #include "core/io/pt2_schema.h"
+#include "core/io/saved_value.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/symbol_ranges.h"
 
@@ -128,9 +130,12 @@ class MappedFile {
 
 class Importer {
  public:
-  explicit Importer(const QString& path) : reader_(path.toStdString()), mapped_(MappedFile::open(path)) {}
+  explicit Importer(const QString& path)
+      : reader_(path.toStdString()), mapped_(MappedFile::open(path)), archiveSize_(QFileInfo(path).size()) {}
 
   std::shared_ptr<torch::jit::Module> run() {
+    if (const QString why = checkRecordSizes(reader_, archiveSize_); !why.isEmpty())
+      fail(QStringLiteral("the archive is damaged: %1").arg(why));
     const QString modelJson = findModelJson();
     const QJsonObject model = readJson(modelJson);
     const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
@@ -178,7 +183,7 @@ class Importer {
     if (!reader_.hasRecord(name.toStdString())) return;
     try {
       const QByteArray bytes = record(name);
-      const c10::IValue saved = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+      const c10::IValue saved = loadSavedValue(bytes);
       if (!saved.isTuple() || saved.toTupleRef().elements().empty()) return;
       const c10::IValue args = saved.toTupleRef().elements()[0];
       if (args.isTuple()) sampleInputs = args.toTupleRef().elements().vec();
@@ -230,7 +235,7 @@ class Importer {
       const QString file = dir + entry.value(QLatin1String("path_name")).toString();
       if (entry.value(QLatin1String("use_pickle")).toBool()) {
         const QByteArray bytes = record(file);
-        c10::IValue v = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+        c10::IValue v = loadSavedValue(bytes);
         if (v.isTensor()) tensors_[it.key()] = v.toTensor();
         continue;
       }
@@ -579,6 +584,7 @@ class Importer {
 
   caffe2::serialize::PyTorchStreamReader reader_;
   std::shared_ptr<MappedFile> mapped_;
+  qint64 archiveSize_ = 0;
   QHash<QString, QJsonObject> tensorMeta_;  // by value name (a QJsonObject looks keys up linearly)
   std::map<QString, at::Tensor> tensors_;
   std::map<QString, Value*> values_;

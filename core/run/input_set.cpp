@@ -1,5 +1,6 @@
 #include "core/run/input_set.h"
 
+#include "core/io/saved_value.h"
 #include "core/model/document.h"
 #include "core/model/revision.h"
 #include "core/model/dtype_names.h"
@@ -9,7 +10,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/script.h>
-#include <torch/serialize.h>
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -71,16 +71,25 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
   return c10::IValue(at::randint(0, 10, dims, gen, opts));
 }
 
-// A .npy file (version 1-3, little-endian, C order) as a tensor.
+// A .npy file (version 1-3, little-endian, C order) as a tensor. Every length and size the file
+// states is checked against the bytes it has before anything is read or allocated.
 std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path, QString& error) {
   if (bytes.size() < 10 || std::memcmp(bytes.constData(), "\x93NUMPY", 6) != 0) {
     error = QStringLiteral("%1 is not a .npy file (no NUMPY magic)").arg(path);
     return std::nullopt;
   }
   const int major = static_cast<unsigned char>(bytes[6]);
-  int headerLen = 0, offset = 0;
-  if (major == 1) { headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8); offset = 10; }
-  else { headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8) | (uchar(bytes[10]) << 16) | (uchar(bytes[11]) << 24); offset = 12; }
+  const qsizetype offset = major == 1 ? 10 : 12;  // version 1: u16 header length; 2 and 3: u32
+  if (bytes.size() < offset) {
+    error = QStringLiteral("%1: truncated .npy header").arg(path);
+    return std::nullopt;
+  }
+  qint64 headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8);
+  if (major != 1) headerLen |= (qint64(uchar(bytes[10])) << 16) | (qint64(uchar(bytes[11])) << 24);
+  if (headerLen > bytes.size() - offset) {
+    error = QStringLiteral("%1: truncated .npy header").arg(path);
+    return std::nullopt;
+  }
   const QString header = QString::fromLatin1(bytes.mid(offset, headerLen));
   const auto descr = QRegularExpression(QStringLiteral("'descr':\\s*'([<>|=])(\\w\\d*)'")).match(header);
   const auto fortran = QRegularExpression(QStringLiteral("'fortran_order':\\s*(True|False)")).match(header);
@@ -101,15 +110,31 @@ std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path,
     error = QStringLiteral("%1: unsupported .npy dtype '%2'").arg(path, descr.captured(2));
     return std::nullopt;
   }
+  // The data's size, computed without overflow: a shape larger than the data is refused before
+  // it is allocated.
+  const qint64 available = bytes.size() - offset - headerLen;
   std::vector<int64_t> dims;
-  for (const QString& d : shape.captured(1).split(',', Qt::SkipEmptyParts)) dims.push_back(d.trimmed().toLongLong());
-  auto t = torch::empty(dims, torch::TensorOptions().dtype(kind->second));
-  const qsizetype need = t.numel() * t.element_size();
-  if (bytes.size() - offset - headerLen < need) {
+  qint64 need = qint64(c10::elementSize(kind->second));
+  bool empty = false, tooLarge = false;
+  for (const QString& d : shape.captured(1).split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const qint64 v = d.trimmed().toLongLong(&ok);
+    if (!ok || v < 0) {
+      error = QStringLiteral("%1: bad dimension '%2' in the .npy shape").arg(path, d.trimmed());
+      return std::nullopt;
+    }
+    dims.push_back(v);
+    if (v == 0) empty = true;
+    else if (need > available / v) tooLarge = true;
+    else need *= v;
+  }
+  if (empty) need = 0;
+  if (!empty && (tooLarge || available < need)) {
     error = QStringLiteral("%1: truncated .npy data").arg(path);
     return std::nullopt;
   }
-  std::memcpy(t.data_ptr(), bytes.constData() + offset + headerLen, need);
+  auto t = torch::empty(dims, torch::TensorOptions().dtype(kind->second));
+  if (need > 0) std::memcpy(t.data_ptr(), bytes.constData() + offset + headerLen, size_t(need));
   return c10::IValue(t);
 }
 
@@ -139,14 +164,15 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
     error = QStringLiteral("cannot read input file %1: %2").arg(path, f.errorString());
     return std::nullopt;
   }
-  const QByteArray bytes = f.readAll();
-  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(bytes, path, error);
+  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(f.readAll(), path, error);
   try {
-    std::vector<char> data(bytes.begin(), bytes.end());
-    return typedLists(torch::pickle_load(data));
+    return typedLists(io::loadSavedValue(f.readAll()));
   } catch (const c10::Error& e) {
     error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
                 .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2").arg(path, QString::fromUtf8(e.what()).section('\n', 0, 0));
     return std::nullopt;
   }
 }

@@ -1,0 +1,49 @@
+#include "core/io/saved_value.h"
+
+#include "core/io/archive_probe.h"
+#include "core/io/pickle_check.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/serialization/import_read.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace graft::core::io {
+
+namespace {
+
+// The bytes of a zip for PyTorchStreamReader, every read clamped to the buffer.
+class BoundedReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  explicit BoundedReader(QByteArray bytes) : bytes_(std::move(bytes)) {}
+  size_t size() const override { return size_t(bytes_.size()); }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
+    if (pos >= size()) return 0;
+    n = std::min<size_t>(n, size() - size_t(pos));
+    std::memcpy(buf, bytes_.constData() + pos, n);
+    return n;
+  }
+
+ private:
+  QByteArray bytes_;
+};
+
+}  // namespace
+
+c10::IValue loadSavedValue(const QByteArray& bytes) {
+  caffe2::serialize::PyTorchStreamReader reader(std::make_shared<BoundedReader>(bytes));
+  if (const QString why = checkRecordSizes(reader, bytes.size()); !why.isEmpty())
+    throw std::runtime_error("a damaged torch.save archive: " + why.toStdString());
+  if (reader.hasRecord("data.pkl")) {
+    auto [data, size] = reader.getRecord("data.pkl");
+    if (const QString why = checkPickleLengths(static_cast<const char*>(data.get()), size); !why.isEmpty())
+      throw std::runtime_error("a damaged torch.save pickle: " + why.toStdString());
+  }
+  return torch::jit::readArchiveAndTensors("data", "", "", std::nullopt, std::nullopt, std::nullopt, reader);
+}
+
+}  // namespace graft::core::io

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Writes the seed corpus of every harness into tests/fuzz/corpus/<harness>/ from real files:
+#   load     the small reference models of tests/python (make_run_models.py, and two torch.export
+#            programs of make_programs.py), raw and as archive records (archive_seed.py)
+#   inputs   input specs as typed in the app, a .npy and a torch.save'd tensor
+#   journal  journals written by Graft's Session on the built-in samples (fuzz_journal_seeds)
+# The rule harness seeds from resources/rules directly. Needs the venv (.venv/bin/python) and a
+# built build/fuzz (tests/fuzz/run.sh builds it first).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+py=${GRAFT_PYTHON:-$root/.venv/bin/python}
+corpus=$here/corpus
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+rm -rf "$corpus/load" "$corpus/inputs" "$corpus/journal"
+mkdir -p "$corpus/load" "$corpus/inputs" "$corpus/journal"
+
+"$py" "$root/tests/python/make_run_models.py" "$scratch" >/dev/null
+"$py" "$root/tests/python/make_programs.py" "$scratch" dynamic_batch cond >/dev/null
+"$py" "$here/archive_seed.py" "$corpus/load" "$scratch"/run_cnn.pt "$scratch"/run_tuple.pt "$scratch"/run_x.pt \
+  "$scratch"/pt2/dynamic_batch.pt2 "$scratch"/pt2/cond.pt2 "$scratch"/pt2/cond.pt
+
+i=0
+for spec in '1x64:float32' '1x3x32x32' '2x2:int64 3' '(2x2, 3x3) none' '[1x2, 1x2]' '[1, 2, 3]' '[0.5, 1e-3]' \
+            'int:3; float:0.5; bool:true' 'scalar:bfloat16' '"in.npy"' '' '4:bool -2 +7 .5'; do
+  printf 'S%s' "$spec" > "$corpus/inputs/spec$((i++))"
+done
+{ printf 'N'; cat "$scratch/run_x.npy"; } > "$corpus/inputs/run_x_npy"
+{ printf 'T'; cat "$scratch/run_x.pt"; } > "$corpus/inputs/run_x_pt"
+
+"$root/build/fuzz/tests/fuzz/fuzz_journal_seeds" "$corpus/journal"
+du -sh "$corpus"
