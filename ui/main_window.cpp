@@ -736,12 +736,11 @@ bool MainWindow::exportReport(const QString& path) {
 }
 
 bool MainWindow::exportDot(const QString& path) {
-  QFile file(path);
-  if (!view_ || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-    statusBar()->showMessage(tr("Cannot write %1").arg(path));
+  if (!view_) return false;
+  if (const QString why = core::io::writeAtomically(path, core::layout::flatDot(*view_)); !why.isEmpty()) {
+    statusBar()->showMessage(tr("Cannot write %1: %2").arg(path, why));
     return false;
   }
-  file.write(core::layout::flatDot(*view_));
   return true;
 }
 

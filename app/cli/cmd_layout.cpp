@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "core/io/atomic_write.h"
 #include "core/layout/flat_dot.h"
 #include "core/layout/layout_engine.h"
 #include "core/model/graph_view.h"
@@ -41,10 +42,9 @@ Command layoutCommand() {
     if (parser.isSet(QStringLiteral("png")) && !ui::canvas::writePng(parser.value(QStringLiteral("png")), diagram, *view, 1.5, 16000, &error))
       return fail(error);
     if (parser.isSet(QStringLiteral("dot"))) {
-      QFile f(parser.value(QStringLiteral("dot")));
-      if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return fail(QStringLiteral("cannot write %1: %2").arg(f.fileName(), f.errorString()));
-      f.write(core::layout::flatDot(*view));
+      const QString path = parser.value(QStringLiteral("dot"));
+      if (const QString why = core::io::writeAtomically(path, core::layout::flatDot(*view)); !why.isEmpty())
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, why));
     }
     int expandedGroups = 0;
     for (const auto& g : diagram.groups) expandedGroups += g.expanded ? 1 : 0;

@@ -6,6 +6,7 @@
 // 2. Opening the diff view of vit_b_16 (original vs its gelu-decompose rewrite) to its first
 //    painted frame, against a plain canvas layout of the same model to its first frame
 //    (target: < 1 s).
+#include "tests/bench/median_timing.h"
 #include "core/edit/graph_diff.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
@@ -29,23 +30,11 @@
 #include <sstream>
 
 using namespace graft::core;
-using Clock = std::chrono::steady_clock;
+using graft::bench::Clock;
+using graft::bench::medianMs;
+using graft::bench::msSince;
 
 namespace {
-
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-template <typename Fn>
-double medianMs(int runs, Fn&& fn) {
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = Clock::now();
-    fn();
-    t.push_back(msSince(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // A chain of `units` x 4 ops (add, relu, mul, sigmoid) with a constant scale per unit.
 std::shared_ptr<torch::jit::Graph> syntheticGraph(int units) {

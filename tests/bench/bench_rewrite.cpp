@@ -1,5 +1,6 @@
 // Rewrite speed. Figures are ratios to a plain graph copy measured in the same run.
 //   bench_rewrite [RESNET50.pt]   (default: $GRAFT_TESTDATA/resnet50.pt)
+#include "tests/bench/median_timing.h"
 #include "core/io/load.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
@@ -18,26 +19,11 @@
 #include <sstream>
 
 using namespace graft::core;
-using Clock = std::chrono::steady_clock;
+using graft::bench::Clock;
+using graft::bench::medianMs;
+using graft::bench::msSince;
 
 namespace {
-
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Median of `runs` timings of fn().
-template <typename Fn>
-double medianMs(int runs, Fn&& fn) {
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = Clock::now();
-    fn();
-    t.push_back(msSince(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // `units` repetitions of a 12-op unit that every built-in rule finds something in.
 std::shared_ptr<torch::jit::Graph> syntheticGraph(int units) {

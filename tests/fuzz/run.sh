@@ -18,6 +18,10 @@ parallel=${GRAFT_FUZZ_PARALLEL:-1}
 build=$root/build/fuzz
 
 cd "$root"
+if ! command -v clang++ >/dev/null; then
+  echo "the fuzzers need Debian's clang: sudo apt-get install clang libclang-rt-14-dev" >&2
+  exit 2
+fi
 if [ ! -f "$build/build.ninja" ]; then cmake --preset fuzz >/dev/null || exit 2; fi
 cmake --build "$build" -j2 >/dev/null || { echo "fuzz build failed: cmake --build $build" >&2; exit 2; }
 [ -d "$here/corpus/journal" ] || "$here/make_corpus.sh" || exit 2

@@ -2,8 +2,9 @@
 
 #include "ui/render/diagram_painter.h"
 
+#include "core/io/atomic_write.h"
+
 #include <QtCore/QBuffer>
-#include <QtCore/QFile>
 #include <QtGui/QImage>
 #include <QtGui/QPainter>
 #include <QtSvg/QSvgGenerator>
@@ -15,29 +16,10 @@ bool failWith(QString* error, const QString& message) {
   if (error) *error = message;
   return false;
 }
-}  // namespace
 
-bool writeSvg(const QString& path, const core::layout::Diagram& d, const core::model::GraphView& view, QString* error) {
-  if (d.bounds.isEmpty()) return failWith(error, QStringLiteral("nothing to export: the diagram is empty"));
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-    return failWith(error, QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-  const QRectF box = d.bounds.adjusted(-10, -10, 10, 10);
-  QSvgGenerator svg;
-  svg.setOutputDevice(&file);
-  svg.setSize(box.size().toSize());
-  svg.setViewBox(QRectF(QPointF(0, 0), box.size()));
-  svg.setTitle(QStringLiteral("Graft diagram"));
-  QPainter p;
-  if (!p.begin(&svg)) return failWith(error, QStringLiteral("cannot start the SVG writer"));
-  p.translate(-box.topLeft());
-  paintDiagram(p, d, view);
-  p.end();
-  return true;
-}
-
-QByteArray svgElement(const core::layout::Diagram& d, const core::model::GraphView& view,
-                      const QHash<core::model::NodeId, QColor>& outlines) {
+// The whole SVG document (XML prolog included): the diagram, outlines as in svgElement.
+QByteArray svgDocument(const core::layout::Diagram& d, const core::model::GraphView& view,
+                       const QHash<core::model::NodeId, QColor>& outlines) {
   if (d.bounds.isEmpty()) return {};
   QBuffer buffer;
   buffer.open(QIODevice::WriteOnly);
@@ -71,8 +53,27 @@ QByteArray svgElement(const core::layout::Diagram& d, const core::model::GraphVi
     }
   }
   p.end();
+  return buffer.data();
+}
+
+// Through QSaveFile: an export never leaves half a file over an old one.
+bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
+  const QString why = core::io::writeAtomically(path, bytes);
+  return why.isEmpty() || failWith(error, QStringLiteral("cannot write %1: %2").arg(path, why));
+}
+}  // namespace
+
+bool writeSvg(const QString& path, const core::layout::Diagram& d, const core::model::GraphView& view, QString* error) {
+  if (d.bounds.isEmpty()) return failWith(error, QStringLiteral("nothing to export: the diagram is empty"));
+  const QByteArray svg = svgDocument(d, view, {});
+  if (svg.isEmpty()) return failWith(error, QStringLiteral("cannot start the SVG writer"));
+  return writeFile(path, svg, error);
+}
+
+QByteArray svgElement(const core::layout::Diagram& d, const core::model::GraphView& view,
+                      const QHash<core::model::NodeId, QColor>& outlines) {
   // Inline in HTML: drop the XML declaration; the element keeps its namespaces.
-  const QByteArray xml = buffer.data();
+  const QByteArray xml = svgDocument(d, view, outlines);
   const int start = xml.indexOf("<svg");
   return start < 0 ? QByteArray() : xml.mid(start);
 }
@@ -90,8 +91,10 @@ bool writePng(const QString& path, const core::layout::Diagram& d, const core::m
   p.translate(-box.topLeft());
   paintDiagram(p, d, view);
   p.end();
-  if (!image.save(path, "PNG")) return failWith(error, QStringLiteral("cannot write %1").arg(path));
-  return true;
+  QBuffer png;
+  png.open(QIODevice::WriteOnly);
+  if (!image.save(&png, "PNG")) return failWith(error, QStringLiteral("cannot encode the PNG"));
+  return writeFile(path, png.data(), error);
 }
 
 }  // namespace graft::ui::canvas
