@@ -257,7 +257,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   presentation_ = std::make_unique<Presentation>(this);
   buildMenus();
 
-  statusBar()->showMessage(tr("Open a TorchScript model with File > Open, drop a .pt file here, "
+  statusBar()->showMessage(tr("Open a model with File > Open (a torch.export .pt2 or a TorchScript .pt), drop one here, "
                               "or try File > Open Sample."));
 }
 
