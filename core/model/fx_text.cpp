@@ -27,7 +27,6 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Python's spelling of a constant argument.
 // Python's spelling of a constant argument; a device reads `cpu` in the listing and
 // `device(type='cpu')` in the code, as fx writes them.
 QString pythonLiteral(const c10::IValue& v, const c10::TypePtr& argType, bool forGraph) {
