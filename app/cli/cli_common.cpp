@@ -2,6 +2,7 @@
 
 #include "core/run/threads.h"
 
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonDocument>
 #include <cstdio>
 
@@ -111,6 +112,11 @@ void report(const core::model::Diagnostics& diagnostics) {
 
 const core::model::Diagnostics& reported() { return state().diagnostics; }
 bool jsonPrinted() { return state().jsonPrinted; }
+
+bool samePath(const QString& x, const QString& y) {
+  const QFileInfo a(x), b(y);
+  return a.exists() && b.exists() ? a.canonicalFilePath() == b.canonicalFilePath() : a.absoluteFilePath() == b.absoluteFilePath();
+}
 
 int fail(const QString& message, const QString& hint) {
   report(core::model::Diagnostic::error(state().job, message, hint));

@@ -49,6 +49,10 @@ const core::model::Diagnostics& reported();
 bool jsonPrinted();
 
 // Reports an error of the command's job and returns kUsageOrInput.
+// Whether two paths name one file (through symlinks where both exist): an output that would
+// overwrite an input model is refused with it.
+bool samePath(const QString& a, const QString& b);
+
 int fail(const QString& message, const QString& hint = {});
 // Reports `diagnostics` and returns kUsageOrInput.
 int fail(const core::model::Diagnostics& diagnostics);

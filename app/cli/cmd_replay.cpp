@@ -33,7 +33,7 @@ Command replayCommand() {
     core::edit::Session session(*doc);
     const auto r = session.replay(*journal);
     if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
-    if (QFileInfo(out).absoluteFilePath() == QFileInfo(doc->sourcePath()).absoluteFilePath())
+    if (!doc->sourcePath().isEmpty() && samePath(out, doc->sourcePath()))
       return fail(QStringLiteral("refusing to overwrite the model the session was made on: choose another -o"));
     const auto saved = core::io::saveRevision(*doc->current(), out);
     if (!saved.ok) return fail(saved.diagnostics(out));

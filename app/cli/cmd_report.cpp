@@ -9,7 +9,6 @@
 #include "core/run/compare_job.h"
 #include "ui/render/report_diagrams.h"
 
-#include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 
 namespace graft::cli {
@@ -25,11 +24,6 @@ core::layout::Diagram layOut(const core::model::GraphView& view, const QString& 
   const int depth = expand.toInt(&numeric);
   if (expand == QLatin1String("all") || (expand.isEmpty() && view.opCount() <= 400)) return engine.layout(engine.expandAll());
   return engine.layout(engine.expandToDepth(numeric ? depth : 1));
-}
-
-bool samePath(const QString& x, const QString& y) {
-  const QFileInfo a(x), b(y);
-  return a.exists() && b.exists() ? a.canonicalFilePath() == b.canonicalFilePath() : a.absoluteFilePath() == b.absoluteFilePath();
 }
 
 }  // namespace

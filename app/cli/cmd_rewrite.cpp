@@ -2,7 +2,6 @@
 #include "core/io/save.h"
 #include "core/report/rewrite_report.h"
 
-#include <QtCore/QFileInfo>
 
 namespace graft::cli {
 
@@ -89,8 +88,7 @@ Command rewriteCommand() {
     if (out.isEmpty() && !dryRun) return fail(QStringLiteral("missing -o OUT.pt"));
     const QStringList files = parser.positionalArguments();
     if (!parser.isSet(QStringLiteral("sample")) && !files.isEmpty()) {
-      const QFileInfo in(files.first()), target(out);
-      if (target.exists() && in.exists() && in.canonicalFilePath() == target.canonicalFilePath())
+      if (samePath(files.first(), out))
         return fail(QStringLiteral("refusing to overwrite the input model %1: choose another -o").arg(files.first()));
     }
     auto doc = openModel(parser);
