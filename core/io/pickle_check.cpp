@@ -98,14 +98,14 @@ QString checkSourceRangePickle(const char* data, std::size_t size) {
   // the table, (text, file name, line).
   if (!root.isTuple() || root.toTupleRef().elements().empty()) return bad("not a tuple");
   const auto& top = root.toTupleRef().elements();
-  std::vector<std::size_t> texts;
+  std::size_t texts = 0;  // entries in the string table
   bool table = false;
   c10::IValue records = root;
   if (top[0].isString() && top[0].toStringRef() == torch::jit::kFormatWithStringTable) {
     if (top.size() < 3 || !top[1].isTuple() || !top[2].isTuple()) return bad("string table");
     for (const auto& text : top[1].toTupleRef().elements()) {
       if (!text.isString()) return bad("string table");
-      texts.push_back(text.toStringRef().size());
+      ++texts;
     }
     table = true;
     records = top[2];
@@ -120,7 +120,7 @@ QString checkSourceRangePickle(const char* data, std::size_t size) {
     if (source.size() != 3 || !source[2].isInt()) return bad("source");
     if (table) {
       if (!source[0].isIntList() || !source[1].isInt()) return bad("source");
-      const auto in = [&](std::int64_t i) { return i >= 0 && std::size_t(i) < texts.size(); };
+      const auto in = [&](std::int64_t i) { return i >= 0 && std::size_t(i) < texts; };
       if (!in(source[1].toInt())) return bad("file name index");
       for (const std::int64_t i : source[0].toIntList())
         if (!in(i)) return bad("text index");
