@@ -61,6 +61,22 @@ namespace graft::ui {
 
 using core::model::NodeId;
 
+namespace {
+// Loads a model file under a wait cursor; a failure is reported the one way a load failure is
+// (Issues dock, error box, status bar) and comes back in the result.
+core::io::LoadResult loadReported(MainWindow& window, const QString& path, bool freeze) {
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  auto result = core::io::loadFile(path, {freeze});
+  QApplication::restoreOverrideCursor();
+  if (!result.ok()) {
+    window.reportDiagnostics(result.error.diagnostics(path));
+    showError(&window, MainWindow::tr("Cannot open model"), result.error.headline, result.error.hint, result.error.details);
+    window.statusBar()->showMessage(result.error.headline);
+  }
+  return result;
+}
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(QStringLiteral("Graft"));
@@ -395,13 +411,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 bool MainWindow::openFile(const QString& path, bool freeze) {
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  auto result = core::io::loadFile(path, {freeze});
-  QApplication::restoreOverrideCursor();
+  auto result = loadReported(*this, path, freeze);
   if (!result.ok()) {
-    reportDiagnostics(result.error.diagnostics(path));
-    showError(this, tr("Cannot open model"), result.error.headline, result.error.hint, result.error.details);
-    statusBar()->showMessage(result.error.headline);
     Q_EMIT loadFailed(result.error.headline);
     return false;
   }
@@ -610,15 +621,8 @@ DiffView* MainWindow::showDiff(int a, int b) {
 
 DiffView* MainWindow::showDiffWithFile(const QString& path) {
   if (!document_) return nullptr;
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  auto other = core::io::loadFile(path, {true});
-  QApplication::restoreOverrideCursor();
-  if (!other.ok()) {
-    reportDiagnostics(other.error.diagnostics(path));
-    showError(this, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
-    statusBar()->showMessage(other.error.headline);
-    return nullptr;
-  }
+  auto other = loadReported(*this, path, /*freeze=*/true);
+  if (!other.ok()) return nullptr;
   const auto ra = document_->current(), rb = other.document->current();
   const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByStructure);
   auto* view = ensureDiffView();
