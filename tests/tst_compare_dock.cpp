@@ -1,5 +1,6 @@
 // The Compare dock: a run in the worker thread lists outputs and nodes, colours them, inspects a
 // node's tensor, and reports a failing run's node.
+#include "core/edit/session.h"
 #include "core/edit/edit.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
@@ -93,7 +94,7 @@ class TstCompareDock : public QObject {
     QVERIFY(relu);
     const auto edited = core::edit::apply(core::edit::ReplaceOp{relu, "aten::gelu"}, *doc->current(), doc->ids());
     QVERIFY2(edited.ok(), qPrintable(edited.error));
-    doc->commit(edited.revision);
+    graft::core::edit::Session(*doc).commitBuilt(edited.revision);
     const NodeId gelu = nodeAt(w.view(), "layer2.0.relu", "aten::gelu");
     QVERIFY(gelu);
     auto* compare = w.findChild<ui::CompareDock*>();

@@ -1,5 +1,6 @@
 // The first GUI: opening samples and files, the error box for bad files, selection sync between
 // the module tree and the IR view, and a screenshot for people to look at.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
@@ -105,7 +106,7 @@ class TstMainWindow : public QObject {
     auto* doc = w.document();
     auto r = graft::core::edit::apply(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, *doc->current(), doc->ids());
     QVERIFY2(r.ok(), qPrintable(r.error));
-    doc->commit(r.revision);
+    graft::core::edit::Session(*doc).commitBuilt(r.revision);
     const auto d = graft::core::edit::diff(*doc->original(), *doc->current());
     graft::core::model::NodeId gelu = 0;
     for (auto id : d.added) {

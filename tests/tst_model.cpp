@@ -1,5 +1,6 @@
 // The model core: samples, revisions with stable NodeIds, GraphView folding and the module tree,
 // and the document's history.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
 #include "core/samples/samples.h"
@@ -97,7 +98,7 @@ class TstModel : public QObject {
     copy.ids.erase(dropout);
     dropout->destroy();
     auto next = model::Revision::derived(*base, copy.graph, copy.ids, QStringLiteral("remove dropout"), doc->ids());
-    doc->commit(next);
+    graft::core::edit::Session(*doc).commitBuilt(next);
     QCOMPARE(doc->count(), 2);
     auto before = base->nodeIds(), after = next->nodeIds();
     QCOMPARE(after.size() + 1, before.size());
@@ -111,11 +112,11 @@ class TstModel : public QObject {
       auto c = doc->current()->cloneGraph();
       return model::Revision::derived(*doc->current(), c.graph, c.ids, QString::fromLatin1(name), doc->ids());
     };
-    doc->commit(rev("a"));
-    doc->commit(rev("b"));
+    graft::core::edit::Session(*doc).commitBuilt(rev("a"));
+    graft::core::edit::Session(*doc).commitBuilt(rev("b"));
     doc->undo();
     QCOMPARE(doc->current()->name(), QStringLiteral("a"));
-    doc->commit(rev("c"));  // a branch: "b" stays in the history
+    graft::core::edit::Session(*doc).commitBuilt(rev("c"));  // a branch: "b" stays in the history
     QCOMPARE(doc->count(), 4);
     QCOMPARE(doc->revision(2)->name(), QStringLiteral("b"));
     doc->undo();

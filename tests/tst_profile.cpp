@@ -1,5 +1,6 @@
 // The profiler: one event per executed op node per run, statistics, the baseline forward,
 // and a Chrome trace that parses with those events.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
 #include "core/profile/profile_job.h"
@@ -110,7 +111,7 @@ class TstProfile : public QObject {
     QVERIFY(rule);
     auto folded = rewrite::applySteps(*doc.current(), {rewrite::Step::ofRule(*rule)}, doc.ids());
     QVERIFY2(folded.ok(), qPrintable(folded.error));
-    doc.commit(folded.revision);
+    graft::core::edit::Session(doc).commitBuilt(folded.revision);
     profile::ProfileOptions options;
     options.runs = 3;
     options.warmup = 1;

@@ -1,5 +1,6 @@
 // The Profile dock: original vs current on the same inputs, in a worker thread; timelines,
 // charts, speedup, Chrome-trace export, click-to-select; and a screenshot to look at.
+#include "core/edit/session.h"
 #include "core/model/document.h"
 #include "test_support.h"
 #include "ui/render/diagram_painter.h"
@@ -36,7 +37,7 @@ void dropRelus(core::model::Document& doc) {
     copy.ids.erase(n);
     n->destroy();
   }
-  doc.commit(core::model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("drop relus"), doc.ids()));
+  graft::core::edit::Session(doc).commitBuilt(core::model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("drop relus"), doc.ids()));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // compares them with the TorchScript trace of the same model, names symbolic dimensions as the
 // program does, and saves rewrites back as programs. What it cannot read yet is
 // refused with a message naming the construct.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/run/input_set.h"
 #include "core/run/executor.h"
@@ -303,7 +304,7 @@ class TestPt2 : public QObject {
                                                               : edit::Edit(edit::EditConstant{target->id, QStringLiteral("eps"), QStringLiteral("0.01")});
     const auto edited = edit::apply(change, *doc.current(), doc.ids());
     QVERIFY2(edited.ok(), qPrintable(edited.error));
-    doc.commit(edited.revision);
+    graft::core::edit::Session(doc).commitBuilt(edited.revision);
 
     const auto inputs = run::parseInputs({programFile(QStringLiteral("bert"), ".inputs.pt")}, 0);
     QVERIFY2(inputs.inputs, qPrintable(inputs.error));

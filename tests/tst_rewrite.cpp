@@ -1,6 +1,7 @@
 // Rewrite rules: every rule file's own self-tests (IR in, IR out, run numerically), the parser's
 // line:column errors, skip reasons, NodeId carry-over, and graft-cli rewrite checked by stock
 // PyTorch on torchvision models.
+#include "core/edit/session.h"
 #include "test_support.h"
 
 #include "core/io/load.h"
@@ -281,7 +282,7 @@ class TstRewrite : public QObject {
       QCOMPARE(after->kind(), c10::aten::conv2d);
     }
     QVERIFY(convs >= 1);
-    doc.commit(result.revision);
+    graft::core::edit::Session(doc).commitBuilt(result.revision);
     QVERIFY(doc.canUndo());
     doc.undo();
     QVERIFY(doc.current()->irText().contains("batch_norm"));

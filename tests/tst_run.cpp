@@ -1,6 +1,7 @@
 // Runs and comparisons: input specs, the fast and the instrumented executor (checked against stock
 // PyTorch's output and each other bit for bit), per-node comparison and first divergence, errors
 // naming the node, and graft-cli compare.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
 #include "core/run/compare.h"
@@ -65,7 +66,7 @@ std::pair<model::RevisionPtr, model::NodeId> reluToGelu(model::Document& doc, in
   relu->destroy();
   auto rev = model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("relu->gelu"), doc.ids());
   const model::NodeId id = rev->idOf(gelu);
-  doc.commit(rev);
+  graft::core::edit::Session(doc).commitBuilt(rev);
   return {rev, id};
 }
 

@@ -2,6 +2,7 @@
 // replayed headless with "Do it for me" (each step's condition must hold), the numbers the steps
 // state checked against runs made here through core alone, a user tour from disk, and
 // `graft --tour ID --autoplay` exit codes.
+#include "core/edit/session.h"
 #include "core/edit/edit.h"
 #include "core/io/load.h"
 #include "core/io/save.h"
@@ -267,12 +268,12 @@ class TstTour : public QObject {
           if (!ref.op.isEmpty()) s.onlyAt = core::tour::findNode(view, ref);
           const auto r = core::rewrite::applySteps(*doc->current(), {s}, doc->ids());
           QVERIFY2(r.ok(), qPrintable(r.error));
-          doc->commit(r.revision);
+          graft::core::edit::Session(*doc).commitBuilt(r.revision);
         } else if (a.kind == "replace_op") {
           const auto view = core::model::GraphView::build(*doc->current());
           const auto r = core::edit::apply(core::edit::ReplaceOp{core::tour::findNode(view, ref), a.text("to")}, *doc->current(), doc->ids());
           QVERIFY2(r.ok(), qPrintable(r.error));
-          doc->commit(r.revision);
+          graft::core::edit::Session(*doc).commitBuilt(r.revision);
         } else if (a.kind == "compare") {
           core::run::CompareRequest req;
           req.a = doc->original();
@@ -378,7 +379,7 @@ class TstTour : public QObject {
     const auto r = core::rewrite::applySteps(*doc->current(), {core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)},
                                              doc->ids());
     QVERIFY2(r.ok(), qPrintable(r.error));
-    doc->commit(r.revision);
+    graft::core::edit::Session(*doc).commitBuilt(r.revision);
     QVERIFY(test::waitLayout(window.canvas()));
     auto* animation = window.canvas()->animation();
     QVERIFY(animation);

@@ -228,11 +228,22 @@ void CompareDock::showSummary() {
     status_->setText(summary_.cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(summary_.error));
     return;
   }
-  QString text = summary_.equal ? tr("Equal within tolerance.") : tr("Outputs differ.");
-  if (summary_.firstDivergence)
-    text += tr(" First divergence: %1 at %2 (max abs %3).")
-                .arg(summary_.firstDivergence->op, summary_.firstDivergence->label)
-                .arg(summary_.firstDivergence->maxAbs, 0, 'g', 4);
+  // One verdict from the rows shown below it: never "equal" beside a divergence.
+  QString text;
+  if (summary_.intermediateDivergence)
+    text = tr("Outputs equal, but an intermediate is beyond tolerance: %1 at %2 (max abs %3).")
+               .arg(summary_.intermediateDivergence->op, summary_.intermediateDivergence->label)
+               .arg(summary_.intermediateDivergence->maxAbs, 0, 'g', 4);
+  else if (summary_.equal)
+    text = tr("Equal within tolerance.");
+  else if (summary_.firstDivergence)
+    text = tr("Outputs differ. First divergence: %1 at %2 (max abs %3).")
+               .arg(summary_.firstDivergence->op, summary_.firstDivergence->label)
+               .arg(summary_.firstDivergence->maxAbs, 0, 'g', 4);
+  else
+    text = tr("Outputs differ.");
+  if (!summary_.changes.isEmpty())
+    text += QLatin1Char(' ') + tr("%n change(s) compared where their values leave them.", nullptr, int(summary_.changes.size()));
   status_->setText(text);
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);

@@ -1,6 +1,6 @@
 #include "ui/history_dock.h"
 
-#include "core/edit/revision_diff.h"
+#include "core/edit/graph_diff.h"
 #include "core/model/document.h"
 
 #include <QtWidgets/QLabel>
@@ -16,9 +16,12 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   list_ = new QListWidget(this);
   list_->setObjectName(QStringLiteral("historyList"));
-  diff_ = new QLabel(this);
-  diff_->setObjectName(QStringLiteral("historyDiff"));
-  diff_->setWordWrap(true);
+  diffSummary_ = new QLabel(this);
+  diffSummary_->setObjectName(QStringLiteral("historyDiff"));
+  diffSummary_->setWordWrap(true);
+  diff_ = new QListWidget(this);
+  diff_->setObjectName(QStringLiteral("historyDiffLines"));
+  diff_->setMaximumHeight(120);
   list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   diffButton_ = new QPushButton(tr("Diff Selected"), this);
   diffButton_->setObjectName(QStringLiteral("historyDiffButton"));
@@ -26,6 +29,7 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   diffButton_->setEnabled(false);
   layout->addWidget(list_, 1);
   layout->addWidget(diffButton_);
+  layout->addWidget(diffSummary_);
   layout->addWidget(diff_);
   // A plain click goes to the revision; Ctrl/Shift+click only selects (for Diff Selected).
   connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
@@ -59,6 +63,7 @@ void HistoryDock::setDocument(core::model::Document* document) {
 void HistoryDock::refresh() {
   list_->clear();
   diff_->clear();
+  diffSummary_->clear();
   if (!document_) return;
   for (int i = 0; i < document_->count(); ++i) {
     int depth = 0;
@@ -74,15 +79,15 @@ void HistoryDock::refresh() {
   }
   const int cur = document_->currentIndex();
   const int parent = document_->parentOf(cur);
+  diff_->setVisible(parent >= 0);
   if (parent < 0) {
-    diff_->setText(tr("The model as loaded."));
+    diffSummary_->setText(tr("The model as loaded."));
     return;
   }
-  const auto d = core::edit::diff(*document_->revision(parent), *document_->current());
-  QStringList lines{tr("vs revision %1: %2 nodes added, %3 removed, %4 rewired")
-                        .arg(parent).arg(d.added.size()).arg(d.removed.size()).arg(d.rewired.size())};
-  for (const auto& c : d.constants) lines << tr("node %1 %2: %3 → %4").arg(c.node).arg(c.argument, c.before, c.after);
-  diff_->setText(lines.join(QLatin1Char('\n')));
+  const auto d = core::edit::diffGraphs(*document_->revision(parent), *document_->current(),
+                                        core::edit::DiffMatching::ByProvenance);
+  diffSummary_->setText(tr("vs revision %1: %2").arg(parent).arg(d.summaryText()));
+  diff_->addItems(d.lines());
 }
 
 }  // namespace graft::ui

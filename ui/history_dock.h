@@ -1,6 +1,7 @@
 #pragma once
 // The History dock: every revision of the document as a tree (indented by depth), the current one
-// marked; a click goes to that revision. Below, what the current revision changed vs its parent.
+// marked; a click goes to that revision. Below, what the current revision changed vs its parent,
+// counted and named as the Diff view does (core/edit/graph_diff, through provenance).
 #include <QtWidgets/QWidget>
 
 class QListWidget;
@@ -28,7 +29,8 @@ class HistoryDock : public QWidget {
  private:
   core::model::Document* document_ = nullptr;
   QListWidget* list_ = nullptr;
-  QLabel* diff_ = nullptr;
+  QLabel* diffSummary_ = nullptr;
+  QListWidget* diff_ = nullptr;  // scrolls: a rule with many matches never grows the window
   QPushButton* diffButton_ = nullptr;
 };
 

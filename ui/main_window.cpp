@@ -8,7 +8,7 @@
 #include "core/report/versions.h"
 #include "core/samples/samples.h"
 #include "core/edit/graph_diff.h"
-#include "core/edit/revision_diff.h"
+#include "core/edit/graph_diff.h"
 #include "ui/diff/diff_view.h"
 #include "ui/render/report_diagrams.h"
 #include "core/io/atomic_write.h"
@@ -497,10 +497,11 @@ void MainWindow::refreshView() {
 void MainWindow::showChangesOf(int index) {
   QHash<NodeId, canvas::GraphScene::Change> changes;
   if (const int parent = document_->parentOf(index); parent >= 0) {
-    const auto d = core::edit::diff(*document_->revision(parent), *document_->revision(index));
-    for (auto id : d.rewired) changes.insert(id, canvas::GraphScene::Change::Modified);
-    for (const auto& c : d.constants) changes.insert(c.node, canvas::GraphScene::Change::Modified);
-    for (auto id : d.added) changes.insert(id, canvas::GraphScene::Change::Added);
+    // The same differences the History dock lists and the Diff view outlines.
+    const auto d = core::edit::diffGraphs(*document_->revision(parent), *document_->revision(index),
+                                          core::edit::DiffMatching::ByProvenance);
+    for (const auto& c : d.changed) changes.insert(c.node, canvas::GraphScene::Change::Modified);
+    for (const auto& a : d.added) changes.insert(a.node, canvas::GraphScene::Change::Added);
   }
   canvas_->graphScene()->setChanges(changes);
 }
@@ -555,9 +556,19 @@ void MainWindow::showDivergence(bool reveal) {
                                     tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance")
                                         .arg(r.maxAbs, 0, 'g', 3).arg(r.mismatched).arg(r.numel), 3};
     }
+    // Nodes inside a change are compared where the change hands its values on, not one by one.
+    for (auto id : s.insideChanges)
+      if (!divergenceMarks_.contains(id))
+        divergenceMarks_[id] = {QColor(0x80, 0x80, 0x80), tr("inside a change: compared where its values leave it"), 0};
     if (s.firstDivergence && s.firstDivergence->node != core::model::kNoNode) {
       target = s.firstDivergence->node;
       divergenceMarks_[target] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3), 5};
+    }
+    if (s.intermediateDivergence && s.intermediateDivergence->node != core::model::kNoNode) {
+      target = s.intermediateDivergence->node;
+      divergenceMarks_[target] = {QColor(0xef, 0x6c, 0x00),
+                                  tr("outputs equal, but this intermediate is beyond tolerance: max abs %1")
+                                      .arg(s.intermediateDivergence->maxAbs, 0, 'g', 3), 5};
     }
     if (!s.ok && s.errorNode != core::model::kNoNode) {
       target = s.errorNode;
@@ -592,7 +603,7 @@ DiffView* MainWindow::showDiff(int a, int b) {
   if (!document_ || a < 0 || b < 0 || a >= document_->count() || b >= document_->count()) return nullptr;
   const auto ra = document_->revision(a), rb = document_->revision(b);
   auto* view = ensureDiffView();
-  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ById);
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance);
   view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
                   std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
                   tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
@@ -624,7 +635,7 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   auto other = loadReported(*this, path, /*freeze=*/true);
   if (!other.ok()) return nullptr;
   const auto ra = document_->current(), rb = other.document->current();
-  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByStructure);
+  const auto diff = core::edit::diffDocuments(*document_, *ra, *other.document, *rb);
   auto* view = ensureDiffView();
   view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
                   std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
@@ -704,7 +715,7 @@ bool MainWindow::exportReport(const QString& path) {
   r.history = core::report::revisionHistory(*document_);
   const int current = document_->currentIndex();
   if (current != 0) {
-    r.diff = core::edit::diffGraphs(*document_->original(), *document_->current(), core::edit::DiffMatching::ById);
+    r.diff = core::edit::diffGraphs(*document_->original(), *document_->current(), core::edit::DiffMatching::ByProvenance);
     r.diffCaption = tr("revision 0 “%1” → revision %2 “%3”").arg(document_->original()->name()).arg(current).arg(document_->current()->name());
   }
   if (compareDock_->summary().ok) r.compare = compareDock_->summary();

@@ -12,7 +12,8 @@
 
 namespace graft::cli {
 
-enum ExitCode { kOk = 0, kAnswerNo = 1, kUsageOrInput = 2 };
+// 3: compare only, the outputs are equal but an intermediate is beyond tolerance (--per-node).
+enum ExitCode { kOk = 0, kAnswerNo = 1, kUsageOrInput = 2, kIntermediateDiffers = 3 };
 
 struct Command {
   QString name;

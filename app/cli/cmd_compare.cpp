@@ -34,15 +34,15 @@ Command compareCommand() {
 
     const bool sample = parser.isSet(QStringLiteral("sample"));
     const int files = parser.positionalArguments().size();
-    if ((sample && files > 1) || (!sample && files != 2))
-      return fail(QStringLiteral("compare needs two files A B, or --sample NAME [B] (see graft-cli compare --help)"));
+    if ((sample && files > 1) || (!sample && (files < 1 || files > 2)))
+      return fail(QStringLiteral("compare needs a file A and optionally B (default: A again), or --sample NAME [B] (see graft-cli compare --help)"));
     auto docA = openModel(parser, 0);
     if (!docA) return int(kUsageOrInput);
-    auto docB = openModel(parser, sample && files == 0 ? 0 : 1);
+    auto docB = openModel(parser, (sample && files == 0) || (!sample && files == 1) ? 0 : 1);
     if (!docB) return int(kUsageOrInput);
 
     core::run::CompareOptions options;
-    options.matching = core::run::NodeMatching::ByStructure;
+    core::run::pairDocuments(*docA, *docA->current(), *docB, *docB->current(), options);
     options.perNode = parser.isSet(QStringLiteral("per-node"));
     if (!parseNumber(parser, "atol", options.tol.atol) || !parseNumber(parser, "rtol", options.tol.rtol)) return int(kUsageOrInput);
     bool seedOk = false;
@@ -70,7 +70,12 @@ Command compareCommand() {
     } else {
       printText(core::report::compareText(result, options.tol));
     }
-    return int(result.equal ? kOk : kAnswerNo);
+    switch (result.verdict()) {
+      case core::run::CompareResult::Verdict::Equal: return int(kOk);
+      case core::run::CompareResult::Verdict::OutputsEqualIntermediateDiffers: return int(kIntermediateDiffers);
+      case core::run::CompareResult::Verdict::OutputsDiffer: break;
+    }
+    return int(kAnswerNo);
   };
   return c;
 }

@@ -18,8 +18,9 @@ Command diffCommand() {
     if (!a) return int(kUsageOrInput);
     auto b = openModel(parser, 1);
     if (!b) return int(kUsageOrInput);
-    // Two files share no NodeIds: nodes pair up by module path, op and order.
-    const auto diff = core::edit::diffGraphs(*a->current(), *b->current(), core::edit::DiffMatching::ByStructure);
+    // Through saved provenance where B was saved by Graft from A (or both are one file), else by
+    // module path, op and order.
+    const auto diff = core::edit::diffDocuments(*a, *a->current(), *b, *b->current());
     if (parser.isSet(QStringLiteral("json"))) {
       auto json = diff.toJson();
       json.insert(QStringLiteral("a"), a->displayName());

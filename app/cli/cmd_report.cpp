@@ -83,12 +83,13 @@ Command reportCommand() {
       report(warnings);
     }
     if (b) {
-      r.diff = core::edit::diffGraphs(*a->current(), *b->current(), core::edit::DiffMatching::ByStructure);
+      r.diff = core::edit::diffDocuments(*a, *a->current(), *b, *b->current());
       r.diffCaption = QStringLiteral("%1 → %2").arg(a->displayName(), b->displayName());
       if (inputs) {
         core::run::CompareRequest request;
         request.a = a->current();
         request.b = b->current();
+        request.pairWith(*a, *b);
         request.inputs = inputs;
         r.compare = core::run::runCompare(request);
         report(r.compare->diagnostics());

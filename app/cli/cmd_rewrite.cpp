@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/report/rewrite_report.h"
 
@@ -106,10 +107,10 @@ Command rewriteCommand() {
       else printText(core::report::rewriteText(preview));
       return int(kOk);
     }
-    const auto result = core::rewrite::applySteps(*doc->current(), steps, doc->ids());
+    core::edit::Session session(*doc);
+    const auto result = session.applyRewrite(steps);
     if (!result.ok()) return fail(result.diagnostics());
     report(result.diagnostics());  // skipped matches, as warnings
-    doc->commit(result.revision);
     const auto saved = core::io::saveAs(*doc, result.revision, out);
     if (!saved.ok) return fail(saved.diagnostics(out));
     if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(result));

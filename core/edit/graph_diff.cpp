@@ -1,4 +1,6 @@
 #include "core/edit/graph_diff.h"
+#include "core/model/constant_value.h"
+#include "core/model/document.h"
 #include "core/model/folding.h"
 
 #include "core/edit/edit_context.h"
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace graft::core::edit {
 
@@ -33,13 +36,14 @@ std::vector<Node*> opNodes(const model::Revision& r) {
 }
 
 DiffNode describe(const model::Revision& r, const Node* n) {
-  return {r.idOf(n), QString::fromStdString(n->kind().toQualString()), model::modulePath(n)};
+  const model::NodeId id = r.idOf(n);
+  return {id, QString::fromStdString(n->kind().toQualString()), r.modulePathOf(id)};
 }
 
 // The value of a folded input (constant, parameter, constant list); nullopt for a computed one.
 std::optional<c10::IValue> constantOf(const torch::jit::Value* v) {
   if (isOpNode(v->node()) || v->node()->kind() == c10::prim::Param) return std::nullopt;
-  return torch::jit::toIValue(v);
+  return model::constantValue(v);
 }
 
 bool sameConstant(const c10::IValue& a, const c10::IValue& b) {
@@ -133,29 +137,49 @@ std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb, Argument
 
 }  // namespace
 
-GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMatching matching) {
+GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMatching matching,
+                     const model::Lineage* la, const model::Lineage* lb) {
   const auto nodesA = opNodes(a), nodesB = opNodes(b);
   std::vector<int> pairA(nodesA.size(), -1), pairB(nodesB.size(), -1);
-  if (matching == DiffMatching::ById) {
-    std::unordered_map<model::NodeId, int> indexA;
-    for (size_t ia = 0; ia < nodesA.size(); ++ia) indexA[a.idOf(nodesA[ia])] = int(ia);
-    for (size_t ib = 0; ib < nodesB.size(); ++ib)
-      if (auto it = indexA.find(b.idOf(nodesB[ib])); it != indexA.end()) {
-        pairA[it->second] = int(ib);
-        pairB[ib] = it->second;
+  // Roots each B node derives from (by provenance only), for pairing and for "folded into".
+  std::vector<std::vector<model::NodeId>> rootsB(nodesB.size());
+  std::unordered_map<model::NodeId, std::vector<int>> aByRoot;
+  std::unordered_map<const Node*, std::vector<model::NodeId>> rootsOfA;
+  std::unordered_map<model::NodeId, int> firstBOfRoot;
+  if (matching == DiffMatching::ByProvenance) {
+    const model::Lineage& lineageA = la ? *la : a.lineage();
+    const model::Lineage& lineageB = lb ? *lb : b.lineage();
+    for (size_t ia = 0; ia < nodesA.size(); ++ia) {
+      rootsOfA[nodesA[ia]] = lineageA.originOf(a.idOf(nodesA[ia])).from;
+      for (model::NodeId r : rootsOfA[nodesA[ia]]) aByRoot[r].push_back(int(ia));
+    }
+    for (size_t ib = 0; ib < nodesB.size(); ++ib) {
+      rootsB[ib] = lineageB.originOf(b.idOf(nodesB[ib])).from;
+      for (model::NodeId r : rootsB[ib]) firstBOfRoot.try_emplace(r, int(ib));
+      for (model::NodeId r : rootsB[ib]) {
+        auto it = aByRoot.find(r);
+        if (it == aByRoot.end() || pairB[ib] >= 0) continue;
+        for (int ia : it->second)
+          if (pairA[ia] < 0 && nodesA[ia]->kind() == nodesB[ib]->kind()) {
+            pairA[ia] = int(ib);
+            pairB[ib] = ia;
+            break;
+          }
       }
+    }
   } else {
     // Module path, op and order; then op and order alone for what is left, so a file saved
     // without module call stacks (a rewritten model saved as TorchScript) still lines up.
-    auto keys = [](const std::vector<Node*>& nodes, std::vector<QString>& withPath, std::vector<QString>& opOnly) {
+    auto keys = [](const model::Revision& r, const std::vector<Node*>& nodes, std::vector<QString>& withPath,
+                   std::vector<QString>& opOnly) {
       for (const Node* n : nodes) {
         opOnly.push_back(canonicalOp(n));
-        withPath.push_back(model::modulePath(n) + QLatin1Char('|') + opOnly.back());
+        withPath.push_back(r.modulePathOf(r.idOf(n)) + QLatin1Char('|') + opOnly.back());
       }
     };
     std::vector<QString> pathA, opA, pathB, opB;
-    keys(nodesA, pathA, opA);
-    keys(nodesB, pathB, opB);
+    keys(a, nodesA, pathA, opA);
+    keys(b, nodesB, pathB, opB);
     model::pairByOrder(pathA, pathB, pairA, pairB);
     model::pairByOrder(opA, opB, pairA, pairB);
   }
@@ -175,8 +199,16 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     if (partnerOfA.count(na)) continue;
     RemovedNode r;
     static_cast<DiffNode&>(r) = describe(a, na);
-    // Folded into: the matched node that produced its first computed input, when that node
-    // changed (conv absorbing batch_norm, linear absorbing a following op).
+    // Folded into: by provenance, the first B node derived from it; by structure, the matched
+    // node that produced its first computed input (conv absorbing batch_norm).
+    if (matching == DiffMatching::ByProvenance) {
+      int into = -1;
+      for (model::NodeId root : rootsOfA[na])
+        if (auto it = firstBOfRoot.find(root); it != firstBOfRoot.end() && (into < 0 || it->second < into)) into = it->second;
+      if (into >= 0) r.foldedInto = describe(b, nodesB[size_t(into)]);
+      diff.removed << r;
+      continue;
+    }
     for (const auto* in : na->inputs()) {
       if (!isOpNode(in->node()) || in->node()->kind() == c10::prim::Param) continue;
       if (auto it = partnerOfA.find(in->node()); it != partnerOfA.end()) r.foldedInto = describe(b, it->second);
@@ -233,6 +265,44 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     }
   }
   return diff;
+}
+
+namespace {
+QString named(const DiffNode& d) {
+  return d.modulePath.isEmpty() ? d.op : QStringLiteral("%1 %2").arg(d.modulePath, d.op);
+}
+}  // namespace
+
+QString GraphDiff::summaryText() const {
+  if (equal()) return QStringLiteral("no difference");
+  int folded = 0;
+  for (const auto& d : removed) folded += d.foldedInto ? 1 : 0;
+  QStringList parts;
+  if (!added.isEmpty()) parts << QStringLiteral("%1 added").arg(added.size());
+  if (!removed.isEmpty())
+    parts << (folded ? QStringLiteral("%1 removed (%2 folded)").arg(removed.size()).arg(folded)
+                     : QStringLiteral("%1 removed").arg(removed.size()));
+  if (!changed.isEmpty()) parts << QStringLiteral("%1 changed").arg(changed.size());
+  return parts.join(QStringLiteral(", "));
+}
+
+QStringList GraphDiff::lines() const {
+  QStringList out;
+  for (const auto& d : removed)
+    out << (d.foldedInto ? QStringLiteral("− %1, folded into %2").arg(named(d), named(*d.foldedInto))
+                         : QStringLiteral("− %1").arg(named(d)));
+  for (const auto& d : added) out << QStringLiteral("+ %1").arg(named(d));
+  for (const auto& d : changed) out << QStringLiteral("~ %1: %2").arg(named(d), d.what.join(QStringLiteral(", ")));
+  return out;
+}
+
+GraphDiff diffDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,
+                        const model::Revision& revB) {
+  const model::RootedLineage la = model::rootedLineage(a, revA);
+  const model::RootedLineage lb = model::rootedLineage(b, revB);
+  if (la.rootKey.isEmpty() || la.rootKey != lb.rootKey || la.frozen != lb.frozen)
+    return diffGraphs(revA, revB, DiffMatching::ByStructure);
+  return diffGraphs(revA, revB, DiffMatching::ByProvenance, &la.lineage, &lb.lineage);
 }
 
 QJsonObject GraphDiff::toJson() const {

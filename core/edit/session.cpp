@@ -40,6 +40,11 @@ void Session::commitRecorded(model::RevisionPtr revision, Record record) {
   committing_ = false;
 }
 
+int Session::commitBuilt(model::RevisionPtr revision) {
+  commitRecorded(std::move(revision), {-1, std::nullopt, std::nullopt});
+  return document_.currentIndex();
+}
+
 EditResult Session::apply(const Edit& edit) {
   EditResult r = edit::apply(edit, *document_.current(), document_.ids());
   if (r.ok()) commitRecorded(r.revision, {-1, edit, std::nullopt});

@@ -1,7 +1,8 @@
 #pragma once
-// An editing session on a Document: applies edits, remembers each one with the revision it was
-// applied to, and keeps a journal file up to date (atomically, after every change) so a crashed
-// session can be replayed. The journal holds the source file's path and SHA-256 plus every edit
+// An editing session on a Document, and the one gate through which a Document changes: node
+// edits, rule applications, tour steps, replay and recovery all commit here (Document::commit is
+// private to it). It remembers each change with the revision it was applied to and keeps a
+// journal file up to date (atomically, after every change) so a crashed session can be replayed. The journal holds the source file's path and SHA-256 plus every edit
 // in id-stable form; NodeIds are assigned in graph order on load, so replaying by id is stable.
 #include "core/edit/edit.h"
 #include "core/model/document.h"
@@ -32,6 +33,10 @@ class Session {
   // steps: each rule by its full text (rewrite::ruleText) and the match it was limited to, each
   // pass by name, so replay needs no rule library. An error leaves the document untouched.
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
+
+  // Commits a revision built by code outside the edit and rewrite vocabularies (tests and
+  // benchmarks that shape a graph by hand). It is journaled as made elsewhere: replay stops there.
+  int commitBuilt(model::RevisionPtr revision);
 
   // The journal file, written after every change once set (empty: no journal).
   void setJournalPath(const QString& path);

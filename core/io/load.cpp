@@ -4,6 +4,8 @@
 #include "core/io/archive_probe.h"
 #include "core/io/operator_libraries.h"
 #include "core/io/pt2_import.h"
+#include "core/io/save.h"
+#include "core/model/document.h"
 #include "core/run/input_set.h"
 #include "core/samples/samples.h"
 
@@ -53,13 +55,36 @@ torch::jit::Module prepare(const torch::jit::Module& loaded, const LoadOptions& 
   return module;
 }
 
+// The record a file saved by Graft carries, when it still fits the graph as loaded (one entry per
+// op node, same ops in the same order); a record that does not fit is ignored.
+std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, const model::Revision& loaded) {
+  if (json.isEmpty()) return nullptr;
+  auto record = model::SavedRecord::fromJson(json, nullptr);
+  if (!record) return nullptr;
+  const auto ops = loaded.opNodeIds();
+  if (ops.size() != record->nodes.size()) return nullptr;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (loaded.kindOf(ops[i]) != record->nodes[i].op) return nullptr;
+  return std::make_shared<const model::SavedRecord>(std::move(*record));
+}
+
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
-                  QString sample, QByteArray sha, bool frozen = false) {
+                  QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {}) {
   LoadResult result;
   model::NodeIdSource ids;
-  auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids);
+  const bool isFrozen = frozen || options.freeze;
+  auto rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids);
+  auto record = fittingRecord(savedRecord, *rev);
+  if (record) {
+    // Again, with the places the file recorded (its own call stacks lost them when it was saved).
+    std::vector<model::NodePlace> places;
+    for (const auto& n : record->nodes) places.push_back(n.place);
+    ids = {};
+    rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids, &places);
+  }
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
+  result.document->setSavedRecord(std::move(record));
   return result;
 }
 
@@ -85,7 +110,8 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     auto imported = importPt2(path);
     if (!imported.module) return failure(imported.error);
     // A program is frozen by construction: its weights are graph constants.
-    auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true);
+    auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true,
+                         imported.provenanceRecord);
     result.document->setFormat(QStringLiteral("pt2"));
     if (!imported.exampleInputs.empty()) {
       auto examples = std::make_shared<run::InputSet>();
@@ -97,8 +123,9 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
   }
   if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
   torch::jit::Module loaded;
+  torch::jit::ExtraFilesMap extra{{kProvenanceExtraFile, ""}};
   try {
-    loaded = torch::jit::load(path.toStdString(), torch::kCPU);
+    loaded = torch::jit::load(path.toStdString(), torch::kCPU, extra);
   } catch (const c10::Error& e) {
     return failure(classifyLoadFailure(path, QString::fromStdString(e.what_without_backtrace())));
   } catch (const std::exception& e) {
@@ -110,7 +137,15 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
                     QStringLiteral("Graft shows a module's forward graph. Save the module whose forward you want to see."),
                     {}});
   try {
-    return finish(prepare(loaded, options), options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path));
+    const std::string& record = extra[kProvenanceExtraFile];
+    // A file Graft saved holds a revision that was frozen already: freezing it again would run
+    // freeze_module's constant folding over what the user saved (a rewrite's aten::t of a weight
+    // would vanish), so it is only inlined, and stands as frozen.
+    const bool savedByGraft = !record.empty() && options.freeze;
+    LoadOptions asSaved = options;
+    if (savedByGraft) asSaved.freeze = false;
+    return finish(prepare(loaded, asSaved), asSaved, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), savedByGraft,
+                  QByteArray(record.data(), qsizetype(record.size())));
   } catch (...) {
     const QString file = QFileInfo(path).fileName();
     return failure({LoadErrorKind::Other,

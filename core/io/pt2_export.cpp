@@ -55,10 +55,19 @@ QJsonObject tensorMeta(const at::Tensor& t) {
 }
 
 // "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's module call stack.
-QString moduleStack(const Node* n, const QString& rootType) {
+QString moduleStack(const Node* n, const QString& rootType, const model::NodePlace& place) {
   QStringList entries{QStringLiteral("L__self__,,") + rootType};
   auto stack = n->callstack();
-  if (!stack) return entries.join(QLatin1Char(';'));
+  if (!stack) {
+    // A node made by a rewrite: the place Graft gave it (that of the nodes it derives from).
+    QString path;
+    for (qsizetype i = 0; i < place.modulePath.size(); ++i) {
+      path = path.isEmpty() ? place.modulePath[i] : path + QLatin1Char('.') + place.modulePath[i];
+      const QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
+      entries << QStringLiteral("%1,%2,%3").arg(key, path, place.moduleTypes.value(i));
+    }
+    return entries.join(QLatin1Char(';'));
+  }
   QString path;
   for (const auto& entry : (*stack)->vec()) {
     const auto& info = std::get<2>(entry);
@@ -74,19 +83,17 @@ QString moduleStack(const Node* n, const QString& rootType) {
   return entries.join(QLatin1Char(';'));
 }
 
-QString stackTrace(const Node* n) {
-  const auto flc = n->sourceRange().file_line_col();
-  if (!flc) return {};
-  const QString text = n->sourceRange().source() ? QString::fromStdString(n->sourceRange().text().str()) : QString();
-  return QStringLiteral("File \"%1\", line %2, in forward\n    %3")
-      .arg(QString::fromStdString(std::get<0>(*flc)))
-      .arg(std::get<1>(*flc))
-      .arg(text);
+QString stackTrace(const model::NodePlace& place) {
+  if (place.sourceLine <= 0) return {};
+  return QStringLiteral("File \"%1\", line %2, in forward\n    %3").arg(place.sourceFile).arg(place.sourceLine).arg(place.sourceText);
 }
 
 class Exporter {
  public:
-  Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs) : rev_(rev) {
+  Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs, const model::SavedRecord* provenance)
+      : rev_(rev), provenance_(provenance) {
+    const auto ops = rev->opNodeIds();
+    for (size_t i = 0; i < ops.size(); ++i) opOrdinal_[ops[i]] = int(i);
     // Shapes and dtypes of every value, from one node-by-node run.
     run::Executor executor(rev);
     run::RunOptions options;
@@ -311,8 +318,18 @@ class Exporter {
       tensorValues_.insert(name, tensorMeta(s->second));
       outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", name}}}});
     }
-    QJsonObject metadata{{"nn_module_stack", moduleStack(n, rootType)}};
-    if (const QString trace = stackTrace(n); !trace.isEmpty()) metadata.insert(QStringLiteral("stack_trace"), trace);
+    const model::NodeId id = rev_->idOf(n);
+    const model::NodePlace& place = rev_->placeOf(id);
+    QJsonObject metadata{{"nn_module_stack", moduleStack(n, rootType, place)}};
+    if (const QString trace = stackTrace(place); !trace.isEmpty()) metadata.insert(QStringLiteral("stack_trace"), trace);
+    // Provenance: the source program's op nodes (by graph order) this node derives from.
+    if (provenance_) {
+      if (auto it = opOrdinal_.find(id); it != opOrdinal_.end() && size_t(it->second) < provenance_->nodes.size()) {
+        QStringList from;
+        for (int f : provenance_->nodes[size_t(it->second)].from) from << QString::number(f);
+        metadata.insert(QStringLiteral("graft_from"), from.join(QLatin1Char(',')));
+      }
+    }
     nodes_.append(QJsonObject{{"target", target},
                               {"inputs", inputs},
                               {"outputs", outputs},
@@ -330,6 +347,8 @@ class Exporter {
   }
 
   model::RevisionPtr rev_;
+  const model::SavedRecord* provenance_ = nullptr;
+  std::unordered_map<model::NodeId, int> opOrdinal_;
   std::unordered_map<const Value*, at::Tensor> sample_;
   std::unordered_map<const Value*, QString> names_;
   QSet<QString> taken_;
@@ -342,7 +361,7 @@ class Exporter {
 }  // namespace
 
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
-                      const std::vector<c10::IValue>& sampleInputs) {
+                      const std::vector<c10::IValue>& sampleInputs, const model::SavedRecord* provenance) {
   Pt2SaveResult result;
   if (QFileInfo(outPath).absoluteFilePath() == QFileInfo(sourcePt2).absoluteFilePath()) {
     result.error = QStringLiteral("%1 is the program this model was opened from: save to another file.").arg(outPath);
@@ -359,7 +378,7 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     QString rootType = QString::fromStdString(revision->graph()->inputs()[0]->type()->str());
     rootType.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
     rootType.remove(QRegularExpression(QStringLiteral("\\.___torch_mangle_\\d+")));
-    Exporter exporter(revision, sampleInputs);
+    Exporter exporter(revision, sampleInputs, provenance);
     exporter.build(rootType);
 
     QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
@@ -376,7 +395,7 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
                                            QStringLiteral(".data/serialization_id")};
     for (const auto& r : reader.getAllRecords()) {
       const QString name = QString::fromStdString(r);
-      if (regenerated.contains(name) || name.startsWith(str(spec::MODELS_DIR)) ||
+      if (regenerated.contains(name) || name == QLatin1String(kPt2ProvenanceRecord) || name.startsWith(str(spec::MODELS_DIR)) ||
           name.startsWith(str(spec::WEIGHTS_DIR)) || name.startsWith(str(spec::CONSTANTS_DIR)))
         continue;
       auto [bytes, n] = reader.getRecord(r);
@@ -398,6 +417,10 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     const QByteArray constantsConfig = QByteArrayLiteral("{\"config\": {}}");
     writer.writeRecord(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
                        constantsConfig.constData(), size_t(constantsConfig.size()));
+    if (provenance) {
+      const QByteArray record = provenance->toJson();
+      writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
+    }
     writer.writeEndOfFile();
     if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
     result.ok = true;

@@ -1,6 +1,7 @@
 #pragma once
 // Saving a revision of a torch.export program back as a .pt2 that stock torch.export.load reads.
 #include "core/model/revision.h"
+#include "core/model/saved_record.h"
 
 #include <QtCore/QString>
 #include <vector>
@@ -21,7 +22,12 @@ struct Pt2SaveResult {
 // the graph does not type (nodes added by edits) come from one run on `sampleInputs`. The
 // program's signature specs, range constraints and module call graph are carried over from the
 // source. Refuses `outPath == sourcePt2`.
+// `provenance` is written as the record kPt2ProvenanceRecord, and each node's origins as its
+// `graft_from` metadata.
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
-                      const std::vector<c10::IValue>& sampleInputs);
+                      const std::vector<c10::IValue>& sampleInputs, const model::SavedRecord* provenance = nullptr);
+
+// The archive record (below the archive's top folder) holding Graft's provenance record.
+inline constexpr const char* kPt2ProvenanceRecord = "extra/graft_provenance.json";
 
 }  // namespace graft::core::io

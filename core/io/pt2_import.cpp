@@ -1,4 +1,5 @@
 #include "core/io/pt2_import.h"
+#include "core/io/pt2_export.h"
 
 #include "core/io/archive_probe.h"
 #include "core/io/pt2_schema.h"
@@ -138,6 +139,10 @@ class Importer {
       fail(QStringLiteral("the archive is damaged: %1").arg(why));
     const QString modelJson = findModelJson();
     const QJsonObject model = readJson(modelJson);
+    if (reader_.hasRecord(kPt2ProvenanceRecord)) {
+      auto [data, size] = reader_.getRecord(kPt2ProvenanceRecord);
+      provenanceRecord = QByteArray(static_cast<const char*>(data.get()), qsizetype(size));
+    }
     const QJsonObject gm = model.value(QLatin1String("graph_module")).toObject();
     const QJsonObject graphJson = gm.value(QLatin1String("graph")).toObject();
     addTensorMeta(graphJson.value(QLatin1String("tensor_values")).toObject());
@@ -164,6 +169,7 @@ class Importer {
   }
 
   std::vector<c10::IValue> sampleInputs;
+  QByteArray provenanceRecord;  // what Graft recorded when it saved the program, if it did
 
  private:
   // range_constraints: {"s77": {"min_val": 2, "max_val": 64}}; an unbounded max is absent or null.
@@ -616,6 +622,7 @@ Pt2Import importPt2(const QString& path) {
     Importer importer(path);
     result.module = importer.run();
     result.exampleInputs = importer.sampleInputs;
+    result.provenanceRecord = importer.provenanceRecord;
   } catch (const Pt2Error& e) {
     const QString what = QString::fromStdString(e.what());
     if (what == QLatin1String("AOTINDUCTOR"))

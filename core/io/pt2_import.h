@@ -19,6 +19,7 @@ bool isPt2Archive(const QString& path);
 struct Pt2Import {
   std::shared_ptr<torch::jit::Module> module;  // forward(self, *user_inputs): the program's graph
   std::vector<c10::IValue> exampleInputs;      // the archive's sample inputs (args), when it has them
+  QByteArray provenanceRecord;                  // Graft's record (model/saved_record.h), when Graft saved it
   LoadError error;                              // set when module is null
 };
 

@@ -1,4 +1,5 @@
 #include "core/io/save.h"
+#include "core/model/saved_record.h"
 
 #include "core/io/pt2_export.h"
 #include "core/model/document.h"
@@ -22,10 +23,12 @@ model::Diagnostics SaveResult::diagnostics(const QString& file) const {
   return {d};
 }
 
-SaveResult saveRevision(const model::Revision& revision, const QString& path) {
+SaveResult saveRevision(const model::Revision& revision, const QString& path, const model::SavedRecord* record) {
   std::ostringstream bytes;
   try {
-    revision.runnable().save(bytes);
+    torch::jit::ExtraFilesMap extra;
+    if (record) extra[kProvenanceExtraFile] = record->toJson().toStdString();
+    revision.runnable().save(bytes, extra);
   } catch (const c10::Error& e) {
     return {false, QStringLiteral("The revision could not be serialised: %1")
                        .arg(QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0))};
@@ -40,13 +43,14 @@ SaveResult saveRevision(const model::Revision& revision, const QString& path) {
 
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
                   const QString& path) {
-  if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) return saveRevision(*revision, path);
+  const model::SavedRecord record = model::recordFor(document, *revision);
+  if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) return saveRevision(*revision, path, &record);
   if (document.format() != QLatin1String("pt2"))
     return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
                        .arg(QFileInfo(path).fileName())};
   const auto inputs = run::defaultInputs(document, 0);
   if (!inputs.inputs) return {false, inputs.error};
-  const auto saved = savePt2(revision, document.sourcePath(), path, inputs.inputs->values);
+  const auto saved = savePt2(revision, document.sourcePath(), path, inputs.inputs->values, &record);
   return {saved.ok, saved.error};
 }
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-namespace graft::core::model { class Document; class Revision; }
+namespace graft::core::model { class Document; class Revision; struct SavedRecord; }
 
 namespace graft::core::io {
 
@@ -18,7 +18,11 @@ struct SaveResult {
 
 // Writes `revision` (its forward graph as the module's forward) to `path` atomically (QSaveFile):
 // the old file stays intact if anything fails. Callers decide whether overwriting is allowed.
-SaveResult saveRevision(const model::Revision& revision, const QString& path);
+// `record` (model/saved_record.h) goes into the archive as the extra file kProvenanceExtraFile.
+SaveResult saveRevision(const model::Revision& revision, const QString& path, const model::SavedRecord* record = nullptr);
+
+// The extra file of a TorchScript archive that holds Graft's provenance record.
+inline constexpr const char* kProvenanceExtraFile = "graft_provenance.json";
 
 // Saves a revision of `document` in the format `path` names: `.pt2` writes a torch.export
 // program (only for a document opened from one; its shapes from a run on the program's inputs),

@@ -3,6 +3,7 @@
 // A loaded model and every revision made of it. History is a tree: undo moves to the parent,
 // redo to the newest child, and an edit after an undo adds a sibling, so no revision is lost.
 #include "core/model/revision.h"
+#include "core/model/saved_record.h"
 
 #include <QtCore/QByteArray>
 #include <QtCore/QObject>
@@ -10,6 +11,7 @@
 #include <QtCore/QVector>
 
 namespace graft::core::run { struct InputSet; }
+namespace graft::core::edit { class Session; }
 
 namespace graft::core::model {
 
@@ -27,8 +29,6 @@ class Document : public QObject {
   RevisionPtr current() const { return revisions_.at(current_).revision; }
   RevisionPtr original() const { return revisions_.front().revision; }
 
-  // Adds `revision` as a child of the current one and makes it current. Returns its index.
-  int commit(RevisionPtr revision);
   bool canUndo() const { return parentOf(current_) >= 0; }
   bool canRedo() const { return newestChild(current_) >= 0; }
   void undo();
@@ -47,12 +47,20 @@ class Document : public QObject {
   // Inputs the file itself provides (a .pt2's sample inputs): runs default to them.
   const std::shared_ptr<const run::InputSet>& exampleInputs() const { return exampleInputs_; }
   void setExampleInputs(std::shared_ptr<const run::InputSet> inputs) { exampleInputs_ = std::move(inputs); }
+  // What the file said about its nodes when Graft saved it (null: not a file Graft saved, or its
+  // record did not fit the graph).
+  const std::shared_ptr<const SavedRecord>& savedRecord() const { return savedRecord_; }
+  void setSavedRecord(std::shared_ptr<const SavedRecord> record) { savedRecord_ = std::move(record); }
 
  Q_SIGNALS:
   void revisionAdded(int index);
   void currentChanged(int index);
 
  private:
+  // The one gate: only the Session (edit/session.h) commits, so every change is journaled.
+  friend class edit::Session;
+  // Adds `revision` as a child of the current one and makes it current. Returns its index.
+  int commit(RevisionPtr revision);
   int newestChild(int index) const;
   struct Entry {
     RevisionPtr revision;
@@ -67,6 +75,7 @@ class Document : public QObject {
   QByteArray sourceSha256_;
   QString format_ = QStringLiteral("torchscript");
   std::shared_ptr<const run::InputSet> exampleInputs_;
+  std::shared_ptr<const SavedRecord> savedRecord_;
 };
 
 }  // namespace graft::core::model

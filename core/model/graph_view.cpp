@@ -149,17 +149,12 @@ GraphView GraphView::build(const Revision& revision) {
         os << *schema;
         vn.schema = QString::fromStdString(os.str());
       }
-      QStringList typeNames;
-      const QStringList path = modulePathParts(n, &typeNames);
-      vn.modulePath = path.join(QLatin1Char('.'));
-      vn.group = depth == 0 ? groupFor(view, groupByPath, path, typeNames) : std::max(branchGroup, 0);
-      if (auto flc = n->sourceRange().file_line_col()) {
-        vn.sourceFile = QString::fromStdString(std::get<0>(*flc));
-        vn.sourceLine = static_cast<int>(std::get<1>(*flc));
-      }
-      if (n->sourceRange().source()) {
-        vn.sourceText = QString::fromStdString(n->sourceRange().text().str()).left(200);
-      }
+      const NodePlace& place = revision.placeOf(vn.id);
+      vn.modulePath = place.path();
+      vn.group = depth == 0 ? groupFor(view, groupByPath, place.modulePath, place.moduleTypes) : std::max(branchGroup, 0);
+      vn.sourceFile = place.sourceFile;
+      vn.sourceLine = place.sourceLine;
+      vn.sourceText = place.sourceText;
       for (size_t i = 0; i < n->inputs().size(); ++i) {
         const Value* in = n->input(i);
         const QString argName = argumentName(n, i);

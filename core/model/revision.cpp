@@ -1,6 +1,8 @@
 #include "core/model/revision.h"
 
+#include "core/model/change_inference.h"
 #include "core/model/graph_walk.h"
+#include "core/model/module_path.h"
 
 #include <torch/script.h>
 
@@ -8,17 +10,42 @@
 
 namespace graft::core::model {
 
+namespace {
+// The deepest module holding all of `places`, and the first one's source line: where a node
+// made from them is drawn.
+NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
+  if (places.empty()) return {};
+  NodePlace out = *places.front();
+  for (const NodePlace* p : places) {
+    qsizetype common = 0;
+    while (common < out.modulePath.size() && common < p->modulePath.size() && out.modulePath[common] == p->modulePath[common])
+      ++common;
+    out.modulePath = out.modulePath.mid(0, common);
+    out.moduleTypes = out.moduleTypes.mid(0, std::min(common, out.moduleTypes.size()));
+  }
+  return out;
+}
+}  // namespace
+
 RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name,
-                               NodeIdSource& ids) {
+                               NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces) {
   auto rev = std::shared_ptr<Revision>(new Revision());
   rev->module_ = std::make_shared<const torch::jit::Module>(module);
   rev->graph_ = module.get_method("forward").graph()->copy();
   rev->frozen_ = frozen;
   rev->name_ = std::move(name);
+  size_t ordinal = 0;
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
     const NodeId id = ids.next();
     rev->idByNode_[n] = id;
     rev->nodeById_[id] = n;
+    NodePlace place = placeFromCallStack(n);
+    if (!n->kind().is_prim() && savedPlaces && ordinal < savedPlaces->size()) {
+      const NodePlace& saved = (*savedPlaces)[ordinal];
+      if (place.modulePath.isEmpty()) place = saved;
+    }
+    if (!n->kind().is_prim()) ++ordinal;
+    if (!place.modulePath.isEmpty() || place.sourceLine > 0) rev->places_[id] = std::move(place);
   });
   return rev;
 }
@@ -37,7 +64,42 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
     rev->idByNode_[n] = id;
     rev->nodeById_[id] = n;
   });
+  rev->change_ = inferChange(base, *rev);
+  rev->lineage_ = base.lineage_.then(rev->change_);
+  // Places: a kept node keeps its own; a new node takes the place of what it derives from (a
+  // rule's replacement stays in the module of the nodes it replaced), else its call stack.
+  for (const auto& [node, id] : rev->idByNode_) {
+    if (base.nodeOf(id)) {
+      if (auto p = base.places_.find(id); p != base.places_.end()) rev->places_[id] = p->second;
+      continue;
+    }
+    std::vector<const NodePlace*> sources;
+    if (auto c = rev->change_.changed.find(id); c != rev->change_.changed.end())
+      for (NodeId from : c->second.from)
+        if (auto p = base.places_.find(from); p != base.places_.end()) sources.push_back(&p->second);
+    NodePlace place = sources.empty() ? placeFromCallStack(node) : commonPlace(sources);
+    if (!place.modulePath.isEmpty() || place.sourceLine > 0) rev->places_[id] = std::move(place);
+  }
   return rev;
+}
+
+const NodePlace& Revision::placeOf(NodeId id) const {
+  static const NodePlace kNowhere;
+  auto it = places_.find(id);
+  return it == places_.end() ? kNowhere : it->second;
+}
+
+QString Revision::kindOf(NodeId id) const {
+  const torch::jit::Node* n = nodeOf(id);
+  return n ? QString::fromStdString(n->kind().toQualString()) : QString();
+}
+
+std::vector<NodeId> Revision::opNodeIds() const {
+  std::vector<NodeId> out;
+  forEachNode(*graph_, [&](torch::jit::Node* n) {
+    if (!n->kind().is_prim()) out.push_back(idOf(n));
+  });
+  return out;
 }
 
 Revision::GraphCopy Revision::cloneGraph() const {
@@ -113,6 +175,22 @@ torch::jit::Module Revision::runnable() const {
   auto cu = clone->_ivalue()->compilation_unit();
   auto* fn = cu->create_function(c10::QualifiedName(*clone->type()->name(), "forward"), graph,
                                  /*shouldMangle=*/true);
+  // The loaded forward's signature (argument names and defaults such as `targets=None`), so a
+  // saved file takes the same inputs as the original; kept only while the inputs still fit it.
+  if (auto loaded = module_->find_method("forward")) {
+    const auto& schema = loaded->function().getSchema();
+    const auto inputs = graph->inputs();
+    if (schema.arguments().size() == inputs.size()) {
+      std::vector<c10::Argument> args;
+      bool fits = true;
+      for (size_t i = 0; i < inputs.size() && fits; ++i) {
+        const c10::Argument& a = schema.arguments()[i];
+        fits = i == 0 || inputs[i]->type()->isSubtypeOf(*a.type());
+        args.push_back(i == 0 ? a.cloneWithType(inputs[0]->type()) : a);
+      }
+      if (fits) fn->setSchema(schema.cloneWithArguments(std::move(args)));
+    }
+  }
   clone->type()->addMethod(fn);
   runnable_ = clone;
   return *runnable_;

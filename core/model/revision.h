@@ -1,6 +1,10 @@
 #pragma once
-// An immutable snapshot of a model: the module, its forward graph and the NodeId of every node.
+// An immutable snapshot of a model: the module, its forward graph, the NodeId of every node,
+// Graft's record of each node's place (module path, source line) and its provenance: what the
+// change that made it did (`change`) and where each node comes from in the original (`lineage`).
 #include "core/model/ids.h"
+#include "core/model/node_place.h"
+#include "core/model/provenance.h"
 
 #include <QtCore/QString>
 #include <memory>
@@ -33,12 +37,15 @@ class NodeIdSource {
 class Revision {
  public:
   // The first revision of a document: every node gets a fresh id.
+  // `savedPlaces` (a file saved by Graft): the places of its op nodes in graph order, which the
+  // file's own call stacks no longer hold; nodes beyond it or without one take their call stack.
   static RevisionPtr original(const torch::jit::Module& module, bool frozen, QString name,
-                              NodeIdSource& ids);
+                              NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces = nullptr);
 
   // Builds a successor: `graph` must be a graph derived from `base.cloneGraph()` through `edit`,
   // and `carried` maps nodes of the new graph that descend from base nodes to their ids.
-  // Nodes not in `carried` get fresh ids.
+  // Nodes not in `carried` get fresh ids. The change is inferred from the two graphs
+  // (model/change_inference.h), so every way of making a revision records its provenance.
   static RevisionPtr derived(const Revision& base, std::shared_ptr<torch::jit::Graph> graph,
                              const std::unordered_map<const torch::jit::Node*, NodeId>& carried,
                              QString name, NodeIdSource& ids);
@@ -55,6 +62,18 @@ class Revision {
   std::shared_ptr<torch::jit::Graph> graph() const { return graph_; }
   bool frozen() const { return frozen_; }
   const QString& name() const { return name_; }
+
+  // What the change that made this revision did to its parent's nodes (empty for an original).
+  const Change& change() const { return change_; }
+  // Where each node comes from in the document's original.
+  const Lineage& lineage() const { return lineage_; }
+  // The node's module path and source line (an empty place when the node is unknown).
+  const NodePlace& placeOf(NodeId id) const;
+  QString modulePathOf(NodeId id) const { return placeOf(id).path(); }
+  // Ids of the op nodes (kind not prim::), in graph order: how a saved file names its nodes.
+  std::vector<NodeId> opNodeIds() const;
+  // "aten::conv2d"; empty for an unknown id.
+  QString kindOf(NodeId id) const;
 
   NodeId idOf(const torch::jit::Node* node) const;
   torch::jit::Node* nodeOf(NodeId id) const;
@@ -80,6 +99,9 @@ class Revision {
   mutable std::mutex runnableMutex_;
   bool frozen_ = true;
   QString name_;
+  Change change_;
+  Lineage lineage_;
+  std::unordered_map<NodeId, NodePlace> places_;
 };
 
 }  // namespace graft::core::model

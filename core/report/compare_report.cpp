@@ -22,7 +22,17 @@ QJsonObject nodeJson(const run::NodeDiff& n) {
   o["op"] = n.opB;
   o["op_a"] = n.opA;
   o["module_path"] = n.modulePath;
+  o["change"] = n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null);
   return o;
+}
+
+QString verdictName(run::CompareResult::Verdict v) {
+  switch (v) {
+    case run::CompareResult::Verdict::Equal: return QStringLiteral("equal");
+    case run::CompareResult::Verdict::OutputsEqualIntermediateDiffers: return QStringLiteral("outputs_equal_intermediate_differs");
+    case run::CompareResult::Verdict::OutputsDiffer: return QStringLiteral("outputs_differ");
+  }
+  return {};
 }
 }  // namespace
 
@@ -35,8 +45,11 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
   }
   QJsonObject j{{"outputs", outputs}, {"equal", r.equal}, {"atol", tol.atol}, {"rtol", tol.rtol},
                 {"first_divergence", QJsonValue(QJsonValue::Null)}};
+  j["verdict"] = verdictName(r.verdict());
+  j["intermediate_divergence"] = QJsonValue(QJsonValue::Null);
+  if (const auto* f = r.firstDivergence()) j["first_divergence"] = nodeJson(*f);
+  if (const auto* f = r.intermediateDivergence()) j["intermediate_divergence"] = nodeJson(*f);
   if (r.nodes) {
-    if (r.nodes->firstDivergence) j["first_divergence"] = nodeJson(*r.nodes->firstDivergence);
     j["nodes_compared"] = int(r.nodes->nodes.size());
     auto unmatched = [](const std::vector<const run::NodeRecord*>& nodes) {
       QJsonArray a;
@@ -45,6 +58,21 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
     };
     j["unmatched_a"] = unmatched(r.nodes->unmatchedA);
     j["unmatched_b"] = unmatched(r.nodes->unmatchedB);
+    QJsonArray changes;
+    for (const auto& g : r.nodes->changes) {
+      QJsonArray a, b;
+      for (auto id : g.a) a.append(double(id));
+      for (auto id : g.b) b.append(double(id));
+      changes.append(QJsonObject{{"change", g.number}, {"ops_a", g.opsA}, {"ops_b", g.opsB}, {"nodes_a", a},
+                                 {"nodes_b", b}, {"outputs_compared", int(g.exits.size())}, {"outputs_unpaired", g.unpairedExits}});
+    }
+    j["changes"] = changes;
+    QJsonArray skipped;
+    for (const auto& n : r.nodes->notCompared)
+      skipped.append(QJsonObject{{"node", double(n.node)}, {"op", n.op}, {"module_path", n.modulePath},
+                                 {"side", n.onB ? "b" : "a"}, {"change", n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null)},
+                                 {"reason", n.reason}});
+    j["not_compared"] = skipped;
     if (perNode) {
       QJsonArray nodes;
       for (const auto& n : r.nodes->nodes) nodes.append(nodeJson(n));
@@ -56,7 +84,9 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
 
 QString compareText(const run::CompareResult& r, const run::Tolerance& tol) {
   QStringList lines;
-  lines << QStringLiteral("%1 (atol %2, rtol %3)").arg(r.equal ? QStringLiteral("EQUAL") : QStringLiteral("DIFFERENT")).arg(tol.atol).arg(tol.rtol);
+  const QString head = r.verdict() == run::CompareResult::Verdict::Equal ? QStringLiteral("EQUAL")
+                       : r.equal ? QStringLiteral("OUTPUTS EQUAL, INTERMEDIATE DIFFERS") : QStringLiteral("DIFFERENT");
+  lines << QStringLiteral("%1 (atol %2, rtol %3)").arg(head).arg(tol.atol).arg(tol.rtol);
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const auto& d = r.outputs[i];
     lines << QStringLiteral("output %1: %2  max_abs %3  max_rel %4  mismatched %5/%6  cosine %7%8")
@@ -64,12 +94,19 @@ QString compareText(const run::CompareResult& r, const run::Tolerance& tol) {
                  .arg(d.maxAbs, 0, 'g', 4).arg(d.maxRel, 0, 'g', 4).arg(d.mismatched).arg(d.numel).arg(d.cosine, 0, 'f', 6)
                  .arg(d.note.isEmpty() ? QString() : QStringLiteral("  (") + d.note + QLatin1Char(')'));
   }
-  if (r.nodes && r.nodes->firstDivergence) {
-    const auto& f = *r.nodes->firstDivergence;
-    lines << QStringLiteral("first divergence: node %1 %2%3 at %4, max_abs %5")
-                 .arg(f.nodeB).arg(f.opB, f.opA != f.opB ? QStringLiteral(" (was ") + f.opA + QLatin1Char(')') : QString(),
-                                   f.modulePath.isEmpty() ? QStringLiteral("<top>") : f.modulePath)
-                 .arg(f.diff.maxAbs, 0, 'g', 4);
+  auto where = [](const run::NodeDiff& f) {
+    const QString at = f.modulePath.isEmpty() ? QStringLiteral("<top>") : f.modulePath;
+    const QString op = f.change ? QStringLiteral("%1 (output of change %2, was %3)").arg(f.opB).arg(f.change).arg(f.opA)
+                       : f.opA != f.opB ? QStringLiteral("%1 (was %2)").arg(f.opB, f.opA) : f.opB;
+    return QStringLiteral("node %1 %2 at %3, max_abs %4").arg(f.nodeB).arg(op, at).arg(f.diff.maxAbs, 0, 'g', 4);
+  };
+  if (const auto* f = r.firstDivergence()) lines << QStringLiteral("first divergence: ") + where(*f);
+  if (const auto* f = r.intermediateDivergence())
+    lines << QStringLiteral("outputs equal, but an intermediate is beyond tolerance: ") + where(*f);
+  if (r.nodes && !r.nodes->changes.empty()) {
+    const int n = int(r.nodes->changes.size());
+    lines << QStringLiteral("%1 %2, compared where their values leave them:").arg(n).arg(n == 1 ? QStringLiteral("change") : QStringLiteral("changes"));
+    for (const auto& g : r.nodes->changes) lines << QStringLiteral("  ") + g.label();
   }
   if (r.nodes && (!r.nodes->unmatchedA.empty() || !r.nodes->unmatchedB.empty()))
     lines << QStringLiteral("unmatched nodes: %1 in A, %2 in B").arg(r.nodes->unmatchedA.size()).arg(r.nodes->unmatchedB.size());

@@ -205,8 +205,17 @@ QByteArray htmlReport(const HtmlReport& r) {
       h += QStringLiteral("<p><b>First divergence</b>: %1 <code>%2</code> (node %3), max abs %4.</p>\n")
                .arg(esc(c.firstDivergence->modulePath), esc(c.firstDivergence->op)).arg(c.firstDivergence->node)
                .arg(num(c.firstDivergence->maxAbs));
+    else if (c.intermediateDivergence)
+      h += QStringLiteral("<p><b>Outputs equal, but an intermediate is beyond tolerance</b>: %1 <code>%2</code> (node %3), max abs %4.</p>\n")
+               .arg(esc(c.intermediateDivergence->label), esc(c.intermediateDivergence->op)).arg(c.intermediateDivergence->node)
+               .arg(num(c.intermediateDivergence->maxAbs));
     else
       h += QStringLiteral("<p>First divergence: none (every compared node within tolerance).</p>\n");
+    if (!c.changes.isEmpty()) {
+      h += QStringLiteral("<p>Compared where each change hands its values on:</p><ul>\n");
+      for (const QString& change : c.changes) h += QStringLiteral("<li>%1</li>\n").arg(esc(change));
+      h += QStringLiteral("</ul>\n");
+    }
   } else {
     h += QStringLiteral("<p class=\"muted\">%1</p>\n")
              .arg(esc(r.compare && !r.compare->error.isEmpty() ? r.compare->error

@@ -25,7 +25,7 @@ QJsonObject valueEntry(const torch::jit::Value* v, const model::Revision& revisi
   return QJsonObject{{"name", QString::fromStdString(v->debugName())},
                      {"node", input ? QJsonValue() : QJsonValue(qint64(revision.idOf(n)))},
                      {"op", input ? QStringLiteral("input") : QString::fromStdString(n->kind().toQualString())},
-                     {"module_path", input ? QString() : model::modulePath(n)},
+                     {"module_path", input ? QString() : revision.modulePathOf(revision.idOf(n))},
                      {"shape", shape},
                      {"dtype", dtype}};
 }

@@ -33,7 +33,7 @@ struct Carried {
 };
 
 RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
-                       const torch::jit::Node* onlyAt, QString& kind) {
+                       const torch::jit::Node* onlyAt, QString& kind, const PathOf& pathOf) {
   if (!step.pass.isEmpty()) {
     kind = QStringLiteral("pass");
     const NamedPass* p = findNamed(libtorchPasses(), step.pass);
@@ -41,19 +41,19 @@ RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& gra
     return p->run(graph, dryRun, onlyAt);
   }
   kind = step.rule.isBuiltinPass() ? QStringLiteral("builtin") : QStringLiteral("rule");
-  return applyRuleOnGraph(step.rule, graph, dryRun, onlyAt);
+  return applyRuleOnGraph(step.rule, graph, dryRun, onlyAt, pathOf);
 }
 
 // The match sites of `outcome`, in the ids `idOf` gives (nodes without one are left out).
 // `alive`: the nodes were not rewritten, so they can be described.
 template <typename IdOf>
-QVector<MatchSite> sitesOf(const RewriteOutcome& outcome, IdOf idOf, bool alive) {
+QVector<MatchSite> sitesOf(const RewriteOutcome& outcome, IdOf idOf, bool alive, const PathOf& pathOf) {
   QVector<MatchSite> sites;
   for (const Found& f : outcome.found) {
     MatchSite site{idOf(f.anchor), {}, {}};
     if (alive) {
       const QString op = QString::fromStdString(f.anchor->kind().toQualString());
-      const QString path = model::modulePath(f.anchor);
+      const QString path = pathOf(f.anchor);
       site.where = path.isEmpty() ? op : QStringLiteral("%1 (%2)").arg(path, op);
     }
     for (const auto* n : f.nodes)
@@ -98,6 +98,10 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
   Carried carried;
   for (const auto& [node, id] : copy.ids) carried.byNode[node] = {id, node->kind()};
   result.opsBefore = countOps(*copy.graph);
+  const PathOf pathOf = [&](const torch::jit::Node* n) {
+    auto it = carried.byNode.find(n);
+    return it != carried.byNode.end() ? base.modulePathOf(it->second.first) : model::modulePath(n);
+  };
   QStringList names;
   for (const Step& step : steps) {
     StepReport report;
@@ -115,7 +119,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
       }
     }
     try {
-      outcome = runStep(step, copy.graph, false, onlyAt, report.kind);
+      outcome = runStep(step, copy.graph, false, onlyAt, report.kind, pathOf);
       if (outcome.error.isEmpty()) {
         copy.graph->lint();
         outcome.error = checkSchemas(*copy.graph);
@@ -139,7 +143,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) {
       auto it = carried.byNode.find(n);
       return it == carried.byNode.end() ? model::kNoNode : it->second.first;
-    }, false);
+    }, false, pathOf);
     // Skipped candidates were not rewritten, so their nodes are still alive and carried.
     for (const Skip& s : outcome.skipped) {
       auto it = carried.byNode.find(s.node);
@@ -160,16 +164,17 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   StepReport report;
   report.name = rule.id;
   auto graph = revision.graph();
+  const PathOf pathOf = [&](const torch::jit::Node* n) { return revision.modulePathOf(revision.idOf(n)); };
   RewriteOutcome outcome;
   try {
-    outcome = runStep(Step::ofRule(rule), graph, true, nullptr, report.kind);
+    outcome = runStep(Step::ofRule(rule), graph, true, nullptr, report.kind, pathOf);
   } catch (const std::exception& e) {
     outcome.error = QString::fromUtf8(e.what());
   }
   if (error) *error = outcome.error;
   report.matches = outcome.matches;
   for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
-  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true);
+  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true, pathOf);
   return report;
 }
 

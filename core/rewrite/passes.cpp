@@ -61,8 +61,8 @@ const QVector<NamedPass>& libtorchPasses() {
 }
 
 RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
-                                const torch::jit::Node* onlyAt) {
-  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun, onlyAt);
+                                const torch::jit::Node* onlyAt, const PathOf& pathOf) {
+  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun, onlyAt, pathOf);
   const NamedPass* p = findNamed(builtinRewrites(), rule.builtin);
   if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.builtin)};
   return p->run(graph, dryRun, onlyAt);

@@ -21,7 +21,7 @@ const QVector<NamedPass>& builtinRewrites();
 const QVector<NamedPass>& libtorchPasses();
 // A pattern rule through SubgraphRewriter, or a `builtin:` rule through its code.
 RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
-                                const torch::jit::Node* onlyAt = nullptr);
+                                const torch::jit::Node* onlyAt = nullptr, const PathOf& pathOf = {});
 
 // After lint(): every aten:: node must still fit one of its operator's schemas (a replacement
 // with wrongly typed arguments would otherwise fail much later, inside libtorch). Empty when fine.

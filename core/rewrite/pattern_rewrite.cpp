@@ -5,7 +5,6 @@
 
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
-#include <torch/csrc/jit/passes/subgraph_rewrite.h>
 
 #include <QtCore/QRegularExpression>
 
@@ -62,13 +61,13 @@ std::optional<int64_t> rankOf(Value* v) {
 
 // Empty when every condition holds, else why the first one failed.
 QString failedCondition(const Rule& rule, const Match& match,
-                        const std::unordered_map<std::string, Value*>& vmap) {
+                        const std::unordered_map<std::string, Value*>& vmap, const PathOf& pathOf) {
   for (const Condition& c : rule.conditions) {
     if (c.kind == Condition::Kind::ModuleGlob) {
       const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(c.expected));
       for (const auto& [pn, gn] : match.nodes_map) {
         if (gn->kind() == c10::prim::Constant) continue;
-        const QString path = model::modulePath(gn);
+        const QString path = pathOf ? pathOf(gn) : model::modulePath(gn);
         if (!re.match(path).hasMatch())
           return QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, opName(gn), path);
       }
@@ -161,6 +160,57 @@ void collectNodes(torch::jit::Block* b, c10::Symbol kind, std::vector<Node*>& ou
   }
 }
 
+
+// The op nodes of a match all sit in the anchor's block: a rewrite never moves work into or out
+// of an if branch or a loop body.
+bool withinOneBlock(const Match& m) {
+  for (const auto& [p, g] : m.nodes_map)
+    if (g->kind() != c10::prim::Constant && g->owningBlock() != m.anchor->owningBlock()) return false;
+  return true;
+}
+
+// Replaces one accepted match by the rule's replacement, inserted just before the match's anchor
+// in the anchor's own block (libtorch's SubgraphRewriter inserts after the latest input, which
+// can be outside a branch), then removes the matched nodes nothing reads any more.
+// `replaced` maps results of earlier replacements to what took their place (a match may read the
+// result of the match before it).
+void replaceMatch(torch::jit::Graph& graph, torch::jit::Graph& pattern, const std::string& replacementIR,
+                  const Match& m, std::unordered_map<Value*, Value*>& replaced) {
+  torch::jit::Graph replacement;
+  std::unordered_map<std::string, Value*> rmap;
+  torch::jit::parseIR(replacementIR, &replacement, rmap);
+  std::vector<Value*> inputs;
+  for (Value* pi : pattern.inputs()) {
+    Value* v = m.values_map.at(pi);
+    for (auto it = replaced.find(v); it != replaced.end(); it = replaced.find(v)) v = it->second;
+    inputs.push_back(v);
+  }
+  Value* old = m.values_map.at(pattern.outputs()[0]);
+  std::vector<Value*> outs;
+  {
+    torch::jit::WithInsertPoint guard(m.anchor);
+    outs = torch::jit::insertGraph(graph, replacement, inputs);
+  }
+  if (outs.size() != 1) throw std::runtime_error("the replacement must return exactly one value");
+  if (outs[0]->type()->kind() == old->type()->kind()) outs[0]->setType(old->type());
+  old->replaceAllUsesWith(outs[0]);
+  replaced[old] = outs[0];
+  std::vector<Node*> matched;
+  for (const auto& [p, g] : m.nodes_map) matched.push_back(g);
+  for (bool removed = true; removed;) {
+    removed = false;
+    for (Node*& n : matched) {
+      if (!n) continue;
+      bool used = false;
+      for (Value* v : n->outputs()) used = used || v->hasUses();
+      if (used) continue;
+      n->destroy();
+      n = nullptr;
+      removed = true;
+    }
+  }
+}
+
 }  // namespace
 
 bool keepOnlyMatchAt(std::vector<Found>& found, const Node* onlyAt, QVector<Skip>& skipped) {
@@ -176,7 +226,7 @@ bool keepOnlyMatchAt(std::vector<Found>& found, const Node* onlyAt, QVector<Skip
 }
 
 RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
-                                const Node* onlyAt) {
+                                const Node* onlyAt, const PathOf& pathOf) {
   RewriteOutcome out;
   try {
     torch::jit::Graph pattern;
@@ -190,7 +240,11 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     std::unordered_set<const Node*> taken, anchors, accepted;
     for (const Match& m : matches) {
       anchors.insert(m.anchor);
-      if (QString why = failedCondition(rule, m, vmap); !why.isEmpty()) {
+      if (!withinOneBlock(m)) {
+        out.skipped.push_back({QStringLiteral("the match spans an if branch or loop body boundary"), m.anchor, opName(m.anchor)});
+        continue;
+      }
+      if (QString why = failedCondition(rule, m, vmap, pathOf); !why.isEmpty()) {
         out.skipped.push_back({why, m.anchor, opName(m.anchor)});
         continue;
       }
@@ -222,22 +276,9 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     }
     out.matches = int(accepted.size());
     if (dryRun || accepted.empty()) return out;
-    torch::jit::SubgraphRewriter rewriter;
-    rewriter.RegisterRewritePattern(rule.pattern.toStdString(), rule.replacement.toStdString());
-    rewriter.runOnGraph(graph, [&](const Match& m, const std::unordered_map<std::string, Value*>&) {
-      return accepted.count(m.anchor) > 0;
-    });
-    // SubgraphRewriter deletes every node it replaced, after inserting all replacements (so no
-    // new node can sit at a replaced node's address): an accepted anchor still alive was skipped
-    // by its own check that the replacement can go before every use.
-    std::vector<Node*> alive;
-    collectNodes(graph->block(), patternAnchor->kind(), alive);
-    for (Node* n : alive) {
-      if (!accepted.count(n)) continue;
-      --out.matches;
-      std::erase_if(out.found, [n](const Found& f) { return f.anchor == n; });
-      out.skipped.push_back({QStringLiteral("the replacement cannot be inserted before every use of the result"), n, opName(n)});
-    }
+    std::unordered_map<Value*, Value*> replaced;
+    for (const Match& m : matches)
+      if (accepted.count(m.anchor)) replaceMatch(*graph, pattern, rule.replacement.toStdString(), m, replaced);
   } catch (const c10::Error& e) {
     out.error = QString::fromStdString(e.what_without_backtrace());
   } catch (const std::exception& e) {

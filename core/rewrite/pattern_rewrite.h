@@ -1,14 +1,20 @@
 #pragma once
-// Pattern rules on libtorch's SubgraphRewriter, with a reason for every candidate it skips.
+// Pattern rules: libtorch's subgraph matcher finds the matches, Graft checks conditions and overlaps,
+// says why each skipped candidate was skipped, and replaces each accepted match in its own block.
 // Internal to core/rewrite: callers use apply.h.
 #include "core/rewrite/rule.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 namespace torch::jit { struct Graph; struct Node; }
 
 namespace graft::core::rewrite {
+
+// A node's module path, for `module ~ glob` conditions: the revision's place table for nodes it
+// knows, else the node's call stack (null: the call stack alone).
+using PathOf = std::function<QString(const torch::jit::Node*)>;
 
 struct Skip {
   QString reason;
@@ -37,7 +43,7 @@ bool keepOnlyMatchAt(std::vector<Found>& found, const torch::jit::Node* onlyAt, 
 // rewrites the accepted ones in place; with `onlyAt`, only the match covering that node. Candidates that look like the pattern but that the matcher
 // rejects (an inner value used outside, a differing constant) are reported as skipped too.
 RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
-                                const torch::jit::Node* onlyAt = nullptr);
+                                const torch::jit::Node* onlyAt = nullptr, const PathOf& pathOf = {});
 
 
 }  // namespace graft::core::rewrite

@@ -1,11 +1,13 @@
 #include "core/run/compare.h"
 
+#include "core/model/document.h"
 #include "core/model/job_guard.h"
 #include "core/model/pair_by_order.h"
 
 #include <torch/script.h>
 
 #include <cmath>
+#include <unordered_set>
 #include <limits>
 
 namespace graft::core::run {
@@ -85,12 +87,20 @@ void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
   else if (v.isBool()) out.push_back(torch::scalar_tensor(v.toBool(), torch::kBool));
 }
 
+// The worst of several diffs; `numel` and `mismatched` add up over all of them.
 TensorDiff worst(const std::vector<TensorDiff>& diffs) {
   TensorDiff w;
+  std::int64_t numel = 0, mismatched = 0;
+  bool first = true;
   for (const auto& d : diffs) {
-    const bool worse = (!d.allclose && w.allclose) || (d.allclose == w.allclose && !(d.maxAbs <= w.maxAbs));
+    numel += d.numel;
+    mismatched += d.mismatched;
+    const bool worse = first || (!d.allclose && w.allclose) || (d.allclose == w.allclose && !(d.maxAbs <= w.maxAbs));
     if (worse) w = d;
+    first = false;
   }
+  w.numel = numel;
+  w.mismatched = mismatched;
   return w;
 }
 }  // namespace
@@ -117,8 +127,105 @@ std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const 
   return diffs;
 }
 
-NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
-                            const model::Revision& revB, NodeMatching matching, const Tolerance& tol) {
+bool isUninitialised(const QString& op) {
+  static const QStringList kOps{QStringLiteral("aten::empty"), QStringLiteral("aten::empty_like"),
+                                QStringLiteral("aten::new_empty"), QStringLiteral("aten::empty_strided"),
+                                QStringLiteral("aten::new_empty_strided"), QStringLiteral("aten::empty_permuted")};
+  return kOps.contains(op);
+}
+
+namespace {
+
+// Records by node id, each occurrence in execution order (a loop body runs many times).
+using Occurrences = std::unordered_map<model::NodeId, std::vector<size_t>>;
+Occurrences occurrences(const RunResult& run) {
+  Occurrences out;
+  for (size_t i = 0; i < run.nodes.size(); ++i) out[run.nodes[i].id].push_back(i);
+  return out;
+}
+
+// Compares two recorded values; nullopt when neither holds a tensor or number to compare.
+std::optional<TensorDiff> compareRecorded(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
+                                          const Tolerance& tol) {
+  if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
+  return worst(compareOutputs(a, b, tol));
+}
+
+NodeComparison compareByProvenance(const RunResult& a, const model::Revision& revA, const RunResult& b,
+                                   const model::Revision& revB, const Tolerance& tol, const model::Lineage& la,
+                                   const model::Lineage& lb) {
+  NodeComparison result;
+  const Correspondence c = correspond(revA, la, revB, lb);
+  const Occurrences inA = occurrences(a), inB = occurrences(b);
+  std::vector<std::pair<size_t, NodeDiff>> rows;  // keyed by A's record index
+  auto skip = [&](const NodeRecord& r, bool onB, int change, QString why) {
+    result.notCompared.push_back({r.id, r.op, r.modulePath, onB, change, std::move(why)});
+  };
+
+  for (size_t ia = 0; ia < a.nodes.size(); ++ia) {
+    const NodeRecord& ra = a.nodes[ia];
+    auto partner = c.bOfA.find(ra.id);
+    if (partner == c.bOfA.end()) continue;
+    auto occB = inB.find(partner->second);
+    const auto& occA = inA.at(ra.id);
+    const size_t nth = size_t(std::find(occA.begin(), occA.end(), ia) - occA.begin());
+    if (occB == inB.end() || nth >= occB->second.size()) continue;  // B did not run it (that often)
+    const NodeRecord& rb = b.nodes[occB->second[nth]];
+    if (isUninitialised(ra.op)) {
+      skip(ra, false, 0, QStringLiteral("uninitialised memory"));
+      continue;
+    }
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol);
+    if (!diff) {
+      skip(ra, false, 0, QStringLiteral("no tensor or number to compare"));
+      continue;
+    }
+    rows.push_back({ia, NodeDiff{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0}});
+  }
+
+  for (const ChangeGroup& g : c.groups) {
+    result.changes.push_back(g);
+    std::unordered_set<model::NodeId> exitA, exitB;
+    for (const ExitPair& e : g.exits) {
+      exitA.insert(e.a);
+      exitB.insert(e.b);
+      auto oa = inA.find(e.a);
+      auto ob = inB.find(e.b);
+      if (oa == inA.end() || ob == inB.end()) continue;  // in a branch that did not run
+      const NodeRecord& ra = a.nodes[oa->second.front()];
+      const NodeRecord& rb = b.nodes[ob->second.front()];
+      if (size_t(e.outA) >= ra.outputs.size() || size_t(e.outB) >= rb.outputs.size()) continue;
+      if (isUninitialised(ra.op) || isUninitialised(rb.op)) {
+        skip(rb, true, g.number, QStringLiteral("uninitialised memory"));
+        continue;
+      }
+      auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol);
+      if (!diff) continue;
+      rows.push_back({oa->second.front(), NodeDiff{ra.id, rb.id, ra.op, rb.op, rb.modulePath, *diff, g.number}});
+    }
+    auto inside = [&](const std::vector<model::NodeId>& ids, const std::unordered_set<model::NodeId>& exits,
+                      const Occurrences& occ, const RunResult& run, bool onB) {
+      for (model::NodeId id : ids) {
+        if (exits.count(id)) continue;
+        auto o = occ.find(id);
+        if (o == occ.end()) continue;
+        skip(run.nodes[o->second.front()], onB, g.number, QStringLiteral("inside %1").arg(g.label()));
+      }
+    };
+    inside(g.a, exitA, inA, a, false);
+    inside(g.b, exitB, inB, b, true);
+  }
+
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [index, row] : rows) {
+    if (!row.diff.allclose && !result.firstBeyond) result.firstBeyond = row;
+    result.nodes.push_back(std::move(row));
+  }
+  return result;
+}
+
+NodeComparison compareByStructure(const RunResult& a, const model::Revision& revA, const RunResult& b,
+                                  const model::Revision& revB, const Tolerance& tol) {
   const size_t na = a.nodes.size(), nb = b.nodes.size();
   std::vector<int> partnerOfA(na, -1), partnerOfB(nb, -1);
   std::unordered_map<model::NodeId, size_t> indexA, indexB;
@@ -126,19 +233,14 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
   for (size_t i = 0; i < nb; ++i) indexB[b.nodes[i].id] = i;
   auto pair = [&](size_t ia, size_t ib) { partnerOfA[ia] = int(ib); partnerOfB[ib] = int(ia); };
 
-  if (matching == NodeMatching::ById) {
-    for (size_t ia = 0; ia < na; ++ia)
-      if (auto it = indexB.find(a.nodes[ia].id); it != indexB.end()) pair(ia, it->second);
-  } else {
-    // Module path, op and order of occurrence. Executed nodes only, so loops that ran a
-    // different number of times stay comparable up to where they part.
-    auto keys = [](const std::vector<NodeRecord>& nodes) {
-      std::vector<QString> out;
-      for (const auto& r : nodes) out.push_back(r.modulePath + QLatin1Char('|') + r.op);
-      return out;
-    };
-    model::pairByOrder(keys(a.nodes), keys(b.nodes), partnerOfA, partnerOfB);
-  }
+  // Module path, op and order of occurrence. Executed nodes only, so loops that ran a
+  // different number of times stay comparable up to where they part.
+  auto keys = [](const std::vector<NodeRecord>& nodes) {
+    std::vector<QString> out;
+    for (const auto& r : nodes) out.push_back(r.modulePath + QLatin1Char('|') + r.op);
+    return out;
+  };
+  model::pairByOrder(keys(a.nodes), keys(b.nodes), partnerOfA, partnerOfB);
 
   // Pair leftovers through their consumers, last first so chains of new nodes resolve.
   for (bool changed = true; changed;) {
@@ -167,16 +269,61 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
 
   NodeComparison result;
   for (size_t ia = 0; ia < na; ++ia) {
-    if (partnerOfA[ia] < 0) { result.unmatchedA.push_back(&a.nodes[ia]); continue; }
     const NodeRecord& ra = a.nodes[ia];
+    if (partnerOfA[ia] < 0) { result.unmatchedA.push_back(&ra); continue; }
     const NodeRecord& rb = b.nodes[partnerOfA[ia]];
-    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, worst(compareOutputs(ra.outputs, rb.outputs, tol))};
-    if (!nd.diff.allclose && !result.firstDivergence) result.firstDivergence = nd;
+    if (isUninitialised(ra.op) || isUninitialised(rb.op)) {
+      result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("uninitialised memory")});
+      continue;
+    }
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol);
+    if (!diff) {
+      result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
+      continue;
+    }
+    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0};
+    if (!nd.diff.allclose && !result.firstBeyond) result.firstBeyond = nd;
     result.nodes.push_back(std::move(nd));
   }
   for (size_t ib = 0; ib < nb; ++ib)
     if (partnerOfB[ib] < 0) result.unmatchedB.push_back(&b.nodes[ib]);
   return result;
+}
+
+}  // namespace
+
+NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
+                            const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
+                            const model::Lineage* la, const model::Lineage* lb) {
+  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol);
+  return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage());
+}
+
+CompareResult::Verdict CompareResult::verdict() const {
+  if (!equal) return Verdict::OutputsDiffer;
+  return nodes && nodes->firstBeyond ? Verdict::OutputsEqualIntermediateDiffers : Verdict::Equal;
+}
+
+bool pairDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,
+                   const model::Revision& revB, CompareOptions& options) {
+  const model::RootedLineage la = model::rootedLineage(a, revA);
+  const model::RootedLineage lb = model::rootedLineage(b, revB);
+  if (la.rootKey.isEmpty() || la.rootKey != lb.rootKey || la.frozen != lb.frozen) {
+    options.matching = NodeMatching::ByStructure;
+    return false;
+  }
+  options.matching = NodeMatching::ByProvenance;
+  options.lineageA = std::make_shared<const model::Lineage>(la.lineage);
+  options.lineageB = std::make_shared<const model::Lineage>(lb.lineage);
+  return true;
+}
+
+const NodeDiff* CompareResult::firstDivergence() const {
+  return !equal && nodes && nodes->firstBeyond ? &*nodes->firstBeyond : nullptr;
+}
+
+const NodeDiff* CompareResult::intermediateDivergence() const {
+  return equal && nodes && nodes->firstBeyond ? &*nodes->firstBeyond : nullptr;
 }
 
 namespace {
@@ -187,15 +334,17 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
 model::Diagnostics CompareResult::diagnostics() const {
   const QString job = QStringLiteral("compare");
   if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
+  if (const NodeDiff* f = intermediateDivergence())
+    return {model::Diagnostic::warning(job, QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
+                                                .arg(f->opB, f->modulePath).arg(f->diff.maxAbs, 0, 'g', 3), {}, f->nodeB)};
   if (equal) return {};
   std::int64_t mismatched = 0;
   for (const auto& o : outputs) mismatched += o.mismatched;
   QString message = QStringLiteral("the outputs differ (%1 elements beyond tolerance)").arg(mismatched);
   model::NodeId node = model::kNoNode;
-  if (nodes && nodes->firstDivergence) {
-    const auto& f = *nodes->firstDivergence;
-    node = f.nodeA;
-    message += QStringLiteral("; first divergence at %1 (%2), max abs %3").arg(f.opA, f.modulePath).arg(f.diff.maxAbs, 0, 'g', 3);
+  if (const NodeDiff* f = firstDivergence()) {
+    node = f->nodeB;
+    message += QStringLiteral("; first divergence at %1 (%2), max abs %3").arg(f->opB, f->modulePath).arg(f->diff.maxAbs, 0, 'g', 3);
   }
   return {model::Diagnostic::warning(job, message, {}, node)};
 }
@@ -241,7 +390,8 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   rb = eb.run(inputs, ob);
   if (!ra.ok) return fail(ra, false);
   if (!rb.ok) return fail(rb, true);
-  result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol);
+  result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
+                              options.lineageB.get());
   // NodeComparison points into the runs' records: keep them alive with the result.
   result.runA = std::make_shared<RunResult>(std::move(ra));
   result.runB = std::make_shared<RunResult>(std::move(rb));

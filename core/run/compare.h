@@ -1,9 +1,12 @@
 #pragma once
 // Comparing two runs: outputs element-wise and intermediates node by node.
+#include "core/run/correspondence.h"
 #include "core/run/executor.h"
 
 #include <atomic>
 #include <optional>
+
+namespace graft::core::model { class Document; }
 
 namespace graft::core::run {
 
@@ -37,25 +40,42 @@ std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const 
 struct NodeDiff {
   model::NodeId nodeA = model::kNoNode, nodeB = model::kNoNode;
   QString opA, opB, modulePath;
-  TensorDiff diff;  // the worst of the node's outputs
+  TensorDiff diff;  // the worst of the compared outputs; `numel` counts every element compared
+  int change = 0;   // 0: a node unchanged on both sides; N: an output leaving change group N
+};
+
+// A node whose values were not compared, and why (uninitialised memory, no value, inside a change).
+struct NotCompared {
+  model::NodeId node = model::kNoNode;
+  QString op, modulePath;
+  bool onB = false;
+  int change = 0;  // inside change group N (its outputs are compared where they leave it)
+  QString reason;
 };
 
 struct NodeComparison {
-  std::vector<NodeDiff> nodes;           // matched pairs in A's execution order
-  std::vector<const NodeRecord*> unmatchedA, unmatchedB;
-  std::optional<NodeDiff> firstDivergence;  // first pair (topological order) beyond tolerance
+  std::vector<NodeDiff> nodes;           // compared pairs in A's execution order
+  std::vector<ChangeGroup> changes;      // provenance matching: the change groups
+  std::vector<NotCompared> notCompared;  // never counted as a divergence
+  std::vector<const NodeRecord*> unmatchedA, unmatchedB;  // structure matching only
+  std::optional<NodeDiff> firstBeyond;   // first row (A's execution order) beyond tolerance
 };
 
 enum class NodeMatching {
-  ById,         // two revisions of one document: NodeIds are shared
-  ByStructure,  // two files: module path, op and order of occurrence
+  ByProvenance,  // two revisions of one document, or a file Graft saved against its source
+  ByStructure,   // two unrelated files: module path, op and order of occurrence
 };
 
-// Matches the recorded nodes of two instrumented runs (kept intermediates). Nodes left over
-// after the primary matching are paired through their consumers: a replaced node (relu -> gelu)
-// feeds the same matched node at the same input as the node it replaced.
+// Ops whose output is memory nobody wrote (aten::empty, new_empty, empty_like, …): never compared.
+bool isUninitialised(const QString& op);
+
+// Matches the recorded nodes of two instrumented runs (kept intermediates). By provenance
+// (`la`, `lb`: both sides' origins in one root), unchanged copies pair and each change group
+// is compared where its values leave it. By structure, nodes left over after the primary
+// matching are paired through their consumers.
 NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
-                            const model::Revision& revB, NodeMatching matching, const Tolerance& tol);
+                            const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
+                            const model::Lineage* la = nullptr, const model::Lineage* lb = nullptr);
 
 // Convenience: the whole comparison of two revisions on given inputs.
 struct CompareOptions {
@@ -63,7 +83,9 @@ struct CompareOptions {
   c10::Device deviceA = c10::Device(c10::kCPU);
   c10::Device deviceB = c10::Device(c10::kCPU);
   bool perNode = false;  // always compare intermediates (otherwise only when outputs differ)
-  NodeMatching matching = NodeMatching::ById;
+  NodeMatching matching = NodeMatching::ByProvenance;
+  // ByProvenance: each side's origins in one root; null: the revisions' own lineages.
+  std::shared_ptr<const model::Lineage> lineageA, lineageB;
   const std::atomic<bool>* cancel = nullptr;  // polled between nodes; a cancelled run fails
 };
 
@@ -73,13 +95,27 @@ struct CompareResult {
   model::NodeId errorNode = model::kNoNode;  // where the failing run stopped, when known
   bool errorOnB = false;
   std::vector<TensorDiff> outputs;
-  bool equal = false;
+  bool equal = false;  // every output within tolerance
   std::optional<NodeComparison> nodes;  // when per-node or outputs differ
   std::shared_ptr<RunResult> runA, runB;  // the instrumented runs `nodes` points into
+  // The verdict, from the same rows as everything else: outputs differ (and where they first
+  // part), outputs equal while an intermediate is beyond tolerance, or equal throughout.
+  enum class Verdict { Equal, OutputsEqualIntermediateDiffers, OutputsDiffer };
+  Verdict verdict() const;
+  // The first row beyond tolerance when the outputs differ (null otherwise).
+  const NodeDiff* firstDivergence() const;
+  // The first intermediate beyond tolerance when the outputs are equal (null otherwise).
+  const NodeDiff* intermediateDivergence() const;
   // A failed run as a "compare" error at the node it stopped; differing outputs as a warning
   // about the first divergence.
   model::Diagnostics diagnostics() const;
 };
+
+// Chooses how revisions of two documents pair (options.matching and lineages): through provenance
+// when both trace back to one root (the same file or sample, or a file Graft saved from it),
+// by structure otherwise. Returns true for provenance.
+bool pairDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,
+                   const model::Revision& revB, CompareOptions& options);
 
 // Never throws: any failure comes back in CompareResult::error.
 CompareResult compareRevisions(model::RevisionPtr a, model::RevisionPtr b, const InputSet& inputs,

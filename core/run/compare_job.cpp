@@ -25,9 +25,11 @@ CompareRow rowOf(const TensorDiff& d) {
 CompareRow rowOf(const NodeDiff& n) {
   CompareRow r = rowOf(n.diff);
   r.node = n.nodeB;
-  r.op = n.opA == n.opB ? n.opB : n.opA + QStringLiteral(" -> ") + n.opB;
+  r.op = n.opA == n.opB ? n.opB : n.opA + QStringLiteral(" → ") + n.opB;
   r.modulePath = n.modulePath;
   r.label = n.modulePath.isEmpty() ? QStringLiteral("<top>") : n.modulePath;
+  r.change = n.change;
+  if (n.change) r.label += QStringLiteral(" (change %1)").arg(n.change);
   return r;
 }
 // The first channels of a 4-D map, min-max scaled per channel (NaN and Inf show as 0).
@@ -54,6 +56,10 @@ model::Diagnostics CompareSummary::diagnostics() const {
   const QString job = QStringLiteral("compare");
   if (cancelled) return {};
   if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
+  if (intermediateDivergence)
+    return {model::Diagnostic::warning(job, QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
+                                                .arg(intermediateDivergence->op, intermediateDivergence->label)
+                                                .arg(intermediateDivergence->maxAbs, 0, 'g', 3), {}, intermediateDivergence->node)};
   if (equal) return {};
   QString message = QStringLiteral("the outputs differ");
   model::NodeId node = model::kNoNode;
@@ -64,6 +70,13 @@ model::Diagnostics CompareSummary::diagnostics() const {
                    .arg(firstDivergence->maxAbs, 0, 'g', 3);
   }
   return {model::Diagnostic::warning(job, message, {}, node)};
+}
+
+void CompareRequest::pairWith(const model::Document& docA, const model::Document& docB) {
+  CompareOptions o;
+  byStructure = !pairDocuments(docA, *a, docB, *b, o);
+  lineageA = o.lineageA;
+  lineageB = o.lineageB;
 }
 
 CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
@@ -88,7 +101,9 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   o.deviceA = *devA;
   o.deviceB = *devB;
   o.perNode = req.perNode;
-  o.matching = NodeMatching::ById;
+  o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
+  o.lineageA = req.lineageA;
+  o.lineageB = req.lineageB;
   o.cancel = cancel;
   auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *req.inputs, o));
   if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }
@@ -107,7 +122,13 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   }
   if (result->nodes) {
     for (const auto& n : result->nodes->nodes) s.nodes.push_back(rowOf(n));
-    if (result->nodes->firstDivergence) s.firstDivergence = rowOf(*result->nodes->firstDivergence);
+    if (const auto* f = result->firstDivergence()) s.firstDivergence = rowOf(*f);
+    if (const auto* f = result->intermediateDivergence()) s.intermediateDivergence = rowOf(*f);
+    for (const auto& g : result->nodes->changes) s.changes << g.label();
+    for (const auto& n : result->nodes->notCompared) {
+      if (n.change && n.onB) s.insideChanges.push_back(n.node);
+      if (!n.change) ++s.notCompared;
+    }
   }
   s.detail = result;
   return s;

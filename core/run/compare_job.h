@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 
+namespace graft::core::model { class Document; }
+
 namespace graft::core::run {
 
 struct CompareResult;
@@ -25,6 +27,12 @@ struct CompareRequest {
   double atol = 1e-5, rtol = 1e-4;
   QString deviceA = QStringLiteral("cpu"), deviceB = QStringLiteral("cpu");
   bool perNode = true;
+  // How nodes pair: through provenance (null lineages: the revisions' own, which is right for
+  // two revisions of one document) or, for unrelated files, by structure. pairWith() sets these.
+  bool byStructure = false;
+  std::shared_ptr<const model::Lineage> lineageA, lineageB;
+  // For `a` and `b` from two documents (run/compare.h pairDocuments).
+  void pairWith(const model::Document& docA, const model::Document& docB);
 };
 
 struct CompareRow {
@@ -36,6 +44,7 @@ struct CompareRow {
   qint64 mismatched = 0, numel = 0;
   bool pass = true;
   QString note;
+  int change = 0;  // N: the row compares a value leaving change group N
 };
 
 struct TensorStats {
@@ -63,7 +72,11 @@ struct CompareSummary {
   bool equal = false;
   QVector<CompareRow> outputs;
   QVector<CompareRow> nodes;
-  std::optional<CompareRow> firstDivergence;
+  std::optional<CompareRow> firstDivergence;         // outputs differ: the first row beyond tolerance
+  std::optional<CompareRow> intermediateDivergence;  // outputs equal, yet this row is beyond tolerance
+  QStringList changes;                               // "change 1: aten::conv2d + aten::batch_norm → aten::conv2d"
+  QVector<model::NodeId> insideChanges;              // B nodes inside a change: not compared on their own
+  int notCompared = 0;                               // rows left out (uninitialised memory, no value)
   std::shared_ptr<const CompareResult> detail;  // the runs, for statsFor()
   // The error (at the node the failing run stopped), or differing outputs as a warning about
   // the first divergence; nothing when cancelled or equal.

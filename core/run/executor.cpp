@@ -123,7 +123,7 @@ struct Executor::Plan {
       s.node = n;
       s.id = rev.idOf(n);
       s.opName = QString::fromStdString(n->kind().toQualString());
-      s.modulePath = model::modulePath(n);
+      s.modulePath = rev.modulePathOf(s.id);
       s.record = !s.opName.startsWith(QLatin1String("prim::"));
       for (Value* v : n->inputs()) s.in.push_back(slot(v));
       for (Value* v : n->outputs()) {

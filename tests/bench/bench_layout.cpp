@@ -3,6 +3,7 @@
 // presentation mode's rewrite animation on vit_b_16 against a still frame of the same scene.
 //   bench_layout [--no-flat] [--animation-only] [TESTDATA_DIR]   (default $GRAFT_TESTDATA; missing models are skipped)
 // Flat dot runs in a child process so it can be cut off at the cap.
+#include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/layout/flat_dot.h"
 #include "core/layout/layout_engine.h"
@@ -228,7 +229,7 @@ void benchRewriteAnimation(const QString& path, const QString& name, const QStri
     std::printf("rewrite animation: %s failed: %s\n", qPrintable(ruleId), qPrintable(applied.error));
     return;
   }
-  doc.commit(applied.revision);
+  graft::core::edit::Session(doc).commitBuilt(applied.revision);
   canvas.setView(std::make_shared<const model::GraphView>(model::GraphView::build(*doc.current())), true);
   waitLayout(canvas);
   auto* animation = canvas.animation();

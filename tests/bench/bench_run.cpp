@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     const long before = vmHwmKb();
     run::CompareOptions o;
     o.perNode = true;
-    o.matching = run::NodeMatching::ById;
+    o.matching = run::NodeMatching::ByProvenance;
     const auto cmpStart = std::chrono::steady_clock::now();
     auto cmp = run::compareRevisions(rev, rev, in, o);
     const double cmpMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cmpStart).count();

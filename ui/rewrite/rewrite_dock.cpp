@@ -283,8 +283,7 @@ QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
     result = committer_(steps);
     index = document_->currentIndex();
   } else {
-    result = core::rewrite::applySteps(*document_->current(), steps, document_->ids());
-    if (result.ok()) index = document_->commit(result.revision);
+    result.error = tr("Nothing commits rewrites for this dock.");
   }
   QApplication::restoreOverrideCursor();
   if (!result.ok()) return result.error;

@@ -1,5 +1,7 @@
 #include "ui/tour/tour_driver.h"
 
+#include "core/edit/session.h"
+
 #include "core/edit/edit.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
@@ -164,9 +166,10 @@ QString TourDriver::run(const Action& a) {
       step.onlyAt = core::tour::findNode(*view, refOf(a));
       if (step.onlyAt == core::model::kNoNode) return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
     }
-    const auto result = core::rewrite::applySteps(*doc->current(), {step}, doc->ids());
+    auto* session = window_->editActions()->session();
+    if (!session) return QStringLiteral("open a model first");
+    const auto result = session->applyRewrite({step});
     if (!result.ok()) return result.error;
-    doc->commit(result.revision);
     window_->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
     return {};
   }

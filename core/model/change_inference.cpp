@@ -1,0 +1,165 @@
+#include "core/model/change_inference.h"
+
+#include "core/model/constant_value.h"
+#include "core/model/folding.h"
+#include "core/model/graph_walk.h"
+#include "core/model/revision.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+
+#include <unordered_set>
+
+namespace graft::core::model {
+
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+// Constants compare by value (tensors by identity: a rescaled weight is a new tensor).
+bool sameConstant(const Value* a, const Value* b) {
+  const auto ia = constantValue(a);
+  const auto ib = constantValue(b);
+  if (!ia || !ib) {
+    // Parameters of an unfrozen model: the same chain of attribute names from `self`.
+    const Node* na = a->node();
+    const Node* nb = b->node();
+    if (na->kind() == c10::prim::Param && nb->kind() == c10::prim::Param) return a->offset() == b->offset();
+    return na->kind() == c10::prim::GetAttr && nb->kind() == c10::prim::GetAttr && na->s(c10::attr::name) == nb->s(c10::attr::name) &&
+           sameConstant(na->input(0), nb->input(0));
+  }
+  if (ia->isTensor() || ib->isTensor())
+    return ia->isTensor() && ib->isTensor() && ia->toTensor().unsafeGetTensorImpl() == ib->toTensor().unsafeGetTensorImpl();
+  return ia->isSameIdentity(*ib) || *ia == *ib;
+}
+
+// Does kept node `now` (child) read what `was` (parent) read, and run the same op? A producer that
+// was removed counts as the same when `now` reads the node it was folded into.
+template <typename Absorbed>
+bool sameComputation(const Node* was, const Node* now, const Revision& parent, const Revision& child,
+                     const Absorbed& absorbedInto) {
+  if (was->kind() != now->kind() || was->inputs().size() != now->inputs().size()) return false;
+  for (size_t i = 0; i < was->inputs().size(); ++i) {
+    const Value* a = was->input(i);
+    const Value* b = now->input(i);
+    if (isFolded(a->node()) || isFolded(b->node())) {
+      if (!(isFolded(a->node()) && isFolded(b->node()) && sameConstant(a, b))) return false;
+      continue;
+    }
+    if (a->offset() != b->offset()) return false;
+    const bool paramA = a->node()->kind() == c10::prim::Param, paramB = b->node()->kind() == c10::prim::Param;
+    if (paramA || paramB) {
+      // A block's inputs: same position of the same owner.
+      if (!(paramA && paramB)) return false;
+      const Node* ownerA = a->node()->owningBlock()->owningNode();
+      const Node* ownerB = b->node()->owningBlock()->owningNode();
+      if ((ownerA == nullptr) != (ownerB == nullptr)) return false;
+      if (ownerA && parent.idOf(ownerA) != child.idOf(ownerB)) return false;
+      continue;
+    }
+    const NodeId before = parent.idOf(a->node()), after = child.idOf(b->node());
+    if (before != after && !absorbedInto(before, after)) return false;
+  }
+  return true;
+}
+
+// The node standing where `user` (a parent node) stood in the child: its own copy, or the return
+// of the matching block.
+Node* counterpart(const Node* user, const Revision& parent, const Revision& child) {
+  if (user->kind() != c10::prim::Return) return child.nodeOf(parent.idOf(user));
+  const torch::jit::Block* block = user->owningBlock();
+  const Node* owner = block->owningNode();
+  if (!owner) return child.graph()->return_node();
+  Node* ownerNow = child.nodeOf(parent.idOf(owner));
+  if (!ownerNow) return nullptr;
+  for (size_t i = 0; i < owner->blocks().size() && i < ownerNow->blocks().size(); ++i)
+    if (owner->blocks()[i] == block) return ownerNow->blocks()[i]->return_node();
+  return nullptr;
+}
+
+}  // namespace
+
+Change inferChange(const Revision& parent, const Revision& child) {
+  Change change;
+  std::unordered_set<NodeId> alive;
+  forEachNode(*child.graph(), [&](Node* n) {
+    if (isFolded(n)) return;
+    const NodeId id = child.idOf(n);
+    alive.insert(id);
+    if (!parent.nodeOf(id)) change.changed[id] = Origin{{}, true};
+  });
+
+  auto absorb = [&](NodeId into, NodeId removed) {
+    auto [it, inserted] = change.changed.try_emplace(into, Origin{{into}, false});
+    auto& from = it->second.from;
+    if (std::find(from.begin(), from.end(), removed) == from.end()) from.push_back(removed);
+  };
+  // Removed nodes last to first, so a removed node whose consumer was removed too (the linear
+  // of a fused linear + relu) goes where that consumer went.
+  std::vector<Node*> removed;
+  forEachNode(*parent.graph(), [&](Node* r) {
+    if (!isFolded(r) && !alive.count(parent.idOf(r))) removed.push_back(r);
+  });
+  std::unordered_map<NodeId, std::vector<NodeId>> targetsOf;  // removed node → child nodes that absorbed it
+  for (auto ri = removed.rbegin(); ri != removed.rend(); ++ri) {
+    Node* r = *ri;
+    const NodeId rid = parent.idOf(r);
+    change.removed.push_back(rid);
+    std::vector<NodeId>& targets = targetsOf[rid];
+    auto take = [&](NodeId into) {
+      absorb(into, rid);
+      targets.push_back(into);
+    };
+    for (Value* out : r->outputs())
+      for (const auto& use : out->uses()) {
+        Node* user = counterpart(use.user, parent, child);
+        if (!user) {
+          if (auto t = targetsOf.find(parent.idOf(use.user)); t != targetsOf.end())
+            for (NodeId into : std::vector<NodeId>(t->second)) take(into);
+          continue;
+        }
+        if (use.offset >= user->inputs().size()) continue;
+        // The value read in r's place: a kept node (r was folded into it or bypassed to it), or
+        // new nodes (a replacement), walked back to the kept nodes and inputs they read.
+        Node* first = user->input(use.offset)->node();
+        if (isFolded(first) || first->kind() == c10::prim::Param) {
+          if (user->kind() != c10::prim::Return) take(child.idOf(user));
+          continue;
+        }
+        if (parent.nodeOf(child.idOf(first))) {
+          take(child.idOf(first));
+          continue;
+        }
+        std::vector<Node*> todo{first};
+        std::unordered_set<Node*> seen;
+        while (!todo.empty()) {
+          Node* p = todo.back();
+          todo.pop_back();
+          if (!seen.insert(p).second || isFolded(p) || p->kind() == c10::prim::Param) continue;
+          const NodeId pid = child.idOf(p);
+          if (parent.nodeOf(pid)) continue;  // a kept node the replacement reads
+          take(pid);
+          for (Value* in : p->inputs()) todo.push_back(in->node());
+        }
+      }
+  }
+  std::reverse(change.removed.begin(), change.removed.end());
+
+  // Kept nodes that compute something else now (an edited constant, a new input).
+  auto absorbedInto = [&](NodeId removedId, NodeId into) {
+    auto t = targetsOf.find(removedId);
+    return t != targetsOf.end() && std::find(t->second.begin(), t->second.end(), into) != t->second.end();
+  };
+  forEachNode(*child.graph(), [&](Node* n) {
+    if (isFolded(n)) return;
+    const NodeId id = child.idOf(n);
+    const Node* was = parent.nodeOf(id);
+    if (!was || sameComputation(was, n, parent, child, absorbedInto)) return;
+    auto [it, inserted] = change.changed.try_emplace(id, Origin{{id}, true});
+    it->second.altered = true;
+  });
+  for (auto& [id, origin] : change.changed) std::sort(origin.from.begin(), origin.from.end());
+  return change;
+}
+
+}  // namespace graft::core::model
