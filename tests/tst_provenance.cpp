@@ -15,6 +15,8 @@
 #include "core/run/input_set.h"
 #include "test_support.h"
 
+#include <ATen/ATen.h>
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QSet>
 #include <QtCore/QTemporaryDir>
@@ -261,6 +263,37 @@ class TestProvenance : public QObject {
     const auto ran = python(QStringLiteral("run"), saved);
     QVERIFY2(ran.first == 0, qPrintable(ran.second));
     QCOMPARE(ran.second.trimmed(), QStringLiteral("4"));
+  }
+
+  // A rule applied inside a torch.cond branch leaves its result in that branch, in the revision
+  // and in the file saved from it: it is computed only when the branch runs.
+  void ruleStaysInsideItsBranch() {
+    auto doc = open(QStringLiteral("pt2/cond.pt2"));
+    edit::Session session(*doc);
+    const auto library = rewrite::RuleLibrary::load();
+    const auto r = session.applyRewrite({rewrite::Step::ofRule(*library.find(QStringLiteral("fuse-linear-relu")))});
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    QCOMPARE(r.reports.front().matches, 1);
+    auto depthOf = [](const model::Revision& rev, const QString& kind) {
+      int depth = -1;
+      for (const auto& n : model::GraphView::build(rev).nodes)
+        if (n.kind == kind) depth = n.blockDepth;
+      return depth;
+    };
+    QCOMPARE(depthOf(*doc->current(), QStringLiteral("aten::_addmm_activation")), 1);
+    // Both branches compare clean: one input whose sum is positive, one negative.
+    for (double sign : {1.0, -1.0}) {
+      run::InputSet in;
+      in.values.push_back(at::ones({2, 8}) * sign);
+      checkClean(comparePerNode(doc->original(), doc->current(), in), QStringLiteral("cond, sign %1").arg(sign));
+    }
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("cond.pt"));
+    const auto written = io::saveAs(*doc, doc->current(), saved);
+    QVERIFY2(written.ok, qPrintable(written.error));
+    auto reloaded = io::loadFile(saved);
+    QVERIFY(reloaded.ok());
+    QCOMPARE(depthOf(*reloaded.document->current(), QStringLiteral("aten::_addmm_activation")), 1);
   }
 
   // diff between revisions counts what the rule did: one removed (folded) batch_norm and one

@@ -352,7 +352,7 @@ class TstRun : public QObject {
     auto r = run::compareRevisions(a->current(), b->current(), inputs({QStringLiteral("2x3x16x16")}), o);
     QVERIFY2(r.ok, qPrintable(r.error));
     QVERIFY(r.equal);
-    QVERIFY(r.nodes && !r.nodes->firstDivergence);
+    QVERIFY(r.nodes && !r.nodes->firstBeyond);
     QVERIFY(r.nodes->unmatchedA.empty() && r.nodes->unmatchedB.empty());
     QCOMPARE(r.outputs[0].maxAbs, 0.0);
     QCOMPARE(r.outputs[0].cosine, 1.0);
@@ -388,8 +388,8 @@ class TstRun : public QObject {
     QVERIFY2(r.ok, qPrintable(r.error));
     QVERIFY(!r.equal);
     QVERIFY(r.outputs[0].mismatched > 0 && r.outputs[0].maxAbs > 1e-4);
-    QVERIFY(r.nodes && r.nodes->firstDivergence);
-    const auto& d = *r.nodes->firstDivergence;
+    QVERIFY(r.nodes && r.firstDivergence());
+    const auto& d = *r.firstDivergence();
     QCOMPARE(d.nodeB, geluId);
     QCOMPARE(d.opA, QStringLiteral("aten::relu"));
     QCOMPARE(d.opB, QStringLiteral("aten::gelu"));
@@ -407,9 +407,9 @@ class TstRun : public QObject {
     auto r = run::compareRevisions(a->current(), b->current(), inputs({runFile("run_x.pt")}), o);
     QVERIFY2(r.ok, qPrintable(r.error));
     QVERIFY(!r.equal);
-    QVERIFY(r.nodes && r.nodes->firstDivergence);
-    QCOMPARE(r.nodes->firstDivergence->opB, QStringLiteral("aten::gelu"));
-    QCOMPARE(r.nodes->firstDivergence->modulePath, QStringLiteral("act2"));
+    QVERIFY(r.nodes && r.firstDivergence());
+    QCOMPARE(r.firstDivergence()->opB, QStringLiteral("aten::gelu"));
+    QCOMPARE(r.firstDivergence()->modulePath, QStringLiteral("act2"));
     // Nodes before act2 matched and agree bit for bit.
     for (const auto& n : r.nodes->nodes) {
       if (n.modulePath == QLatin1String("act2")) break;

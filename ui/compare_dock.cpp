@@ -154,6 +154,9 @@ void CompareDock::inspectNode(core::model::NodeId id) {
 }
 
 void CompareDock::setInputSpec(const QString& spec) { inputs_->setText(spec); }
+QString CompareDock::inputSpec() const { return inputs_->text(); }
+double CompareDock::atol() const { return atol_->text().toDouble(); }
+double CompareDock::rtol() const { return rtol_->text().toDouble(); }
 
 bool CompareDock::isRunning() const { return watcher_.isRunning(); }
 

@@ -31,6 +31,10 @@ class CompareDock : public QWidget {
   // The document whose revisions are offered; nullptr clears. Not owned.
   void setDocument(core::model::Document* document);
   void setInputSpec(const QString& spec);
+  // The inputs and tolerance as the dock's fields give them (the History ledger checks with them).
+  QString inputSpec() const;
+  double atol() const;
+  double rtol() const;
   bool isRunning() const;
   const core::run::CompareSummary& summary() const { return summary_; }
   QTableWidget* table() const { return table_; }

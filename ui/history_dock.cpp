@@ -2,12 +2,21 @@
 
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
+#include "core/run/ledger.h"
 
-#include <QtWidgets/QLabel>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+#include <QtConcurrent/QtConcurrent>
 #include <QtWidgets/QApplication>
+#include <QtWidgets/QLabel>
 #include <QtWidgets/QListWidget>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QVBoxLayout>
+
+#include <cmath>
 
 namespace graft::ui {
 
@@ -27,7 +36,41 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   diffButton_->setObjectName(QStringLiteral("historyDiffButton"));
   diffButton_->setToolTip(tr("Ctrl+click a second revision, then show the two side by side"));
   diffButton_->setEnabled(false);
+
+  // Error against the original (log scale) and median forward time, per revision.
+  auto* chart = new QChart();
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(2, 2, 2, 2));
+  errorSeries_ = new QLineSeries();
+  errorSeries_->setName(tr("max abs error"));
+  timeSeries_ = new QLineSeries();
+  timeSeries_->setName(tr("median ms"));
+  chart->addSeries(errorSeries_);
+  chart->addSeries(timeSeries_);
+  auto* x = new QValueAxis();
+  x->setLabelFormat(QStringLiteral("%d"));
+  x->setTitleText(tr("revision"));
+  auto* error = new QLogValueAxis();
+  error->setBase(10);
+  error->setLabelFormat(QStringLiteral("%.0e"));
+  auto* time = new QValueAxis();
+  time->setLabelFormat(QStringLiteral("%.1f"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(error, Qt::AlignLeft);
+  chart->addAxis(time, Qt::AlignRight);
+  errorSeries_->attachAxis(x);
+  errorSeries_->attachAxis(error);
+  timeSeries_->attachAxis(x);
+  timeSeries_->attachAxis(time);
+  chart_ = new QChartView(chart, this);
+  chart_->setObjectName(QStringLiteral("historyLedgerChart"));
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(90);
+  chart_->setMaximumHeight(150);
+  chart_->setVisible(false);
+
   layout->addWidget(list_, 1);
+  layout->addWidget(chart_);
   layout->addWidget(diffButton_);
   layout->addWidget(diffSummary_);
   layout->addWidget(diff_);
@@ -41,6 +84,18 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
     const auto pair = selectedPair();
     if (pair.size() == 2) Q_EMIT diffRequested(pair[0], pair[1]);
   });
+  connect(&watcher_, &QFutureWatcher<core::run::LedgerEntry>::finished, this, [this] {
+    if (runGeneration_ == generation_ && checking_ >= 0)
+      ledger_[checking_] = std::make_shared<const core::run::LedgerEntry>(watcher_.result());
+    checking_ = -1;
+    refresh();
+    Q_EMIT ledgerUpdated();
+  });
+}
+
+HistoryDock::~HistoryDock() {
+  if (cancel_) cancel_->store(true);
+  watcher_.waitForFinished();
 }
 
 QVector<int> HistoryDock::selectedPair() const {
@@ -52,7 +107,9 @@ QVector<int> HistoryDock::selectedPair() const {
 }
 
 void HistoryDock::setDocument(core::model::Document* document) {
+  if (document_) disconnect(document_, nullptr, this, nullptr);
   document_ = document;
+  recheck();
   if (document_) {
     connect(document_, &core::model::Document::revisionAdded, this, &HistoryDock::refresh);
     connect(document_, &core::model::Document::currentChanged, this, &HistoryDock::refresh);
@@ -60,16 +117,108 @@ void HistoryDock::setDocument(core::model::Document* document) {
   refresh();
 }
 
+void HistoryDock::recheck() {
+  ++generation_;
+  if (cancel_) cancel_->store(true);
+  ledger_.clear();
+  if (!watcher_.isRunning()) checking_ = -1;
+  refresh();
+}
+
+const core::run::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
+  auto it = ledger_.find(index);
+  return it == ledger_.end() ? nullptr : it->second.get();
+}
+
+QString HistoryDock::ledgerText(int index) const {
+  if (index == 0) return {};
+  const auto* e = ledgerEntry(index);
+  if (!e) return index == checking_ ? tr("checking…") : QString();
+  if (!e->ok) return tr("check failed: %1").arg(e->error.section(QLatin1Char('\n'), 0, 0));
+  return tr("%1 max abs %2 · %3 ms")
+      .arg(e->pass ? QStringLiteral("✓") : QStringLiteral("✗"))
+      .arg(e->maxAbs, 0, 'g', 2)
+      .arg(e->medianMs, 0, 'f', 1);
+}
+
+void HistoryDock::checkNext() {
+  if (!document_ || watcher_.isRunning() || !checkSetup_) return;
+  int next = -1;
+  for (int i = 1; i < document_->count() && next < 0; ++i)
+    if (!ledger_.count(i)) next = i;
+  // The original's own time is the baseline of the chart.
+  if (next < 0 && !ledger_.count(0)) next = 0;
+  if (next < 0) return;
+  const CheckSetup setup = checkSetup_();
+  if (!setup.inputs) return;  // the ledger waits for inputs (the Compare dock asks for them)
+  core::run::LedgerOptions options;
+  options.atol = setup.atol;
+  options.rtol = setup.rtol;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  options.cancel = cancel_.get();
+  // Snapshots only: the worker never touches the document.
+  const auto original = document_->original();
+  const auto revision = document_->revision(next);
+  const auto inputs = setup.inputs;
+  auto cancel = cancel_;
+  checking_ = next;
+  runGeneration_ = generation_;
+  watcher_.setFuture(QtConcurrent::run([original, revision, inputs, options, cancel] {
+    return core::run::checkRevision(original, revision, *inputs, options);
+  }));
+}
+
+void HistoryDock::updateChart() {
+  errorSeries_->clear();
+  timeSeries_->clear();
+  double maxMs = 0, minErr = 1e-8, maxErr = 1e-6;
+  for (const auto& [index, entry] : ledger_) {
+    if (!entry->ok) continue;
+    // A log axis cannot show 0: an exact match sits on the floor.
+    const double err = std::isfinite(entry->maxAbs) ? std::max(entry->maxAbs, 1e-12) : 1e12;
+    errorSeries_->append(index, err);
+    timeSeries_->append(index, entry->medianMs);
+    maxMs = std::max(maxMs, entry->medianMs);
+    minErr = std::min(minErr, err);
+    maxErr = std::max(maxErr, err);
+  }
+  auto* chart = chart_->chart();
+  const auto axes = chart->axes();
+  for (auto* axis : axes) {
+    if (auto* v = qobject_cast<QValueAxis*>(axis)) {
+      if (chart->axes(Qt::Horizontal).contains(axis)) {
+        v->setRange(0, std::max(1, document_ ? document_->count() - 1 : 1));
+        v->setTickCount(std::min(6, std::max(2, document_ ? document_->count() : 2)));
+      } else {
+        v->setRange(0, maxMs * 1.2 + 0.1);
+      }
+    } else if (auto* l = qobject_cast<QLogValueAxis*>(axis)) {
+      l->setRange(minErr / 10, maxErr * 10);
+    }
+  }
+  chart_->setVisible(document_ && document_->count() > 1 && errorSeries_->count() > 0);
+}
+
 void HistoryDock::refresh() {
   list_->clear();
   diff_->clear();
   diffSummary_->clear();
-  if (!document_) return;
+  if (!document_) {
+    updateChart();
+    return;
+  }
   for (int i = 0; i < document_->count(); ++i) {
     int depth = 0;
     for (int p = document_->parentOf(i); p >= 0; p = document_->parentOf(p)) ++depth;
-    auto* item = new QListWidgetItem(QStringLiteral("%1%2  %3").arg(QString(depth * 2, QLatin1Char(' '))).arg(i).arg(document_->revision(i)->name()), list_);
+    const QString check = ledgerText(i);
+    auto* item = new QListWidgetItem(QStringLiteral("%1%2  %3%4")
+                                         .arg(QString(depth * 2, QLatin1Char(' ')))
+                                         .arg(i)
+                                         .arg(document_->revision(i)->name(),
+                                              check.isEmpty() ? QString() : QStringLiteral("   ") + check),
+                                     list_);
     item->setData(Qt::UserRole, i);
+    if (const auto* e = ledgerEntry(i); e && e->ok && !e->pass) item->setForeground(QColor(0xc6, 0x28, 0x28));
     if (i == document_->currentIndex()) {
       QFont f = item->font();
       f.setBold(true);
@@ -77,6 +226,8 @@ void HistoryDock::refresh() {
       list_->setCurrentItem(item);
     }
   }
+  updateChart();
+  checkNext();
   const int cur = document_->currentIndex();
   const int parent = document_->parentOf(cur);
   diff_->setVisible(parent >= 0);

@@ -1,12 +1,27 @@
 #pragma once
 // The History dock: every revision of the document as a tree (indented by depth), the current one
-// marked; a click goes to that revision. Below, what the current revision changed vs its parent,
-// counted and named as the Diff view does (core/edit/graph_diff, through provenance).
+// marked; a click goes to that revision. Each revision shows its check against the original (max
+// abs error, pass or fail at the Compare dock's tolerance) and its median forward time, computed
+// in the background after each change (core/run/ledger), with a chart of both across revisions.
+// Below, what the current revision changed vs its parent, counted and named as the Diff view does
+// (core/edit/graph_diff, through provenance).
+#include "core/run/input_specs.h"
+#include "core/run/ledger.h"
+
+#include <QtCore/QFutureWatcher>
 #include <QtWidgets/QWidget>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
 
 class QListWidget;
 class QLabel;
 class QPushButton;
+
+class QChartView;
+class QLineSeries;
 
 namespace graft::core::model { class Document; }
 
@@ -16,6 +31,7 @@ class HistoryDock : public QWidget {
   Q_OBJECT
  public:
   explicit HistoryDock(QWidget* parent = nullptr);
+  ~HistoryDock() override;
   void setDocument(core::model::Document* document);
   void refresh();
   QListWidget* list() const { return list_; }
@@ -23,15 +39,43 @@ class HistoryDock : public QWidget {
   // unless exactly two are selected.
   QVector<int> selectedPair() const;
 
+  // What the ledger's checks run with: inputs (null when the model needs some given first) and
+  // the tolerance.
+  struct CheckSetup {
+    core::run::InputsPtr inputs;
+    double atol = 1e-5, rtol = 1e-4;
+  };
+  void setCheckSetup(std::function<CheckSetup()> setup) { checkSetup_ = std::move(setup); }
+  // The ledger entry of revision `index`, when its check has finished.
+  const core::run::LedgerEntry* ledgerEntry(int index) const;
+  bool checking() const { return watcher_.isRunning(); }
+  // Forgets the checks (after the inputs or tolerance changed) and starts again.
+  void recheck();
+
  Q_SIGNALS:
   void diffRequested(int a, int b);
+  void ledgerUpdated();
 
  private:
+  void checkNext();
+  QString ledgerText(int index) const;
+  void updateChart();
+
   core::model::Document* document_ = nullptr;
   QListWidget* list_ = nullptr;
   QLabel* diffSummary_ = nullptr;
   QListWidget* diff_ = nullptr;  // scrolls: a rule with many matches never grows the window
   QPushButton* diffButton_ = nullptr;
+  QChartView* chart_ = nullptr;
+  QLineSeries* errorSeries_ = nullptr;
+  QLineSeries* timeSeries_ = nullptr;
+  std::function<CheckSetup()> checkSetup_;
+  std::map<int, std::shared_ptr<const core::run::LedgerEntry>> ledger_;
+  QFutureWatcher<core::run::LedgerEntry> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  int checking_ = -1;    // the revision being checked
+  int generation_ = 0;   // bumped when the document or the setup changes: late results are dropped
+  int runGeneration_ = 0;
 };
 
 }  // namespace graft::ui

@@ -16,6 +16,7 @@
 #include "core/layout/layout_engine.h"
 #include "core/report/html_report.h"
 #include "ui/history_dock.h"
+#include "core/run/input_specs.h"
 #include "core/layout/flat_dot.h"
 #include "ui/render/diagram_export.h"
 #include "ui/canvas/graph_canvas.h"
@@ -227,6 +228,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Compare: revisions A/B of the open document, run in a worker thread; it shares the bottom
   // area with the Profile dock.
   compareDock_ = new CompareDock(this);
+  // The History ledger checks each revision with the Compare dock's inputs and tolerance.
+  editActions_->history()->setCheckSetup([this] {
+    HistoryDock::CheckSetup setup;
+    if (!document_) return setup;
+    setup.inputs = core::run::resolveInputs(*document_, compareDock_->inputSpec(), 0).inputs;
+    setup.atol = compareDock_->atol();
+    setup.rtol = compareDock_->rtol();
+    return setup;
+  });
   auto* compareDock = new QDockWidget(tr("Compare"), this);
   compareDock->setObjectName(QStringLiteral("compareDock"));
   compareDock->setWidget(scrollable(compareDock_));
@@ -257,7 +267,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       if (visible && bottom->height() < height() / 3) resizeDocks({bottom}, {height() * 2 / 5}, Qt::Vertical);
     });
   connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
-  connect(compareDock_, &CompareDock::finished, this, [this] { showDivergence(true); });
+  connect(compareDock_, &CompareDock::finished, this, [this] {
+    showDivergence(true);
+    // A ledger waiting for inputs can start now that a comparison had them.
+    if (compareDock_->summary().ok) editActions_->history()->refresh();
+  });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
   connect(this, &MainWindow::selectionChanged, compareDock_, &CompareDock::inspectNode);
 
@@ -707,17 +721,10 @@ bool MainWindow::exportReport(const QString& path) {
     statusBar()->showMessage(tr("%1 is the opened model: choose another file").arg(path));
     return false;
   }
-  core::report::HtmlReport r;
-  r.title = document_->displayName();
-  const auto v = core::report::versions();
-  r.generator = tr("Graft %1, libtorch %2").arg(v.graft, v.torch);
-  r.facts = core::report::modelFacts(*document_);
-  r.history = core::report::revisionHistory(*document_);
   const int current = document_->currentIndex();
-  if (current != 0) {
-    r.diff = core::edit::diffGraphs(*document_->original(), *document_->current(), core::edit::DiffMatching::ByProvenance);
-    r.diffCaption = tr("revision 0 “%1” → revision %2 “%3”").arg(document_->original()->name()).arg(current).arg(document_->current()->name());
-  }
+  core::report::HtmlReport r = core::report::assembleReport(
+      *document_, *document_->original(), nullptr, document_->current().get(),
+      tr("revision 0 “%1”").arg(document_->original()->name()), tr("revision %1 “%2”").arg(current).arg(document_->current()->name()));
   if (compareDock_->summary().ok) r.compare = compareDock_->summary();
   else r.compareNote = tr("No compare has been run (Compare dock).");
   if (profileDock_->before()) {

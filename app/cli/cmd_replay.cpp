@@ -2,6 +2,9 @@
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/model/graph_view.h"
+#include "core/run/ledger.h"
+
+#include <QtCore/QJsonArray>
 
 #include <QtCore/QFileInfo>
 
@@ -10,20 +13,36 @@ namespace graft::cli {
 // Applies a saved editing session (a GUI journal) to MODEL headlessly and saves the result.
 Command replayCommand() {
   Command c{QStringLiteral("replay"), QStringLiteral("Apply a saved editing session to a model and save the result."),
-            QStringLiteral("MODEL SESSION.json -o OUT.pt [--json]"), {}};
+            QStringLiteral("MODEL SESSION.json [-o OUT.pt] [--ledger [--input SPEC ...]] [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to write the edited model."),
                       QStringLiteral("OUT.pt")});
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The TorchScript file the session was made on."));
+    parser.addOption({QStringLiteral("ledger"), QStringLiteral("Check every revision against the original (max abs error, pass/fail at "
+                                                               "--atol/--rtol) and time its forward (median of --runs).")});
+    parser.addOption({QStringLiteral("input"), QStringLiteral("An input for the ledger's runs (see compare --help). Repeat per input."), QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("atol"), QStringLiteral("Ledger: absolute tolerance (default 1e-5)."), QStringLiteral("X"), QStringLiteral("1e-5")});
+    parser.addOption({QStringLiteral("rtol"), QStringLiteral("Ledger: relative tolerance (default 1e-4)."), QStringLiteral("Y"), QStringLiteral("1e-4")});
+    parser.addOption({QStringLiteral("runs"), QStringLiteral("Ledger: timed forwards per revision (default 5)."), QStringLiteral("N"), QStringLiteral("5")});
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The model file the session was made on (.pt or .pt2)."));
     parser.addPositionalArgument(QStringLiteral("SESSION"), QStringLiteral("The session journal (.json)."));
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const QStringList pos = parser.positionalArguments();
     const int sessionIndex = parser.isSet(QStringLiteral("sample")) ? 0 : 1;
     if (pos.size() != sessionIndex + 1) return fail(QStringLiteral("usage: graft-cli replay ") + c.usage);
     const QString out = parser.value(QStringLiteral("output"));
-    if (out.isEmpty()) return fail(QStringLiteral("missing -o OUT.pt"));
+    const bool ledger = parser.isSet(QStringLiteral("ledger"));
+    if (out.isEmpty() && !ledger) return fail(QStringLiteral("missing -o OUT.pt (or --ledger)"));
+    core::run::LedgerOptions ledgerOptions;
+    bool numbersOk = true, ok = false;
+    ledgerOptions.atol = parser.value(QStringLiteral("atol")).toDouble(&ok);
+    numbersOk = numbersOk && ok && ledgerOptions.atol >= 0;
+    ledgerOptions.rtol = parser.value(QStringLiteral("rtol")).toDouble(&ok);
+    numbersOk = numbersOk && ok && ledgerOptions.rtol >= 0;
+    ledgerOptions.runs = parser.value(QStringLiteral("runs")).toInt(&ok);
+    numbersOk = numbersOk && ok && ledgerOptions.runs >= 1;
+    if (!numbersOk) return fail(QStringLiteral("--atol and --rtol need non-negative numbers, --runs a positive count"));
     QString error;
     const auto journal = core::edit::Session::readJournal(pos[sessionIndex], &error);
     if (!journal) return fail(error);
@@ -33,19 +52,51 @@ Command replayCommand() {
     core::edit::Session session(*doc);
     const auto r = session.replay(*journal);
     if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
-    if (!doc->sourcePath().isEmpty() && samePath(out, doc->sourcePath()))
-      return fail(QStringLiteral("refusing to overwrite the model the session was made on: choose another -o"));
-    const auto saved = core::io::saveRevision(*doc->current(), out);
-    if (!saved.ok) return fail(saved.diagnostics(out));
+    if (!out.isEmpty()) {
+      if (!doc->sourcePath().isEmpty() && samePath(out, doc->sourcePath()))
+        return fail(QStringLiteral("refusing to overwrite the model the session was made on: choose another -o"));
+      const auto saved = core::io::saveAs(*doc, doc->current(), out);
+      if (!saved.ok) return fail(saved.diagnostics(out));
+    }
     const int opsAfter = core::model::GraphView::build(*doc->current()).opCount();
-    if (parser.isSet(QStringLiteral("json")))
-      printJson(QJsonObject{{"model", doc->displayName()}, {"edits", r.applied}, {"revisions", doc->count()},
-                            {"current", doc->currentIndex()}, {"revision", doc->current()->name()},
-                            {"ops_before", opsBefore}, {"ops_after", opsAfter}, {"output", QFileInfo(out).absoluteFilePath()}});
-    else
-      printText(QStringLiteral("replayed %1 edits; revision %2 “%3” (%4 → %5 ops) saved to %6")
-                    .arg(r.applied).arg(doc->currentIndex()).arg(doc->current()->name()).arg(opsBefore).arg(opsAfter).arg(out));
-    return int(kOk);
+    QJsonArray ledgerJson;
+    QStringList ledgerText;
+    bool allPass = true;
+    if (ledger) {
+      const auto inputs = inputsOrFail(parser, *doc, 0);
+      if (!inputs) return int(kUsageOrInput);
+      for (int i = 0; i < doc->count(); ++i) {
+        const auto rev = doc->revision(i);
+        const auto entry = core::run::checkRevision(doc->original(), rev, *inputs, ledgerOptions);
+        QJsonObject o = entry.toJson();
+        o.insert(QStringLiteral("revision"), i);
+        o.insert(QStringLiteral("name"), rev->name());
+        o.insert(QStringLiteral("parent"), doc->parentOf(i));
+        o.insert(QStringLiteral("ops"), core::model::GraphView::build(*rev).opCount());
+        ledgerJson.append(o);
+        allPass = allPass && entry.ok && entry.pass;
+        ledgerText << (entry.ok ? QStringLiteral("%1  %2  max abs %3  %4  %5 ms")
+                                      .arg(i).arg(entry.pass ? QStringLiteral("pass") : QStringLiteral("FAIL"))
+                                      .arg(entry.maxAbs, 0, 'g', 3).arg(rev->name()).arg(entry.medianMs, 0, 'f', 2)
+                                : QStringLiteral("%1  error  %2: %3").arg(i).arg(rev->name(), entry.error));
+      }
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+      QJsonObject j{{"model", doc->displayName()}, {"edits", r.applied}, {"revisions", doc->count()},
+                    {"current", doc->currentIndex()}, {"revision", doc->current()->name()},
+                    {"ops_before", opsBefore}, {"ops_after", opsAfter},
+                    {"output", out.isEmpty() ? QJsonValue() : QJsonValue(QFileInfo(out).absoluteFilePath())}};
+      if (ledger) j.insert(QStringLiteral("ledger"), ledgerJson);
+      printJson(j);
+    } else {
+      printText(out.isEmpty() ? QStringLiteral("replayed %1 edits; revision %2 “%3” (%4 → %5 ops)")
+                                    .arg(r.applied).arg(doc->currentIndex()).arg(doc->current()->name()).arg(opsBefore).arg(opsAfter)
+                              : QStringLiteral("replayed %1 edits; revision %2 “%3” (%4 → %5 ops) saved to %6")
+                                    .arg(r.applied).arg(doc->currentIndex()).arg(doc->current()->name()).arg(opsBefore).arg(opsAfter).arg(out));
+      if (ledger) printText(ledgerText.join(QLatin1Char('\n')));
+    }
+    // With --ledger the answer is whether every revision still computes what the original does.
+    return int(ledger && !allPass ? kAnswerNo : kOk);
   };
   return c;
 }

@@ -65,12 +65,8 @@ Command reportCommand() {
       if (doc && !doc->sourcePath().isEmpty() && samePath(doc->sourcePath(), out))
         return fail(QStringLiteral("%1 is an input model: choose another --html file").arg(out));
 
-    core::report::HtmlReport r;
-    r.title = b ? QStringLiteral("%1 vs %2").arg(a->displayName(), b->displayName()) : a->displayName();
-    const auto v = core::report::versions();
-    r.generator = QStringLiteral("Graft %1, libtorch %2").arg(v.graft, v.torch);
-    r.facts = core::report::modelFacts(*a);
-    r.history = core::report::revisionHistory(*a);
+    core::report::HtmlReport r = core::report::assembleReport(*a, *a->current(), b.get(), b ? b->current().get() : nullptr,
+                                                              a->displayName(), b ? b->displayName() : QString());
     // The inputs of compare and profile: --input, else A's defaults (run::inputsFor). Without
     // them the page is still written, saying why there is no comparison or profile.
     auto resolved = core::run::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
@@ -83,8 +79,6 @@ Command reportCommand() {
       report(warnings);
     }
     if (b) {
-      r.diff = core::edit::diffDocuments(*a, *a->current(), *b, *b->current());
-      r.diffCaption = QStringLiteral("%1 → %2").arg(a->displayName(), b->displayName());
       if (inputs) {
         core::run::CompareRequest request;
         request.a = a->current();

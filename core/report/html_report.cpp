@@ -3,6 +3,7 @@
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
 #include "core/report/info_report.h"
+#include "core/report/versions.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QJsonArray>
@@ -130,6 +131,21 @@ QVector<HtmlReport::Revision> revisionHistory(const model::Document& document) {
     rows.append({i, document.parentOf(i), document.revision(i)->name(), model::GraphView::build(*document.revision(i)).opCount(),
                  i == document.currentIndex()});
   return rows;
+}
+
+HtmlReport assembleReport(const model::Document& a, const model::Revision& revA, const model::Document* b,
+                          const model::Revision* revB, const QString& captionA, const QString& captionB) {
+  HtmlReport r;
+  r.title = b ? QStringLiteral("%1 vs %2").arg(a.displayName(), b->displayName()) : a.displayName();
+  const auto v = versions();
+  r.generator = QStringLiteral("Graft %1, libtorch %2").arg(v.graft, v.torch);
+  r.facts = modelFacts(a);
+  r.history = revisionHistory(a);
+  if (revB && revB != &revA) {
+    r.diff = edit::diffDocuments(a, revA, b ? *b : a, *revB);
+    r.diffCaption = QStringLiteral("%1 → %2").arg(captionA, captionB);
+  }
+  return r;
 }
 
 QByteArray htmlReport(const HtmlReport& r) {

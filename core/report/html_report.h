@@ -46,6 +46,13 @@ struct HtmlReport {
 
 QByteArray htmlReport(const HtmlReport& report);
 
+// The parts of a report that come from the documents, for the GUI's File > Export Report and
+// graft-cli report alike: title, generator, facts and history of `a`, and the differences of
+// `revB` (of `b`, or of `a` itself when `b` is null) against `revA`, paired through provenance
+// where they share a root. Compare, profile and diagrams are added by the caller.
+HtmlReport assembleReport(const model::Document& a, const model::Revision& revA, const model::Document* b,
+                          const model::Revision* revB, const QString& captionA, const QString& captionB);
+
 // The facts `graft-cli info` gives, as label/value rows: format, ops, modules, inputs, outputs,
 // repeats, the most frequent ops.
 QVector<QPair<QString, QString>> modelFacts(const model::Document& document);

@@ -1,5 +1,7 @@
 #include "ui/profile/profile_dock.h"
 
+#include "core/profile/paired_times.h"
+
 #include "core/run/compare_job.h"
 
 #include "core/io/atomic_write.h"
@@ -13,6 +15,8 @@
 #include "ui/profile/timeline_view.h"
 
 #include <QtConcurrent/QtConcurrent>
+#include <QtWidgets/QHeaderView>
+#include <QtWidgets/QTableWidget>
 #include <QtCore/QJsonDocument>
 #include <QtWidgets/QFileDialog>
 #include <QtWidgets/QFormLayout>
@@ -79,8 +83,19 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   scroll->setWidget(timeline_);
   scroll->setWidgetResizable(true);
   charts_ = new ProfileCharts(split);
+  nodeTable_ = new QTableWidget(0, 4, split);
+  nodeTable_->setObjectName(QStringLiteral("profileNodeTable"));
+  nodeTable_->setHorizontalHeaderLabels({tr("Node or change"), tr("Before ms"), tr("After ms"), tr("After / before")});
+  nodeTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  nodeTable_->verticalHeader()->setVisible(false);
+  nodeTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  nodeTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connect(nodeTable_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    if (auto* item = nodeTable_->item(row, 0)) Q_EMIT nodeClicked(item->data(Qt::UserRole).toULongLong());
+  });
   split->addWidget(scroll);
   split->addWidget(charts_);
+  split->addWidget(nodeTable_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
@@ -133,6 +148,8 @@ void ProfileDock::start() {
   const bool both = document_->currentIndex() != 0;
   beforeLabel_ = tr("original");
   afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
+  revBefore_ = original;
+  revAfter_ = both ? current : original;
   // Inputs are made here, on the GUI thread, by the path every job shares; the worker gets snapshots.
   const auto resolved = core::run::resolveInputs(*document_, inputSpec_->text(), 0);
   if (!resolved.inputs) {
@@ -225,6 +242,7 @@ void ProfileDock::showResult() {
   }
   timeline_->setTracks(tracks);
   charts_->setProfiles(series);
+  showNodeTimes();
   QString text = tr("%1: median %2 ms (p10 %3, p90 %4) over %5 runs; the module's own forward: %6 ms (profiling overhead %7×).")
                      .arg(afterLabel_)
                      .arg(after_->run.median, 0, 'f', 3)
@@ -238,6 +256,24 @@ void ProfileDock::showResult() {
   exportButton_->setEnabled(true);
   Q_EMIT costsChanged();
   Q_EMIT finished(true, text);
+}
+
+void ProfileDock::showNodeTimes() {
+  nodeTable_->setRowCount(0);
+  if (!before_ || !after_ || !revBefore_ || !revAfter_) return;
+  const auto rows = core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_);
+  nodeTable_->setRowCount(int(rows.size()));
+  for (int i = 0; i < int(rows.size()); ++i) {
+    const auto& r = rows[size_t(i)];
+    auto* what = new QTableWidgetItem(r.label);
+    what->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r.after));
+    if (r.change) what->setToolTip(tr("Compared as one: the time of the nodes this change replaced against the time of what replaced them"));
+    nodeTable_->setItem(i, 0, what);
+    nodeTable_->setItem(i, 1, new QTableWidgetItem(QString::number(r.beforeMs, 'f', 3)));
+    nodeTable_->setItem(i, 2, new QTableWidgetItem(QString::number(r.afterMs, 'f', 3)));
+    nodeTable_->setItem(i, 3, new QTableWidgetItem(r.beforeMs > 0 ? QStringLiteral("%1×").arg(r.afterMs / r.beforeMs, 0, 'f', 2)
+                                                                  : QStringLiteral("—")));
+  }
 }
 
 QHash<core::model::NodeId, double> ProfileDock::nodeCosts() const {

@@ -18,6 +18,7 @@ class QProgressBar;
 class QPushButton;
 class QComboBox;
 class QSpinBox;
+class QTableWidget;
 
 namespace graft::ui {
 
@@ -40,6 +41,9 @@ class ProfileDock : public QDockWidget {
   QString speedupText() const;
   // Median self time per node of the current revision's profile (empty before a run).
   QHash<core::model::NodeId, double> nodeCosts() const;
+  // Node times of the original and the current revision paired through provenance: one row per
+  // unchanged node and per change (the folded conv against conv + batch_norm).
+  QTableWidget* nodeTable() const { return nodeTable_; }
   // Writes the current revision's profile as Chrome-trace JSON (atomically).
   bool exportTrace(const QString& path, QString* error = nullptr) const;
 
@@ -57,6 +61,7 @@ class ProfileDock : public QDockWidget {
     core::model::Diagnostics diagnostics;  // of the failure
   };
   void showResult();
+  void showNodeTimes();
   void setRunning(bool running);
 
   QPointer<core::model::Document> document_;
@@ -73,10 +78,12 @@ class ProfileDock : public QDockWidget {
   QLabel* summary_;
   TimelineView* timeline_;
   ProfileCharts* charts_;
+  QTableWidget* nodeTable_;
   QFutureWatcher<Result> watcher_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   std::optional<core::profile::Profile> before_, after_;
   QString beforeLabel_, afterLabel_;
+  core::model::RevisionPtr revBefore_, revAfter_;  // the revisions the running or shown profiles are of
 };
 
 }  // namespace graft::ui
