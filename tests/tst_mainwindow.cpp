@@ -1,6 +1,7 @@
 // The first GUI: opening samples and files, the error box for bad files, selection sync between
 // the module tree and the IR view, and a screenshot for people to look at.
 #include "core/edit/session.h"
+#include "core/edit/graph_diff.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
@@ -107,14 +108,16 @@ class TstMainWindow : public QObject {
     auto r = graft::core::edit::apply(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, *doc->current(), doc->ids());
     QVERIFY2(r.ok(), qPrintable(r.error));
     graft::core::edit::Session(*doc).commitBuilt(r.revision);
-    const auto d = graft::core::edit::diff(*doc->original(), *doc->current());
+    // The canvas outlines what the Diff view and History list (core/edit/graph_diff).
+    const auto d = graft::core::edit::diffGraphs(*doc->original(), *doc->current(), graft::core::edit::DiffMatching::ByProvenance);
     graft::core::model::NodeId gelu = 0;
-    for (auto id : d.added) {
-      QCOMPARE(scene->changes().value(id), graft::ui::canvas::GraphScene::Change::Added);
-      if (const auto* n = w.view()->node(id); n && n->kind == QLatin1String("aten::gelu")) gelu = id;
+    for (const auto& a : d.added) {
+      QCOMPARE(scene->changes().value(a.node), graft::ui::canvas::GraphScene::Change::Added);
+      if (const auto* n = w.view()->node(a.node); n && n->kind == QLatin1String("aten::gelu")) gelu = a.node;
     }
     QVERIFY(gelu);
-    for (auto id : d.rewired) QCOMPARE(scene->changes().value(id), graft::ui::canvas::GraphScene::Change::Modified);
+    for (const auto& c : d.changed) QCOMPARE(scene->changes().value(c.node), graft::ui::canvas::GraphScene::Change::Modified);
+    QCOMPARE(scene->changes().size(), int(d.added.size() + d.changed.size()));
     // The collapsed top-level group holding the new gelu is marked too.
     int group = w.view()->node(gelu)->group;
     while (w.view()->groups[group].parent > 0) group = w.view()->groups[group].parent;

@@ -1,5 +1,6 @@
 // The Rewrites dock and rule editor: match counts, live parse errors, Apply all as one undo step,
 // saving into the user rule folder.
+#include "core/edit/session.h"
 #include "gui_support.h"
 
 #include "core/io/load.h"
@@ -39,6 +40,9 @@ class TstRewriteUi : public QObject {
     QVERIFY(loaded.ok());
     ui::RewriteDock dock;
     dock.setDocument(loaded.document.get());
+    // Rewrites commit through the document's Session, as the main window wires it.
+    graft::core::edit::Session session(*loaded.document);
+    dock.setCommitter([&](const QVector<core::rewrite::Step>& steps) { return session.applyRewrite(steps); });
     QVERIFY(dock.ruleIds().contains("fold-conv-bn"));
     const int bn = dock.matchCount("fold-conv-bn");
     QVERIFY(bn >= 1);

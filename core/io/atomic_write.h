@@ -1,11 +1,28 @@
 #pragma once
 // Writes a whole file through QSaveFile: the old content stays intact unless every byte landed.
+// A path that exists and is not a regular file (a device such as /dev/full, a FIFO, a folder)
+// is refused: it would be replaced by a regular file.
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
 
+#include <functional>
+#include <ostream>
+
+class QFileDevice;
+
 namespace graft::core::io {
+
+// Why a write to `file` failed, worded for the user (QFileDevice often says only "Unknown error").
+QString writeFailure(const QFileDevice& file);
+
+// Empty when `path` may be written, else why not.
+QString checkOutputPath(const QString& path);
 
 // Returns an empty string on success, else why it failed (QSaveFile's error string).
 QString writeAtomically(const QString& path, const QByteArray& bytes);
+
+// Streams into `path` atomically: `write` gets a std::ostream over the save file, so a large
+// model is never held in memory whole. A failed write (a full disk) is reported, never thrown.
+QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace graft::core::io

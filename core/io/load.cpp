@@ -68,16 +68,18 @@ std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, 
   return std::make_shared<const model::SavedRecord>(std::move(*record));
 }
 
+// `places`: op nodes' places the graph's call stacks do not hold (a torch.export program's).
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
-                  QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {}) {
+                  QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {},
+                  std::vector<model::NodePlace> places = {}) {
   LoadResult result;
   model::NodeIdSource ids;
   const bool isFrozen = frozen || options.freeze;
-  auto rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids);
+  auto rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids, &places);
   auto record = fittingRecord(savedRecord, *rev);
   if (record) {
     // Again, with the places the file recorded (its own call stacks lost them when it was saved).
-    std::vector<model::NodePlace> places;
+    places.clear();
     for (const auto& n : record->nodes) places.push_back(n.place);
     ids = {};
     rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids, &places);
@@ -111,7 +113,7 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     if (!imported.module) return failure(imported.error);
     // A program is frozen by construction: its weights are graph constants.
     auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true,
-                         imported.provenanceRecord);
+                         imported.provenanceRecord, std::move(imported.places));
     result.document->setFormat(QStringLiteral("pt2"));
     if (!imported.exampleInputs.empty()) {
       auto examples = std::make_shared<run::InputSet>();

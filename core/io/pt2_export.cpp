@@ -1,5 +1,6 @@
 #include "core/io/pt2_export.h"
 
+#include "core/io/atomic_write.h"
 #include "core/io/pt2_schema.h"
 #include "core/model/fx_text.h"
 #include "core/model/revision.h"
@@ -386,18 +387,34 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     gm.insert(QStringLiteral("signature"), exporter.signatureJson());
     model.insert(QStringLiteral("graph_module"), gm);
 
+    if (const QString why = checkOutputPath(outPath); !why.isEmpty()) fail(why);
     QSaveFile file(outPath);
     if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    // A short write is remembered, not reported to libtorch's writer: it would throw, then throw
+    // again from its destructor and end the process. The save is abandoned after it finishes.
+    bool writeFailed = false;
     caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
-      return file.write(static_cast<const char*>(buf), qint64(n)) == qint64(n) ? n : 0;
+      if (writeFailed) return n;
+      // No buffer: a record whose bytes are skipped (libtorch's file writer seeks over them).
+      const QByteArray gap = buf ? QByteArray() : QByteArray(qsizetype(n), '\0');
+      const char* bytes = buf ? static_cast<const char*>(buf) : gap.constData();
+      if (file.write(bytes, qint64(n)) != qint64(n)) writeFailed = true;
+      return n;
     });
-    static const QSet<QString> regenerated{QStringLiteral(".data/version"), QStringLiteral("version"),
-                                           QStringLiteral(".data/serialization_id")};
+    // Only what the program needs is carried over from the source: its format and version
+    // records, sample inputs and extra files (module info). Weights and the model are written
+    // anew; anything else (a record nothing reads, a name that climbs out of the archive) stays
+    // behind.
+    auto carried = [](const QString& name) {
+      if (name.contains(QLatin1String("..")) || name.startsWith(QLatin1Char('/'))) return false;
+      if (name == QLatin1String(kPt2ProvenanceRecord)) return false;  // written anew below
+      return name == str(spec::ARCHIVE_FORMAT_PATH) || name == str(spec::ARCHIVE_VERSION_PATH) ||
+             name == QLatin1String("byteorder") || name.startsWith(str(spec::SAMPLE_INPUTS_DIR)) ||
+             name.startsWith(str(spec::EXTRA_DIR));
+    };
     for (const auto& r : reader.getAllRecords()) {
       const QString name = QString::fromStdString(r);
-      if (regenerated.contains(name) || name == QLatin1String(kPt2ProvenanceRecord) || name.startsWith(str(spec::MODELS_DIR)) ||
-          name.startsWith(str(spec::WEIGHTS_DIR)) || name.startsWith(str(spec::CONSTANTS_DIR)))
-        continue;
+      if (!carried(name)) continue;
       auto [bytes, n] = reader.getRecord(r);
       writer.writeRecord(r, bytes.get(), n);
     }
@@ -422,7 +439,12 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
       writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
     }
     writer.writeEndOfFile();
-    if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+    if (writeFailed) {
+      const QString why = writeFailure(file);
+      file.cancelWriting();
+      fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
+    }
+    if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, writeFailure(file)));
     result.ok = true;
   } catch (const SaveError& e) {
     result.error = QString::fromStdString(e.what());

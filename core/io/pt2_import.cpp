@@ -4,6 +4,8 @@
 #include "core/io/archive_probe.h"
 #include "core/io/pt2_schema.h"
 #include "core/io/saved_value.h"
+#include "core/io/zip_directory.h"
+#include "core/model/graph_walk.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/symbol_ranges.h"
 
@@ -85,24 +87,6 @@ c10::TensorTypePtr tensorType(const QJsonObject& meta) {
                                  /*requires_grad=*/false);
 }
 
-// libtorch exports no constructor of ModuleInstanceInfo (the record TorchScript's inliner leaves
-// on a call stack: module type and instance name), only its inline default constructor and
-// accessors. Its two members are set through a mirror of its layout, checked here.
-struct ModuleInstanceInfoLayout {
-  c10::ClassTypePtr moduleType;
-  std::string instanceName;
-};
-static_assert(sizeof(ModuleInstanceInfoLayout) == sizeof(torch::jit::ModuleInstanceInfo));
-static_assert(std::is_standard_layout_v<torch::jit::ModuleInstanceInfo>);
-
-torch::jit::ModuleInstanceInfo moduleInstance(c10::ClassTypePtr type, std::string name) {
-  torch::jit::ModuleInstanceInfo info;
-  auto* fields = reinterpret_cast<ModuleInstanceInfoLayout*>(&info);
-  fields->moduleType = std::move(type);
-  fields->instanceName = std::move(name);
-  return info;
-}
-
 // The archive mapped into memory: weights are views of it, so opening a program reads none of
 // their bytes; the pages a run touches are read then. Private and writable: copy on write, the
 // file is never changed.
@@ -132,13 +116,19 @@ class MappedFile {
 class Importer {
  public:
   explicit Importer(const QString& path)
-      : reader_(path.toStdString()), mapped_(MappedFile::open(path)), archiveSize_(QFileInfo(path).size()) {}
+      : reader_(path.toStdString()), mapped_(MappedFile::open(path)), archiveSize_(QFileInfo(path).size()) {
+    QString why;
+    auto directory = readZipDirectory(path, &why);
+    if (!directory) fail(QStringLiteral("the archive is damaged: %1").arg(why));
+    zip_ = std::move(*directory);
+  }
 
   std::shared_ptr<torch::jit::Module> run() {
     if (const QString why = checkRecordSizes(reader_, archiveSize_); !why.isEmpty())
       fail(QStringLiteral("the archive is damaged: %1").arg(why));
     const QString modelJson = findModelJson();
     const QJsonObject model = readJson(modelJson);
+    checkSchemaVersion(model.value(QLatin1String("schema_version")).toObject());
     if (reader_.hasRecord(kPt2ProvenanceRecord)) {
       auto [data, size] = reader_.getRecord(kPt2ProvenanceRecord);
       provenanceRecord = QByteArray(static_cast<const char*>(data.get()), qsizetype(size));
@@ -271,11 +261,28 @@ class Importer {
     }
   }
 
+  // torch.export's serialization schema changes incompatibly only with its major version: a
+  // program of another major is refused with both versions named, never read field by guess.
+  static void checkSchemaVersion(const QJsonObject& version) {
+    constexpr int kSchemaMajor = 8;  // torch/_export/serde/schema.py SCHEMA_VERSION of torch 2.11 to 2.14
+    if (version.isEmpty()) fail(QStringLiteral("the program has no schema_version"));
+    const int major = version.value(QLatin1String("major")).toInt(-1);
+    if (major != kSchemaMajor)
+      fail(QStringLiteral("the program was written with export schema %1.%2; this Graft reads schema %3.x. Export it "
+                          "again with a torch whose schema major is %3 (2.11 to 2.14), or use a Graft built for it")
+               .arg(major).arg(version.value(QLatin1String("minor")).toInt()).arg(kSchemaMajor));
+  }
+
   // A stored (uncompressed) record's bytes: a view of the mapped archive, kept alive by the
-  // tensors that use it; read into memory where the archive cannot be mapped.
+  // tensors that use it. A compressed record is inflated into memory (never mapped: its bytes
+  // in the file are not the tensor's), and so is any record where the archive cannot be mapped.
   at::DataPtr recordData(const QString& file, size_t bytes) {
     const std::string name = file.toStdString();
-    if (mapped_) {
+    const ZipEntry* entry = findRecord(zip_, file);
+    if (!entry) fail(QStringLiteral("the archive lacks %1").arg(file));
+    if (entry->method != 0 && entry->method != 8)
+      fail(QStringLiteral("%1 is stored with zip method %2, which Graft does not read").arg(file).arg(entry->method));
+    if (mapped_ && entry->method == 0) {
       const size_t offset = reader_.getRecordOffset(name);
       if (offset + bytes <= mapped_->size()) {
         auto* keep = new std::shared_ptr<MappedFile>(mapped_);
@@ -454,9 +461,6 @@ class Importer {
     const auto meta = n.value(QLatin1String("metadata")).toObject();
     setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
     setSource(node, meta.value(QLatin1String("stack_trace")).toString());
-    for (Value* out : node->outputs())  // the unpacking of a list result sits in the same module
-      for (const auto& use : out->uses())
-        if (use.user->kind() == c10::prim::ListUnpack && node->callstack()) use.user->setCallStack(*node->callstack());
   }
 
   void addTensorMeta(const QJsonObject& values) {
@@ -537,8 +541,10 @@ class Importer {
     tensorMeta_ = outerMeta;
   }
 
-  // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> a call stack
-  // whose instance names spell the module path, as TorchScript's inliner records it.
+  // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> the node's place
+  // in Graft's own table: instance names relative to their enclosing module, outermost first, as
+  // TorchScript's inliner records them ({"layer1", "0"}), with each module's class name.
+  // Nothing is written into libtorch's call stacks.
   void setModuleStack(Node* node, const QString& stack) {
     QStringList paths, types;
     for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
@@ -547,28 +553,29 @@ class Importer {
       paths << parts[1];
       types << parts.mid(2).join(QLatin1Char(','));
     }
-    if (paths.isEmpty()) return;
-    torch::jit::InlinedCallStackPtr cs;
-    for (int i = paths.size() - 1; i >= 0; --i) {
-      // Each level's instance name is its path relative to the enclosing module's.
+    model::NodePlace& place = places_[node];
+    for (int i = 0; i < paths.size(); ++i) {
       const QString parent = i > 0 ? paths[i - 1] : QString();
       QString instance = paths[i];
       if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
-      const auto info = moduleInstance(classType(types[i]), instance.toStdString());
-      cs = cs ? c10::make_intrusive<torch::jit::InlinedCallStack>(cs, nullptr, node->sourceRange(), info)
-              : c10::make_intrusive<torch::jit::InlinedCallStack>(nullptr, node->sourceRange(), info);
+      place.modulePath << instance;
+      place.moduleTypes << types[i].section(QLatin1Char('.'), -1);
     }
-    node->setCallStack(cs);
   }
 
-  c10::ClassTypePtr classType(const QString& pythonName) {
-    auto it = classTypes_.find(pythonName);
-    if (it != classTypes_.end()) return it->second;
-    auto type = c10::ClassType::create(c10::QualifiedName("__torch__." + pythonName.toStdString()), cu_);
-    classTypes_[pythonName] = type;
-    return type;
+ public:
+  // The place of every op node (kind not prim::) in graph order.
+  std::vector<model::NodePlace> opPlaces() const {
+    std::vector<model::NodePlace> out;
+    model::forEachNode(*graph_, [&](Node* n) {
+      if (n->kind().is_prim()) return;
+      auto it = places_.find(n);
+      out.push_back(it == places_.end() ? model::NodePlace{} : it->second);
+    });
+    return out;
   }
 
+ private:
   // The model's own line: the innermost frame of the stack trace (Python lists the outermost
   // first) that is neither PyTorch's code nor fx's generated code (`<eval_with_key>.3`); the
   // innermost frame when all are.
@@ -594,7 +601,8 @@ class Importer {
   QHash<QString, QJsonObject> tensorMeta_;  // by value name (a QJsonObject looks keys up linearly)
   std::map<QString, at::Tensor> tensors_;
   std::map<QString, Value*> values_;
-  std::map<QString, c10::ClassTypePtr> classTypes_;
+  std::unordered_map<const Node*, model::NodePlace> places_;
+  QHash<QString, ZipEntry> zip_;  // how each record is stored
   std::shared_ptr<torch::jit::CompilationUnit> cu_;
   std::shared_ptr<torch::jit::Module> module_;
   std::shared_ptr<Graph> graph_;
@@ -623,6 +631,7 @@ Pt2Import importPt2(const QString& path) {
     result.module = importer.run();
     result.exampleInputs = importer.sampleInputs;
     result.provenanceRecord = importer.provenanceRecord;
+    result.places = importer.opPlaces();
   } catch (const Pt2Error& e) {
     const QString what = QString::fromStdString(e.what());
     if (what == QLatin1String("AOTINDUCTOR"))

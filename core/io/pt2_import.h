@@ -2,6 +2,7 @@
 // torch.export programs (.pt2, the PT2 archive that torch.export.save writes): the fx graph of
 // ATen ops imported into a torch::jit::Graph, so that everything downstream serves both formats.
 #include "core/io/load_error.h"
+#include "core/model/node_place.h"
 
 #include <ATen/core/ivalue.h>
 
@@ -20,6 +21,7 @@ struct Pt2Import {
   std::shared_ptr<torch::jit::Module> module;  // forward(self, *user_inputs): the program's graph
   std::vector<c10::IValue> exampleInputs;      // the archive's sample inputs (args), when it has them
   QByteArray provenanceRecord;                  // Graft's record (model/saved_record.h), when Graft saved it
+  std::vector<model::NodePlace> places;         // each op node's module path and class names, graph order
   LoadError error;                              // set when module is null
 };
 

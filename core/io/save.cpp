@@ -24,19 +24,21 @@ model::Diagnostics SaveResult::diagnostics(const QString& file) const {
 }
 
 SaveResult saveRevision(const model::Revision& revision, const QString& path, const model::SavedRecord* record) {
-  std::ostringstream bytes;
-  try {
-    torch::jit::ExtraFilesMap extra;
-    if (record) extra[kProvenanceExtraFile] = record->toJson().toStdString();
-    revision.runnable().save(bytes, extra);
-  } catch (const c10::Error& e) {
-    return {false, QStringLiteral("The revision could not be serialised: %1")
-                       .arg(QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0))};
-  } catch (const std::exception& e) {
-    return {false, QStringLiteral("The revision could not be serialised: %1").arg(QString::fromUtf8(e.what()))};
-  }
-  const std::string data = bytes.str();
-  const QString why = writeAtomically(path, QByteArray(data.data(), static_cast<qsizetype>(data.size())));
+  // Streamed to the save file: a 1.2 GB model is not held in memory once more while it is written.
+  QString serialisationError;
+  const QString why = streamAtomically(path, [&](std::ostream& out) {
+    try {
+      torch::jit::ExtraFilesMap extra;
+      if (record) extra[kProvenanceExtraFile] = record->toJson().toStdString();
+      revision.runnable().save(out, extra);
+    } catch (const c10::Error& e) {
+      serialisationError = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
+    } catch (const std::exception& e) {
+      serialisationError = QString::fromUtf8(e.what());
+    }
+    if (!serialisationError.isEmpty()) out.setstate(std::ios::failbit);
+  });
+  if (!serialisationError.isEmpty()) return {false, QStringLiteral("The revision could not be serialised: %1").arg(serialisationError)};
   if (!why.isEmpty()) return {false, QStringLiteral("Cannot write %1: %2").arg(path, why)};
   return {true, {}};
 }

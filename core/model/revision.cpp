@@ -42,9 +42,20 @@ RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QS
     NodePlace place = placeFromCallStack(n);
     if (!n->kind().is_prim() && savedPlaces && ordinal < savedPlaces->size()) {
       const NodePlace& saved = (*savedPlaces)[ordinal];
-      if (place.modulePath.isEmpty()) place = saved;
+      if (place.modulePath.isEmpty()) {
+        place.modulePath = saved.modulePath;
+        place.moduleTypes = saved.moduleTypes;
+      }
+      if (place.sourceLine <= 0 && saved.sourceLine > 0) {
+        place.sourceFile = saved.sourceFile;
+        place.sourceLine = saved.sourceLine;
+        place.sourceText = saved.sourceText;
+      }
     }
     if (!n->kind().is_prim()) ++ordinal;
+    // The unpacking of a list or tuple result sits where its producer does.
+    if (place.modulePath.isEmpty() && (n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack))
+      if (auto p = rev->places_.find(rev->idOf(n->input(0)->node())); p != rev->places_.end()) place = p->second;
     if (!place.modulePath.isEmpty() || place.sourceLine > 0) rev->places_[id] = std::move(place);
   });
   return rev;

@@ -158,7 +158,20 @@ c10::IValue typedLists(const c10::IValue& v) {
   return v;
 }
 
+// The largest input file read (4 GiB): an input is a tensor for one forward, and a path such as
+// /dev/zero would otherwise be read until memory runs out.
+constexpr qint64 kMaxInputFileBytes = qint64(4) << 30;
+
 std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
+  const QFileInfo info(path);
+  if (!info.isFile()) {
+    error = QStringLiteral("input %1 is not a regular file (a device, a pipe or a folder): give a .npy or torch.save'd tensor file").arg(path);
+    return std::nullopt;
+  }
+  if (info.size() > kMaxInputFileBytes) {
+    error = QStringLiteral("input file %1 is %2 GiB; inputs are read up to 4 GiB").arg(path).arg(double(info.size()) / double(qint64(1) << 30), 0, 'f', 1);
+    return std::nullopt;
+  }
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
     error = QStringLiteral("cannot read input file %1: %2").arg(path, f.errorString());

@@ -1,0 +1,136 @@
+// Bad input never takes the process down and never reads or writes wrong bytes: a torch.export
+// program run on inputs libtorch refuses, compressed archive records, a future export schema,
+// input paths that are devices or pipes, outputs that are devices, a full disk while saving,
+// and records a saved program does not need. Each case runs graft-cli as a user would.
+#include "test_support.h"
+
+#include <QtCore/QFileInfo>
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <sys/stat.h>
+
+using graft::test::runCli;
+
+namespace {
+
+QString cli() { return qEnvironmentVariable("GRAFT_CLI"); }
+
+// Exit 2 with a one-line error, never a signal or an abort.
+void checkRefused(const graft::test::CliResult& r, const QString& what, const QString& mentions = {}) {
+  QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("%1: exit %2: %3").arg(what).arg(r.exitCode).arg(QString::fromUtf8(r.err))));
+  QVERIFY2(r.err.startsWith("graft-cli: error: "), qPrintable(what + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+  if (!mentions.isEmpty())
+    QVERIFY2(QString::fromUtf8(r.err).contains(mentions), qPrintable(what + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+}
+
+}  // namespace
+
+class TestSafety : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    const auto made = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_safety_files.py"),
+                                             {dir_.path()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+  }
+
+  // libtorch raising inside a program's run is an error naming the node, as for TorchScript.
+  void programRunErrorsAreMessages_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("input");
+    QTest::newRow("wrong rank") << QStringLiteral("pt2/resnet18.pt2") << QStringLiteral("1x3x7");
+    QTest::newRow("empty dim") << QStringLiteral("pt2/resnet18.pt2") << QStringLiteral("1x3x224x224x0");
+    QTest::newRow("int for a tensor") << QStringLiteral("pt2/resnet18.pt2") << QStringLiteral("3");
+    QTest::newRow("wrong shape file") << QStringLiteral("plain.pt2") << QStringLiteral("wrong_shape.pt");
+  }
+  void programRunErrorsAreMessages() {
+    QFETCH(QString, model);
+    QFETCH(QString, input);
+    const QString path = model.startsWith(QLatin1String("pt2/")) ? graft::test::testdata(model) : dir_.filePath(model);
+    const QString spec = input.endsWith(QLatin1String(".pt")) ? dir_.filePath(input) : input;
+    for (const char* command : {"compare", "profile", "shapes"}) {
+      QStringList args{QString::fromLatin1(command), path, QStringLiteral("--input"), spec};
+      if (QLatin1String(command) == QLatin1String("profile")) args << QStringLiteral("--runs") << QStringLiteral("1");
+      checkRefused(runCli(args), QStringLiteral("%1 %2 --input %3").arg(QLatin1String(command), model, input));
+    }
+  }
+
+  // Deflate-compressed records are inflated: the program computes what the stored one does.
+  void compressedRecordsAreInflated() {
+    const auto r = runCli({QStringLiteral("compare"), dir_.filePath(QStringLiteral("plain.pt2")),
+                           dir_.filePath(QStringLiteral("deflated.pt2")), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto out = r.json().value(QStringLiteral("outputs")).toArray().first().toObject();
+    QCOMPARE(out.value(QStringLiteral("max_abs")).toDouble(), 0.0);
+    QVERIFY(out.value(QStringLiteral("numel")).toDouble() > 0);
+  }
+
+  void futureSchemaIsRefused() {
+    const auto r = runCli({QStringLiteral("info"), dir_.filePath(QStringLiteral("future.pt2"))});
+    checkRefused(r, QStringLiteral("future schema"), QStringLiteral("99"));
+    QVERIFY(QString::fromUtf8(r.err).contains(QLatin1String("8.x")));
+  }
+
+  // Input paths that are not regular files are refused at once, never read.
+  void inputDevicesAndPipesAreRefused() {
+    const QString fifo = dir_.filePath(QStringLiteral("fifo"));
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    for (const QString& input : {QStringLiteral("/dev/zero"), fifo})
+      checkRefused(runCli({QStringLiteral("compare"), dir_.filePath(QStringLiteral("plain.pt2")), QStringLiteral("--input"), input}, 60000),
+                   input, QStringLiteral("not a regular file"));
+  }
+
+  // An output that is a device is refused and left as it is.
+  void outputDevicesAreRefused() {
+    const auto r = runCli({QStringLiteral("rewrite"), graft::test::testdata(QStringLiteral("resnet18.pt")), QStringLiteral("--rule"),
+                           QStringLiteral("fold-conv-bn"), QStringLiteral("-o"), QStringLiteral("/dev/full")});
+    checkRefused(r, QStringLiteral("-o /dev/full"), QStringLiteral("not a regular file"));
+    struct stat st {};
+    QVERIFY(::stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
+  }
+
+  // A write that fails part way (here a file size limit, as a full disk would) is a message; no
+  // partial file is left and the process ends normally.
+  void failedWriteIsAMessage_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("out");
+    QTest::newRow("TorchScript") << graft::test::testdata(QStringLiteral("resnet18.pt")) << QStringLiteral("full.pt");
+    QTest::newRow("torch.export") << graft::test::testdata(QStringLiteral("pt2/resnet18.pt2")) << QStringLiteral("full.pt2");
+  }
+  void failedWriteIsAMessage() {
+    QFETCH(QString, model);
+    QFETCH(QString, out);
+    const QString target = dir_.filePath(out);
+    QProcess p;
+    // SIGXFSZ ignored, so the write fails with EFBIG as it would with ENOSPC on a full disk.
+    p.start(QStringLiteral("bash"), {QStringLiteral("-c"), QStringLiteral("trap '' XFSZ; ulimit -f 1000; exec \"$0\" rewrite \"$1\" --rule fold-conv-bn -o \"$2\""),
+                                     cli(), model, target});
+    QVERIFY(p.waitForFinished(600000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.startsWith(QLatin1String("graft-cli: error: ")) && err.contains(QLatin1String("write"), Qt::CaseInsensitive), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(target));
+  }
+
+  // A saved program holds what it needs and nothing else from its source.
+  void savedProgramDropsUnusedRecords() {
+    const QString out = dir_.filePath(QStringLiteral("from_junk.pt2"));
+    const auto r = runCli({QStringLiteral("rewrite"), dir_.filePath(QStringLiteral("junk.pt2")), QStringLiteral("--pass"),
+                           QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto listed = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/list_records.py"), {out});
+    QVERIFY2(listed.exitCode == 0, listed.err.constData());
+    QVERIFY2(!listed.out.contains("junk"), listed.out.constData());
+    QVERIFY(listed.out.contains("models/model.json"));
+  }
+
+ private:
+  QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestSafety)
+#include "tst_safety.moc"
