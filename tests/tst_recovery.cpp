@@ -15,6 +15,7 @@
 
 #include <torch/script.h>
 
+#include <QtCore/QDir>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QProcess>
@@ -208,6 +209,19 @@ class TstRecovery : public QObject {
       out += gui.readAllStandardOutput();
     }
     QVERIFY2(out.contains(last), out.constData());
+    // While that Graft lives its journal is locked: another instance neither offers nor closes it.
+    QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
+    QString live;
+    for (const QFileInfo& fi : QDir(sessions_.path()).entryInfoList({QStringLiteral("*.json")}, QDir::Files))
+      if (auto j = core::edit::Session::readJournal(fi.absoluteFilePath(), nullptr); j && !j->value("closed").toBool())
+        live = fi.absoluteFilePath();
+    QVERIFY(!live.isEmpty());
+    QVERIFY(core::edit::Session::isLockedElsewhere(live));
+    QVERIFY(!core::edit::Session::markClosed(live));
+    {
+      ui::MainWindow second;
+      QVERIFY(!second.editActions()->offerRecovery());
+    }
     gui.kill();  // a crash: no clean exit, the journal stays open
     QVERIFY(gui.waitForFinished());
     QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
@@ -247,9 +261,12 @@ class TstRecovery : public QObject {
             w.document()->revision(3)->irText().count(QStringLiteral("aten::batch_norm(")));
     // The recovered edits live on in the new session's journal; the crashed one is closed.
     QVERIFY(core::edit::Session::readJournal(unclosed.front(), nullptr)->value("closed").toBool());
-    const QStringList now = core::edit::Session::unclosedJournals();
-    QCOMPARE(now.size(), 1);
-    QCOMPARE(core::edit::Session::readJournal(now.front(), nullptr)->value("edits").toArray().size(), kScripted);
+    // The new journal is this window's: open, locked while the window lives, so not offered.
+    QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
+    const QString current = w.editActions()->session()->journalPath();
+    const auto live = core::edit::Session::readJournal(current, nullptr);
+    QVERIFY(live && !live->value("closed").toBool());
+    QCOMPARE(live->value("edits").toArray().size(), kScripted);
   }
 };
 

@@ -7,6 +7,7 @@
 #include "ui/main_window.h"
 #include "ui/op_palette_dialog.h"
 
+#include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
@@ -38,8 +39,14 @@ EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) 
   replaceOp->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   editValue = new QAction(tr("Edit &Value…"), this);
   editValue->setShortcut(QKeySequence(Qt::Key_F2));
+  save = new QAction(tr("&Save"), this);
+  save->setObjectName(QStringLiteral("saveAction"));
+  save->setShortcut(QKeySequence::Save);
+  connect(save, &QAction::triggered, this, [this] { saveCurrent(); });
   saveAs = new QAction(tr("Save Revision &As…"), this);
-  saveAs->setShortcut(QKeySequence::SaveAs);
+  saveAs->setObjectName(QStringLiteral("saveAsAction"));
+  // QKeySequence::SaveAs has no binding under a plain X11 window manager.
+  saveAs->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)});
   for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) window->addAction(a);
 
   connect(undo, &QAction::triggered, this, [this] { if (session_) session_->document().undo(); });
@@ -89,7 +96,7 @@ EditActions::EditActions(MainWindow* window) : QObject(window), window_(window) 
     const bool program = session_->document().format() == QLatin1String("pt2");
     const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)")
                                    : tr("TorchScript archives (*.pt)");
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), QString(), filter, nullptr,
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), suggestedSavePath(), filter, nullptr,
                                                       QFileDialog::DontConfirmOverwrite);
     if (!path.isEmpty()) saveRevisionAs(path);
   });
@@ -123,6 +130,7 @@ void EditActions::updateEnabled() {
   const bool node = doc && window_->selectedNode() != core::model::kNoNode;
   for (QAction* a : nodeActions()) a->setEnabled(node);
   saveAs->setEnabled(doc);
+  save->setEnabled(doc);
 }
 
 bool EditActions::applyEdit(const edit::Edit& e, bool interactive) {
@@ -136,6 +144,40 @@ bool EditActions::applyEdit(const edit::Edit& e, bool interactive) {
     return false;
   }
   return true;
+}
+
+QString EditActions::suggestedSavePath() const {
+  if (!savePath_.isEmpty()) return savePath_;
+  if (!session_ || session_->document().sourcePath().isEmpty()) return QStringLiteral("edited.pt");
+  const QFileInfo source(session_->document().sourcePath());
+  return source.dir().filePath(source.completeBaseName() + QStringLiteral("-edited.") + source.suffix());
+}
+
+bool EditActions::isModified() const {
+  return session_ && session_->document().count() > 1 && session_->document().currentIndex() != savedIndex_;
+}
+
+bool EditActions::saveCurrent() {
+  if (!session_) return false;
+  if (!savePath_.isEmpty()) return saveRevisionAs(savePath_, true);
+  const bool program = session_->document().format() == QLatin1String("pt2");
+  const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)") : tr("TorchScript archives (*.pt)");
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision"), suggestedSavePath(), filter, nullptr,
+                                                    QFileDialog::DontConfirmOverwrite);
+  return !path.isEmpty() && saveRevisionAs(path);
+}
+
+bool EditActions::mayDropDocument() {
+  if (!isModified()) return true;
+  const UnsavedAnswer answer = prompt_ ? prompt_(session_->document().displayName())
+                                       : askAboutUnsaved(window_, session_->document().displayName());
+  switch (answer) {
+    case UnsavedAnswer::Save: return saveCurrent();
+    case UnsavedAnswer::Discard: return true;
+    case UnsavedAnswer::Keep: keepJournal_ = true; return true;
+    case UnsavedAnswer::Cancel: return false;
+  }
+  return false;
 }
 
 bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
@@ -156,12 +198,19 @@ bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
     return false;
   }
   window_->statusBar()->showMessage(tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path));
+  savedIndex_ = doc.currentIndex();
+  savePath_ = path;
+  Q_EMIT modifiedChanged(isModified());
   return true;
 }
 
 void EditActions::closeSession() {
-  if (session_) session_->close();
+  // A kept journal stays unclosed (and unlocked once the Session goes): recovery offers it.
+  if (session_ && !keepJournal_) session_->close();
   session_.reset();
+  keepJournal_ = false;
+  savedIndex_ = 0;
+  savePath_.clear();
   history_->setDocument(nullptr);
   updateEnabled();
 }
@@ -173,6 +222,7 @@ void EditActions::startSession() {
   session_ = std::make_unique<edit::Session>(*doc);
   session_->setJournalPath(edit::Session::newJournalPath());
   connect(doc, &core::model::Document::currentChanged, this, &EditActions::updateEnabled);
+  connect(doc, &core::model::Document::currentChanged, this, [this] { Q_EMIT modifiedChanged(isModified()); });
   history_->setDocument(doc);
   updateEnabled();
 }

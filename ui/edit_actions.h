@@ -5,6 +5,7 @@
 // document, the History dock, and crash recovery.
 #include <functional>
 #include "core/edit/edit.h"
+#include "ui/unsaved_changes.h"
 
 #include <QtCore/QObject>
 #include <memory>
@@ -31,6 +32,7 @@ class EditActions : public QObject {
   QAction* insertOp = nullptr;
   QAction* replaceOp = nullptr;
   QAction* editValue = nullptr;
+  QAction* save = nullptr;    // Ctrl+S: where the last save went, else asks (never over the input unasked)
   QAction* saveAs = nullptr;
   // The node actions, for context menus.
   QList<QAction*> nodeActions() const;
@@ -44,8 +46,18 @@ class EditActions : public QObject {
   bool applyEdit(const core::edit::Edit& edit, bool interactive = true);
   // Saves the current revision; asks before overwriting the opened file (unless `confirmed`).
   bool saveRevisionAs(const QString& path, bool confirmed = false);
+  // File > Save: to the file the last save wrote, else through the Save As dialog. True when saved.
+  bool saveCurrent();
+  // Whether the current revision differs from the model as opened or last saved.
+  bool isModified() const;
+  // Before the open document is dropped (quit, close, open another): true when it may go. Asks
+  // Save / Discard / Cancel when there are unsaved changes; Cancel answers false.
+  bool mayDropDocument();
+  // The question mayDropDocument asks (tests answer it themselves).
+  void setUnsavedPrompt(UnsavedPrompt prompt) { prompt_ = std::move(prompt); }
 
-  // Before the window replaces its document: closes the journal of the old one.
+  // Before the window replaces its document: closes the journal of the old one (unless the
+  // answer to the unsaved-changes question was to keep it for recovery).
   void closeSession();
   // After the window opened a document: starts a session with a new journal.
   void startSession();
@@ -63,14 +75,22 @@ class EditActions : public QObject {
 
  Q_SIGNALS:
   void editRefused(const QString& message);
+  // The document became modified or unmodified (the window's title mark).
+  void modifiedChanged(bool modified);
   // Refused edits, failed saves and recoveries, for the Issues dock.
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
   void updateEnabled();
+  // Where a Save dialog starts: the last save, else "<model>-edited.<ext>" beside the model.
+  QString suggestedSavePath() const;
   MainWindow* window_;
   std::unique_ptr<core::edit::Session> session_;
   HistoryDock* history_ = nullptr;
+  int savedIndex_ = 0;        // the revision that matches the file on disk (0: as opened)
+  QString savePath_;          // where Save writes (set by Save As)
+  bool keepJournal_ = false;  // close without marking the journal closed
+  UnsavedPrompt prompt_;
 };
 
 }  // namespace graft::ui

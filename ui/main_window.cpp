@@ -16,6 +16,7 @@
 #include "core/layout/layout_engine.h"
 #include "core/report/html_report.h"
 #include "ui/history_dock.h"
+#include <QtGui/QCloseEvent>
 #include "core/run/input_specs.h"
 #include "core/layout/flat_dot.h"
 #include "ui/render/diagram_export.h"
@@ -257,6 +258,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     selectNode(id);
   });
   connect(editActions_, &EditActions::diagnosticsReported, this, &MainWindow::reportDiagnostics);
+  connect(editActions_, &EditActions::modifiedChanged, this, &QWidget::setWindowModified);
   connect(rewrites, &RewriteDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
   connect(compareDock_, &CompareDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
   connect(profileDock_, &ProfileDock::diagnosticsReported, this, &MainWindow::reportDiagnostics);
@@ -315,7 +317,11 @@ void MainWindow::buildMenus() {
   }
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
+  file->addAction(editActions_->save);
   file->addAction(editActions_->saveAs);
+  QAction* close = file->addAction(tr("&Close"), this, [this] { closeDocument(); });
+  close->setObjectName(QStringLiteral("closeAction"));
+  close->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
   file->addSeparator();
   QAction* compareFile = file->addAction(tr("Compare &With File…"), this, [this] {
     if (!document_) return;
@@ -425,6 +431,7 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 bool MainWindow::openFile(const QString& path, bool freeze) {
+  if (!editActions_->mayDropDocument()) return false;
   auto result = loadReported(*this, path, freeze);
   if (!result.ok()) {
     Q_EMIT loadFailed(result.error.headline);
@@ -437,6 +444,7 @@ bool MainWindow::openFile(const QString& path, bool freeze) {
 }
 
 bool MainWindow::openSample(const QString& name, bool freeze) {
+  if (!editActions_->mayDropDocument()) return false;
   auto result = core::io::loadSample(name, {freeze});
   if (!result.ok()) {
     reportDiagnostics(result.error.diagnostics());
@@ -462,8 +470,39 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   heatAction_->setEnabled(false);
   refreshView();
   editActions_->startSession();
-  setWindowTitle(QStringLiteral("%1 — Graft").arg(document_->displayName()));
+  setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document_->displayName()));
+  setWindowModified(false);
   Q_EMIT documentOpened();
+}
+
+bool MainWindow::closeDocument() {
+  if (!document_) return true;
+  if (!editActions_->mayDropDocument()) return false;
+  editActions_->closeSession();
+  if (compareDock_) compareDock_->setDocument(nullptr);
+  profileDock_->setDocument(nullptr);
+  rewriteDock_->setDocument(nullptr);
+  heatAction_->setChecked(false);
+  heatAction_->setEnabled(false);
+  divergenceMarks_.clear();
+  matchMarks_.clear();
+  selected_ = core::model::kNoNode;
+  issuesDock_->setDocumentSerial(++documentSerial_);
+  document_.reset();
+  shownDocument_ = nullptr;          // the views keep the last GraphView (owned by view_) until the next
+  centreStack_->setCurrentIndex(0);  // model; the start page covers the canvas
+  setWindowTitle(QStringLiteral("Graft"));
+  setWindowModified(false);
+  return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!editActions_->mayDropDocument()) {
+    event->ignore();
+    return;
+  }
+  editActions_->closeSession();  // a clean exit (or kept for recovery, when nobody could be asked)
+  event->accept();
 }
 
 void MainWindow::reportDiagnostics(const core::model::Diagnostics& diagnostics) {
@@ -608,7 +647,8 @@ DiffView* MainWindow::ensureDiffView() {
   if (!diffView_) {
     diffView_ = new DiffView(this);
     diffView_->setWindowFlag(Qt::Window);
-    diffView_->resize(1366, 768);
+    // Its own frame included, within the screen's available area (1366×768 laptops too).
+    diffView_->resize(fittedSize(diffView_, QSize(1366, 768)));
   }
   return diffView_;
 }
@@ -636,6 +676,7 @@ DiffView* MainWindow::showDiff(int a, int b) {
   view->setMetrics(metrics);
   view->setWindowTitle(tr("Diff: %1 — Graft").arg(document_->displayName()));
   view->show();
+  fitToScreen(view);
   view->raise();
   statusBar()->showMessage(diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
                                         : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
@@ -658,6 +699,7 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   view->setMetrics({});
   view->setWindowTitle(tr("Diff: %1 ↔ %2 — Graft").arg(document_->displayName(), other.document->displayName()));
   view->show();
+  fitToScreen(view);
   view->raise();
   return view;
 }

@@ -38,6 +38,9 @@ class MainWindow : public QMainWindow {
   // Open a model; on failure shows an error box, keeps the current document and returns false.
   bool openFile(const QString& path, bool freeze = true);
   bool openSample(const QString& name, bool freeze = true);
+  // File > Close: asks about unsaved changes (Save / Discard / Cancel), then shows the start
+  // page. False when cancelled.
+  bool closeDocument();
 
   core::model::Document* document() const { return document_.get(); }
   // Test hook (graft --script-edits FILE): EditActions::runScript, with {"rules": [...]} entries
@@ -100,6 +103,7 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
 
  private:

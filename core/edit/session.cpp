@@ -97,8 +97,26 @@ rewrite::ApplyResult Session::applyRewrite(const QVector<rewrite::Step>& steps) 
 }
 
 void Session::setJournalPath(const QString& path) {
+  lock_.reset();
   journalPath_ = path;
+  if (!path.isEmpty()) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    lock_ = std::make_unique<QLockFile>(path + QStringLiteral(".lock"));
+    lock_->setStaleLockTime(0);  // held as long as this process lives, however long that is
+    if (!lock_->tryLock(0)) qCWarning(lcSession).noquote() << "cannot lock the session journal" << path;
+  }
   write();
+}
+
+bool Session::isLockedElsewhere(const QString& journal) {
+  QLockFile lock(journal + QStringLiteral(".lock"));
+  lock.setStaleLockTime(0);
+  if (lock.tryLock(0)) {
+    lock.unlock();
+    return false;
+  }
+  // Held: by a live process (another Graft, or this one's own Session for it).
+  return lock.error() == QLockFile::LockFailedError;
 }
 
 QJsonObject Session::toJson(bool closed) const {
@@ -127,7 +145,9 @@ void Session::write() {
 
 bool Session::close() {
   if (journalPath_.isEmpty()) return true;
-  return io::writeAtomically(journalPath_, QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented)).isEmpty();
+  const bool ok = io::writeAtomically(journalPath_, QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented)).isEmpty();
+  lock_.reset();
+  return ok;
 }
 
 QString Session::sessionDir() {
@@ -158,6 +178,7 @@ std::optional<QJsonObject> Session::readJournal(const QString& path, QString* er
 }
 
 bool Session::markClosed(const QString& path) {
+  if (isLockedElsewhere(path)) return false;
   auto journal = readJournal(path, nullptr);
   if (!journal) return false;
   journal->insert(QStringLiteral("closed"), true);
@@ -169,7 +190,8 @@ QStringList Session::unclosedJournals() {
   const QDir dir(sessionDir());
   for (const QFileInfo& fi : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Time)) {
     auto j = readJournal(fi.absoluteFilePath(), nullptr);
-    if (j && !j->value(QLatin1String("closed")).toBool()) out << fi.absoluteFilePath();
+    if (j && !j->value(QLatin1String("closed")).toBool() && !isLockedElsewhere(fi.absoluteFilePath()))
+      out << fi.absoluteFilePath();
   }
   return out;
 }

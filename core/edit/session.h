@@ -9,10 +9,13 @@
 #include "core/rewrite/apply.h"
 
 #include <QtCore/QJsonObject>
+#include <QtCore/QLockFile>
 #include <QtCore/QMetaObject>
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 #include <QtCore/QVector>
+
+#include <memory>
 
 namespace graft::core::edit {
 
@@ -38,7 +41,9 @@ class Session {
   // benchmarks that shape a graph by hand). It is journaled as made elsewhere: replay stops there.
   int commitBuilt(model::RevisionPtr revision);
 
-  // The journal file, written after every change once set (empty: no journal).
+  // The journal file, written after every change once set (empty: no journal). It is locked
+  // (QLockFile, `<journal>.lock`) while this Session lives, so another Graft never offers to
+  // recover it, nor closes it.
   void setJournalPath(const QString& path);
   const QString& journalPath() const { return journalPath_; }
   // Marks the journal closed (a clean exit): recovery will not offer it again.
@@ -53,10 +58,13 @@ class Session {
   static QString sessionDir();
   // A fresh journal path in sessionDir().
   static QString newJournalPath();
-  // Journals in sessionDir() not marked closed, newest first.
+  // Journals in sessionDir() not marked closed and not locked by a live Graft, newest first.
   static QStringList unclosedJournals();
+  // Whether another live process holds `journal`'s lock.
+  static bool isLockedElsewhere(const QString& journal);
   static std::optional<QJsonObject> readJournal(const QString& path, QString* error);
-  // Marks a journal file closed (recovered or declined) so it is not offered again.
+  // Marks a journal file closed (recovered or declined) so it is not offered again; refused
+  // (false) for a journal a live Graft holds.
   static bool markClosed(const QString& path);
 
   // Re-applies a journal's edits to a freshly loaded document of the same source: checks the
@@ -84,6 +92,7 @@ class Session {
   model::Document& document_;
   QVector<Record> records_;  // records_[i] made revision i + 1
   QString journalPath_;
+  std::unique_ptr<QLockFile> lock_;
   QString journalError_;
   bool committing_ = false;
   QMetaObject::Connection added_, moved_;

@@ -97,8 +97,14 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
   prev_->setToolTip(tr("Previous difference (Shift+F8)"));
   next_ = new QPushButton(tr("Next ▶"), side);
   next_->setToolTip(tr("Next difference (F8)"));
+  auto* close = new QPushButton(tr("Close"), side);
+  close->setObjectName(QStringLiteral("diffCloseButton"));
+  close->setToolTip(tr("Close the diff window (Esc)"));
   buttons->addWidget(prev_);
   buttons->addWidget(next_);
+  buttons->addStretch(1);
+  buttons->addWidget(close);
+  connect(close, &QPushButton::clicked, this, &QWidget::close);
   sideColumn->addWidget(list_, 1);
   sideColumn->addLayout(buttons);
   splitter->addWidget(side);
@@ -117,6 +123,8 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
   nextKey->setContext(Qt::WidgetWithChildrenShortcut);
   auto* prevKey = new QShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8), this, this, &DiffView::previous);
   prevKey->setContext(Qt::WidgetWithChildrenShortcut);
+  auto* closeKey = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &QWidget::close);
+  closeKey->setContext(Qt::WidgetWithChildrenShortcut);
 }
 
 DiffView::~DiffView() = default;

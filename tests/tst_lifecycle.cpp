@@ -1,0 +1,174 @@
+// The document lifecycle of a desktop editor: a modified mark in the title, File > Save and
+// Close, and on every path that would drop unsaved work (quit, close, open another file, a
+// recent file, a sample, a tour that opens a sample) the question Save / Discard / Cancel:
+// Save writes the revision and goes on, Discard goes on and closes the journal, Cancel leaves
+// everything as it was.
+#include "core/edit/session.h"
+#include "core/io/load.h"
+#include "core/model/document.h"
+#include "core/model/graph_view.h"
+#include "core/tour/tour.h"
+#include "test_support.h"
+#include "ui/edit_actions.h"
+#include "ui/main_window.h"
+#include "ui/rewrite/rewrite_dock.h"
+#include "ui/tour/tour_driver.h"
+
+#include <QtCore/QFileInfo>
+#include <QtCore/QTemporaryDir>
+#include <QtGui/QAction>
+#include <QtTest/QtTest>
+
+using namespace graft;
+using ui::UnsavedAnswer;
+
+namespace {
+
+// Each way of dropping the open document, as the user would take it.
+bool drop(ui::MainWindow& w, const QString& path) {
+  if (path == QLatin1String("quit")) return w.close();
+  if (path == QLatin1String("close")) return w.closeDocument();
+  if (path == QLatin1String("open file")) return w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
+  if (path == QLatin1String("sample")) return w.openSample(QStringLiteral("mlp"));
+  if (path == QLatin1String("tour")) {
+    core::tour::Action open;
+    open.kind = QStringLiteral("open_sample");
+    open.args.insert(QStringLiteral("sample"), QStringLiteral("mlp"));
+    bool done = false;
+    QString failure;
+    w.tourDriver()->perform({open}, [&](const QString& error) {
+      failure = error;
+      done = true;
+    });
+    if (!QTest::qWaitFor([&] { return done; }, 60000)) return false;
+    return failure.isEmpty();
+  }
+  return false;
+}
+
+QString journalOf(ui::MainWindow& w) { return w.editActions()->session()->journalPath(); }
+
+bool journalClosed(const QString& path) {
+  const auto j = core::edit::Session::readJournal(path, nullptr);
+  return j && j->value(QStringLiteral("closed")).toBool();
+}
+
+}  // namespace
+
+class TestLifecycle : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(sessions_.isValid() && saves_.isValid());
+    qputenv("GRAFT_SESSION_DIR", sessions_.path().toUtf8());
+  }
+
+  void modifiedMarkAndSave() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().contains(QLatin1String("[*]")));
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QVERIFY(w.isWindowModified());
+    const QString path = saves_.filePath(QStringLiteral("cnn-folded.pt"));
+    QVERIFY(w.editActions()->saveRevisionAs(path));
+    QVERIFY(!w.isWindowModified());
+    w.document()->undo();
+    QVERIFY(w.isWindowModified());  // the file on disk holds revision 1
+    w.document()->redo();
+    QVERIFY(!w.isWindowModified());
+    // Save (Ctrl+S) writes where the last save went, without asking.
+    w.rewriteDock()->applyRules({QStringLiteral("remove-dropout"), QStringLiteral("fold-linear-bn")});
+    QVERIFY(w.isWindowModified() || w.document()->count() == 2);
+    auto* save = w.findChild<QAction*>(QStringLiteral("saveAction"));
+    QVERIFY(save && save->shortcut() == QKeySequence::Save);
+    QVERIFY(w.editActions()->saveCurrent());
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(QFileInfo(path).size() > 0);
+    auto* close = w.findChild<QAction*>(QStringLiteral("closeAction"));
+    QVERIFY(close && close->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_W));
+    auto* saveAs = w.findChild<QAction*>(QStringLiteral("saveAsAction"));
+    QVERIFY(saveAs && saveAs->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+  }
+
+  void everyPathAsks_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("answer");
+    for (const char* path : {"quit", "close", "open file", "sample", "tour"})
+      for (auto answer : {UnsavedAnswer::Save, UnsavedAnswer::Discard, UnsavedAnswer::Cancel})
+        QTest::addRow("%s, %s", path, answer == UnsavedAnswer::Save ? "save" : answer == UnsavedAnswer::Discard ? "discard" : "cancel")
+            << QString::fromLatin1(path) << int(answer);
+  }
+  void everyPathAsks() {
+    QFETCH(QString, path);
+    QFETCH(int, answer);
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    // A first save sets where Save writes, then an unsaved change on top.
+    const QString file = saves_.filePath(QStringLiteral("%1-%2.pt").arg(path).arg(answer).replace(QLatin1Char(' '), QLatin1Char('_')));
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QVERIFY(w.editActions()->saveRevisionAs(file));
+    const qint64 savedSize = QFileInfo(file).size();
+    w.document()->undo();
+    QVERIFY(w.isWindowModified());
+    int asked = 0;
+    w.editActions()->setUnsavedPrompt([&](const QString&) {
+      ++asked;
+      return UnsavedAnswer(answer);
+    });
+    const auto* before = w.document();
+    const QString journal = journalOf(w);
+    const bool went = drop(w, path);
+    QCOMPARE(asked, 1);
+    switch (UnsavedAnswer(answer)) {
+      case UnsavedAnswer::Cancel:
+        QVERIFY(!went);
+        QCOMPARE(w.document(), before);  // nothing changed
+        QCOMPARE(w.document()->currentIndex(), 0);
+        QCOMPARE(w.document()->count(), 2);
+        QVERIFY(w.isWindowModified());
+        QVERIFY(!journalClosed(journal));
+        QVERIFY(w.isVisible() || path != QLatin1String("quit"));
+        break;
+      case UnsavedAnswer::Save: {
+        QVERIFY(went);
+        // The file now holds revision 0 (the current one when Save was chosen).
+        auto reloaded = core::io::loadFile(file);
+        QVERIFY(reloaded.ok());
+        QCOMPARE(core::model::GraphView::build(*reloaded.document->current()).opCount(),
+                 core::model::GraphView::build(*core::io::loadSample(QStringLiteral("cnn")).document->current()).opCount());
+        QVERIFY(QFileInfo(file).size() != savedSize);
+        QVERIFY(journalClosed(journal));
+        break;
+      }
+      case UnsavedAnswer::Discard:
+        QVERIFY(went);
+        QCOMPARE(QFileInfo(file).size(), savedSize);
+        QVERIFY(journalClosed(journal));
+        break;
+      case UnsavedAnswer::Keep: break;
+    }
+  }
+
+  // Nothing to lose, nothing to ask.
+  void unmodifiedDocumentsAreNotAskedAbout() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    int asked = 0;
+    w.editActions()->setUnsavedPrompt([&](const QString&) {
+      ++asked;
+      return UnsavedAnswer::Cancel;
+    });
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+    QVERIFY(w.closeDocument());
+    QCOMPARE(asked, 0);
+    QVERIFY(!w.document());
+  }
+
+ private:
+  QTemporaryDir sessions_, saves_;
+};
+
+QTEST_MAIN(TestLifecycle)
+#include "tst_lifecycle.moc"
