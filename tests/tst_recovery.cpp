@@ -264,9 +264,9 @@ class TstRecovery : public QObject {
     // The new journal is this window's: open, locked while the window lives, so not offered.
     QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
     const QString current = w.editActions()->session()->journalPath();
-    const auto live = core::edit::Session::readJournal(current, nullptr);
-    QVERIFY(live && !live->value("closed").toBool());
-    QCOMPARE(live->value("edits").toArray().size(), kScripted);
+    const auto recovered = core::edit::Session::readJournal(current, nullptr);
+    QVERIFY(recovered && !recovered->value("closed").toBool());
+    QCOMPARE(recovered->value("edits").toArray().size(), kScripted);
   }
 };
 
