@@ -9,6 +9,7 @@
 #include "core/rewrite/ir_text.h"
 #include "core/rewrite/library.h"
 #include "core/rewrite/passes.h"
+#include "core/rewrite/rule_parser.h"
 #include "core/rewrite/pattern_draft.h"
 #include "core/model/module_path.h"
 
@@ -557,6 +558,39 @@ class TstRewrite : public QObject {
  private:
   QTemporaryDir userDir_;
   QTemporaryDir tmp_;
+
+  // A `builtin:` rule honours `module ~ GLOB` conditions as a pattern rule does, and its text as
+  // journals record it keeps them (a replayed session rewrites the same matches).
+  void builtinRuleConditions() {
+    const QString text = QStringLiteral("id: fold-layer1\ntitle: Fold in layer1\nbuiltin: fold-conv-bn\n[condition]\nmodule ~ layer1.*\n");
+    const auto parsed = rewrite::parseRule(text, QStringLiteral("layer1.rule"));
+    QVERIFY2(parsed.ok(), qPrintable(parsed.error.toString()));
+    const auto reread = rewrite::parseRule(rewrite::ruleText(parsed.rule), QStringLiteral("journal"));
+    QVERIFY(reread.ok());
+    QCOMPARE(reread.rule.conditions.size(), 1);
+    auto doc = io::loadFile(graft::test::testdata(QStringLiteral("resnet18.pt"))).document;
+    const auto all = rewrite::countMatches(*doc->current(), *rewrite::RuleLibrary::load().find(QStringLiteral("fold-conv-bn")));
+    const auto some = rewrite::countMatches(*doc->current(), reread.rule);
+    QCOMPARE(all.matches, 20);
+    QCOMPARE(some.matches, 4);  // layer1.0 and layer1.1, two pairs each
+    edit::Session session(*doc);
+    const auto r = session.applyRewrite({rewrite::Step::ofRule(reread.rule)});
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    QCOMPARE(r.reports.front().matches, 4);
+    QCOMPARE(int(r.reports.front().skipped.size()), 16);
+    // A value condition names pattern values a built-in does not have: refused when read.
+    const auto bad = rewrite::parseRule(QStringLiteral("id: x\ntitle: x\nbuiltin: fold-conv-bn\n[condition]\n%b != None\n"), QStringLiteral("bad.rule"));
+    QVERIFY(!bad.ok());
+    QVERIFY(bad.error.message.contains(QLatin1String("module ~")));
+    // An empty pattern is a message about the rule, not a libtorch assertion.
+    rewrite::Rule empty;
+    empty.id = QStringLiteral("empty");
+    empty.pattern = QStringLiteral("graph(%x):\n  return (%x)");
+    empty.replacement = empty.pattern;
+    QString error;
+    rewrite::countMatches(*doc->current(), empty, &error);
+    QVERIFY2(error.contains(QLatin1String("no operation")), qPrintable(error));
+  }
 };
 
 QTEST_GUILESS_MAIN(TstRewrite)

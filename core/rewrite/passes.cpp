@@ -1,4 +1,6 @@
 #include "core/rewrite/passes.h"
+#include <QtCore/QRegularExpression>
+#include "core/model/module_path.h"
 
 #include "core/rewrite/fold_batchnorm.h"
 
@@ -65,7 +67,36 @@ RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Gr
   if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun, onlyAt, pathOf);
   const NamedPass* p = findNamed(builtinRewrites(), rule.builtin);
   if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.builtin)};
-  return p->run(graph, dryRun, onlyAt);
+  if (rule.conditions.isEmpty()) return p->run(graph, dryRun, onlyAt);
+  // `module ~ GLOB` conditions: every op of a match must be in a matching module. The matches
+  // that pass are then rewritten one at a time (a built-in rewrites one match by a node of it).
+  RewriteOutcome found = p->run(graph, /*dryRun=*/true, onlyAt);
+  if (!found.error.isEmpty()) return found;
+  RewriteOutcome out;
+  out.skipped = found.skipped;
+  std::vector<const torch::jit::Node*> accepted;
+  for (const Found& f : found.found) {
+    QString why;
+    for (const Condition& c : rule.conditions) {
+      const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(c.expected));
+      for (const auto* n : f.nodes) {
+        const QString path = pathOf ? pathOf(n) : model::modulePath(n);
+        if (why.isEmpty() && !re.match(path).hasMatch())
+          why = QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, QString::fromStdString(n->kind().toQualString()), path);
+      }
+    }
+    if (why.isEmpty()) accepted.push_back(f.anchor);
+    else out.skipped.push_back({why, f.anchor, QString::fromStdString(f.anchor->kind().toQualString())});
+  }
+  for (const Found& f : found.found)
+    if (std::find(accepted.begin(), accepted.end(), f.anchor) != accepted.end()) out.found.push_back(f);
+  out.matches = int(accepted.size());
+  if (dryRun) return out;
+  for (const auto* anchor : accepted) {
+    const RewriteOutcome one = p->run(graph, false, anchor);
+    if (!one.error.isEmpty()) return one;
+  }
+  return out;
 }
 
 QString checkSchemas(const torch::jit::Graph& graph) {

@@ -236,6 +236,10 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
       out.error = QStringLiteral("the pattern must return exactly one value");
       return out;
     }
+    if (pattern.nodes().begin() == pattern.nodes().end() || pattern.outputs()[0]->node()->kind() == c10::prim::Param) {
+      out.error = QStringLiteral("the pattern has no operation to match: it must compute its result from its inputs");
+      return out;
+    }
     const auto matches = torch::jit::findPatternMatches(pattern, *graph);
     std::unordered_set<const Node*> taken, anchors, accepted;
     for (const Match& m : matches) {

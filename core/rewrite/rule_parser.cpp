@@ -175,6 +175,12 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
                              QStringLiteral("a `builtin:` rule has no [pattern] or [replacement]"));
       return result;
     }
+    for (const Condition& c : rule.conditions)
+      if (c.kind != Condition::Kind::ModuleGlob) {
+        result.error = errorAt(file, 1, 1,
+                               QStringLiteral("condition `%1`: a `builtin:` rule has no pattern values; it takes only `module ~ GLOB` conditions").arg(c.text));
+        return result;
+      }
   } else if (rule.pattern.isEmpty() || rule.replacement.isEmpty()) {
     result.error = errorAt(file, lines.size(), 1,
                            rule.pattern.isEmpty() ? QStringLiteral("missing [pattern] section")
@@ -186,13 +192,16 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
 
 QString ruleText(const Rule& rule) {
   QString text = QStringLiteral("id: %1\ntitle: %2\n").arg(rule.id, rule.title.simplified());
-  if (rule.isBuiltinPass()) return text + QStringLiteral("builtin: %1\n").arg(rule.builtin);
   auto section = [&](const char* name, const QString& body) {
     text += QStringLiteral("[%1]\n").arg(QLatin1String(name)) + body;
     if (!body.endsWith(QLatin1Char('\n'))) text += QLatin1Char('\n');
   };
-  section("pattern", rule.pattern);
-  section("replacement", rule.replacement);
+  if (rule.isBuiltinPass()) {
+    text += QStringLiteral("builtin: %1\n").arg(rule.builtin);
+  } else {
+    section("pattern", rule.pattern);
+    section("replacement", rule.replacement);
+  }
   if (!rule.conditions.isEmpty()) {
     QStringList lines;
     for (const auto& c : rule.conditions) lines << c.text;
