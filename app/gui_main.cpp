@@ -12,7 +12,25 @@
 #include <QtWidgets/QStatusBar>
 #include <QtWidgets/QApplication>
 
+#include <cstdio>
+#include <cstring>
+
+namespace {
+// Without a display (no DISPLAY or WAYLAND_DISPLAY, no platform chosen) Qt would abort: headless
+// runs (a tour's autoplay, scripted edits) use the offscreen platform instead.
+void offscreenWithoutDisplay(int argc, char** argv) {
+  if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+      !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    return;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "-platform") == 0) return;
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  std::fprintf(stderr, "graft: no display; running offscreen\n");
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  offscreenWithoutDisplay(argc, argv);
   graft::ui::GuardedApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("Graft"));
   QApplication::setApplicationName(QStringLiteral("graft"));

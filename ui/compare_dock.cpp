@@ -246,7 +246,8 @@ void CompareDock::showSummary() {
   else
     text = tr("Outputs differ.");
   if (!summary_.changes.isEmpty())
-    text += QLatin1Char(' ') + tr("%n change(s) compared where their values leave them.", nullptr, int(summary_.changes.size()));
+    text += QLatin1Char(' ') + (summary_.changes.size() == 1 ? tr("1 change compared where its values leave it.")
+                                                             : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
   status_->setText(text);
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);

@@ -1,5 +1,6 @@
 #include "ui/issues_dock.h"
 
+#include "core/model/plural.h"
 #include <QtCore/QFileInfo>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QHBoxLayout>
@@ -117,7 +118,7 @@ void IssuesDock::updateTitle() {
   }
   const int total = int(diagnostics_.size());
   setWindowTitle(total ? tr("Issues (%1)").arg(total) : tr("Issues"));
-  summary_->setText(total ? tr("%n error(s), %1 warning(s), %2 other", nullptr, errors).arg(warnings).arg(total - errors - warnings)
+  summary_->setText(total ? QStringLiteral("%1, %2, %3 other").arg(core::model::counted(errors, tr("error"), tr("errors")), core::model::counted(warnings, tr("warning"), tr("warnings"))).arg(total - errors - warnings)
                           : tr("No issues."));
   Q_EMIT countChanged(total);
 }

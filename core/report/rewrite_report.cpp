@@ -1,5 +1,6 @@
 #include "core/report/rewrite_report.h"
 
+#include "core/model/plural.h"
 #include <QtCore/QJsonArray>
 
 namespace graft::core::report {
@@ -37,7 +38,7 @@ QJsonObject rewriteReport(const rewrite::ApplyResult& result) {
 QString rewriteText(const rewrite::ApplyResult& result) {
   QString text;
   for (const auto& s : result.reports) {
-    text += QStringLiteral("%1: %2 match(es), %3 skipped\n").arg(s.name).arg(s.matches).arg(s.skipped.size());
+    text += QStringLiteral("%1: %2, %3 skipped\n").arg(s.name, model::counted(s.matches, QStringLiteral("match"), QStringLiteral("matches"))).arg(s.skipped.size());
     for (const auto& m : s.sites)
       if (!m.where.isEmpty()) text += QStringLiteral("  match at node %1: %2\n").arg(m.anchor).arg(m.where);
     for (const auto& k : s.skipped) text += QStringLiteral("  skipped %1: %2\n").arg(k.op, k.reason);

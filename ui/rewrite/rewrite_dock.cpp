@@ -1,5 +1,6 @@
 #include "ui/rewrite/rewrite_dock.h"
 
+#include "core/model/plural.h"
 #include "core/model/document.h"
 #include "core/rewrite/library.h"
 #include "core/rewrite/pattern_draft.h"
@@ -191,7 +192,7 @@ void RewriteDock::showMatches(const core::rewrite::Rule& rule, const core::rewri
   if (!origin.isEmpty()) shownRule_ = rule;
   sites_ = report.sites;
   if (!origin.isEmpty()) {
-    QString text = tr("%1: %n match(es) in the current revision", nullptr, report.matches).arg(origin);
+    QString text = tr("%1: %2 in the current revision").arg(origin, core::model::counted(report.matches, tr("match"), tr("matches")));
     if (!report.skipped.isEmpty())
       text += tr("; %n candidate(s) skipped, e.g. %1", nullptr, int(report.skipped.size())).arg(report.skipped.first().reason);
     if (report.matches > 0 && sites_.isEmpty()) text += tr(" (a whole-graph pass: no single matches to show)");
@@ -290,7 +291,8 @@ QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
   int total = 0;
   for (const auto& r : result.reports) total += r.matches;
   Q_EMIT applied(index);
-  return tr("%n rewrite(s); ops %1 → %2", nullptr, total).arg(result.opsBefore).arg(result.opsAfter);
+  if (total == 1) return tr("1 rewrite; ops %1 → %2").arg(result.opsBefore).arg(result.opsAfter);
+  return tr("%1 rewrites; ops %2 → %3").arg(total).arg(result.opsBefore).arg(result.opsAfter);
 }
 
 }  // namespace graft::ui

@@ -1,5 +1,6 @@
 #include "ui/rewrite/rule_editor.h"
 
+#include "core/model/plural.h"
 #include "core/io/atomic_write.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
@@ -175,7 +176,7 @@ void RuleEditor::check() {
       matches_ = report.matches;
       rule_ = parsed.rule;
       report_ = report;
-      status_->setText(tr("%n match(es)", nullptr, report.matches) +
+      status_->setText(core::model::counted(report.matches, tr("match"), tr("matches")) +
                        (report.skipped.isEmpty() ? QString() : tr(", %1 skipped: %2").arg(report.skipped.size()).arg(report.skipped.first().reason)));
     }
   } else {
