@@ -58,6 +58,29 @@ class TestSafety : public QObject {
     }
   }
 
+  // A program's range_constraints hold as in stock PyTorch: batch 2 ≤ b ≤ 64 runs at 12 and is
+  // refused at 65 and 1 with the constraint named; a static dimension keeps its size.
+  void rangeConstraintsAreEnforced_data() {
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<bool>("runs");
+    QTest::newRow("12x8") << QStringLiteral("12x8") << true;
+    QTest::newRow("65x8") << QStringLiteral("65x8") << false;
+    QTest::newRow("1x8") << QStringLiteral("1x8") << false;
+    QTest::newRow("4x9") << QStringLiteral("4x9") << false;
+  }
+  void rangeConstraintsAreEnforced() {
+    QFETCH(QString, input);
+    QFETCH(bool, runs);
+    const auto r = runCli({QStringLiteral("compare"), graft::test::testdata(QStringLiteral("pt2/dynamic_batch.pt2")),
+                           QStringLiteral("--input"), input});
+    if (runs) {
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+    } else {
+      checkRefused(r, input, input.endsWith(QLatin1String("x9")) ? QStringLiteral("not a dynamic dimension")
+                                                                  : QStringLiteral("range_constraints"));
+    }
+  }
+
   // Deflate-compressed records are inflated: the program computes what the stored one does.
   void compressedRecordsAreInflated() {
     const auto r = runCli({QStringLiteral("compare"), dir_.filePath(QStringLiteral("plain.pt2")),
@@ -66,6 +89,12 @@ class TestSafety : public QObject {
     const auto out = r.json().value(QStringLiteral("outputs")).toArray().first().toObject();
     QCOMPARE(out.value(QStringLiteral("max_abs")).toDouble(), 0.0);
     QVERIFY(out.value(QStringLiteral("numel")).toDouble() > 0);
+  }
+
+  // A record that would inflate over 100× is refused before anything inflates it.
+  void deflateBombIsRefused() {
+    const auto r = runCli({QStringLiteral("info"), dir_.filePath(QStringLiteral("bomb.pt2"))});
+    checkRefused(r, QStringLiteral("deflate bomb"), QStringLiteral("inflate"));
   }
 
   void futureSchemaIsRefused() {
@@ -114,6 +143,25 @@ class TestSafety : public QObject {
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(err.startsWith(QLatin1String("graft-cli: error: ")) && err.contains(QLatin1String("write"), Qt::CaseInsensitive), qPrintable(err));
     QVERIFY(!QFileInfo::exists(target));
+  }
+
+  // A crash inside Graphviz (simulated in one module) is a warning and a plain column for that
+  // module; the rest is laid out and the SVG is written. The scripted retinanet's module paths
+  // hold no pseudo-module "SELF" (its deep empty clusters crashed Graphviz).
+  void layoutCrashIsAWarning() {
+    const QString svg = dir_.filePath(QStringLiteral("crash.svg"));
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("GRAFT_TEST_LAYOUT_CRASH"), QStringLiteral("layer1.0"));
+    p.setProcessEnvironment(env);
+    p.start(cli(), {QStringLiteral("layout"), graft::test::testdata(QStringLiteral("resnet18.pt")), QStringLiteral("--expand"),
+                    QStringLiteral("all"), QStringLiteral("--svg"), svg, QStringLiteral("--json")});
+    QVERIFY(p.waitForFinished(300000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(QLatin1String("Graphviz failed on layer1.0")), qPrintable(err));
+    QVERIFY(QFileInfo(svg).size() > 1000);
   }
 
   // A saved program holds what it needs and nothing else from its source.

@@ -199,6 +199,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       statusBar()->showMessage(tr("Layout failed: %1").arg(canvas_->diagram().error));
       return;
     }
+    if (!canvas_->diagram().fallbacks.isEmpty()) reportDiagnostics(canvas_->diagram().diagnostics());
     statusBar()->showMessage(tr("Layout: %1 ms, %2 nodes, %3 groups drawn")
                                  .arg(canvas_->diagram().layoutMs, 0, 'f', 0)
                                  .arg(canvas_->diagram().nodes.size())

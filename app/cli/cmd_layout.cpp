@@ -36,6 +36,7 @@ Command layoutCommand() {
     engine.setView(view);
     const auto diagram = engine.layout(numeric ? engine.expandToDepth(depth) : engine.expandAll());
     if (!diagram.error.isEmpty()) return fail(diagram.diagnostics());
+    report(diagram.diagnostics());  // modules Graphviz failed on, drawn as a plain column
     QString error;
     if (parser.isSet(QStringLiteral("svg")) && !ui::canvas::writeSvg(parser.value(QStringLiteral("svg")), diagram, *view, &error))
       return fail(error);

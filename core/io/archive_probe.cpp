@@ -1,4 +1,5 @@
 #include "core/io/archive_probe.h"
+#include "core/io/zip_directory.h"
 
 #include "core/io/operator_libraries.h"
 #include "core/io/pickle_check.h"
@@ -88,6 +89,12 @@ LoadError probeArchive(const QString& path) {
       if (const QString why = checkRecordSizes(reader, info.size()); !why.isEmpty())
         return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
                     QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
+      QString dirError;
+      const auto directory = readZipDirectory(path, &dirError);
+      const QString bomb = directory ? checkInflation(*directory) : dirError;
+      if (!bomb.isEmpty())
+        return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is refused: %2.").arg(name, bomb),
+                    QStringLiteral("Save the model again with torch.jit.save or torch.export.save (records stored, not compressed)."), bomb);
       const bool hasCode = std::any_of(records.begin(), records.end(),
                                        [](const std::string& r) { return r.rfind("code/", 0) == 0; });
       if (reader.hasRecord("constants.pkl") && hasCode) {

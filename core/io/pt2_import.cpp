@@ -120,6 +120,7 @@ class Importer {
     QString why;
     auto directory = readZipDirectory(path, &why);
     if (!directory) fail(QStringLiteral("the archive is damaged: %1").arg(why));
+    if (const QString bomb = checkInflation(*directory); !bomb.isEmpty()) fail(QStringLiteral("the archive is refused: %1").arg(bomb));
     zip_ = std::move(*directory);
   }
 

@@ -82,6 +82,25 @@ std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QS
   return out;
 }
 
+QString checkInflation(const QHash<QString, ZipEntry>& entries) {
+  quint64 inflated = 0;
+  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
+    const ZipEntry& e = it.value();
+    if (e.method == 0) {
+      if (e.size != e.compressedSize)
+        return QStringLiteral("stored record %1 claims %2 bytes but holds %3").arg(it.key()).arg(e.size).arg(e.compressedSize);
+      continue;
+    }
+    if (e.size > (quint64(1) << 20) && e.size / kMaxInflationRatio > e.compressedSize)
+      return QStringLiteral("record %1 would inflate %2 bytes to %3 (over %4×, the most Graft inflates)")
+          .arg(it.key()).arg(e.compressedSize).arg(e.size).arg(kMaxInflationRatio);
+    inflated += e.size;
+    if (inflated > kMaxInflatedTotal)
+      return QStringLiteral("its compressed records would inflate to over %1 GiB, the most Graft inflates").arg(kMaxInflatedTotal >> 30);
+  }
+  return {};
+}
+
 const ZipEntry* findRecord(const QHash<QString, ZipEntry>& entries, const QString& record) {
   for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
     const qsizetype slash = it.key().indexOf(QLatin1Char('/'));

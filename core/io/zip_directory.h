@@ -21,6 +21,14 @@ struct ZipEntry {
 // `error` set when the directory cannot be read.
 std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QString* error);
 
+// Bounds on what compressed records may inflate to, so a file of size S cannot make Graft (or
+// libtorch, which allocates a record's stated size) hold 1000×S: a compressed record larger than
+// 1 MiB may inflate at most 100×, and all compressed records together to at most 32 GiB.
+inline constexpr quint64 kMaxInflationRatio = 100;
+inline constexpr quint64 kMaxInflatedTotal = quint64(32) << 30;
+// Empty when every record keeps to those bounds (and a stored record's sizes agree), else why not.
+QString checkInflation(const QHash<QString, ZipEntry>& entries);
+
 // The entry whose name is `record` below the archive's top folder (how PyTorchStreamReader names
 // records), or nullptr.
 const ZipEntry* findRecord(const QHash<QString, ZipEntry>& entries, const QString& record);

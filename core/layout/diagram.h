@@ -6,6 +6,7 @@
 
 #include <QtCore/QMetaType>
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 #include <QtCore/QPointF>
 #include <QtCore/QRectF>
 #include <QtCore/QHash>
@@ -60,9 +61,17 @@ struct Diagram {
   QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
   bool cancelled = false;
   QString error;                 // set when the layout failed (the job boundary caught it)
+  QStringList fallbacks;         // module paths Graphviz crashed on, drawn as a plain column
   model::Diagnostics diagnostics() const {
-    if (error.isEmpty()) return {};
-    return {model::Diagnostic::error(QStringLiteral("layout"), error, QStringLiteral("the diagram shows the last layout"))};
+    model::Diagnostics out;
+    if (!error.isEmpty())
+      out.push_back(model::Diagnostic::error(QStringLiteral("layout"), error, QStringLiteral("the diagram shows the last layout")));
+    for (const QString& path : fallbacks)
+      out.push_back(model::Diagnostic::warning(QStringLiteral("layout"),
+                                               QStringLiteral("Graphviz failed on %1; it is drawn as a plain column")
+                                                   .arg(path.isEmpty() ? QStringLiteral("the top level") : path),
+                                               QStringLiteral("the rest of the diagram is laid out as usual")));
+    return out;
   }
 };
 

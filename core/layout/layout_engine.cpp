@@ -1,5 +1,6 @@
 #include "core/layout/layout_engine.h"
 
+#include "core/layout/graphviz_guard.h"
 #include "core/layout/labels.h"
 
 #include <QtCore/QElapsedTimer>
@@ -30,6 +31,7 @@ struct LayoutEngine::GroupLayout {
   // join the route to that child's port when the child is expanded.
   QVector<QPair<int, int>> endChildren;
   QHash<qint64, QPointF> portsIn, portsOut;  // by tailKey, in this group's coordinates
+  bool fallback = false;  // Graphviz crashed on this group: drawn as one column of straight edges
 };
 
 namespace {
@@ -180,6 +182,8 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
     }
     if (progress) progress(++done, int(order.size()));
   }
+  for (int g : order)
+    if (cache_[g]->fallback) d.fallbacks << view_->groups[g].path;
   compose(0, expanded, {0, 0}, 0, d);
   d.bounds = QRectF(QPointF(0, 0), cache_[0]->size);
   d.layoutMs = double(timer.nsecsElapsed()) / 1e6;
@@ -259,6 +263,7 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   // One Graphviz edge per pair of items; it stands for every view edge between them.
   QHash<QPair<Agnode_t*, Agnode_t*>, int> routeOf;
   QVector<QPair<Agedge_t*, DiagramEdge>> routes;
+  QVector<QPair<Agnode_t*, Agnode_t*>> routeEnds;  // tail, head: the fallback draws straight lines
   QVector<QPair<int, int>> endChildren;
   const auto addRoute = [&](int i, Agnode_t* t, Agnode_t* h, int tailChild, int headChild, bool fromFrame, bool toFrame) {
     if (!t || !h || t == h) return;
@@ -273,6 +278,7 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
     de.fromFrame = fromFrame;
     de.toFrame = toFrame;
     routes.push_back({agedge(g, t, h, nullptr, 1), de});
+    routeEnds.push_back({t, h});
     endChildren.push_back({tailChild, headChild});
   };
   for (int i : entering_[group]) {
@@ -298,34 +304,71 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
     agclose(g);
     return;
   }
-  gvLayout(gv_->context, g, "dot");
-  const boxf bb = GD_bb(g);
-  const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
-  auto map = [&](pointf p) { return QPointF(p.x + ox, (bb.UR.y - p.y) + oy); };
-  auto rectOf = [&](Agnode_t* n, QSizeF s) {
-    const QPointF c = map(ND_coord(n));
-    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
-  };
+  const bool laidOut = layoutWithoutCrashing(gv_->context, g, vg.path == qEnvironmentVariable("GRAFT_TEST_LAYOUT_CRASH"));
   QHash<Agnode_t*, QSizeF> sizeOf;
   for (const auto& [n, s] : sized) sizeOf.insert(n, s);
+  // Where each Graphviz node's centre is, in this group's coordinates, and the layout's extent.
+  std::function<QPointF(Agnode_t*)> centre;
+  QSizeF extent;
+  QHash<Agnode_t*, QPointF> column;  // the fallback: one column, inputs and ports in first
+  boxf bb{};
+  if (laidOut) {
+    bb = GD_bb(g);
+    const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
+    centre = [=](Agnode_t* n) { return QPointF(ND_coord(n).x + ox, (bb.UR.y - ND_coord(n).y) + oy); };
+    extent = {bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
+  } else {
+    out.fallback = true;
+    QVector<QPair<Agnode_t*, QSizeF>> ordered;
+    auto isIn = [&](Agnode_t* n) { return inputOf.values().contains(n) || portIn.values().contains(n); };
+    auto isOut = [&](Agnode_t* n) { return outputOf.values().contains(n) || portOut.values().contains(n); };
+    for (const auto& ns : sized) if (isIn(ns.first)) ordered << ns;
+    for (const auto& ns : sized) if (!isIn(ns.first) && !isOut(ns.first)) ordered << ns;
+    for (const auto& ns : sized) if (isOut(ns.first)) ordered << ns;
+    double widest = 0, y = kTitleHeight + kPad;
+    for (const auto& [n, sz] : ordered) widest = std::max(widest, sz.width());
+    for (const auto& [n, sz] : ordered) {
+      column.insert(n, QPointF(kPad + widest / 2, y + sz.height() / 2));
+      y += sz.height() + options_.ranksep * kPointsPerInch;
+    }
+    centre = [&column](Agnode_t* n) { return column.value(n); };
+    extent = {widest, y - kTitleHeight - kPad};
+  }
+  auto rectOf = [&](Agnode_t* n, QSizeF s) {
+    const QPointF c = centre(n);
+    return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
+  };
   for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(nodeOf[id], sizeOf[nodeOf[id]])});
   for (int c : vg.children)
     if (boxOf.contains(c)) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
   for (auto it = inputOf.begin(); it != inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it, sizeOf[*it])});
   for (auto it = outputOf.begin(); it != outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it, sizeOf[*it])});
-  for (auto it = portIn.begin(); it != portIn.end(); ++it) out.portsIn.insert(it.key(), map(ND_coord(*it)));
-  for (auto it = portOut.begin(); it != portOut.end(); ++it) out.portsOut.insert(it.key(), map(ND_coord(*it)));
+  for (auto it = portIn.begin(); it != portIn.end(); ++it) out.portsIn.insert(it.key(), centre(*it));
+  for (auto it = portOut.begin(); it != portOut.end(); ++it) out.portsOut.insert(it.key(), centre(*it));
   for (int r = 0; r < routes.size(); ++r) {
     auto& [e, de] = routes[r];
-    const splines* spl = ED_spl(e);
-    if (!spl || spl->size == 0) continue;
-    for (int b = 0; b < spl->size; ++b) {
-      const bezier& bz = spl->list[b];
-      for (int k = 0; k < bz.size; ++k) de.points << map(bz.list[k]);
-      if (bz.eflag) {
-        de.arrow = true;
-        de.arrowTip = map(bz.ep);
+    if (laidOut) {
+      const splines* spl = ED_spl(e);
+      if (!spl || spl->size == 0) continue;
+      const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
+      auto map = [&](pointf p) { return QPointF(p.x + ox, (bb.UR.y - p.y) + oy); };
+      for (int b = 0; b < spl->size; ++b) {
+        const bezier& bz = spl->list[b];
+        for (int k = 0; k < bz.size; ++k) de.points << map(bz.list[k]);
+        if (bz.eflag) {
+          de.arrow = true;
+          de.arrowTip = map(bz.ep);
+        }
       }
+    } else {
+      // A straight line from the bottom of the tail to the top of the head.
+      const auto [t, h] = routeEnds[r];
+      const QRectF tr = rectOf(t, sizeOf[t]), hr = rectOf(h, sizeOf[h]);
+      const QPointF from(tr.center().x(), tr.bottom()), tip(hr.center().x(), hr.top());
+      const QPointF to = tip - QPointF(0, 6);
+      de.points << from << from << to << to;
+      de.arrow = true;
+      de.arrowTip = tip;
     }
     if (de.toFrame && de.arrow) {
       // It goes on outside the frame, where its arrow is drawn: run the line to the port instead.
@@ -337,9 +380,12 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
     out.endChildren.push_back(endChildren[r]);
   }
   const double title = groupLabel(vg).front().size() * kCharWidth + 40;
-  out.size = {std::max(bb.UR.x - bb.LL.x + 2 * kPad, title), bb.UR.y - bb.LL.y + kTitleHeight + 2 * kPad};
-  gvFreeLayout(gv_->context, g);
-  agclose(g);
+  out.size = {std::max(extent.width() + 2 * kPad, title), extent.height() + kTitleHeight + 2 * kPad};
+  // After a crash Graphviz's records of this graph are not to be trusted: they are left alone.
+  if (laidOut) {
+    gvFreeLayout(gv_->context, g);
+    agclose(g);
+  }
 }
 
 QStringList LayoutEngine::repeatLabel(int first) const {

@@ -1,4 +1,5 @@
 #include "core/run/executor.h"
+#include "core/run/dimension_check.h"
 #include "core/run/threads.h"
 
 #include "core/model/job_guard.h"
@@ -398,6 +399,10 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   if (given.size() != plan_->numUserInputs) {
     result.error.message = QStringLiteral("forward takes %1 input(s) (%2), but %3 were given")
                                .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(given.size());
+    return result;
+  }
+  if (const QString why = checkSymbolicDimensions(*revision_->graph(), given); !why.isEmpty()) {
+    result.error.message = why;
     return result;
   }
   torch::NoGradGuard noGrad;

@@ -2,7 +2,8 @@
   plain.pt2       torch.export.save of a Linear + ReLU program
   deflated.pt2    the same records, deflate-compressed (torch.export.load reads it unchanged)
   future.pt2      its model.json claims export schema major 99
-  junk.pt2        with an extra record nothing reads, named to climb out of the archive
+  junk.pt2        with an extra record nothing reads
+  bomb.pt2        with a deflated record of 200 MiB of zeros (about 200 KiB in the file)
 Run: .venv/bin/python make_safety_files.py OUTDIR
 """
 import json
@@ -51,6 +52,8 @@ def main(out):
     rewrite(plain, os.path.join(out, "future.pt2"), change=future)
     top = zipfile.ZipFile(plain).namelist()[0].split("/")[0]
     rewrite(plain, os.path.join(out, "junk.pt2"), extra={top + "/junk/unused.bin": b"\0" * 4096})
+    rewrite(plain, os.path.join(out, "bomb.pt2"), extra={top + "/extra/bomb.bin": b"\0" * (200 << 20)},
+            compress=zipfile.ZIP_DEFLATED)
     x = torch.randn(2, 8)
     torch.save(x, os.path.join(out, "x.pt"))
     torch.save(torch.randn(3, 5), os.path.join(out, "wrong_shape.pt"))
