@@ -9,6 +9,7 @@
 #include "core/model/graph_view.h"
 #include "core/tour/tour.h"
 #include "test_support.h"
+#include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
@@ -18,6 +19,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtGui/QAction>
 #include <QtTest/QtTest>
+#include <QtWidgets/QDockWidget>
 
 using namespace graft;
 using ui::UnsavedAnswer;
@@ -149,6 +151,32 @@ class TestLifecycle : public QObject {
         break;
       case UnsavedAnswer::Keep: break;
     }
+  }
+
+  // Run > Compare / Profile and Rewrite > Apply… are menu actions with shortcuts, disabled while
+  // no model is open; Compare shows its dock and runs.
+  void menusPeopleExpect() {
+    ui::MainWindow w;
+    w.show();
+    const QStringList names{QStringLiteral("compareAction"), QStringLiteral("profileAction"), QStringLiteral("applyMatchAction"),
+                            QStringLiteral("applyAllAction"), QStringLiteral("newRuleFromSelectionAction"),
+                            QStringLiteral("saveAction"), QStringLiteral("closeAction"), QStringLiteral("exportReportAction")};
+    for (const QString& name : names) {
+      auto* a = w.findChild<QAction*>(name);
+      QVERIFY2(a, qPrintable(name));
+      QVERIFY2(!a->isEnabled(), qPrintable(name + QStringLiteral(" is enabled with no model")));
+    }
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    for (const QString& name : names) QVERIFY2(w.findChild<QAction*>(name)->isEnabled(), qPrintable(name));
+    QVERIFY(!w.findChild<QAction*>(QStringLiteral("compareAction"))->shortcut().isEmpty());
+    QVERIFY(!w.findChild<QAction*>(QStringLiteral("profileAction"))->shortcut().isEmpty());
+    w.findChild<QAction*>(QStringLiteral("compareAction"))->trigger();
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("compareDock"));
+    QVERIFY(dock && dock->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(w.compareDock()->summary().ok, 60000);
+    QVERIFY(w.compareDock()->summary().equal);
+    QVERIFY(w.closeDocument());
+    for (const QString& name : names) QVERIFY2(!w.findChild<QAction*>(name)->isEnabled(), qPrintable(name));
   }
 
   // Nothing to lose, nothing to ask.

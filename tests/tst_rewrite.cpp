@@ -559,6 +559,7 @@ class TstRewrite : public QObject {
   QTemporaryDir userDir_;
   QTemporaryDir tmp_;
 
+ private Q_SLOTS:
   // A `builtin:` rule honours `module ~ GLOB` conditions as a pattern rule does, and its text as
   // journals record it keeps them (a replayed session rewrites the same matches).
   void builtinRuleConditions() {
@@ -590,6 +591,18 @@ class TstRewrite : public QObject {
     QString error;
     rewrite::countMatches(*doc->current(), empty, &error);
     QVERIFY2(error.contains(QLatin1String("no operation")), qPrintable(error));
+  }
+
+  // A rule file with a 10 MB description (10,240 `description:` lines) reads, its description
+  // whole (joined once, not appended line by line).
+  void longDescriptionsRead() {
+    QString text = QStringLiteral("id: long\ntitle: Long\n");
+    const QString line = QString(1000, QLatin1Char('y'));
+    for (int i = 0; i < 10240; ++i) text += QStringLiteral("description: ") + line + QLatin1Char('\n');
+    text += QStringLiteral("[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  %r = aten::sigmoid(%x)\n  return (%r)\n");
+    const auto parsed = rewrite::parseRule(text, QStringLiteral("long.rule"));
+    QVERIFY2(parsed.ok(), qPrintable(parsed.error.toString()));
+    QCOMPARE(parsed.rule.description.size(), 10240 * 1001 - 1);
   }
 };
 

@@ -134,6 +134,7 @@ void CompareDock::setDocument(core::model::Document* document) {
   summary_ = {};
   inputs_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   table_->setRowCount(0);
+  status_->clear();  // the last verdict was about the previous model
   inspector_->clear();
   run_->setEnabled(document_ != nullptr && !isRunning());
   if (document_) {

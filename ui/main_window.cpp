@@ -270,7 +270,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       if (visible && bottom->height() < height() / 3) resizeDocks({bottom}, {height() * 2 / 5}, Qt::Vertical);
     });
   connect(compareDock_, &CompareDock::nodeActivated, this, &MainWindow::selectNode);
+  connect(profileDock_, &ProfileDock::finished, this, [this](bool, const QString&) {
+    if (profileDock_->isVisible()) profileDock_->raise();
+  });
   connect(compareDock_, &CompareDock::finished, this, [this] {
+    // Its results come to the front wherever the dock sits.
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("compareDock")); dock && dock->isVisible()) dock->raise();
     showDivergence(true);
     // A ledger waiting for inputs can start now that a comparison had them.
     if (compareDock_->summary().ok) editActions_->history()->refresh();
@@ -289,6 +294,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tourDock->hide();
   presentation_ = std::make_unique<Presentation>(this);
   buildMenus();
+  for (QAction* a : modelActions_) a->setEnabled(false);  // until a model is open
 
   statusBar()->showMessage(tr("Open a model with File > Open (a torch.export .pt2 or a TorchScript .pt), drop one here, "
                               "or try File > Open Sample."));
@@ -332,14 +338,15 @@ void MainWindow::buildMenus() {
   });
   compareFile->setObjectName(QStringLiteral("compareWithFileAction"));
   file->addSeparator();
-  file->addAction(tr("Export Diagram as &SVG…"), this,
+  modelActions_ << file->addAction(tr("Export Diagram as &SVG…"), this,
                   [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &MainWindow::exportSvg); });
-  file->addAction(tr("Export Diagram as &PNG…"), this,
+  modelActions_ << file->addAction(tr("Export Diagram as &PNG…"), this,
                   [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &MainWindow::exportPng); });
   QAction* report = file->addAction(tr("Export &Report…"), this,
                   [this] { exportDialog(tr("HTML pages (*.html)"), QStringLiteral(".html"), &MainWindow::exportReport); });
   report->setObjectName(QStringLiteral("exportReportAction"));
-  file->addAction(tr("Export Op Graph as &DOT…"), this,
+  modelActions_ << report << compareFile << close;
+  modelActions_ << file->addAction(tr("Export Op Graph as &DOT…"), this,
                   [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &MainWindow::exportDot); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
@@ -395,10 +402,54 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 
+  // Actions that need an open model are disabled without one (modelActions_, documentOpened).
   QMenu* rewriteMenu = menuBar()->addMenu(tr("&Rewrite"));
   if (auto* dock = findChild<QDockWidget*>(QStringLiteral("rewritesDock"))) rewriteMenu->addAction(dock->toggleViewAction());
+  rewriteMenu->addSeparator();
+  auto showRewrites = [this] {
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("rewritesDock"))) {
+      dock->show();
+      dock->raise();
+    }
+  };
+  QAction* applyMatch = rewriteMenu->addAction(tr("Apply &Match"), this, [this, showRewrites] {
+    showRewrites();
+    statusBar()->showMessage(rewriteDock_->applyCurrentMatch(), 6000);
+  });
+  applyMatch->setObjectName(QStringLiteral("applyMatchAction"));
+  applyMatch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+  QAction* applyAll = rewriteMenu->addAction(tr("Apply &All Matches of the Rule"), this, [this, showRewrites] {
+    showRewrites();
+    const QString rule = rewriteDock_->selectedRule();
+    statusBar()->showMessage(rule.isEmpty() ? tr("Select a rule in the Rewrites dock first.") : rewriteDock_->applyRules({rule}), 6000);
+  });
+  applyAll->setObjectName(QStringLiteral("applyAllAction"));
+  applyAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
+  QAction* draft = rewriteMenu->addAction(tr("&New Rule from Selection"), this, [this, showRewrites] {
+    showRewrites();
+    statusBar()->showMessage(rewriteDock_->newRuleFromSelection(), 6000);
+  });
+  draft->setObjectName(QStringLiteral("newRuleFromSelectionAction"));
 
   QMenu* runMenu = menuBar()->addMenu(tr("R&un"));
+  QAction* compare = runMenu->addAction(tr("&Compare"), this, [this] {
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("compareDock"))) {
+      dock->show();
+      dock->raise();
+    }
+    compareDock_->start();
+  });
+  compare->setObjectName(QStringLiteral("compareAction"));
+  compare->setShortcut(QKeySequence(Qt::Key_F9));
+  QAction* profile = runMenu->addAction(tr("&Profile"), this, [this] {
+    profileDock_->show();
+    profileDock_->raise();
+    profileDock_->start();
+  });
+  profile->setObjectName(QStringLiteral("profileAction"));
+  profile->setShortcut(QKeySequence(Qt::Key_F10));
+  runMenu->addSeparator();
+  modelActions_ << applyMatch << applyAll << draft << compare << profile << editActions_->save << editActions_->saveAs;
   QAction* threads = runMenu->addAction(tr("&Threads…"), this, [this] {
     if (askThreads(this)) statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
   });
@@ -473,6 +524,7 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   editActions_->startSession();
   setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document_->displayName()));
   setWindowModified(false);
+  for (QAction* a : modelActions_) a->setEnabled(true);
   Q_EMIT documentOpened();
 }
 
@@ -494,6 +546,7 @@ bool MainWindow::closeDocument() {
   centreStack_->setCurrentIndex(0);  // model; the start page covers the canvas
   setWindowTitle(QStringLiteral("Graft"));
   setWindowModified(false);
+  for (QAction* a : modelActions_) a->setEnabled(false);
   return true;
 }
 
@@ -507,7 +560,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::reportDiagnostics(const core::model::Diagnostics& diagnostics) {
-  if (issuesDock_) issuesDock_->add(diagnostics);
+  if (!issuesDock_) return;
+  issuesDock_->add(diagnostics);
+  // A new error comes to the front of the tab group when the dock is shown (warnings, such as a
+  // differing comparison, leave the dock that reported them in front).
+  const bool error = std::any_of(diagnostics.begin(), diagnostics.end(),
+                                 [](const core::model::Diagnostic& d) { return d.severity == core::model::Severity::Error; });
+  if (error && issuesDock_->isVisible()) issuesDock_->raise();
 }
 
 void MainWindow::runScript(const QString& path) {

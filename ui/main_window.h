@@ -149,6 +149,7 @@ class MainWindow : public QMainWindow {
   TourPanel* tourPanel_ = nullptr;
   std::unique_ptr<Presentation> presentation_;
   QAction* presentationAction_ = nullptr;
+  QList<QAction*> modelActions_;  // need an open model: disabled without one
 };
 
 }  // namespace graft::ui

@@ -68,6 +68,7 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
   rule.source = file;
   const QStringList lines = text.split(QLatin1Char('\n'));
   QVector<Section> sections;
+  QStringList description;  // joined once at the end: appending line by line is quadratic
   static const QRegularExpression header(QStringLiteral(R"(^\[([a-z -]+)\]\s*(.*)$)"));
   static const QRegularExpression keyValue(QStringLiteral(R"(^([a-z]+)\s*:\s*(.*)$)"));
   for (int i = 0; i < lines.size(); ++i) {
@@ -108,7 +109,7 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     if (key == QLatin1String("id")) rule.id = value;
     else if (key == QLatin1String("title")) rule.title = value;
     else if (key == QLatin1String("description"))
-      rule.description = rule.description.isEmpty() ? value : rule.description + QLatin1Char(' ') + value;
+      description << value;
     else if (key == QLatin1String("builtin")) rule.builtin = value;
     else {
       result.error = errorAt(file, lineNo, int(line.indexOf(key)) + 1,
@@ -116,6 +117,7 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
       return result;
     }
   }
+  rule.description = description.join(QLatin1Char(' '));
   if (rule.id.isEmpty()) {
     result.error = errorAt(file, 1, 1, QStringLiteral("missing `id:`"));
     return result;

@@ -32,11 +32,14 @@ QColor frameFill(int depth) {
   return shades[std::min(depth, 3)];
 }
 
-void drawLines(QPainter& p, const QRectF& rect, const QStringList& lines, double left) {
+// Text on `fill`: dark on light fills, white on dark ones (the hottest heatmap reds).
+void drawLines(QPainter& p, const QRectF& rect, const QStringList& lines, double left, const QColor& fill) {
   p.setFont(labelFont());
   double y = rect.top() + kPad;
+  const bool dark = fill.lightnessF() < 0.5 || (0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF()) < 0.55;
   for (int i = 0; i < lines.size(); ++i) {
-    p.setPen(i == 0 ? QColor(0x20, 0x20, 0x20) : QColor(0x55, 0x55, 0x55));
+    if (dark) p.setPen(i == 0 ? QColor(Qt::white) : QColor(0xf0, 0xf0, 0xf0));
+    else p.setPen(i == 0 ? QColor(0x20, 0x20, 0x20) : QColor(0x55, 0x55, 0x55));
     p.drawText(QRectF(rect.left() + left, y, rect.width() - left - 2, kLineHeight), Qt::AlignHCenter | Qt::AlignVCenter,
                lines[i]);
     y += kLineHeight;
@@ -61,13 +64,14 @@ QColor heatColour(double fraction) {
 void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
                const QColor* heat) {
   p.setPen(selected ? QPen(QColor(0xe0, 0x6c, 0x00), 2.5) : QPen(QColor(0x70, 0x70, 0x70), 1));
-  p.setBrush(heat ? *heat : fillFor(node.op));
+  const QColor fill = heat ? *heat : fillFor(node.op);
+  p.setBrush(fill);
   if (lod < kTextLod) {
     p.drawRect(rect);
     return;
   }
   p.drawRoundedRect(rect, 3, 3);
-  drawLines(p, rect, core::layout::nodeLabel(node), 0);
+  drawLines(p, rect, core::layout::nodeLabel(node), 0, fill);
 }
 
 void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, double lod) {
@@ -110,10 +114,11 @@ void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& g
       p.drawRoundedRect(rect.translated(6, 6), 4, 4);
       p.drawRoundedRect(rect.translated(3, 3), 4, 4);
     }
-    p.setBrush(heat ? *heat : QColor(0xc9, 0xd6, 0xea));
+    const QColor fill = heat ? *heat : QColor(0xc9, 0xd6, 0xea);
+    p.setBrush(fill);
     p.drawRoundedRect(rect, 4, 4);
     if (lod < kTextLod) return;
-    drawLines(p, rect, label.isEmpty() ? core::layout::groupLabel(group) : label, 16);
+    drawLines(p, rect, label.isEmpty() ? core::layout::groupLabel(group) : label, 16, fill);
   }
   // The +/- toggle.
   const QRectF t = toggleRect(rect);
