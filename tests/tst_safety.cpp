@@ -162,6 +162,12 @@ class TestSafety : public QObject {
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(err.contains(QLatin1String("Graphviz failed on layer1.0")), qPrintable(err));
     QVERIFY(QFileInfo(svg).size() > 1000);
+    // Without the fault, nothing is drawn as a fallback.
+    const auto plain = runCli({QStringLiteral("layout"), graft::test::testdata(QStringLiteral("resnet18.pt")), QStringLiteral("--expand"),
+                               QStringLiteral("all"), QStringLiteral("--json")});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(!plain.err.contains("Graphviz failed"), plain.err.constData());
+    QVERIFY(plain.json().value(QStringLiteral("diagnostics")).toArray().isEmpty());
   }
 
   // A saved program holds what it needs and nothing else from its source.
