@@ -17,6 +17,7 @@
 
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+#include <QtWidgets/QDockWidget>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QListWidget>
 
@@ -118,6 +119,14 @@ class TestGate : public QObject {
     QVERIFY(entry->maxAbs < 1e-3);
     QVERIFY(entry->medianMs > 0);
     QVERIFY(history->list()->item(1)->text().contains(QStringLiteral("✓")));
+    // GRAFT_SCREENSHOT_DIR: a picture of the dock, to look at.
+    if (const QString shots = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      window.resize(1366, 768);
+      window.show();
+      if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("historyDock"))) dock->raise();
+      QTest::qWait(500);
+      window.grab().save(shots + QStringLiteral("/history_ledger.png"));
+    }
   }
 
  private:

@@ -5,6 +5,7 @@
 #include "core/run/ledger.h"
 
 #include <QtCharts/QChartView>
+#include <QtWidgets/QGraphicsLayout>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
@@ -47,14 +48,28 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   timeSeries_->setName(tr("median ms"));
   chart->addSeries(errorSeries_);
   chart->addSeries(timeSeries_);
+  // Small labels: the dock is narrow, and elided axis labels ("…") say nothing.
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.75));
+  chart->legend()->setFont(small);
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setBackgroundRoundness(0);
   auto* x = new QValueAxis();
   x->setLabelFormat(QStringLiteral("%d"));
-  x->setTitleText(tr("revision"));
+  x->setLabelsFont(small);
   auto* error = new QLogValueAxis();
   error->setBase(10);
   error->setLabelFormat(QStringLiteral("%.0e"));
+  error->setLabelsFont(small);
+  error->setMinorTickCount(0);
+  // The numbers are in each revision's line above; the chart shows their course, so the two value
+  // axes keep their grid and leave out labels that a narrow dock could only elide.
+  error->setLabelsVisible(false);
   auto* time = new QValueAxis();
   time->setLabelFormat(QStringLiteral("%.1f"));
+  time->setLabelsFont(small);
+  time->setLabelsVisible(false);
+  time->setTickCount(3);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(error, Qt::AlignLeft);
   chart->addAxis(time, Qt::AlignRight);
@@ -65,8 +80,8 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   chart_ = new QChartView(chart, this);
   chart_->setObjectName(QStringLiteral("historyLedgerChart"));
   chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(90);
-  chart_->setMaximumHeight(150);
+  chart_->setMinimumHeight(120);
+  chart_->setMaximumHeight(170);
   chart_->setVisible(false);
 
   layout->addWidget(list_, 1);
@@ -131,8 +146,8 @@ const core::run::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
 }
 
 QString HistoryDock::ledgerText(int index) const {
-  if (index == 0) return {};
   const auto* e = ledgerEntry(index);
+  if (index == 0) return e && e->ok ? tr("%1 ms").arg(e->medianMs, 0, 'f', 1) : QString();  // the baseline
   if (!e) return index == checking_ ? tr("checking…") : QString();
   if (!e->ok) return tr("check failed: %1").arg(e->error.section(QLatin1Char('\n'), 0, 0));
   return tr("%1 max abs %2 · %3 ms")
