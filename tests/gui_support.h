@@ -2,8 +2,12 @@
 // Helpers for the GUI tests (header-only: only GUI test executables include it).
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_canvas.h"
+#include "core/tour/tour.h"
 #include "ui/main_window.h"
+#include "ui/tour/tour_driver.h"
 #include "test_support.h"
+
+#include <QtTest/QTest>
 
 #include <QtTest/QSignalSpy>
 
@@ -21,6 +25,22 @@ inline core::model::NodeId nodeAt(const core::model::GraphView* view, const QStr
   for (const auto& n : view->nodes)
     if (n.modulePath == path && n.kind == kind) return n.id;
   return core::model::kNoNode;
+}
+
+// Runs one tour action (`kind` with `key`: `value`) as a tour step would; empty when it worked,
+// else why not.
+inline QString performTourAction(ui::MainWindow& window, const QString& kind, const QString& key, const QString& value) {
+  core::tour::Action action;
+  action.kind = kind;
+  action.args.insert(key, value);
+  bool done = false;
+  QString failure;
+  window.tourDriver()->perform({action}, [&](const QString& error) {
+    failure = error;
+    done = true;
+  });
+  if (!QTest::qWaitFor([&] { return done; }, 60000)) return QStringLiteral("the action did not finish");
+  return failure;
 }
 
 // Shows `window` at screenshot size with test model `file` (e.g. "resnet18.pt") laid out.

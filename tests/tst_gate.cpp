@@ -9,6 +9,7 @@
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
 #include "core/tour/tour.h"
+#include "gui_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
 #include "ui/main_window.h"
@@ -77,16 +78,7 @@ class TestGate : public QObject {
   void tourStepJournals() {
     ui::MainWindow window;
     QVERIFY(window.openSample(QStringLiteral("cnn")));
-    core::tour::Action apply;
-    apply.kind = QStringLiteral("apply_rule");
-    apply.args.insert(QStringLiteral("rule"), QStringLiteral("fold-conv-bn"));
-    bool done = false;
-    QString failure;
-    window.tourDriver()->perform({apply}, [&](const QString& error) {
-      failure = error;
-      done = true;
-    });
-    QTRY_VERIFY(done);
+    const QString failure = test::performTourAction(window, QStringLiteral("apply_rule"), QStringLiteral("rule"), QStringLiteral("fold-conv-bn"));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QCOMPARE(window.document()->count(), 2);
     checkReplays(window);

@@ -8,7 +8,7 @@
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
 #include "core/tour/tour.h"
-#include "test_support.h"
+#include "gui_support.h"
 #include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
 #include "ui/main_window.h"
@@ -32,19 +32,8 @@ bool drop(ui::MainWindow& w, const QString& path) {
   if (path == QLatin1String("close")) return w.closeDocument();
   if (path == QLatin1String("open file")) return w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
   if (path == QLatin1String("sample")) return w.openSample(QStringLiteral("mlp"));
-  if (path == QLatin1String("tour")) {
-    core::tour::Action open;
-    open.kind = QStringLiteral("open_sample");
-    open.args.insert(QStringLiteral("sample"), QStringLiteral("mlp"));
-    bool done = false;
-    QString failure;
-    w.tourDriver()->perform({open}, [&](const QString& error) {
-      failure = error;
-      done = true;
-    });
-    if (!QTest::qWaitFor([&] { return done; }, 60000)) return false;
-    return failure.isEmpty();
-  }
+  if (path == QLatin1String("tour"))
+    return graft::test::performTourAction(w, QStringLiteral("open_sample"), QStringLiteral("sample"), QStringLiteral("mlp")).isEmpty();
   return false;
 }
 

@@ -20,30 +20,21 @@ std::optional<c10::IValue> constantValue(const torch::jit::Value* value) {
   const auto listType = value->type()->cast<c10::ListType>();
   if (!listType) return std::nullopt;
   const auto element = listType->getElementType();
-  if (element->kind() == c10::TypeKind::IntType) {
-    c10::List<int64_t> out;
+  // A typed list, as a prim::Constant of that type holds it.
+  auto typed = [&](auto tag, auto holds, auto take) -> std::optional<c10::IValue> {
+    c10::List<decltype(tag)> out;
     for (const auto& i : items) {
-      if (!i.isInt()) return std::nullopt;
-      out.push_back(i.toInt());
+      if (!holds(i)) return std::nullopt;
+      out.push_back(take(i));
     }
-    return out;
-  }
-  if (element->kind() == c10::TypeKind::FloatType) {
-    c10::List<double> out;
-    for (const auto& i : items) {
-      if (!i.isDouble()) return std::nullopt;
-      out.push_back(i.toDouble());
-    }
-    return out;
-  }
-  if (element->kind() == c10::TypeKind::BoolType) {
-    c10::List<bool> out;
-    for (const auto& i : items) {
-      if (!i.isBool()) return std::nullopt;
-      out.push_back(i.toBool());
-    }
-    return out;
-  }
+    return c10::IValue(out);
+  };
+  if (element->kind() == c10::TypeKind::IntType)
+    return typed(int64_t{}, [](const c10::IValue& i) { return i.isInt(); }, [](const c10::IValue& i) { return i.toInt(); });
+  if (element->kind() == c10::TypeKind::FloatType)
+    return typed(double{}, [](const c10::IValue& i) { return i.isDouble(); }, [](const c10::IValue& i) { return i.toDouble(); });
+  if (element->kind() == c10::TypeKind::BoolType)
+    return typed(bool{}, [](const c10::IValue& i) { return i.isBool(); }, [](const c10::IValue& i) { return i.toBool(); });
   c10::impl::GenericList out(element);
   for (auto& i : items) out.push_back(std::move(i));
   return out;
