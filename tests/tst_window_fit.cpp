@@ -3,13 +3,17 @@
 // screen's available area and asks for no minimum size beyond it. The screen comes from the
 // offscreen platform's configuration (GRAFT_TEST_SCREEN=WxH, default 1366x768).
 #include "test_support.h"
+#include "core/model/document.h"
+#include "ui/diff/diff_view.h"
 #include "ui/main_window.h"
+#include "ui/rewrite/rewrite_dock.h"
 
 #include <QtCore/QDir>
 #include <QtGui/QScreen>
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QPushButton>
 
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +62,49 @@ class TstWindowFit : public QObject {
     QDir().mkpath(out);
     QVERIFY(w.grab().save(QStringLiteral("%1/window_fit_%2x%3_%4.png").arg(out).arg(screen.width()).arg(screen.height())
                               .arg(everyDock ? QStringLiteral("every_dock") : QStringLiteral("compare"))));
+  }
+
+  // After every applicable rule on resnet50 (History lists every change), with every dock shown,
+  // the window still fits; so does the Diff window, which has its own Close button.
+  void fitsAfterEveryRule() {
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    graft::ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet50.pt"))));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QStringList rules = w.rewriteDock()->ruleIds();
+    for (const QString& rule : rules)
+      if (w.rewriteDock()->matchCount(rule) > 0) w.rewriteDock()->applyRules({rule});
+    QVERIFY(w.document()->count() > 1);
+    for (auto* dock : w.findChildren<QDockWidget*>()) dock->show();
+    w.findChild<QDockWidget*>(QStringLiteral("historyDock"))->raise();
+    QTest::qWait(200);
+    QApplication::processEvents();
+    auto fits = [&](QWidget* window, const char* what) {
+      const QSize min = window->minimumSizeHint().expandedTo(window->minimumSize());
+      QVERIFY2(min.width() <= screen.width() && min.height() <= screen.height(),
+               qPrintable(QStringLiteral("%1: minimum %2x%3").arg(QLatin1String(what)).arg(min.width()).arg(min.height())));
+      QVERIFY2(screen.contains(window->frameGeometry()),
+               qPrintable(QStringLiteral("%1: %2x%3+%4+%5 on a %6x%7 screen").arg(QLatin1String(what))
+                              .arg(window->frameGeometry().width()).arg(window->frameGeometry().height())
+                              .arg(window->frameGeometry().x()).arg(window->frameGeometry().y())
+                              .arg(screen.width()).arg(screen.height())));
+    };
+    fits(&w, "main window");
+    auto* diff = w.showDiff(0, w.document()->currentIndex());
+    QVERIFY(diff);
+    QVERIFY(QTest::qWaitForWindowExposed(diff));
+    QApplication::processEvents();
+    fits(diff, "diff window");
+    auto* close = diff->findChild<QPushButton*>(QStringLiteral("diffCloseButton"));
+    QVERIFY(close && close->isVisible());
+    QVERIFY(diff->rect().contains(close->mapTo(diff, close->rect().bottomRight())));
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    w.grab().save(QStringLiteral("%1/window_fit_%2x%3_every_rule.png").arg(out).arg(screen.width()).arg(screen.height()));
+    diff->grab().save(QStringLiteral("%1/diff_fit_%2x%3.png").arg(out).arg(screen.width()).arg(screen.height()));
+    close->click();
+    QVERIFY(!diff->isVisible());
   }
 };
 
