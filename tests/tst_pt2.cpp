@@ -379,6 +379,51 @@ class TestPt2 : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("AOTInductor package"), r.err.constData());
   }
+
+  // Programs that compute with their symbolic sizes (aten.sym_size.int, Python arithmetic on
+  // SymInts) open, count their ops as torch.export does, and give stock PyTorch's outputs at two
+  // sizes of the dynamic dimension.
+  void symbolicSizesRun_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("view_dyn") << QStringLiteral("view_dyn");
+    QTest::newRow("arith_dyn") << QStringLiteral("arith_dyn");
+  }
+  void symbolicSizesRun() {
+    QFETCH(QString, name);
+    static QTemporaryDir dir;
+    static bool made = false;
+    if (!made) {
+      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_dynamic_programs.py"), {dir.path()});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      made = true;
+    }
+    QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
+    QVERIFY(refFile.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(refFile.readAll()).object();
+    auto loaded = io::loadFile(dir.filePath(name + QStringLiteral(".pt2")));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + QStringLiteral(": ") + loaded.error.details));
+    QCOMPARE(model::GraphView::build(*loaded.document->current()).programOps, ref.value(QStringLiteral("ops")).toInt());
+    auto tensorFile = [](const QString& path) {
+      QFile f(path);
+      if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+      const QByteArray bytes = f.readAll();
+      return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toTensor();
+    };
+    run::Executor executor(loaded.document->current());
+    for (const auto& size : ref.value(QStringLiteral("sizes")).toArray()) {
+      const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(size.toInt()));
+      run::InputSet inputs;
+      inputs.values.push_back(tensorFile(stem + QStringLiteral(".in.pt")));
+      const at::Tensor expected = tensorFile(stem + QStringLiteral(".out.pt"));
+      for (bool instrumented : {false, true}) {
+        run::RunOptions options;
+        options.instrumented = instrumented;
+        const auto r = executor.run(inputs, options);
+        QVERIFY2(r.ok, qPrintable(r.error.headline()));
+        QVERIFY2(torch::allclose(r.outputs.at(0).toTensor(), expected, 1e-4, 1e-5), qPrintable(stem));
+      }
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestPt2)

@@ -13,6 +13,7 @@
 #include <torch/csrc/export/pt2_archive_constants.h>
 #include <torch/csrc/jit/frontend/source_range.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/named_value.h>
 #include <torch/csrc/jit/ir/scope.h>
 #include <torch/csrc/jit/runtime/operator.h>
 #include <torch/script.h>
@@ -389,20 +390,95 @@ class Importer {
       if (d.value(QLatin1String("index")).isDouble()) text += ":" + std::to_string(d.value(QLatin1String("index")).toInt());
       return graph_->insertConstant(c10::Device(text));
     }
-    if (kind == QLatin1String("as_sym_int")) {
-      if (auto i = concreteInt(v)) return graph_->insertConstant(*i);
-      fail(QStringLiteral("symbolic sizes (%1) are not supported yet").arg(QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact))));
-    }
+    // Symbolic sizes: a name is a value computed in the graph (aten.sym_size.int, _operator.mul,
+    // …), a number a constant. They run as ints.
+    if (kind == QLatin1String("as_sym_int") || kind == QLatin1String("as_sym_bool") || kind == QLatin1String("as_sym_float"))
+      return symValue(v.toObject());
     if (kind == QLatin1String("as_sym_ints")) {
       std::vector<int64_t> out;
+      bool concrete = true;
       for (const auto& e : v.toArray()) {
         auto i = concreteInt(e);
-        if (!i) fail(QStringLiteral("symbolic sizes are not supported yet"));
-        out.push_back(*i);
+        concrete = concrete && i.has_value();
+        if (i) out.push_back(*i);
       }
-      return graph_->insertConstant(out);
+      if (concrete) return graph_->insertConstant(out);
+      std::vector<Value*> items;
+      for (const auto& e : v.toArray()) items.push_back(symValue(e.toObject()));
+      return graph_->insertNode(graph_->createList(c10::IntType::get(), items))->output();
     }
     fail(QStringLiteral("an argument of kind %1 is not supported yet").arg(kind));
+  }
+
+  // {"as_name": "sym_size_int_1"} (a value of the graph), {"as_int": 3}, {"as_bool": …}, {"as_float": …}.
+  Value* symValue(const QJsonObject& o) {
+    if (o.contains(QLatin1String("as_name"))) return tensorValue(o.value(QLatin1String("as_name")).toString());
+    if (o.contains(QLatin1String("as_int"))) return graph_->insertConstant(static_cast<int64_t>(o.value(QLatin1String("as_int")).toInteger()));
+    if (o.contains(QLatin1String("as_bool"))) return graph_->insertConstant(o.value(QLatin1String("as_bool")).toBool());
+    if (o.contains(QLatin1String("as_float"))) return graph_->insertConstant(o.value(QLatin1String("as_float")).toDouble());
+    if (auto i = concreteInt(QJsonValue(o))) return graph_->insertConstant(*i);
+    fail(QStringLiteral("a symbolic value %1 is not supported yet").arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))));
+  }
+
+  // A name for each symbolic output ({"as_sym_int": {"as_name": "mul"}}), as for tensors.
+  void bindSymOutput(Value* out, const QJsonObject& o) {
+    for (const char* kind : {"as_sym_int", "as_sym_bool", "as_sym_float"}) {
+      const QJsonObject sym = o.value(QLatin1String(kind)).toObject();
+      const QString name = sym.value(QLatin1String("as_name")).toString();
+      if (name.isEmpty()) continue;
+      out->setType(QLatin1String(kind) == QLatin1String("as_sym_int")    ? c10::TypePtr(c10::IntType::get())
+                   : QLatin1String(kind) == QLatin1String("as_sym_bool") ? c10::TypePtr(c10::BoolType::get())
+                                                                          : c10::TypePtr(c10::FloatType::get()));
+      out->setDebugName(name.toStdString());
+      values_[name] = out;
+    }
+  }
+
+  // Python operators on symbolic sizes ("_operator.mul", "torch.sym_max") as the TorchScript
+  // operators on ints and floats that compute them, overloads chosen by the argument types.
+  std::optional<c10::Symbol> pythonOperator(const QString& target) {
+    static const std::map<QString, const char*> ops{
+        {QStringLiteral("_operator.add"), "aten::add"},         {QStringLiteral("_operator.sub"), "aten::sub"},
+        {QStringLiteral("_operator.mul"), "aten::mul"},         {QStringLiteral("_operator.floordiv"), "aten::floordiv"},
+        {QStringLiteral("_operator.truediv"), "aten::div"},     {QStringLiteral("_operator.mod"), "aten::remainder"},
+        {QStringLiteral("_operator.pow"), "aten::pow"},         {QStringLiteral("_operator.neg"), "aten::neg"},
+        {QStringLiteral("_operator.eq"), "aten::eq"},           {QStringLiteral("_operator.ne"), "aten::ne"},
+        {QStringLiteral("_operator.lt"), "aten::lt"},           {QStringLiteral("_operator.le"), "aten::le"},
+        {QStringLiteral("_operator.gt"), "aten::gt"},           {QStringLiteral("_operator.ge"), "aten::ge"},
+        {QStringLiteral("_operator.and_"), "aten::__and__"},    {QStringLiteral("_operator.or_"), "aten::__or__"},
+        {QStringLiteral("_operator.not_"), "aten::__not__"},    {QStringLiteral("torch.sym_max"), "prim::max"},
+        {QStringLiteral("torch.sym_min"), "prim::min"},         {QStringLiteral("torch.sym_float"), "aten::Float"},
+        {QStringLiteral("torch.sym_int"), "aten::Int"},         {QStringLiteral("math.ceil"), "aten::ceil"},
+        {QStringLiteral("math.floor"), "aten::floor"},          {QStringLiteral("torch.sym_sqrt"), "aten::sqrt"}};
+    auto it = ops.find(target);
+    if (it == ops.end()) return std::nullopt;
+    return c10::Symbol::fromQualString(it->second);
+  }
+
+  void addPythonOperatorCall(const QJsonObject& n, c10::Symbol op) {
+    std::vector<torch::jit::NamedValue> args;
+    for (const auto& in : n.value(QLatin1String("inputs")).toArray())
+      args.emplace_back(argValue(in.toObject().value(QLatin1String("arg")).toObject()));
+    Value* out = nullptr;
+    try {
+      out = graph_->insert(op, args);
+    } catch (const std::exception& e) {
+      fail(QStringLiteral("%1 on these arguments has no TorchScript operator: %2")
+               .arg(n.value(QLatin1String("target")).toString(), QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+    }
+    const auto outputs = n.value(QLatin1String("outputs")).toArray();
+    if (!outputs.isEmpty()) {
+      const QJsonObject o = outputs.first().toObject();
+      for (const char* kind : {"as_sym_int", "as_sym_bool", "as_sym_float"}) {
+        const QString name = o.value(QLatin1String(kind)).toObject().value(QLatin1String("as_name")).toString();
+        if (name.isEmpty()) continue;
+        out->setDebugName(name.toStdString());
+        values_[name] = out;
+      }
+    }
+    const auto meta = n.value(QLatin1String("metadata")).toObject();
+    setModuleStack(out->node(), meta.value(QLatin1String("nn_module_stack")).toString());
+    setSource(out->node(), meta.value(QLatin1String("stack_trace")).toString());
   }
 
   Value* tensorValue(const QString& name) {
@@ -426,6 +502,7 @@ class Importer {
   void addNode(const QJsonObject& n) {
     const QString target = n.value(QLatin1String("target")).toString();
     if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
+    if (auto op = pythonOperator(target)) return addPythonOperatorCall(n, *op);
     const auto op = findOperator(target);
     const auto& schema = op->schema();
     std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
@@ -452,6 +529,7 @@ class Importer {
         bindListOutput(out, o.value(QLatin1String("as_tensors")).toArray());
         continue;
       }
+      bindSymOutput(out, o);
       if (o.contains(QLatin1String("as_tensor"))) name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
       if (!name.isEmpty()) {
         if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name)));

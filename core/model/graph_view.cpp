@@ -21,6 +21,20 @@ using torch::jit::Value;
 
 
 // The aten::Bool in front of an `if`: a program's torch.cond takes the tensor itself.
+// Arithmetic on symbolic sizes (a program's `_operator.mul` of two SymInts, imported as
+// aten::mul.int): no tensor in or out. torch.export does not count these as operator calls.
+bool isSizeArithmetic(const Node* node) {
+  auto scalar = [](const torch::jit::Value* v) {
+    const auto k = v->type()->kind();
+    return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
+           k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
+  };
+  if (node->outputs().empty()) return false;
+  for (const auto* v : node->inputs()) if (!scalar(v)) return false;
+  for (const auto* v : node->outputs()) if (!scalar(v)) return false;
+  return true;
+}
+
 bool isBranchCondition(const Node* node) {
   if (node->kind() != c10::aten::Bool || node->output()->uses().empty()) return false;
   for (const auto& use : node->output()->uses())
@@ -137,7 +151,7 @@ GraphView GraphView::build(const Revision& revision) {
     for (Node* n : block->nodes()) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
-      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n)) ++view.programOps;
+      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n)) ++view.programOps;
       if (isFolded(n) && shown) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
