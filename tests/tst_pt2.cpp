@@ -387,6 +387,7 @@ class TestPt2 : public QObject {
     QTest::addColumn<QString>("name");
     QTest::newRow("view_dyn") << QStringLiteral("view_dyn");
     QTest::newRow("arith_dyn") << QStringLiteral("arith_dyn");
+    QTest::newRow("llama_dyn") << QStringLiteral("llama_dyn");
   }
   void symbolicSizesRun() {
     QFETCH(QString, name);

@@ -4,6 +4,7 @@ sizes of its dynamic dimension:
   is an operator overload; the sizes), <name>.<size>.in.pt and <name>.<size>.out.pt
   view_dyn   Linear, then view(x.shape[0], -1, 4): aten.sym_size.int feeding a size list
   arith_dyn  reshape(n * 2, -1) + (n // 2 + 1): Python arithmetic on SymInts
+  llama_dyn  a tiny Llama (transformers, small config, random weights) with a dynamic sequence
 Run: .venv/bin/python make_dynamic_programs.py OUTDIR
 """
 import json
@@ -32,21 +33,36 @@ class ArithDyn(torch.nn.Module):
         return self.fc(x).reshape(n * 2, -1) + (n // 2 + 1)
 
 
+class TinyLlama(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        import transformers
+
+        config = transformers.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+        self.model = transformers.LlamaForCausalLM(config).eval()
+
+    def forward(self, input_ids):
+        return self.model(input_ids=input_ids, use_cache=False).logits
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
-    for name, cls in (("view_dyn", ViewDyn), ("arith_dyn", ArithDyn)):
-        batch = torch.export.Dim("batch", min=2, max=64)
-        ep = torch.export.export(cls().eval(), (torch.randn(4, 8),), dynamic_shapes=({0: batch},))
+    cases = (("view_dyn", ViewDyn, lambda n: torch.randn(n, 8), 0, (4, 13)),
+             ("arith_dyn", ArithDyn, lambda n: torch.randn(n, 8), 0, (4, 13)),
+             ("llama_dyn", TinyLlama, lambda n: torch.randint(0, 128, (1, n)), 1, (8, 13)))
+    for name, cls, make, dim, sizes in cases:
+        size = torch.export.Dim("size", min=2, max=32)
+        ep = torch.export.export(cls().eval(), (make(sizes[0]),), dynamic_shapes=({dim: size},), strict=False)
         torch.export.save(ep, os.path.join(out, name + ".pt2"))
         ops = sum(1 for n in ep.graph.nodes if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload))
-        sizes = [4, 13]
         for size in sizes:
-            x = torch.randn(size, 8)
+            x = make(size)
             torch.save(x, os.path.join(out, "%s.%d.in.pt" % (name, size)))
             torch.save(ep.module()(x), os.path.join(out, "%s.%d.out.pt" % (name, size)))
         with open(os.path.join(out, name + ".ref.json"), "w") as f:
-            json.dump({"ops": ops, "sizes": sizes}, f)
+            json.dump({"ops": ops, "sizes": list(sizes)}, f)
 
 
 if __name__ == "__main__":
