@@ -16,6 +16,7 @@
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/tour/tour_driver.h"
 
+#include <QtCore/QJsonArray>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
@@ -39,6 +40,14 @@ void checkReplays(ui::MainWindow& window) {
   const auto r = replaying.replay(*journal);
   QVERIFY2(r.ok, qPrintable(r.error));
   QCOMPARE(fresh.document->count(), window.document()->count());
+  // The journal keeps each change's provenance, and replay derives the same.
+  const auto edits = journal->value(QStringLiteral("edits")).toArray();
+  for (int i = 1; i < fresh.document->count(); ++i) {
+    const QJsonObject kept = edits[i - 1].toObject().value(QStringLiteral("provenance")).toObject();
+    QCOMPARE(kept.value(QStringLiteral("changed")).toObject().size(), int(fresh.document->revision(i)->change().changed.size()));
+    QCOMPARE(kept.value(QStringLiteral("removed")).toArray().size(), int(fresh.document->revision(i)->change().removed.size()));
+    QVERIFY(!kept.value(QStringLiteral("changed")).toObject().isEmpty());
+  }
   for (int i = 0; i < fresh.document->count(); ++i)
     QCOMPARE(core::model::GraphView::build(*fresh.document->revision(i)).opHistogram(),
              core::model::GraphView::build(*window.document()->revision(i)).opHistogram());

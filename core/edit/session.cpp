@@ -119,11 +119,31 @@ bool Session::isLockedElsewhere(const QString& journal) {
   return lock.error() == QLockFile::LockFailedError;
 }
 
+namespace {
+// What a change did, as the journal keeps it beside the edit that made it: {"removed": [ids],
+// "changed": {"id": {"from": [ids], "altered": bool}}}. Replay derives the same from the edit.
+QJsonObject changeToJson(const model::Change& change) {
+  QJsonArray removed;
+  for (auto id : change.removed) removed.append(QString::number(id));
+  QJsonObject changed;
+  for (const auto& [id, origin] : change.changed) {
+    QJsonArray from;
+    for (auto f : origin.from) from.append(QString::number(f));
+    changed.insert(QString::number(id), QJsonObject{{"from", from}, {"altered", origin.altered}});
+  }
+  return {{"removed", removed}, {"changed", changed}};
+}
+}  // namespace
+
 QJsonObject Session::toJson(bool closed) const {
   QJsonArray edits;
-  for (const auto& r : records_)
-    edits.append(r.rewrite ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
-                           : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}});
+  for (int i = 0; i < records_.size(); ++i) {
+    const auto& r = records_[i];
+    QJsonObject o = r.rewrite ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
+                              : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}};
+    if (i + 1 < document_.count()) o.insert(QStringLiteral("provenance"), changeToJson(document_.revision(i + 1)->change()));
+    edits.append(o);
+  }
   QJsonObject source{{"path", document_.sourcePath()},
                      {"sha256", QString::fromLatin1(document_.sourceSha256())},
                      {"sample", document_.sampleName()},

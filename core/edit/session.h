@@ -51,7 +51,8 @@ class Session {
   QString lastJournalError() const { return journalError_; }
 
   // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"} or
-  // {"parent", "rewrite": {"steps": [{"rule", "only_at"} | {"pass"}]}}], "current", "closed"}
+  // {"parent", "rewrite": {"steps": [{"rule", "only_at"} | {"pass"}]}}, each with "provenance":
+  // what it removed and where its new and altered nodes come from], "current", "closed"}
   QJsonObject toJson(bool closed = false) const;
 
   // Folder for journals: $GRAFT_SESSION_DIR, else AppDataLocation/sessions.
