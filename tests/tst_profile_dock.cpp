@@ -19,6 +19,7 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
+#include <QtWidgets/QTableWidget>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QLineEdit>
 
@@ -119,6 +120,17 @@ class TstProfileDock : public QObject {
     QDir().mkpath(out);
     QTest::qWait(300);  // let the charts lay out before the grab
     QVERIFY(w.grab().save(out + QStringLiteral("/profile_dock_cnn.png")));
+    // The change heatmap: every node of the current revision coloured by its time against what
+    // it came from (the paired node table's rows), on a green–white–red scale.
+    const auto deltas = dock->nodeDeltas();
+    QCOMPARE(deltas.size(), int(w.document()->current()->opNodeIds().size()));
+    w.findChild<QAction*>(QStringLiteral("deltaHeatmapAction"))->trigger();
+    QVERIFY(canvas->graphScene()->heatIsDelta());
+    const auto largest = std::max_element(deltas.begin(), deltas.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
+    QColor changed;
+    QVERIFY(canvas->graphScene()->nodeHeat(largest.key(), &changed));
+    QCOMPARE(changed, ui::canvas::deltaColour(*largest > 0 ? 1.0 : -1.0));
+    QVERIFY(dock->nodeTable()->rowCount() > 0);
   }
   void badInputIsReported() {
     ui::MainWindow w;

@@ -9,6 +9,8 @@
 #include "core/io/save.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
+#include "core/profile/paired_times.h"
+#include "core/profile/profile_job.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
 #include "core/run/compare.h"
@@ -294,6 +296,41 @@ class TestProvenance : public QObject {
     auto reloaded = io::loadFile(saved);
     QVERIFY(reloaded.ok());
     QCOMPARE(depthOf(*reloaded.document->current(), QStringLiteral("aten::_addmm_activation")), 1);
+  }
+
+  // Node times pair through provenance: every node's time is counted once on each side, and each
+  // folded conv is timed against the conv and batch_norm it replaced.
+  void profileTimesPairThroughProvenance() {
+    auto doc = open(QStringLiteral("sample:cnn"));
+    edit::Session session(*doc);
+    QVERIFY(session.applyRewrite({rewrite::Step::ofRule(*rewrite::RuleLibrary::load().find(QStringLiteral("fold-conv-bn")))}).ok());
+    const auto inputs = inputsOf(*doc, QStringLiteral("sample:cnn"));
+    profile::ProfileOptions options;
+    options.runs = 3;
+    options.warmup = 1;
+    const auto before = profile::runProfile(doc->original(), inputs, options);
+    const auto after = profile::runProfile(doc->current(), inputs, options);
+    QVERIFY(before.ok() && after.ok());
+    const auto rows = profile::pairNodeTimes(*before.profile, *doc->original(), *after.profile, *doc->current());
+    double rowsBefore = 0, rowsAfter = 0, nodesBefore = 0, nodesAfter = 0;
+    int folds = 0;
+    QSet<model::NodeId> covered;
+    for (const auto& r : rows) {
+      rowsBefore += r.beforeMs;
+      rowsAfter += r.afterMs;
+      for (auto id : r.afterNodes) QVERIFY2(!covered.contains(id), "a node is counted twice");
+      for (auto id : r.afterNodes) covered.insert(id);
+      if (r.change && r.label.contains(QLatin1String("batch_norm"))) {
+        ++folds;
+        QVERIFY(r.beforeMs > 0 && r.afterMs > 0);
+      }
+    }
+    for (const auto& n : before.profile->nodes) nodesBefore += n.selfMs.median;
+    for (const auto& n : after.profile->nodes) nodesAfter += n.selfMs.median;
+    QCOMPARE(folds, 6);
+    QVERIFY(qAbs(rowsBefore - nodesBefore) < 1e-9 * std::max(1.0, nodesBefore));
+    QVERIFY(qAbs(rowsAfter - nodesAfter) < 1e-9 * std::max(1.0, nodesAfter));
+    QCOMPARE(int(covered.size()), int(doc->current()->opNodeIds().size()));
   }
 
   // diff between revisions counts what the rule did: one removed (folded) batch_norm and one

@@ -384,6 +384,20 @@ void MainWindow::buildMenus() {
   heatAction_->setCheckable(true);
   heatAction_->setEnabled(false);
   heatAction_->setToolTip(tr("Colour nodes by their self time in the last profile (Profile dock)"));
+  auto* deltaAction = viewMenu->addAction(tr("Cost &Change Heatmap (vs Original)"));
+  deltaAction->setObjectName(QStringLiteral("deltaHeatmapAction"));
+  deltaAction->setToolTip(tr("Colour nodes by how much faster (green) or slower (red) they run than what they replaced"));
+  connect(deltaAction, &QAction::triggered, this, [this] {
+    const auto deltas = profileDock_->nodeDeltas();
+    if (deltas.isEmpty()) {
+      statusBar()->showMessage(tr("Profile the original and a revision first (Run > Profile)."), 5000);
+      return;
+    }
+    QSignalBlocker block(heatAction_);
+    heatAction_->setChecked(true);
+    canvas_->setHeat(deltas, /*signedDelta=*/true);
+  });
+  modelActions_ << deltaAction;
   connect(heatAction_, &QAction::toggled, this, [this](bool on) {
     canvas_->setHeat(on ? profileDock_->nodeCosts() : QHash<NodeId, double>{});
   });

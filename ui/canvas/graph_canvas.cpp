@@ -304,10 +304,10 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
   }
 }
 
-void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs) {
-  scene_->setHeat(selfMs);
+void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta) {
+  scene_->setHeat(selfMs, signedDelta);
   if (!heatLegend_) heatLegend_ = new HeatLegend(this);
-  heatLegend_->setMaxMs(scene_->heatMaxMs());
+  heatLegend_->setMaxMs(scene_->heatMaxMs(), signedDelta);
   heatLegend_->setVisible(scene_->heatVisible());
   heatLegend_->move(8, height() - heatLegend_->height() - 8);
   viewport()->update();

@@ -48,7 +48,7 @@ class GraphCanvas : public QGraphicsView {
 
   // Colours node boxes by self time (ms per node, e.g. from a profile) and shows a legend;
   // an empty map switches the heatmap off.
-  void setHeat(const QHash<core::model::NodeId, double>& selfMs);
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false);
   bool heatVisible() const;
 
   // Presentation mode: a new revision's diagram replaces the old one with an animation

@@ -82,7 +82,7 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
 void GraphScene::setFolds(const core::layout::Folds& folds) {
   folds_ = folds;
   // Group sums depend on which box stands for which module.
-  setHeat(QHash<NodeId, double>(heat_));
+  setHeat(QHash<NodeId, double>(heat_), signedHeat_);
   setChanges(QHash<NodeId, Change>(changes_));
   setMarks(QHash<NodeId, Mark>(marks_));
 }
@@ -94,11 +94,12 @@ void GraphScene::setDetailVisible(bool visible) {
   for (QGraphicsItem* item : items()) item->setVisible(visible);
 }
 
-void GraphScene::setHeat(const QHash<NodeId, double>& selfMs) {
+void GraphScene::setHeat(const QHash<NodeId, double>& selfMs, bool signedDelta) {
   heat_ = selfMs;
+  signedHeat_ = signedDelta;
   groupHeat_.clear();
   heatMax_ = 0;
-  for (double v : heat_) heatMax_ = std::max(heatMax_, v);
+  for (double v : heat_) heatMax_ = std::max(heatMax_, std::abs(v));
   for (auto it = heat_.begin(); it != heat_.end(); ++it)
     forEachGroupAbove(it.key(), [&](int g) { groupHeat_[g] += it.value(); });
   update();
@@ -115,15 +116,17 @@ void GraphScene::setChanges(const QHash<NodeId, Change>& changes) {
 bool GraphScene::nodeHeat(NodeId id, QColor* colour) const {
   auto it = heat_.constFind(id);
   if (heat_.isEmpty()) return false;
-  *colour = heatColour(it == heat_.constEnd() || heatMax_ <= 0 ? 0.0 : *it / heatMax_);
+  const double fraction = it == heat_.constEnd() || heatMax_ <= 0 ? 0.0 : *it / heatMax_;
+  *colour = signedHeat_ ? deltaColour(fraction) : heatColour(fraction);
   return true;
 }
 
 bool GraphScene::groupHeat(int group, QColor* colour) const {
   if (heat_.isEmpty()) return false;
   double max = 0;
-  for (double v : groupHeat_) max = std::max(max, v);
-  *colour = heatColour(max <= 0 ? 0.0 : groupHeat_.value(group) / max);
+  for (double v : groupHeat_) max = std::max(max, std::abs(v));
+  const double fraction = max <= 0 ? 0.0 : groupHeat_.value(group) / max;
+  *colour = signedHeat_ ? deltaColour(fraction) : heatColour(fraction);
   return true;
 }
 

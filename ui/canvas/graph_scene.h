@@ -38,8 +38,11 @@ class GraphScene : public QGraphicsScene {
 
   // The cost heatmap: self time per node (ms). Empty switches it off. Collapsed groups show
   // the sum over the nodes inside them.
-  void setHeat(const QHash<core::model::NodeId, double>& selfMs);
+  // `signedDelta`: the values are changes of time (after − before, ms), coloured green for
+  // savings and red for losses around white.
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false);
   bool heatVisible() const { return !heat_.isEmpty(); }
+  bool heatIsDelta() const { return signedHeat_; }
   double heatMaxMs() const { return heatMax_; }
   // The fill of node `id` / collapsed group `group` under the heatmap; false where none applies.
   bool nodeHeat(core::model::NodeId id, QColor* colour) const;
@@ -116,7 +119,8 @@ class GraphScene : public QGraphicsScene {
   QHash<core::model::NodeId, QString> notes_;
   core::layout::Folds folds_;
   QHash<int, double> groupHeat_;
-  double heatMax_ = 0;
+  double heatMax_ = 0;  // the largest value (the largest |change| for a delta)
+  bool signedHeat_ = false;
 };
 
 }  // namespace graft::ui::canvas

@@ -12,8 +12,9 @@ HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) {
   resize(sizeHint());
 }
 
-void HeatLegend::setMaxMs(double ms) {
+void HeatLegend::setMaxMs(double ms, bool signedDelta) {
   maxMs_ = ms;
+  signed_ = signedDelta;
   update();
 }
 
@@ -24,14 +25,18 @@ void HeatLegend::paintEvent(QPaintEvent*) {
   p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 4, 4);
   const QRect ramp(8, 20, width() - 16, 10);
   for (int x = 0; x < ramp.width(); ++x)
-    p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()), heatColour(double(x) / std::max(1, ramp.width() - 1)));
+    p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()),
+               signed_ ? deltaColour(2.0 * x / std::max(1, ramp.width() - 1) - 1.0) : heatColour(double(x) / std::max(1, ramp.width() - 1)));
   p.setPen(Qt::black);
-  p.drawText(QRect(8, 3, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter, tr("Self time per node (median)"));
+  p.drawText(QRect(8, 3, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter,
+             signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)"));
   QFont small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   p.setFont(small);
-  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignLeft, QStringLiteral("0 ms"));
-  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignRight, QStringLiteral("%1 ms").arg(maxMs_, 0, 'g', 3));
+  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignLeft,
+             signed_ ? QStringLiteral("−%1 ms").arg(maxMs_, 0, 'g', 3) : QStringLiteral("0 ms"));
+  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignRight,
+             QStringLiteral("%1%2 ms").arg(signed_ ? QStringLiteral("+") : QString()).arg(maxMs_, 0, 'g', 3));
 }
 
 }  // namespace graft::ui::canvas

@@ -8,7 +8,7 @@ class HeatLegend : public QWidget {
   Q_OBJECT
  public:
   explicit HeatLegend(QWidget* parent = nullptr);
-  void setMaxMs(double ms);
+  void setMaxMs(double ms, bool signedDelta = false);
   QSize sizeHint() const override { return {260, 44}; }
 
  protected:
@@ -16,6 +16,7 @@ class HeatLegend : public QWidget {
 
  private:
   double maxMs_ = 0;
+  bool signed_ = false;
 };
 
 }  // namespace graft::ui::canvas

@@ -276,6 +276,14 @@ void ProfileDock::showNodeTimes() {
   }
 }
 
+QHash<core::model::NodeId, double> ProfileDock::nodeDeltas() const {
+  QHash<core::model::NodeId, double> deltas;
+  if (!before_ || !after_ || !revBefore_ || !revAfter_ || revBefore_ == revAfter_) return deltas;
+  for (const auto& r : core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_))
+    for (auto id : r.afterNodes) deltas.insert(id, (r.afterMs - r.beforeMs) / double(r.afterNodes.size()));
+  return deltas;
+}
+
 QHash<core::model::NodeId, double> ProfileDock::nodeCosts() const {
   QHash<core::model::NodeId, double> costs;
   if (after_)

@@ -41,6 +41,10 @@ class ProfileDock : public QDockWidget {
   QString speedupText() const;
   // Median self time per node of the current revision's profile (empty before a run).
   QHash<core::model::NodeId, double> nodeCosts() const;
+  // Per node of the current revision, the change of self time against the original, paired
+  // through provenance (a change's time against what it replaced, shared by its nodes); empty
+  // unless both were profiled.
+  QHash<core::model::NodeId, double> nodeDeltas() const;
   // Node times of the original and the current revision paired through provenance: one row per
   // unchanged node and per change (the folded conv against conv + batch_norm).
   QTableWidget* nodeTable() const { return nodeTable_; }

@@ -61,6 +61,12 @@ QColor heatColour(double fraction) {
   return QColor::fromHsvF(std::max(0.0, (1.0 - f) * 60.0 / 360.0), 0.15 + 0.8 * f, 1.0 - 0.25 * f);
 }
 
+QColor deltaColour(double fraction) {
+  const double f = std::clamp(fraction, -1.0, 1.0);
+  const double strength = std::sqrt(std::abs(f));
+  return QColor::fromHsvF(f < 0 ? 120.0 / 360.0 : 0.0, 0.85 * strength, 1.0 - 0.2 * strength);
+}
+
 void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
                const QColor* heat) {
   p.setPen(selected ? QPen(QColor(0xe0, 0x6c, 0x00), 2.5) : QPen(QColor(0x70, 0x70, 0x70), 1));

@@ -27,6 +27,8 @@ void paintGroup(QPainter& p, const QRectF& rect, const core::model::ViewGroup& g
 void paintTerminal(QPainter& p, const QRectF& rect, const QStringList& lines, double lod);
 // The heatmap colour of a cost `fraction` in [0, 1] of the slowest node: pale yellow to deep red.
 QColor heatColour(double fraction);
+// A change of time, -1 (the largest saving) … 0 … 1 (the largest loss): green, white, red.
+QColor deltaColour(double fraction);
 // The +/- toggle's rectangle within a group's rect.
 QRectF toggleRect(const QRectF& groupRect);
 QPainterPath edgePath(const core::layout::DiagramEdge& edge);
