@@ -11,7 +11,6 @@
 #include "core/run/threads.h"
 #include "ui/run_settings.h"
 #include "core/edit/edit.h"
-#include "core/edit/revision_diff.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
