@@ -298,11 +298,9 @@ QStringList GraphDiff::lines() const {
 
 GraphDiff diffDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,
                         const model::Revision& revB) {
-  const model::RootedLineage la = model::rootedLineage(a, revA);
-  const model::RootedLineage lb = model::rootedLineage(b, revB);
-  if (la.rootKey.isEmpty() || la.rootKey != lb.rootKey || la.frozen != lb.frozen)
-    return diffGraphs(revA, revB, DiffMatching::ByStructure);
-  return diffGraphs(revA, revB, DiffMatching::ByProvenance, &la.lineage, &lb.lineage);
+  const auto shared = model::sharedRootLineages(a, revA, b, revB);
+  if (!shared) return diffGraphs(revA, revB, DiffMatching::ByStructure);
+  return diffGraphs(revA, revB, DiffMatching::ByProvenance, &shared->a, &shared->b);
 }
 
 QJsonObject GraphDiff::toJson() const {

@@ -6,6 +6,7 @@
 #include "core/io/pt2_import.h"
 #include "core/io/save.h"
 #include "core/model/document.h"
+#include "core/model/graph_walk.h"
 #include "core/run/input_set.h"
 #include "core/samples/samples.h"
 
@@ -57,33 +58,35 @@ torch::jit::Module prepare(const torch::jit::Module& loaded, const LoadOptions& 
 
 // The record a file saved by Graft carries, when it still fits the graph as loaded (one entry per
 // op node, same ops in the same order); a record that does not fit is ignored.
-std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, const model::Revision& loaded) {
+std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, const torch::jit::Graph& graph) {
   if (json.isEmpty()) return nullptr;
   auto record = model::SavedRecord::fromJson(json, nullptr);
   if (!record) return nullptr;
-  const auto ops = loaded.opNodeIds();
-  if (ops.size() != record->nodes.size()) return nullptr;
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (loaded.kindOf(ops[i]) != record->nodes[i].op) return nullptr;
+  size_t ordinal = 0;
+  bool fits = true;
+  model::forEachNode(graph, [&](torch::jit::Node* n) {
+    if (n->kind().is_prim()) return;
+    fits = fits && ordinal < record->nodes.size() &&
+           QString::fromStdString(n->kind().toQualString()) == record->nodes[ordinal].op;
+    ++ordinal;
+  });
+  if (!fits || ordinal != record->nodes.size()) return nullptr;
   return std::make_shared<const model::SavedRecord>(std::move(*record));
 }
 
-// `places`: op nodes' places the graph's call stacks do not hold (a torch.export program's).
+// `places`: op nodes' places the graph's call stacks do not hold (a torch.export program's); a
+// fitting saved record's places take their place.
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
                   QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {},
                   std::vector<model::NodePlace> places = {}) {
   LoadResult result;
-  model::NodeIdSource ids;
-  const bool isFrozen = frozen || options.freeze;
-  auto rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids, &places);
-  auto record = fittingRecord(savedRecord, *rev);
+  auto record = fittingRecord(savedRecord, *module.get_method("forward").graph());
   if (record) {
-    // Again, with the places the file recorded (its own call stacks lost them when it was saved).
     places.clear();
     for (const auto& n : record->nodes) places.push_back(n.place);
-    ids = {};
-    rev = model::Revision::original(module, isFrozen, QStringLiteral("Original"), ids, &places);
   }
+  model::NodeIdSource ids;
+  auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids, &places);
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
   result.document->setSavedRecord(std::move(record));

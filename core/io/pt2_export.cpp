@@ -55,31 +55,15 @@ QJsonObject tensorMeta(const at::Tensor& t) {
           {"layout", pt2::schemaValueOf(c10::kStrided)}};
 }
 
-// "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's module call stack.
-QString moduleStack(const Node* n, const QString& rootType, const model::NodePlace& place) {
+// "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's place (the import keeps
+// each module's qualified class name there; a rewrite's nodes take the place of their sources).
+QString moduleStack(const QString& rootType, const model::NodePlace& place) {
   QStringList entries{QStringLiteral("L__self__,,") + rootType};
-  auto stack = n->callstack();
-  if (!stack) {
-    // A node made by a rewrite: the place Graft gave it (that of the nodes it derives from).
-    QString path;
-    for (qsizetype i = 0; i < place.modulePath.size(); ++i) {
-      path = path.isEmpty() ? place.modulePath[i] : path + QLatin1Char('.') + place.modulePath[i];
-      const QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
-      entries << QStringLiteral("%1,%2,%3").arg(key, path, place.moduleTypes.value(i));
-    }
-    return entries.join(QLatin1Char(';'));
-  }
   QString path;
-  for (const auto& entry : (*stack)->vec()) {
-    const auto& info = std::get<2>(entry);
-    if (!info || info->instance_name().empty()) continue;
-    path = path.isEmpty() ? QString::fromStdString(info->instance_name())
-                          : path + QLatin1Char('.') + QString::fromStdString(info->instance_name());
-    const auto type = info->class_type();
-    QString typeName = type && type->name() ? QString::fromStdString(type->name()->qualifiedName()) : QString();
-    typeName.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
-    QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
-    entries << QStringLiteral("%1,%2,%3").arg(key, path, typeName);
+  for (qsizetype i = 0; i < place.modulePath.size(); ++i) {
+    path = path.isEmpty() ? place.modulePath[i] : path + QLatin1Char('.') + place.modulePath[i];
+    const QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
+    entries << QStringLiteral("%1,%2,%3").arg(key, path, place.moduleTypes.value(i));
   }
   return entries.join(QLatin1Char(';'));
 }
@@ -321,7 +305,7 @@ class Exporter {
     }
     const model::NodeId id = rev_->idOf(n);
     const model::NodePlace& place = rev_->placeOf(id);
-    QJsonObject metadata{{"nn_module_stack", moduleStack(n, rootType, place)}};
+    QJsonObject metadata{{"nn_module_stack", moduleStack(rootType, place)}};
     if (const QString trace = stackTrace(place); !trace.isEmpty()) metadata.insert(QStringLiteral("stack_trace"), trace);
     // Provenance: the source program's op nodes (by graph order) this node derives from.
     if (provenance_) {

@@ -638,7 +638,7 @@ class Importer {
       QString instance = paths[i];
       if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
       place.modulePath << instance;
-      place.moduleTypes << types[i].section(QLatin1Char('.'), -1);
+      place.moduleTypes << types[i];
     }
   }
 

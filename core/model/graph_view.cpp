@@ -88,7 +88,8 @@ int groupFor(GraphView& view, std::map<QString, int>& byPath, const QStringList&
       g.parent = parent;
       g.name = path[i];
       g.path = prefix;
-      g.typeName = i < typeNames.size() ? typeNames[i] : QString();
+      // A program's places hold qualified class names (torch.nn.modules.conv.Conv2d): the class shows.
+      g.typeName = i < typeNames.size() ? typeNames[i].section(QLatin1Char('.'), -1) : QString();
       view.groups[parent].children.push_back(g.index);
       view.groups.push_back(g);
       it = byPath.emplace(prefix, g.index).first;

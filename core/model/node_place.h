@@ -10,7 +10,8 @@ namespace graft::core::model {
 
 struct NodePlace {
   QStringList modulePath;   // instance names, outermost first: {"layer1", "0", "conv1"}
-  QStringList moduleTypes;  // each module's class name, where known ("Sequential", "Conv2d")
+  QStringList moduleTypes;  // each module's class name, where known ("Conv2d"; a program's qualified:
+                            // "torch.nn.modules.conv.Conv2d")
   QString sourceFile;
   int sourceLine = 0;
   QString sourceText;       // the source range's text, at most 200 characters

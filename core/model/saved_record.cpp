@@ -47,13 +47,35 @@ Lineage rootOfOriginal(const Document& document) {
   }
   return out;
 }
-}  // namespace
 
-QString SavedRecord::rootKey() const {
-  if (!sourceSample.isEmpty()) return QStringLiteral("sample:") + sourceSample;
-  if (!sourceSha256.isEmpty()) return QStringLiteral("sha256:") + QString::fromLatin1(sourceSha256);
+// "sample:cnn" or "sha256:…": the root a chain of changes started from; empty when unknown.
+QString rootKeyFor(const QString& sample, const QByteArray& sha256) {
+  if (!sample.isEmpty()) return QStringLiteral("sample:") + sample;
+  if (!sha256.isEmpty()) return QStringLiteral("sha256:") + QString::fromLatin1(sha256);
   return {};
 }
+
+// Where `revision`'s op nodes come from in the document's root, and the root's key.
+struct RootedLineage {
+  QString rootKey;  // empty: the document has no root to pair through
+  bool frozen = true;
+  Lineage lineage;
+};
+RootedLineage rootedLineage(const Document& document, const Revision& revision) {
+  RootedLineage out;
+  if (const auto& record = document.savedRecord()) {
+    out.rootKey = record->rootKey();
+    out.frozen = record->sourceFrozen;
+  } else {
+    out.rootKey = rootKeyFor(document.sampleName(), document.sourceSha256());
+    out.frozen = document.original()->frozen();
+  }
+  out.lineage = revision.lineage().through(rootOfOriginal(document));
+  return out;
+}
+}  // namespace
+
+QString SavedRecord::rootKey() const { return rootKeyFor(sourceSample, sourceSha256); }
 
 QByteArray SavedRecord::toJson() const {
   QJsonArray nodesJson;
@@ -116,20 +138,12 @@ std::optional<SavedRecord> SavedRecord::fromJson(const QByteArray& json, QString
   return r;
 }
 
-RootedLineage rootedLineage(const Document& document, const Revision& revision) {
-  RootedLineage out;
-  if (const auto& record = document.savedRecord()) {
-    out.rootKey = record->rootKey();
-    out.frozen = record->sourceFrozen;
-  } else if (!document.sampleName().isEmpty()) {
-    out.rootKey = QStringLiteral("sample:") + document.sampleName();
-    out.frozen = document.original()->frozen();
-  } else if (!document.sourceSha256().isEmpty()) {
-    out.rootKey = QStringLiteral("sha256:") + QString::fromLatin1(document.sourceSha256());
-    out.frozen = document.original()->frozen();
-  }
-  out.lineage = revision.lineage().through(rootOfOriginal(document));
-  return out;
+std::optional<SharedLineages> sharedRootLineages(const Document& a, const Revision& revA, const Document& b,
+                                                 const Revision& revB) {
+  RootedLineage la = rootedLineage(a, revA);
+  RootedLineage lb = rootedLineage(b, revB);
+  if (la.rootKey.isEmpty() || la.rootKey != lb.rootKey || la.frozen != lb.frozen) return std::nullopt;
+  return SharedLineages{std::move(la.lineage), std::move(lb.lineage)};
 }
 
 SavedRecord recordFor(const Document& document, const Revision& revision) {

@@ -41,13 +41,13 @@ struct SavedRecord {
 // the document's own record when the document was itself opened from a file Graft saved.
 SavedRecord recordFor(const Document& document, const Revision& revision);
 
-// Where `revision`'s op nodes come from in the document's root, with root nodes named by their
-// op ordinal + 1 (so two documents with the same root share ids), and the root's key.
-struct RootedLineage {
-  QString rootKey;  // empty: the document has no root to pair through
-  bool frozen = true;
-  Lineage lineage;
+// Both revisions' lineages in one root, when their documents trace back to the same one (the same
+// file or sample, or a file Graft saved from it), root nodes named by their op ordinal + 1;
+// nullopt when they do not, and nodes can only pair by structure. Compare and diff both ask here.
+struct SharedLineages {
+  Lineage a, b;
 };
-RootedLineage rootedLineage(const Document& document, const Revision& revision);
+std::optional<SharedLineages> sharedRootLineages(const Document& a, const Revision& revA, const Document& b,
+                                                 const Revision& revB);
 
 }  // namespace graft::core::model

@@ -306,15 +306,14 @@ CompareResult::Verdict CompareResult::verdict() const {
 
 bool pairDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,
                    const model::Revision& revB, CompareOptions& options) {
-  const model::RootedLineage la = model::rootedLineage(a, revA);
-  const model::RootedLineage lb = model::rootedLineage(b, revB);
-  if (la.rootKey.isEmpty() || la.rootKey != lb.rootKey || la.frozen != lb.frozen) {
+  auto shared = model::sharedRootLineages(a, revA, b, revB);
+  if (!shared) {
     options.matching = NodeMatching::ByStructure;
     return false;
   }
   options.matching = NodeMatching::ByProvenance;
-  options.lineageA = std::make_shared<const model::Lineage>(la.lineage);
-  options.lineageB = std::make_shared<const model::Lineage>(lb.lineage);
+  options.lineageA = std::make_shared<const model::Lineage>(std::move(shared->a));
+  options.lineageB = std::make_shared<const model::Lineage>(std::move(shared->b));
   return true;
 }
 
