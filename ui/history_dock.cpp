@@ -103,7 +103,11 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
     if (runGeneration_ == generation_ && checking_ >= 0)
       ledger_[checking_] = std::make_shared<const core::run::LedgerEntry>(watcher_.result());
     checking_ = -1;
-    refresh();
+    // Only the rows and the chart change: the difference list below stays as it is.
+    if (document_)
+      for (int row = 0; row < list_->count(); ++row) showRow(list_->item(row));
+    updateChart();
+    checkNext();
     Q_EMIT ledgerUpdated();
   });
 }
@@ -214,6 +218,18 @@ void HistoryDock::updateChart() {
   chart_->setVisible(document_ && document_->count() > 1 && errorSeries_->count() > 0);
 }
 
+void HistoryDock::showRow(QListWidgetItem* item) const {
+  const int i = item->data(Qt::UserRole).toInt();
+  int depth = 0;
+  for (int p = document_->parentOf(i); p >= 0; p = document_->parentOf(p)) ++depth;
+  const QString check = ledgerText(i);
+  item->setText(QStringLiteral("%1%2  %3%4")
+                    .arg(QString(depth * 2, QLatin1Char(' ')))
+                    .arg(i)
+                    .arg(document_->revision(i)->name(), check.isEmpty() ? QString() : QStringLiteral("   ") + check));
+  if (const auto* e = ledgerEntry(i); e && e->ok && !e->pass) item->setForeground(QColor(0xc6, 0x28, 0x28));
+}
+
 void HistoryDock::refresh() {
   list_->clear();
   diff_->clear();
@@ -223,17 +239,9 @@ void HistoryDock::refresh() {
     return;
   }
   for (int i = 0; i < document_->count(); ++i) {
-    int depth = 0;
-    for (int p = document_->parentOf(i); p >= 0; p = document_->parentOf(p)) ++depth;
-    const QString check = ledgerText(i);
-    auto* item = new QListWidgetItem(QStringLiteral("%1%2  %3%4")
-                                         .arg(QString(depth * 2, QLatin1Char(' ')))
-                                         .arg(i)
-                                         .arg(document_->revision(i)->name(),
-                                              check.isEmpty() ? QString() : QStringLiteral("   ") + check),
-                                     list_);
+    auto* item = new QListWidgetItem(list_);
     item->setData(Qt::UserRole, i);
-    if (const auto* e = ledgerEntry(i); e && e->ok && !e->pass) item->setForeground(QColor(0xc6, 0x28, 0x28));
+    showRow(item);
     if (i == document_->currentIndex()) {
       QFont f = item->font();
       f.setBold(true);

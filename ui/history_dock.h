@@ -17,6 +17,7 @@
 #include <memory>
 
 class QListWidget;
+class QListWidgetItem;
 class QLabel;
 class QPushButton;
 
@@ -59,6 +60,8 @@ class HistoryDock : public QWidget {
  private:
   void checkNext();
   QString ledgerText(int index) const;
+  // A revision's row: indented by its depth in the tree, its name and its check.
+  void showRow(QListWidgetItem* item) const;
   void updateChart();
 
   core::model::Document* document_ = nullptr;
