@@ -5,6 +5,7 @@
 #include "core/model/graph_view.h"
 #include "core/profile/profile_job.h"
 #include "core/profile/profiler.h"
+#include "core/run/executor.h"
 #include "core/run/input_set.h"
 #include "core/report/profile_report.h"
 #include "core/rewrite/apply.h"
@@ -17,6 +18,7 @@
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -213,6 +215,122 @@ class TstProfile : public QObject {
     } catch (const std::runtime_error& e) {
       QVERIFY2(QString::fromUtf8(e.what()).contains("channels"), e.what());
     }
+  }
+
+  // Memory against PyTorch's own profiler (tests/python/torch_memory.py: profile_memory=True, one
+  // forward of the same file on an input of the same shape). Per node, what Graft charges lies
+  // between PyTorch's net and gross allocation inside the same op call: a node keeps its outputs
+  // (gross minus the scratch it freed) while the interpreter also frees the inputs it consumed
+  // (net). A convolution keeps exactly its output tensor.
+  void memoryMatchesTorchProfiler_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QVector<qint64>>("shape");
+    QTest::addRow("cnn") << "run/run_cnn.pt" << QVector<qint64>{2, 3, 16, 16};
+    QTest::addRow("resnet18") << "resnet18.pt" << QVector<qint64>{1, 3, 224, 224};
+  }
+  void memoryMatchesTorchProfiler() {
+    QFETCH(QString, model);
+    QFETCH(QVector<qint64>, shape);
+    auto loaded = io::loadFile(graft::test::testdata(model));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    QStringList dims;
+    for (qint64 d : shape) dims << QString::number(d);
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + "/tests/python/torch_memory.py",
+                                           {graft::test::testdata(model), dims.join('x')});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const QJsonObject ref = py.json();
+    const QJsonArray refOps = ref.value("ops").toArray();
+
+    profile::ProfileOptions options;
+    options.runs = 1;
+    options.warmup = 0;
+    options.recordMemory = true;
+    const auto input = torch::randn(std::vector<int64_t>(shape.begin(), shape.end()));
+    const auto p = profile::profileRevision(*loaded.document->current(), {input}, options);
+    QVERIFY(p.memoryRecorded);
+
+    // Each node's outputs, kept by a plain node-by-node run: what a node holds when it returns.
+    run::Executor executor(loaded.document->current());
+    run::RunOptions keep;
+    keep.instrumented = true;
+    keep.keepIntermediates = true;
+    const auto kept = executor.run(run::InputSet{{input}, {}}, keep);
+    QVERIFY(kept.ok);
+    QHash<model::NodeId, qint64> outputBytes;
+    for (const auto& n : kept.nodes)
+      for (const auto& v : n.outputs)
+        if (v.isTensor()) outputBytes[n.id] += v.toTensor().numel() * qint64(v.toTensor().element_size());
+
+    QCOMPARE(p.nodes.size(), refOps.size());
+    qint64 sum = 0, largest = 0;
+    int convolutions = 0;
+    for (int i = 0; i < p.nodes.size(); ++i) {
+      const auto& n = p.nodes[i];
+      const QJsonObject r = refOps[i].toObject();
+      const QString where = QStringLiteral("%1 (#%2): graft %3, torch net %4, gross %5")
+                                .arg(n.op).arg(i).arg(n.allocBytes).arg(r.value("net_bytes").toInteger())
+                                .arg(r.value("allocated_bytes").toInteger());
+      QCOMPARE(n.op, r.value("name").toString());
+      QVERIFY2(n.allocBytes >= r.value("net_bytes").toInteger() && n.allocBytes <= r.value("allocated_bytes").toInteger(),
+               qPrintable(where));
+      if (n.op == "aten::_convolution" || n.op == "aten::conv2d") {
+        QCOMPARE(n.allocBytes, outputBytes.value(n.node));
+        ++convolutions;
+      }
+      sum += n.allocBytes;
+      largest = std::max(largest, n.allocBytes);
+    }
+    QVERIFY(convolutions >= 3);
+    // What nodes kept is part of everything allocated; the timeline never rises above the peak.
+    QVERIFY(sum <= ref.value("allocated_bytes").toInteger());
+    QCOMPARE(p.memoryTimeline.size(), p.nodes.size());
+    for (const auto& point : p.memoryTimeline) QVERIFY(point.allocatedBytes <= p.peakBytes);
+    QVERIFY(p.memoryTimeline.last().allocatedBytes >= outputBytes.value(p.nodes.last().node));
+    // The peak: the executor frees a value right after the node that used it last, the interpreter
+    // inside that node's call, so Graft's peak can exceed PyTorch's by at most one node's value
+    // alive a little longer (the largest a node allocates), and never falls below it (5% slack).
+    const qint64 torchPeak = ref.value("peak_bytes").toInteger();
+    QVERIFY2(p.peakBytes >= torchPeak * 0.95 && p.peakBytes <= torchPeak + largest,
+             qPrintable(QStringLiteral("peak: graft %1, torch %2, largest node %3").arg(p.peakBytes).arg(torchPeak).arg(largest)));
+  }
+  // Without --memory nothing is recorded or reported; with it, JSON, text and trace carry it.
+  void cliReportsMemory() {
+    QTemporaryDir dir;
+    const QString trace = dir.filePath("trace.json");
+    const auto plain = graft::test::runCli({"profile", "--sample", "cnn", "--runs", "2", "--warmup", "0", "--json", "--trace", trace});
+    QVERIFY2(plain.exitCode == 0, plain.err.constData());
+    QVERIFY(!plain.json().contains("peak_bytes"));
+    QVERIFY(!plain.json().value("nodes").toArray().first().toObject().contains("alloc_bytes"));
+    auto counters = [&] {
+      QFile f(trace);
+      f.open(QIODevice::ReadOnly);
+      QJsonArray out;
+      for (const auto& e : QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray())
+        if (e.toObject().value("ph").toString() == "C") out.append(e);
+      return out;
+    };
+    QVERIFY(counters().isEmpty());
+
+    const auto r = graft::test::runCli({"profile", "--sample", "cnn", "--runs", "2", "--warmup", "0", "--memory", "--json", "--trace", trace});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const qint64 peak = r.json().value("peak_bytes").toInteger();
+    QVERIFY(peak > 0);
+    qint64 sum = 0;
+    for (const auto& n : r.json().value("nodes").toArray()) {
+      QVERIFY(n.toObject().contains("alloc_bytes"));
+      sum += n.toObject().value("alloc_bytes").toInteger();
+    }
+    QVERIFY(sum >= peak / 2);  // the cnn's activations are most of what it allocates
+    const QJsonArray c = counters();
+    QCOMPARE(c.size(), r.json().value("nodes").toArray().size() + 1);  // a zero at the start, then one per node
+    qint64 highest = 0;
+    for (const auto& e : c) {
+      QCOMPARE(e.toObject().value("name").toString(), QStringLiteral("memory"));
+      highest = std::max(highest, e.toObject().value("args").toObject().value("allocated_bytes").toInteger());
+    }
+    QVERIFY(highest > 0 && highest <= peak);
+    const auto text = graft::test::runCli({"profile", "--sample", "cnn", "--runs", "2", "--warmup", "0", "--memory"});
+    QVERIFY2(text.out.contains("memory:    peak "), text.out.constData());
   }
 };
 

@@ -16,6 +16,8 @@ QString profileText(const core::profile::Profile& p) {
   lines << QStringLiteral("profiled:  median %1 ms  (p10 %2, p90 %3)").arg(p.run.median, 0, 'f', 3).arg(p.run.p10, 0, 'f', 3).arg(p.run.p90, 0, 'f', 3);
   lines << QStringLiteral("forward:   median %1 ms  (the module's own forward, same runs)").arg(p.forward.median, 0, 'f', 3);
   lines << QStringLiteral("overhead:  %1x").arg(p.run.median / std::max(1e-9, p.forward.median), 0, 'f', 3);
+  if (p.memoryRecorded)
+    lines << QStringLiteral("memory:    peak %1 MiB allocated (one node-by-node run)").arg(p.peakBytes / 1048576.0, 0, 'f', 2);
   lines << QStringLiteral("by op kind (median ms per run):");
   for (const auto& k : p.byOp) lines << QStringLiteral("  %1  %2 (%3 nodes)").arg(k.totalMs.median, 9, 'f', 3).arg(k.op).arg(k.nodes);
   return lines.join(QLatin1Char('\n'));
@@ -25,7 +27,7 @@ QString profileText(const core::profile::Profile& p) {
 
 Command profileCommand() {
   Command c{QStringLiteral("profile"), QStringLiteral("Time every node over repeated runs; export a Chrome trace."),
-            QStringLiteral("MODEL [--input SPEC] [--runs N] [--warmup N] [--seed N] [--trace F.json] [--json]"), {}};
+            QStringLiteral("MODEL [--input SPEC] [--runs N] [--warmup N] [--seed N] [--trace F.json] [--memory] [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -37,6 +39,7 @@ Command profileCommand() {
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default) or cuda[:N] where available."), QStringLiteral("D"), QStringLiteral("cpu")});
     parser.addOption({QStringLiteral("trace"), QStringLiteral("Write a Chrome-trace JSON (chrome://tracing, Perfetto)."), QStringLiteral("F")});
+    parser.addOption({QStringLiteral("memory"), QStringLiteral("Also record the bytes each node allocates and the peak (one extra run).")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     bool ok1 = false, ok2 = false, ok3 = false;
     core::profile::ProfileOptions options;
@@ -46,6 +49,7 @@ Command profileCommand() {
     if (!ok1 || !ok2 || !ok3 || options.runs < 1 || options.warmup < 0)
       return fail(QStringLiteral("--runs must be >= 1, --warmup >= 0 and --seed a number"));
     options.device = parser.value(QStringLiteral("device"));
+    options.recordMemory = parser.isSet(QStringLiteral("memory"));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     const auto inputs = inputsOrFail(parser, *doc, seed);

@@ -32,6 +32,15 @@ struct NodeTiming {
   QString modulePath;
   int calls = 0;        // events per run (1 for a plain op)
   Stats selfMs;         // over runs
+  // With memory recorded: bytes the node allocated and still held when it returned (its outputs;
+  // scratch it freed before returning shows in the peak only), over all its calls.
+  qint64 allocBytes = 0;
+};
+
+// The allocated level right after one op node ran: a point of the memory timeline.
+struct MemoryPoint {
+  model::NodeId node = model::kNoNode;
+  qint64 allocatedBytes = 0;  // above the level when the run started
 };
 
 struct OpKindTiming {
@@ -61,6 +70,11 @@ struct Profile {
   int unmatchedEvents = 0;    // depth-0 events no graph node accounted for
   QVector<UnmatchedKind> unmatched;
   bool cancelled = false;
+  // ProfileOptions::recordMemory: one separate, untimed node-by-node run's allocations.
+  bool memoryRecorded = false;
+  qint64 peakBytes = 0;                 // the most allocated at once, above the level at the start
+  QVector<MemoryPoint> memoryTimeline;  // after each op node, in run order
+  double memoryRunMs = 0;               // that run's wall time
 };
 
 // A before/after speedup: median and IQR of the per-run ratios before/after.

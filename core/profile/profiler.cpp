@@ -1,4 +1,5 @@
 #include "core/profile/profiler.h"
+#include "core/profile/memory_recorder.h"
 #include "core/run/threads.h"
 
 #include "core/model/graph_view.h"
@@ -270,6 +271,7 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   } cleanup{addCallback(false)};
 
   const int total = options.warmup + options.runs;
+  MemoryRecord memory;
   try {
     // One untimed sizing run: the buffers are then reserved for every measured run's events.
     recorder.capacity = 1 << 16;
@@ -308,6 +310,13 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
       recorder.recording = true;
       forward(inputs);
       recorder.recording = false;
+    }
+    if (options.recordMemory && !profile.cancelled) {
+      memory = recordMemory(revision, inputs, device);
+      profile.memoryRecorded = true;
+      profile.peakBytes = memory.peakBytes;
+      profile.memoryTimeline = memory.timeline;
+      profile.memoryRunMs = memory.runMs;
     }
   } catch (const c10::Error& e) {
     throw std::runtime_error(e.what_without_backtrace());
@@ -363,7 +372,7 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   for (const auto& n : view.nodes) {
     auto it = perRun.find(n.id);
     if (it == perRun.end()) continue;
-    profile.nodes.push_back({n.id, n.kind, n.modulePath, calls[n.id], Stats::of(it->second)});
+    profile.nodes.push_back({n.id, n.kind, n.modulePath, calls[n.id], Stats::of(it->second), memory.allocBytes.value(n.id)});
     auto& k = kindPerRun[n.kind];
     if (k.isEmpty()) k.fill(0.0, runs);
     for (int r = 0; r < runs; ++r) k[r] += it->second[r];

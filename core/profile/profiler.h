@@ -17,6 +17,8 @@ struct ProfileOptions {
   // One extra, untimed run records each top-level op's input shapes (the timed runs never do:
   // copying inputs per event would be most of the profiler's cost).
   bool recordShapes = true;
+  // One extra, untimed node-by-node run records the bytes each node allocates and the peak.
+  bool recordMemory = false;
   QString device = QStringLiteral("cpu");  // profileWithInputs places the inputs there ("cpu", "cuda")
   // Called after each run (done, total); return false to cancel.
   std::function<bool(int, int)> progress;

@@ -14,6 +14,34 @@ QJsonObject statsJson(const profile::Stats& s, const QString& prefix) {
           {prefix + QStringLiteral("p90"), s.p90}, {prefix + QStringLiteral("iqr"), s.iqr()}};
 }
 
+// The memory timeline as counter events (a "memory" track in Perfetto and chrome://tracing), each
+// at the end of the same node's event in the first measured run: the memory run is untimed, and
+// run 0 is where its nodes ran in the same order.
+QJsonArray memoryCounters(const profile::Profile& p) {
+  QJsonArray out;
+  if (!p.memoryRecorded) return out;
+  QHash<model::NodeId, QVector<qint64>> endsOf;  // per node, its run-0 events' ends in order
+  qint64 firstStart = -1;
+  for (const auto& e : p.events) {
+    if (e.run != 0 || e.depth != 0) continue;
+    if (firstStart < 0) firstStart = e.startNs;
+    if (e.node != model::kNoNode) endsOf[e.node] << e.startNs + e.durationNs;
+  }
+  if (firstStart < 0) return out;
+  auto counter = [](qint64 ns, qint64 bytes) {
+    return QJsonObject{{"name", "memory"}, {"ph", "C"}, {"ts", ns / 1000.0}, {"pid", 1},
+                       {"args", QJsonObject{{"allocated_bytes", bytes}}}};
+  };
+  out.append(counter(firstStart, 0));
+  QHash<model::NodeId, int> seen;
+  for (const auto& point : p.memoryTimeline) {
+    const auto ends = endsOf.value(point.node);
+    const int k = seen[point.node]++;
+    if (k < ends.size()) out.append(counter(ends[k], point.allocatedBytes));
+  }
+  return out;
+}
+
 }  // namespace
 
 QJsonObject profileReport(const profile::Profile& p) {
@@ -22,6 +50,7 @@ QJsonObject profileReport(const profile::Profile& p) {
     QJsonObject o{{"node", QString::number(n.node)}, {"op", n.op}, {"module_path", n.modulePath},
                   {"calls", n.calls}, {"self_ms_median", n.selfMs.median}, {"self_ms_p10", n.selfMs.p10},
                   {"self_ms_p90", n.selfMs.p90}};
+    if (p.memoryRecorded) o.insert("alloc_bytes", n.allocBytes);
     nodes.append(o);
   }
   QJsonArray byOp;
@@ -53,6 +82,10 @@ QJsonObject profileReport(const profile::Profile& p) {
                   {"cancelled", p.cancelled},
                   {"nodes", nodes},
                   {"by_op", byOp}};
+  if (p.memoryRecorded) {
+    out.insert("peak_bytes", p.peakBytes);
+    out.insert("memory_run_ms", p.memoryRunMs);
+  }
   return out;
 }
 
@@ -75,6 +108,7 @@ QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
                               {"ts", e.startNs / 1000.0}, {"dur", e.durationNs / 1000.0},
                               {"pid", 1}, {"tid", static_cast<qint64>(e.thread)}, {"args", args}});
   }
+  for (const QJsonValue& c : memoryCounters(p)) events.append(c);
   for (quint64 lane : lanes)
     events.append(QJsonObject{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", static_cast<qint64>(lane)},
                               {"args", QJsonObject{{"name", QStringLiteral("thread %1").arg(lane)}}}});

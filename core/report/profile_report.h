@@ -7,11 +7,12 @@ namespace graft::core::profile { struct Profile; }
 namespace graft::core::report {
 
 // Keys: runs, warmup, device, median_ms, p10_ms, p90_ms, forward_median_ms, overhead,
-// nodes[] {node, op, module_path, self_ms_median, ...}, by_op[] {op, nodes, total_ms_median}.
+// nodes[] {node, op, module_path, self_ms_median, ...}, by_op[] {op, nodes, total_ms_median};
+// with memory recorded also peak_bytes, memory_run_ms and each node's alloc_bytes.
 QJsonObject profileReport(const profile::Profile& profile);
 
 // {"traceEvents": [...]}: one complete ("X") event per op call, microseconds, one lane per thread,
-// for chrome://tracing and Perfetto.
+// for chrome://tracing and Perfetto; with memory recorded, "memory" counter ("C") events too.
 QJsonObject chromeTrace(const profile::Profile& profile, const QString& modelName);
 
 }  // namespace graft::core::report
