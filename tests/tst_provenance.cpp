@@ -310,7 +310,8 @@ class TestProvenance : public QObject {
     options.warmup = 1;
     const auto before = profile::runProfile(doc->original(), inputs, options);
     const auto after = profile::runProfile(doc->current(), inputs, options);
-    QVERIFY(before.ok() && after.ok());
+    for (const auto* r : {&before, &after})
+      QVERIFY2(r->ok(), r->diagnostics.empty() ? "" : qPrintable(r->diagnostics.front().message));
     const auto rows = profile::pairNodeTimes(*before.profile, *doc->original(), *after.profile, *doc->current());
     double rowsBefore = 0, rowsAfter = 0, nodesBefore = 0, nodesAfter = 0;
     int folds = 0;

@@ -16,8 +16,10 @@ bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
 
 Command compareCommand() {
   Command c{QStringLiteral("compare"),
-            QStringLiteral("Run two models on the same inputs and compare outputs and intermediates (default atol 1e-5, rtol 1e-4)."),
-            QStringLiteral("A B | --sample NAME [B] [--input SPEC ...] [--seed N] [--atol X] [--rtol Y] [--device D] [--device-b D] [--per-node] [--json]"), {}};
+            QStringLiteral("Run two models (or one model at two precisions) on the same inputs and compare outputs and intermediates "
+                           "(default atol 1e-5, rtol 1e-4; with --dtype-b float16: rtol 1e-3, bfloat16: 1.6e-2)."),
+            QStringLiteral("A B | --sample NAME [B] [--input SPEC ...] [--seed N] [--atol X] [--rtol Y] [--device D] [--device-b D] "
+                           "[--dtype-a T] [--dtype-b T] [--autocast] [--per-node] [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -29,6 +31,9 @@ Command compareCommand() {
     parser.addOption({QStringLiteral("rtol"), QStringLiteral("Relative tolerance (default 1e-4): |a-b| <= atol + rtol*|b|."), QStringLiteral("Y")});
     parser.addOption({QStringLiteral("device"), QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
     parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B."), QStringLiteral("D")});
+    parser.addOption({QStringLiteral("dtype-a"), QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."), QStringLiteral("T")});
+    parser.addOption({QStringLiteral("dtype-b"), QStringLiteral("Run B at T: float16, bfloat16, float32 or float64. Each node's own (local) error is measured too, and the node that introduces the error is named."), QStringLiteral("T")});
+    parser.addOption({QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
     parser.addOption({QStringLiteral("per-node"), QStringLiteral("Compare every op node's outputs and list them.")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
 
@@ -44,6 +49,14 @@ Command compareCommand() {
     core::run::CompareOptions options;
     core::run::pairDocuments(*docA, *docA->current(), *docB, *docB->current(), options);
     options.perNode = parser.isSet(QStringLiteral("per-node"));
+    for (const auto& [flag, precision] : {std::pair{"dtype-a", &options.precisionA}, std::pair{"dtype-b", &options.precisionB}}) {
+      if (!parser.isSet(QLatin1String(flag))) continue;
+      QString why;
+      precision->dtype = core::run::precisionDtype(parser.value(QLatin1String(flag)), &why);
+      if (!precision->dtype) return fail(QStringLiteral("--%1: %2").arg(QLatin1String(flag), why));
+    }
+    options.precisionB.autocast = parser.isSet(QStringLiteral("autocast"));
+    options.tol = core::run::defaultTolerance(options);
     if (!parseNumber(parser, "atol", options.tol.atol) || !parseNumber(parser, "rtol", options.tol.rtol)) return int(kUsageOrInput);
     bool seedOk = false;
     const auto seed = parser.value(QStringLiteral("seed")).toULongLong(&seedOk);

@@ -10,7 +10,8 @@ QJsonValue number(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonVal
 
 QJsonObject diffJson(const run::TensorDiff& d) {
   QJsonObject o{{"max_abs", number(d.maxAbs)}, {"max_rel", number(d.maxRel)}, {"mismatched", double(d.mismatched)},
-                {"numel", double(d.numel)}, {"allclose", d.allclose}, {"cosine", number(d.cosine)}};
+                {"numel", double(d.numel)}, {"allclose", d.allclose}, {"cosine", number(d.cosine)},
+                {"sqnr_db", number(d.sqnrDb)}};
   if (!d.note.isEmpty()) o["note"] = d.note;
   return o;
 }
@@ -23,6 +24,13 @@ QJsonObject nodeJson(const run::NodeDiff& n) {
   o["op_a"] = n.opA;
   o["module_path"] = n.modulePath;
   o["change"] = n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null);
+  if (n.local) {
+    o["local_max_abs"] = number(n.local->maxAbs);
+    o["local_max_rel"] = number(n.local->maxRel);
+    o["local_scaled"] = number(run::scaledLocalError(n));
+    o["local_sqnr_db"] = number(n.local->sqnrDb);
+    if (!n.local->note.isEmpty()) o["local_note"] = n.local->note;
+  }
   return o;
 }
 
@@ -49,6 +57,14 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
   j["intermediate_divergence"] = QJsonValue(QJsonValue::Null);
   if (const auto* f = r.firstDivergence()) j["first_divergence"] = nodeJson(*f);
   if (const auto* f = r.intermediateDivergence()) j["intermediate_divergence"] = nodeJson(*f);
+  if (r.localErrors) {
+    j["culprit"] = QJsonValue(QJsonValue::Null);
+    if (r.culprit)
+      j["culprit"] = QJsonObject{{"node", double(r.culprit->nodeB)}, {"node_a", double(r.culprit->nodeA)},
+                                 {"op", r.culprit->op}, {"module_path", r.culprit->modulePath},
+                                 {"local_max_abs", number(r.culprit->localMaxAbs)},
+                                 {"local_scaled", number(r.culprit->localScaled)}};
+  }
   if (r.nodes) {
     j["nodes_compared"] = int(r.nodes->nodes.size());
     auto unmatched = [](const std::vector<const run::NodeRecord*>& nodes) {
@@ -103,6 +119,12 @@ QString compareText(const run::CompareResult& r, const run::Tolerance& tol) {
   if (const auto* f = r.firstDivergence()) lines << QStringLiteral("first divergence: ") + where(*f);
   if (const auto* f = r.intermediateDivergence())
     lines << QStringLiteral("outputs equal, but an intermediate is beyond tolerance: ") + where(*f);
+  if (r.culprit)
+    lines << QStringLiteral("culprit: node %1 %2 at %3 introduces the error itself (local max_abs %4, %5 of its scale)")
+                 .arg(r.culprit->nodeB).arg(r.culprit->op, r.culprit->modulePath.isEmpty() ? QStringLiteral("<top>") : r.culprit->modulePath)
+                 .arg(r.culprit->localMaxAbs, 0, 'g', 4).arg(r.culprit->localScaled, 0, 'g', 3);
+  else if (r.localErrors && !r.equal)
+    lines << QStringLiteral("culprit: none (no node adds more than rounding noise on its own; the error accumulates)");
   if (r.nodes && !r.nodes->changes.empty()) {
     const int n = int(r.nodes->changes.size());
     lines << QStringLiteral("%1 %2, compared where their values leave them:").arg(n).arg(n == 1 ? QStringLiteral("change") : QStringLiteral("changes"));

@@ -32,6 +32,7 @@ TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolera
     d.mismatched = d.numel;
     d.maxAbs = d.maxRel = std::numeric_limits<double>::quiet_NaN();
     d.cosine = 0;
+    d.sqnrDb = -std::numeric_limits<double>::infinity();
     d.note = QStringLiteral("cannot compare %1 with %2: %3").arg(describe(a), describe(b), why);
     return d;
   });
@@ -45,6 +46,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
     d.allclose = false;
     d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
     d.cosine = 0;
+    d.sqnrDb = -std::numeric_limits<double>::infinity();
     d.note = QStringLiteral("one side is None");
     return d;
   }
@@ -54,6 +56,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
     d.mismatched = d.numel;
     d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
     d.cosine = 0;
+    d.sqnrDb = -std::numeric_limits<double>::infinity();
     d.note = QStringLiteral("shapes differ: %1 vs %2").arg(describe(aIn), describe(bIn));
     return d;
   }
@@ -75,6 +78,13 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   else if (na == 0 || nb == 0) d.cosine = 0;
   else d.cosine = (a.flatten().dot(b.flatten())).item<double>() / (na * nb);
   if (a.is_floating_point() && !aIn.is_floating_point()) d.cosine = std::clamp(d.cosine, -1.0, 1.0);
+  const at::Tensor finiteB = at::where(absB.isfinite(), absB, at::zeros_like(absB));
+  d.refMaxAbs = finiteB.max().item<double>();
+  const double noise = (diff * diff).sum().item<double>();
+  const double signal = (finiteB * finiteB).sum().item<double>();
+  d.sqnrDb = noise == 0 ? std::numeric_limits<double>::infinity()
+             : std::isnan(noise) ? -std::numeric_limits<double>::infinity()
+                                 : 10 * std::log10(signal / noise);
   return d;
 }
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
@@ -121,6 +131,7 @@ std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const 
     d.allclose = false;
     d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
     d.cosine = 0;
+    d.sqnrDb = -std::numeric_limits<double>::infinity();
     d.note = QStringLiteral("A has %1 output tensor(s), B has %2").arg(ta.size()).arg(tb.size());
     diffs.push_back(d);
   }
@@ -149,6 +160,21 @@ std::optional<TensorDiff> compareRecorded(const std::vector<c10::IValue>& a, con
                                           const Tolerance& tol) {
   if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
   return worst(compareOutputs(a, b, tol));
+}
+
+// A's node run locally at B's precision and device, against A's own outputs (reference side).
+std::optional<TensorDiff> localDiff(const NodeRecord& ra, const Tolerance& tol) {
+  if (!ra.localError.isEmpty()) {
+    TensorDiff d;
+    d.allclose = false;
+    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
+    d.cosine = 0;
+    d.sqnrDb = -std::numeric_limits<double>::infinity();
+    d.note = QStringLiteral("the node fails at the other precision: ") + ra.localError;
+    return d;
+  }
+  if (ra.localOutputs.empty()) return std::nullopt;
+  return compareRecorded(ra.localOutputs, ra.outputs, tol);
 }
 
 NodeComparison compareByProvenance(const RunResult& a, const model::Revision& revA, const RunResult& b,
@@ -180,7 +206,7 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
       skip(ra, false, 0, QStringLiteral("no tensor or number to compare"));
       continue;
     }
-    rows.push_back({ia, NodeDiff{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0}});
+    rows.push_back({ia, NodeDiff{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0, localDiff(ra, tol)}});
   }
 
   for (const ChangeGroup& g : c.groups) {
@@ -201,7 +227,7 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
       }
       auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol);
       if (!diff) continue;
-      rows.push_back({oa->second.front(), NodeDiff{ra.id, rb.id, ra.op, rb.op, rb.modulePath, *diff, g.number}});
+      rows.push_back({oa->second.front(), NodeDiff{ra.id, rb.id, ra.op, rb.op, rb.modulePath, *diff, g.number, localDiff(ra, tol)}});
     }
     auto inside = [&](const std::vector<model::NodeId>& ids, const std::unordered_set<model::NodeId>& exits,
                       const Occurrences& occ, const RunResult& run, bool onB) {
@@ -281,7 +307,7 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
       result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
       continue;
     }
-    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0};
+    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0, localDiff(ra, tol)};
     if (!nd.diff.allclose && !result.firstBeyond) result.firstBeyond = nd;
     result.nodes.push_back(std::move(nd));
   }
@@ -317,6 +343,25 @@ bool pairDocuments(const model::Document& a, const model::Revision& revA, const 
   return true;
 }
 
+bool comparesPrecision(const CompareOptions& options) {
+  return options.deviceA != options.deviceB || options.precisionA.describe() != options.precisionB.describe();
+}
+
+namespace {
+// The larger unit roundoff of the two sides' floating dtypes (a model's own: float32).
+double lowerUnitRoundoff(const CompareOptions& options) {
+  return std::max(unitRoundoff(options.precisionA.dtype.value_or(c10::kFloat)),
+                  unitRoundoff(options.precisionB.dtype.value_or(c10::kFloat)));
+}
+}  // namespace
+
+Tolerance defaultTolerance(const CompareOptions& options) {
+  const double u = lowerUnitRoundoff(options);
+  if (u >= unitRoundoff(c10::kBFloat16)) return {1e-5, 1.6e-2};
+  if (u >= unitRoundoff(c10::kHalf)) return {1e-5, 1e-3};
+  return {};
+}
+
 const NodeDiff* CompareResult::firstDivergence() const {
   return !equal && nodes && nodes->firstBeyond ? &*nodes->firstBeyond : nullptr;
 }
@@ -345,6 +390,12 @@ model::Diagnostics CompareResult::diagnostics() const {
     node = f->nodeB;
     message += QStringLiteral("; first divergence at %1 (%2), max abs %3").arg(f->opB, f->modulePath).arg(f->diff.maxAbs, 0, 'g', 3);
   }
+  if (culprit) {
+    node = culprit->nodeB;
+    message += QStringLiteral("; the error is introduced at %1 (%2), local max abs %3")
+                   .arg(culprit->op, culprit->modulePath.isEmpty() ? QStringLiteral("top level") : culprit->modulePath)
+                   .arg(culprit->localMaxAbs, 0, 'g', 3);
+  }
   return {model::Diagnostic::warning(job, message, {}, node)};
 }
 
@@ -365,6 +416,8 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   RunOptions oa, ob;
   oa.device = options.deviceA;
   ob.device = options.deviceB;
+  oa.precision = options.precisionA;
+  ob.precision = options.precisionB;
   oa.cancel = ob.cancel = options.cancel;
   const auto fail = [&result](const RunResult& run, bool onB) {
     result.error = (onB ? QStringLiteral("B: ") : QStringLiteral("A: ")) + run.error.headline();
@@ -385,12 +438,16 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   ra = {}; rb = {};
   oa.instrumented = ob.instrumented = true;
   oa.keepIntermediates = ob.keepIntermediates = true;
+  result.localErrors = comparesPrecision(options);
+  if (result.localErrors) oa.local = LocalRun{options.deviceB, options.precisionB};
   ra = ea.run(inputs, oa);
   rb = eb.run(inputs, ob);
   if (!ra.ok) return fail(ra, false);
   if (!rb.ok) return fail(rb, true);
   result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
                               options.lineageB.get());
+  if (result.localErrors && result.verdict() != CompareResult::Verdict::Equal)
+    result.culprit = findCulprit(result.nodes->nodes, culpritNoiseFloor(lowerUnitRoundoff(options)));
   // NodeComparison points into the runs' records: keep them alive with the result.
   result.runA = std::make_shared<RunResult>(std::move(ra));
   result.runB = std::make_shared<RunResult>(std::move(rb));

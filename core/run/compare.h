@@ -1,9 +1,11 @@
 #pragma once
 // Comparing two runs: outputs element-wise and intermediates node by node.
 #include "core/run/correspondence.h"
+#include "core/run/culprit.h"
 #include "core/run/executor.h"
 
 #include <atomic>
+#include <limits>
 #include <optional>
 
 namespace graft::core::model { class Document; }
@@ -22,6 +24,8 @@ struct TensorDiff {
   std::int64_t numel = 0;
   bool allclose = true;
   double cosine = 1;        // of the flattened tensors; 1 when both are all zero
+  double refMaxAbs = 0;     // the largest |b|: the scale of the reference values
+  double sqnrDb = std::numeric_limits<double>::infinity();  // 10 log10(sum b^2 / sum (a-b)^2)
   QString note;             // set when shapes or kinds differ (then allclose is false)
 };
 
@@ -42,6 +46,9 @@ struct NodeDiff {
   QString opA, opB, modulePath;
   TensorDiff diff;  // the worst of the compared outputs; `numel` counts every element compared
   int change = 0;   // 0: a node unchanged on both sides; N: an output leaving change group N
+  // Precision or device comparisons: A's node run on its own inputs at B's precision and device,
+  // against A's outputs: the error this node introduces itself.
+  std::optional<TensorDiff> local;
 };
 
 // A node whose values were not compared, and why (uninitialised memory, no value, inside a change).
@@ -82,12 +89,20 @@ struct CompareOptions {
   Tolerance tol;
   c10::Device deviceA = c10::Device(c10::kCPU);
   c10::Device deviceB = c10::Device(c10::kCPU);
+  Precision precisionA, precisionB;  // B at float16 against A as saved, A at float64, …
   bool perNode = false;  // always compare intermediates (otherwise only when outputs differ)
   NodeMatching matching = NodeMatching::ByProvenance;
   // ByProvenance: each side's origins in one root; null: the revisions' own lineages.
   std::shared_ptr<const model::Lineage> lineageA, lineageB;
   const std::atomic<bool>* cancel = nullptr;  // polled between nodes; a cancelled run fails
 };
+
+// Whether the two sides run at different precisions or on different devices: then every node's
+// local error is measured too.
+bool comparesPrecision(const CompareOptions& options);
+// torch.testing's default tolerances for the lower precision of the two sides (float16: rtol
+// 1e-3, bfloat16: 1.6e-2); the default Tolerance when neither side is below float32.
+Tolerance defaultTolerance(const CompareOptions& options);
 
 struct CompareResult {
   bool ok = false;    // both runs completed
@@ -98,6 +113,10 @@ struct CompareResult {
   bool equal = false;  // every output within tolerance
   std::optional<NodeComparison> nodes;  // when per-node or outputs differ
   std::shared_ptr<RunResult> runA, runB;  // the instrumented runs `nodes` points into
+  // Where the two sides differ in precision or device and the outputs differ: the node with the
+  // largest local error above rounding noise (culprit.h).
+  std::optional<Culprit> culprit;
+  bool localErrors = false;  // rows carry `local`
   // The verdict, from the same rows as everything else: outputs differ (and where they first
   // part), outputs equal while an intermediate is beyond tolerance, or equal throughout.
   enum class Verdict { Equal, OutputsEqualIntermediateDiffers, OutputsDiffer };

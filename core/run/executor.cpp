@@ -83,7 +83,9 @@ struct Executor::Plan {
   std::unordered_map<const Value*, int> slotOf;
   std::vector<c10::IValue> env;
   c10::Device cacheDevice = c10::Device(c10::kCPU);
-  std::unordered_map<const c10::TensorImpl*, at::Tensor> deviceCache;  // weights moved to a device
+  std::optional<c10::ScalarType> cacheDtype;
+  std::unordered_map<const c10::TensorImpl*, at::Tensor> deviceCache;  // weights moved or cast
+  std::vector<std::optional<c10::ScalarType>> localDtype;  // per slot: its dtype in the local runs
   size_t numUserInputs = 0;
   QStringList inputNames;
 
@@ -207,19 +209,86 @@ struct Executor::Plan {
     }
   }
 
-  at::Tensor onDevice(const at::Tensor& t, c10::Device device) {
-    if (t.device() == device) return t;
-    if (device != cacheDevice) { deviceCache.clear(); cacheDevice = device; }
+  // A weight or constant where the run wants it: on its device, floating ones at its dtype.
+  // Cast once per tensor while the device and dtype stay the same.
+  at::Tensor prepared(const at::Tensor& t, c10::Device device, std::optional<c10::ScalarType> dtype) {
+    const bool cast = dtype && t.defined() && t.is_floating_point() && t.scalar_type() != *dtype;
+    if (t.device() == device && !cast) return t;
+    if (device != cacheDevice || dtype != cacheDtype) { deviceCache.clear(); cacheDevice = device; cacheDtype = dtype; }
     auto it = deviceCache.find(t.unsafeGetTensorImpl());
     if (it != deviceCache.end()) return it->second;
-    at::Tensor moved = t.to(device);
+    at::Tensor moved = cast ? t.to(device, *dtype) : t.to(device);
     deviceCache.emplace(t.unsafeGetTensorImpl(), moved);
     return moved;
   }
 
-  c10::IValue constantOn(const c10::IValue& v, c10::Device device) {
-    if (device.is_cpu() || !v.isTensor()) return v;
-    return onDevice(v.toTensor(), device);
+  c10::IValue constantOn(const c10::IValue& v, const RunOptions& o) {
+    if ((o.device.is_cpu() && !o.precision.dtype) || !v.isTensor()) return v;
+    return prepared(v.toTensor(), o.device, o.precision.dtype);
+  }
+
+  // Runs the node's operation on `stack` (inputs in, outputs out).
+  void invoke(Step& s, torch::jit::Stack& stack) {
+    if (s.vararg && !s.fallback) stack.push_back(static_cast<int64_t>(s.in.size()));
+    if (s.fallback) {
+      s.fallback->run(stack);
+      if (s.out.size() != 1 && stack.size() == 1 && stack.back().isTuple()) {
+        const auto items = stack.back().toTupleRef().elements().vec();
+        stack.assign(items.begin(), items.end());
+      }
+    } else {
+      s.op(stack);
+    }
+  }
+
+  // Applies `precision` to the node's floating inputs (precision.h, NodePrecision). Returns the
+  // dtype its outputs go back to, for a node kept in float32 around lower-precision neighbours.
+  static std::optional<c10::ScalarType> adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack,
+                                                    c10::Device device) {
+    const auto received = firstLowerPrecisionDtype(stack);
+    const bool lower = received.has_value();
+    switch (nodePrecision(precision, s.id, s.opName)) {
+      case NodePrecision::AsReceived: return std::nullopt;
+      case NodePrecision::RunDtype:
+        for (auto& v : stack) v = castFloating(v, precision.dtype, device);
+        return std::nullopt;
+      case NodePrecision::Float32:
+        if (lower) for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
+        return std::nullopt;
+      case NodePrecision::Float32ThenBack:
+        if (!lower) return std::nullopt;
+        for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
+        return received;
+    }
+    return std::nullopt;
+  }
+  static void narrowBack(std::optional<c10::ScalarType> received, torch::jit::Stack& stack, c10::Device device) {
+    if (!received) return;
+    for (auto& v : stack) v = castFloating(v, *received, device);
+  }
+
+  // The node once more on copies of its inputs at the local precision and device. Each input
+  // takes the dtype the local run of its producer gave it (autocast's float32 ops hand on
+  // float32); weights, constants and inputs the precision's dtype.
+  void runLocal(Step& s, const LocalRun& local, NodeRecord& rec) {
+    torch::jit::Stack stack;
+    for (int i : s.in) {
+      const auto dtype = localDtype[size_t(i)] ? localDtype[size_t(i)] : local.precision.dtype;
+      stack.push_back(castFloating(env[i], dtype, local.device, /*fresh=*/true));
+    }
+    try {
+      const auto received = adaptInputs(s, local.precision, stack, local.device);
+      invoke(s, stack);
+      narrowBack(received, stack, local.device);
+      for (size_t k = 0; k < stack.size() && k < s.out.size(); ++k)
+        if (stack[k].isTensor() && stack[k].toTensor().defined() && stack[k].toTensor().is_floating_point())
+          localDtype[size_t(s.out[k])] = stack[k].toTensor().scalar_type();
+      rec.localOutputs = std::move(stack);
+    } catch (const c10::Error& e) {
+      rec.localError = errorText(e.what_without_backtrace());
+    } catch (const std::exception& e) {
+      rec.localError = errorText(e.what());
+    }
   }
 
   void fail(const Step& s, const std::string& what) {
@@ -244,10 +313,10 @@ struct Executor::Plan {
 
   void runStep(Step& s, const RunOptions& o, RunResult& result) {
     switch (s.kind) {
-      case StepKind::Constant: env[s.out[0]] = constantOn(s.constant, o.device); return;
+      case StepKind::Constant: env[s.out[0]] = constantOn(s.constant, o); return;
       case StepKind::GetAttr: {
         c10::IValue v = env[s.in[0]].toObjectRef().getAttr(s.node->s(c10::attr::name));
-        env[s.out[0]] = constantOn(v, o.device);
+        env[s.out[0]] = constantOn(v, o);
         return;
       }
       case StepKind::ListConstruct: {
@@ -310,28 +379,23 @@ struct Executor::Plan {
       case StepKind::Uninitialized: env[s.out[0]] = c10::IValue(); return;
       case StepKind::Op: break;
     }
+    NodeRecord rec{s.id, s.opName, s.modulePath, {}, 0};
+    // Before the node runs: it may consume (move) or overwrite (in place) its inputs.
+    if (o.local && o.keepIntermediates && s.record) runLocal(s, *o.local, rec);
     torch::jit::Stack stack;
     stack.reserve(std::max(s.in.size(), s.out.size()));
     for (size_t k = 0; k < s.in.size(); ++k) {
       if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
       else stack.push_back(env[s.in[k]]);
     }
-    if (s.vararg && !s.fallback) stack.push_back(static_cast<int64_t>(s.in.size()));
+    const auto received = adaptInputs(s, o.precision, stack, o.device);
     const auto start = std::chrono::steady_clock::now();
-    if (s.fallback) {
-      s.fallback->run(stack);
-      if (s.out.size() != 1 && stack.size() == 1 && stack.back().isTuple()) {
-        const auto items = stack.back().toTupleRef().elements().vec();
-        stack.assign(items.begin(), items.end());
-      }
-    } else {
-      s.op(stack);
-    }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    invoke(s, stack);
+    rec.selfMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    narrowBack(received, stack, o.device);
     if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
     if (!s.record || (!o.keepIntermediates && !o.onNode)) return;
-    NodeRecord rec{s.id, s.opName, s.modulePath, {}, ms};
     if (o.keepIntermediates)
       for (size_t i = 0; i < s.out.size(); ++i) {
         const c10::IValue& v = env[s.out[i]];
@@ -408,14 +472,19 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   torch::NoGradGuard noGrad;
   GraphAsWritten asWritten;
   std::vector<c10::IValue> args;
-  for (const auto& v : given) args.push_back(toDevice(v, options.device));
+  for (const auto& v : given) {
+    c10::IValue arg = toDevice(v, options.device);
+    args.push_back(options.precision.dtype ? castFloating(arg, options.precision.dtype, options.device) : arg);
+  }
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&] {
     result.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
   // Frozen weights are graph constants on the CPU: off the CPU the fast path is a copy of the
   // graph with them on the device (DeviceForward), which an unfrozen model cannot have.
-  const bool instrumented = options.instrumented || (!options.device.is_cpu() && !revision_->frozen());
+  // A precision other than the model's own is applied node by node.
+  const bool instrumented = options.instrumented || !options.precision.isDefault() ||
+                            (!options.device.is_cpu() && !revision_->frozen());
   if (!instrumented) {
     try {
       if (!deviceForward_ || deviceForward_->device() != options.device)
@@ -445,6 +514,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   }
   auto& env = plan_->env;
   env.assign(env.size(), c10::IValue());
+  plan_->localDtype.assign(env.size(), std::nullopt);
   auto& top = plan_->top;
   env[top.inputs[0]] = revision_->module()._ivalue();
   for (size_t i = 0; i < args.size(); ++i) env[top.inputs[i + 1]] = args[i];

@@ -5,6 +5,7 @@
 #include "core/model/ids.h"
 #include "core/model/revision.h"
 #include "core/run/input_set.h"
+#include "core/run/precision.h"
 
 #include <c10/core/Device.h>
 
@@ -25,12 +26,25 @@ struct NodeRecord {
   QString modulePath;  // "layer1.0.conv1", empty at top level
   std::vector<c10::IValue> outputs;  // kept only when RunOptions::keepIntermediates
   double selfMs = 0;
+  // RunOptions::local: the same node run once more on these inputs at the local precision and
+  // device (empty with `localError` set when that run failed).
+  std::vector<c10::IValue> localOutputs;
+  QString localError;
+};
+
+// A second precision and device each op node is also run at, on the very inputs it received:
+// the error a node introduces itself, apart from the error it inherited.
+struct LocalRun {
+  c10::Device device = c10::Device(c10::kCPU);
+  Precision precision;
 };
 
 struct RunOptions {
   c10::Device device = c10::Device(c10::kCPU);
   bool instrumented = false;
   bool keepIntermediates = false;  // instrumented only: keep every op node's outputs
+  Precision precision;             // anything but the default runs instrumented
+  std::optional<LocalRun> local;   // with keepIntermediates: fills NodeRecord::localOutputs
   // Instrumented only: called after each op node ran (for profiling without keeping values).
   std::function<void(const NodeRecord&)> onNode;
   const std::atomic<bool>* cancel = nullptr;  // instrumented only: polled before each node

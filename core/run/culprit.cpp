@@ -1,0 +1,34 @@
+#include "core/run/culprit.h"
+
+#include "core/run/compare.h"
+
+#include <cmath>
+#include <limits>
+
+namespace graft::core::run {
+
+double scaledLocalError(const NodeDiff& row) {
+  if (!row.local) return 0;
+  const TensorDiff& d = *row.local;
+  if (!d.note.isEmpty() || !std::isfinite(d.maxAbs)) return std::numeric_limits<double>::infinity();
+  if (d.maxAbs == 0) return 0;
+  return d.maxAbs / std::max(d.refMaxAbs, std::numeric_limits<double>::min());
+}
+
+std::optional<Culprit> findCulprit(const std::vector<NodeDiff>& rows, double noiseFloor) {
+  const NodeDiff* worst = nullptr;
+  double worstScaled = 0;
+  for (const NodeDiff& row : rows) {
+    const double scaled = scaledLocalError(row);
+    if (scaled > worstScaled) {
+      worst = &row;
+      worstScaled = scaled;
+    }
+  }
+  if (!worst || !(worstScaled > noiseFloor)) return std::nullopt;
+  return Culprit{worst->nodeA, worst->nodeB, worst->opA, worst->modulePath, worst->local->maxAbs, worstScaled};
+}
+
+double culpritNoiseFloor(double lowerUnitRoundoff) { return 16 * lowerUnitRoundoff; }
+
+}  // namespace graft::core::run

@@ -1,0 +1,118 @@
+#include "core/run/precision.h"
+
+#include "core/model/dtype_names.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+namespace graft::core::run {
+
+QString Precision::describe() const {
+  QString text = dtype ? QString::fromLatin1(c10::toString(*dtype)).toLower() : QStringLiteral("as saved");
+  if (text == QLatin1String("half")) text = QStringLiteral("float16");
+  else if (text == QLatin1String("float")) text = QStringLiteral("float32");
+  else if (text == QLatin1String("double")) text = QStringLiteral("float64");
+  QStringList extras;
+  if (autocast) extras << QStringLiteral("autocast");
+  if (!keepFloat32.empty())
+    extras << QStringLiteral("%1 node%2 in float32").arg(keepFloat32.size()).arg(keepFloat32.size() == 1 ? "" : "s");
+  return extras.isEmpty() ? text : QStringLiteral("%1 (%2)").arg(text, extras.join(QStringLiteral(", ")));
+}
+
+std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error) {
+  const auto dtype = model::dtypeFromName(name);
+  if (!dtype || !c10::isFloatingType(*dtype)) {
+    if (error) *error = QStringLiteral("'%1' is not a floating dtype (use float16, bfloat16, float32 or float64)").arg(name);
+    return std::nullopt;
+  }
+  return dtype;
+}
+
+c10::IValue castFloating(const c10::IValue& v, std::optional<c10::ScalarType> dtype, c10::Device device, bool fresh) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) return v;
+    const bool floating = t.is_floating_point();
+    const auto target = floating && dtype ? *dtype : t.scalar_type();
+    if (t.device() == device && t.scalar_type() == target) return fresh ? c10::IValue(t.clone()) : v;
+    return t.to(device, target);
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(castFloating(t, dtype, device, fresh).toTensor());
+    return out;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(castFloating(e, dtype, device, fresh));
+    return out;
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& e : v.toTupleRef().elements()) items.push_back(castFloating(e, dtype, device, fresh));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  return v;
+}
+
+std::optional<c10::ScalarType> firstLowerPrecisionDtype(const std::vector<c10::IValue>& values) {
+  const auto lower = [](const at::Tensor& t) {
+    return t.defined() && (t.scalar_type() == c10::kHalf || t.scalar_type() == c10::kBFloat16);
+  };
+  for (const auto& v : values) {
+    if (v.isTensor() && lower(v.toTensor())) return v.toTensor().scalar_type();
+    if (v.isTensorList())
+      for (const at::Tensor& t : v.toTensorList())
+        if (lower(t)) return t.scalar_type();
+  }
+  return std::nullopt;
+}
+
+bool autocastKeepsFloat32(const QString& op) {
+  // torch.autocast's float32 list (CPU and CUDA), by operator name without overload.
+  static const QStringList kOps{
+      QStringLiteral("softmax"), QStringLiteral("_softmax"), QStringLiteral("log_softmax"), QStringLiteral("_log_softmax"),
+      QStringLiteral("layer_norm"), QStringLiteral("native_layer_norm"), QStringLiteral("group_norm"),
+      QStringLiteral("native_group_norm"), QStringLiteral("batch_norm"), QStringLiteral("_native_batch_norm_legit_no_training"),
+      QStringLiteral("instance_norm"), QStringLiteral("rms_norm"), QStringLiteral("norm"), QStringLiteral("linalg_vector_norm"),
+      QStringLiteral("sum"), QStringLiteral("mean"), QStringLiteral("prod"), QStringLiteral("cumsum"), QStringLiteral("cumprod"),
+      QStringLiteral("var"), QStringLiteral("std"), QStringLiteral("var_mean"), QStringLiteral("logsumexp"),
+      QStringLiteral("exp"), QStringLiteral("log"), QStringLiteral("log1p"), QStringLiteral("pow"), QStringLiteral("rsqrt"),
+      QStringLiteral("reciprocal"), QStringLiteral("cosine_similarity"), QStringLiteral("cross_entropy_loss"),
+      QStringLiteral("nll_loss"), QStringLiteral("mse_loss"), QStringLiteral("binary_cross_entropy_with_logits")};
+  const QString name = op.section(QStringLiteral("::"), 1).section(QLatin1Char('.'), 0, 0);
+  return op.startsWith(QLatin1String("aten::")) && kOps.contains(name);
+}
+
+bool autocastLowersPrecision(const QString& op) {
+  static const QStringList kOps{
+      QStringLiteral("conv1d"), QStringLiteral("conv2d"), QStringLiteral("conv3d"), QStringLiteral("_convolution"),
+      QStringLiteral("convolution"), QStringLiteral("conv_transpose1d"), QStringLiteral("conv_transpose2d"),
+      QStringLiteral("conv_transpose3d"), QStringLiteral("linear"), QStringLiteral("matmul"), QStringLiteral("mm"),
+      QStringLiteral("bmm"), QStringLiteral("addmm"), QStringLiteral("addbmm"), QStringLiteral("baddbmm"),
+      QStringLiteral("addmv"), QStringLiteral("prelu"), QStringLiteral("scaled_dot_product_attention"),
+      QStringLiteral("_scaled_dot_product_flash_attention_for_cpu"), QStringLiteral("einsum")};
+  const QString name = op.section(QStringLiteral("::"), 1).section(QLatin1Char('.'), 0, 0);
+  return op.startsWith(QLatin1String("aten::")) && kOps.contains(name);
+}
+
+NodePrecision nodePrecision(const Precision& precision, model::NodeId id, const QString& op) {
+  if (precision.keepFloat32.count(id)) return NodePrecision::Float32ThenBack;
+  if (!precision.autocast) return NodePrecision::AsReceived;
+  if (autocastKeepsFloat32(op)) return NodePrecision::Float32;
+  if (precision.dtype && autocastLowersPrecision(op)) return NodePrecision::RunDtype;
+  return NodePrecision::AsReceived;
+}
+
+double unitRoundoff(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return std::ldexp(1.0, -11);
+    case c10::kBFloat16: return std::ldexp(1.0, -8);
+    case c10::kDouble: return std::ldexp(1.0, -53);
+    default: return std::ldexp(1.0, -24);
+  }
+}
+
+}  // namespace graft::core::run

@@ -1,0 +1,62 @@
+#pragma once
+// The numeric precision a run uses: floating weights, constants and inputs cast to one dtype (as
+// `model.to(dtype)(x.to(dtype))` would), optionally with some nodes kept in float32. The axis of a
+// precision comparison and of precision bisection.
+#include "core/model/ids.h"
+
+#include <ATen/core/ivalue.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <QtCore/QString>
+#include <optional>
+#include <unordered_set>
+
+namespace graft::core::run {
+
+struct Precision {
+  std::optional<c10::ScalarType> dtype;  // unset: the model's own dtypes
+  // Nodes that run on float32 copies of their floating inputs and hand their outputs back in the
+  // dtype of their first floating input (what a cast inserted around them does).
+  std::unordered_set<model::NodeId> keepFloat32;
+  // Reductions and normalisations (softmax, layer_norm, sum, mean, …) kept in float32 too, as
+  // autocast does.
+  bool autocast = false;
+
+  bool isDefault() const { return !dtype && keepFloat32.empty() && !autocast; }
+  // "float16", "bfloat16 (autocast, 3 nodes in float32)", "as saved".
+  QString describe() const;
+};
+
+// "float16", "half", "bf16", "float64", "float32" (see model::dtypeFromName); floating dtypes only.
+std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error);
+
+// `value` with every floating tensor (in lists, tuples and dicts too) cast to `dtype` on `device`.
+// `fresh`: a tensor the cast would hand back as is is cloned, so an in-place op cannot write into
+// the value it came from.
+c10::IValue castFloating(const c10::IValue& value, std::optional<c10::ScalarType> dtype, c10::Device device,
+                         bool fresh = false);
+
+// The dtype of the first float16 or bfloat16 tensor in `values` (nullopt when there is none).
+std::optional<c10::ScalarType> firstLowerPrecisionDtype(const std::vector<c10::IValue>& values);
+
+// Ops autocast keeps in float32 on lower-precision runs: reductions, normalisations, exp and log
+// families, losses.
+bool autocastKeepsFloat32(const QString& op);
+// Ops autocast runs at the lower precision: convolutions, linear layers and matrix products.
+bool autocastLowersPrecision(const QString& op);
+
+// How a node treats the floating inputs it receives under `precision`.
+enum class NodePrecision {
+  AsReceived,          // runs on what it is given (type promotion decides)
+  Float32ThenBack,     // keepFloat32: float32 copies in, outputs back in the dtype received
+  Float32,             // autocast's float32 list: float32 in and out
+  RunDtype,            // autocast's lower-precision list: inputs cast to the run's dtype
+};
+NodePrecision nodePrecision(const Precision& precision, model::NodeId id, const QString& op);
+
+// Unit roundoff of a floating dtype (half the distance from 1 to the next number): the error one
+// rounding to it may introduce, relative to the value.
+double unitRoundoff(c10::ScalarType dtype);
+
+}  // namespace graft::core::run

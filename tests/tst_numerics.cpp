@@ -1,0 +1,193 @@
+// The numerics debugger: a revision run at another precision (checked against stock PyTorch's
+// model.half()), each node's local error against the error it inherited, the culprit, and
+// graft-cli compare --dtype-b.
+#include "core/io/load.h"
+#include "core/run/compare.h"
+#include "core/run/executor.h"
+#include "core/run/input_set.h"
+#include "core/run/input_specs.h"
+#include "test_support.h"
+
+#include <torch/script.h>
+#include <torch/serialize.h>
+
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+namespace {
+
+QString numericsFile(const QString& name) { return graft::test::testdata(QStringLiteral("numerics/") + name); }
+
+std::unique_ptr<model::Document> open(const QString& path) {
+  auto r = io::loadFile(path);
+  if (!r.ok()) qFatal("%s\n%s", qPrintable(r.error.message()), qPrintable(r.error.details));
+  return std::move(r.document);
+}
+
+at::Tensor loadTensor(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  const QByteArray bytes = f.readAll();
+  return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toTensor();
+}
+
+run::InputSet inputsOf(const QString& model) {
+  auto r = run::parseInputs({numericsFile(model + QStringLiteral(".x.pt"))}, 0);
+  if (!r.inputs) qFatal("%s", qPrintable(r.error));
+  return *r.inputs;
+}
+
+run::CompareOptions halfAgainstSaved() {
+  run::CompareOptions o;
+  o.precisionB.dtype = c10::kHalf;
+  o.tol = run::defaultTolerance(o);
+  return o;
+}
+
+QJsonObject compareJson(const QStringList& extra, int expectedExit) {
+  auto r = graft::test::runCli(QStringList{QStringLiteral("compare")} + extra + QStringList{QStringLiteral("--json")});
+  if (r.exitCode != expectedExit) qWarning("exit %d: %s", r.exitCode, r.err.constData());
+  return r.exitCode == expectedExit ? r.json() : QJsonObject();
+}
+
+}  // namespace
+
+class TstNumerics : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    if (!QFile::exists(numericsFile(QStringLiteral("numerics.json")))) {
+      const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_numerics_models.py"),
+                                             {graft::test::testdata()});
+      QVERIFY2(py.exitCode == 0, py.err.constData());
+    }
+  }
+
+  // B at float16 is stock PyTorch's model.half()(x.half()): weights and inputs cast, nothing else.
+  void halfRunMatchesPyTorch_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("accumulate") << QStringLiteral("accumulate");
+    QTest::newRow("culprit") << QStringLiteral("culprit");
+  }
+  void halfRunMatchesPyTorch() {
+    QFETCH(QString, model);
+    auto doc = open(numericsFile(model + QStringLiteral(".pt")));
+    run::Executor ex(doc->current());
+    run::RunOptions o;
+    o.precision.dtype = c10::kHalf;
+    const auto r = ex.run(inputsOf(model), o);
+    QVERIFY2(r.ok, qPrintable(r.error.headline()));
+    const at::Tensor ours = r.outputs.at(0).toTensor();
+    const at::Tensor theirs = loadTensor(numericsFile(model + QStringLiteral(".half.pt")));
+    QCOMPARE(ours.scalar_type(), c10::kHalf);
+    QVERIFY(at::equal(ours.isnan(), theirs.isnan()));
+    const at::Tensor finite = ours.isfinite() & theirs.isfinite();
+    QVERIFY(at::equal(ours.masked_select(finite), theirs.masked_select(finite)));
+  }
+
+  // The bad node is named by its own error, not by where the difference first shows.
+  void localErrorNamesTheCulprit_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("torchscript") << QStringLiteral("culprit.pt");
+    QTest::newRow("torch.export") << QStringLiteral("culprit.pt2");
+  }
+  void localErrorNamesTheCulprit() {
+    QFETCH(QString, file);
+    auto doc = open(numericsFile(file));
+    const auto result = run::compareRevisions(doc->current(), doc->current(), inputsOf(QStringLiteral("culprit")), halfAgainstSaved());
+    QVERIFY2(result.ok, qPrintable(result.error));
+    QCOMPARE(result.verdict(), run::CompareResult::Verdict::OutputsDiffer);
+    QVERIFY(result.localErrors);
+    QVERIFY(result.culprit);
+    QCOMPARE(result.culprit->op, QStringLiteral("aten::exp"));
+    QCOMPARE(result.culprit->modulePath, QStringLiteral("attn"));
+    const run::NodeDiff* first = result.firstDivergence();
+    QVERIFY(first);
+    QVERIFY2(first->nodeB != result.culprit->nodeB, "the first node past tolerance is not the culprit here");
+    // Every row carries its local error; rows other than the attention's stay near rounding noise.
+    const double floor = run::culpritNoiseFloor(run::unitRoundoff(c10::kHalf));
+    int rows = 0;
+    for (const auto& row : result.nodes->nodes) {
+      QVERIFY2(row.local, qPrintable(row.opA));
+      ++rows;
+      if (row.modulePath != QLatin1String("attn") && row.modulePath != QLatin1String("block2.norm") && !row.modulePath.startsWith(QLatin1String("head")))
+        QVERIFY2(run::scaledLocalError(row) < floor || row.diff.maxAbs != row.diff.maxAbs,
+                 qPrintable(QStringLiteral("%1 at %2: %3").arg(row.opA, row.modulePath).arg(run::scaledLocalError(row))));
+    }
+    QVERIFY(rows > 15);
+  }
+
+  // Error that only accumulates (random weights, no bad node): outputs differ, nobody is blamed.
+  void accumulationNamesNoCulprit() {
+    auto doc = open(numericsFile(QStringLiteral("accumulate.pt")));
+    for (auto dtype : {c10::kHalf, c10::kBFloat16}) {
+      run::CompareOptions o;
+      o.precisionB.dtype = dtype;
+      o.tol = {1e-6, 1e-6};  // tight: the outputs differ, so a culprit would be looked for
+      const auto result = run::compareRevisions(doc->current(), doc->current(), inputsOf(QStringLiteral("accumulate")), o);
+      QVERIFY2(result.ok, qPrintable(result.error));
+      QCOMPARE(result.verdict(), run::CompareResult::Verdict::OutputsDiffer);
+      QVERIFY(result.localErrors);
+      QVERIFY2(!result.culprit, qPrintable(result.culprit ? result.culprit->op + QLatin1Char(' ') + result.culprit->modulePath : QString()));
+      double worst = 0;
+      for (const auto& row : result.nodes->nodes) worst = std::max(worst, run::scaledLocalError(row));
+      QVERIFY(worst > 0);  // the local runs did run at the lower precision
+    }
+  }
+
+  // Autocast keeps exp and sum in float32: the overflow is gone, and with it the culprit.
+  void autocastKeepsReductionsInFloat32() {
+    auto doc = open(numericsFile(QStringLiteral("culprit.pt")));
+    auto o = halfAgainstSaved();
+    o.precisionB.autocast = true;
+    const auto result = run::compareRevisions(doc->current(), doc->current(), inputsOf(QStringLiteral("culprit")), o);
+    QVERIFY2(result.ok, qPrintable(result.error));
+    QVERIFY(!result.culprit);
+    for (const auto& d : result.outputs) QVERIFY(std::isfinite(d.maxAbs));
+  }
+
+  // A float64 reference against the saved float32 model: equal within the default tolerance.
+  void float64Reference() {
+    auto doc = open(numericsFile(QStringLiteral("culprit.pt")));
+    run::CompareOptions o;
+    o.precisionA.dtype = c10::kDouble;
+    o.perNode = true;
+    const auto result = run::compareRevisions(doc->current(), doc->current(), inputsOf(QStringLiteral("culprit")), o);
+    QVERIFY2(result.ok, qPrintable(result.error));
+    QVERIFY(result.equal);
+    QVERIFY(result.localErrors);
+    QVERIFY(!result.culprit);
+  }
+
+  void cliDtypeCompare() {
+    const QString x = numericsFile(QStringLiteral("culprit.x.pt"));
+    const auto j = compareJson({numericsFile(QStringLiteral("culprit.pt2")), QStringLiteral("--input"), x,
+                                QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("--per-node")}, 1);
+    QCOMPARE(j.value(QStringLiteral("rtol")).toDouble(), 1e-3);  // torch.testing's float16 default
+    const auto culprit = j.value(QStringLiteral("culprit")).toObject();
+    QCOMPARE(culprit.value(QStringLiteral("op")).toString(), QStringLiteral("aten::exp"));
+    QCOMPARE(culprit.value(QStringLiteral("module_path")).toString(), QStringLiteral("attn"));
+    QVERIFY(culprit.contains(QStringLiteral("node")));
+    QVERIFY(culprit.value(QStringLiteral("local_max_abs")).isNull());  // infinite: an overflow
+    const auto nodes = j.value(QStringLiteral("nodes")).toArray();
+    QVERIFY(!nodes.isEmpty());
+    for (const auto& n : nodes) QVERIFY(n.toObject().contains(QStringLiteral("local_max_abs")));
+    const auto acc = compareJson({numericsFile(QStringLiteral("accumulate.pt")), QStringLiteral("--input"),
+                                  numericsFile(QStringLiteral("accumulate.x.pt")), QStringLiteral("--dtype-b"),
+                                  QStringLiteral("bfloat16"), QStringLiteral("--atol"), QStringLiteral("1e-6"),
+                                  QStringLiteral("--rtol"), QStringLiteral("1e-6")}, 1);
+    QVERIFY(acc.contains(QStringLiteral("culprit")));
+    QVERIFY(acc.value(QStringLiteral("culprit")).isNull());
+    auto bad = graft::test::runCli({QStringLiteral("compare"), numericsFile(QStringLiteral("accumulate.pt")),
+                                    QStringLiteral("--input"), QStringLiteral("4x64"), QStringLiteral("--dtype-b"), QStringLiteral("int8")});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("not a floating dtype"), bad.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TstNumerics)
+#include "tst_numerics.moc"
