@@ -16,9 +16,12 @@
 #include <QtCharts/QAbstractBarSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
+#include <QtWidgets/QCheckBox>
+#include <QtWidgets/QLabel>
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QLineEdit>
@@ -161,6 +164,55 @@ class TstProfileDock : public QObject {
     dock->start();
     QVERIFY(done.count() == 1 || done.wait(60000));
     QVERIFY2(done.front().front().toBool(), qPrintable(done.front().at(1).toString()));
+  }
+  // With "Memory" checked, both revisions record their allocations: a line each over the node
+  // sequence, and the peaks in the summary. Dropping the relus drops exactly their outputs.
+  void memoryOfBothRevisions() {
+    ui::MainWindow w;
+    w.resize(1500, 1000);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    dropRelus(*w.document());
+    auto* dock = w.findChild<ui::ProfileDock*>();
+    dock->show();
+    w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(2);
+    auto* chart = dock->charts()->memoryChart();
+    QSignalSpy done(dock, &ui::ProfileDock::finished);
+    dock->start();
+    QVERIFY(done.count() == 1 || done.wait(60000));
+    QVERIFY(done.front().front().toBool());
+    QVERIFY(!dock->after()->memoryRecorded);
+    QVERIFY(chart->isHidden());
+    QVERIFY(dock->memoryText().isEmpty());
+
+    w.findChild<QCheckBox*>(QStringLiteral("profileMemory"))->setChecked(true);
+    done.clear();
+    dock->start();
+    QVERIFY(done.count() == 1 || done.wait(60000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(done.front().at(1).toString()));
+    const auto& before = *dock->before();
+    const auto& after = *dock->after();
+    QVERIFY(before.memoryRecorded && after.memoryRecorded);
+    QVERIFY(!chart->isHidden());
+    const auto lines = chart->chart()->series();
+    QCOMPARE(lines.size(), 2);
+    auto* beforeLine = qobject_cast<QLineSeries*>(lines[0]);
+    auto* afterLine = qobject_cast<QLineSeries*>(lines[1]);
+    QCOMPARE(beforeLine->count(), before.memoryTimeline.size() + 1);  // from 0 at the start
+    QCOMPARE(afterLine->count(), after.memoryTimeline.size() + 1);
+    QCOMPARE(beforeLine->count() - afterLine->count(), 6);           // six relu nodes fewer
+    QCOMPARE(afterLine->at(afterLine->count() - 1).y(), after.memoryTimeline.last().allocatedBytes / 1048576.0);
+    auto allocated = [](const core::profile::Profile& p, const QString& op = {}) {
+      qint64 sum = 0;
+      for (const auto& n : p.nodes)
+        if (op.isEmpty() || n.op == op) sum += n.allocBytes;
+      return sum;
+    };
+    QVERIFY(allocated(before, "aten::relu") > 0);
+    QCOMPARE(allocated(before) - allocated(after), allocated(before, "aten::relu"));
+    QVERIFY(after.peakBytes > 0 && after.peakBytes <= before.peakBytes);
+    QVERIFY(dock->memoryText().startsWith(QStringLiteral("Peak memory: original ")));
+    QVERIFY(w.findChild<QLabel*>(QStringLiteral("profileSummary"))->text().contains(dock->memoryText()));
   }
 };
 

@@ -56,6 +56,47 @@ ProfileCharts::ProfileCharts(QWidget* parent) : QWidget(parent) {
   layout->addWidget(byOp_, 3);
   layout->addWidget(latency_, 2);
   layout->addWidget(distribution_, 2);
+  memory_ = makeView(tr("Allocated memory over the nodes (MiB)"), this);
+  memory_->setObjectName(QStringLiteral("memoryChart"));
+  memory_->hide();
+  layout->addWidget(memory_, 3);
+}
+
+// One line per profile that recorded memory: the level after each node it ran, from 0 at the start.
+void ProfileCharts::showMemory(const QVector<Series>& series) {
+  QChart* chart = memory_->chart();
+  resetChart(chart);
+  auto* x = new QValueAxis();
+  x->setTitleText(tr("node, in run order"));
+  x->setLabelFormat(QStringLiteral("%d"));
+  auto* y = new QValueAxis();
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  double maxMiB = 0;
+  int maxNodes = 1;
+  const auto timingLines = latency_->chart()->series();
+  for (int i = 0; i < series.size(); ++i) {
+    const auto* p = series[i].profile;
+    if (!p->memoryRecorded) continue;
+    auto* line = new QLineSeries();
+    line->setName(series[i].label);
+    line->append(0, 0);
+    for (int k = 0; k < p->memoryTimeline.size(); ++k) {
+      const double mib = p->memoryTimeline[k].allocatedBytes / 1048576.0;
+      line->append(k + 1, mib);
+      maxMiB = std::max(maxMiB, mib);
+    }
+    maxNodes = std::max<int>(maxNodes, p->memoryTimeline.size());
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+    // The same colour per profile as in the timing charts.
+    if (i < timingLines.size()) line->setColor(static_cast<QLineSeries*>(timingLines[i])->color());
+  }
+  x->setRange(0, maxNodes);
+  y->setRange(0, maxMiB * 1.1 + 1e-6);
+  memory_->setVisible(!chart->series().isEmpty());
 }
 
 void ProfileCharts::setProfiles(const QVector<Series>& series) {
@@ -145,6 +186,7 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   if (hi > 0)
     for (auto* axis : boxes->axes(Qt::Vertical)) axis->setRange(lo * 0.9, hi * 1.1);
   boxes->legend()->hide();
+  showMemory(series);
 }
 
 }  // namespace graft::ui

@@ -1,6 +1,6 @@
 #pragma once
 // QtCharts views of one or two profiles: time per op kind (bars), latency per run (lines) and its
-// distribution (box plots).
+// distribution (box plots); where memory was recorded, allocated bytes over the node sequence.
 #include "core/profile/profile.h"
 
 #include <QtWidgets/QWidget>
@@ -21,11 +21,15 @@ class ProfileCharts : public QWidget {
   QChartView* byOpChart() const { return byOp_; }
   QChartView* latencyChart() const { return latency_; }
   QChartView* distributionChart() const { return distribution_; }
+  // Hidden unless a profile recorded memory.
+  QChartView* memoryChart() const { return memory_; }
 
  private:
   QChartView* byOp_;
   QChartView* latency_;
   QChartView* distribution_;
+  QChartView* memory_;
+  void showMemory(const QVector<Series>& series);
 };
 
 }  // namespace graft::ui

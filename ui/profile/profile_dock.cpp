@@ -25,6 +25,7 @@
 #include <QtWidgets/QProgressBar>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QScrollArea>
+#include <QtWidgets/QCheckBox>
 #include <QtWidgets/QComboBox>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QSplitter>
@@ -54,6 +55,9 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   device_->setObjectName(QStringLiteral("profileDevice"));
   device_->addItems(core::run::availableDevices());
   device_->setToolTip(tr("Where to run: CUDA is offered when this machine has it (timing is synchronised)"));
+  memory_ = new QCheckBox(tr("Memory"), body);
+  memory_->setObjectName(QStringLiteral("profileMemory"));
+  memory_->setToolTip(tr("Also record the bytes each node allocates and the peak, in one extra node-by-node run"));
   runButton_ = new QPushButton(tr("Profile original && current"), body);
   runButton_->setObjectName(QStringLiteral("profileRun"));
   cancelButton_ = new QPushButton(tr("Cancel"), body);
@@ -67,6 +71,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   controls->addWidget(new QLabel(tr("Warm-up:"), body));
   controls->addWidget(warmup_);
   controls->addWidget(device_);
+  controls->addWidget(memory_);
   controls->addWidget(runButton_);
   controls->addWidget(cancelButton_);
   controls->addWidget(progress_);
@@ -168,6 +173,7 @@ void ProfileDock::start() {
   options.runs = runs_->value();
   options.warmup = warmup_->value();
   options.device = device_->currentText();
+  options.recordMemory = memory_->isChecked();
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
   const int total = (options.runs + options.warmup) * (both ? 2 : 1);
@@ -216,6 +222,13 @@ QString ProfileDock::speedupText() const {
       .arg(std::min(before_->runMs.size(), after_->runMs.size()));
 }
 
+QString ProfileDock::memoryText() const {
+  if (!before_ || !after_ || !after_->memoryRecorded) return {};
+  auto mib = [](qint64 bytes) { return QStringLiteral("%1 MiB").arg(bytes / 1048576.0, 0, 'f', 2); };
+  if (beforeLabel_ == afterLabel_) return tr("Peak memory: %1.").arg(mib(after_->peakBytes));
+  return tr("Peak memory: %1 %2 → %3 %4.").arg(beforeLabel_, mib(before_->peakBytes), afterLabel_, mib(after_->peakBytes));
+}
+
 void ProfileDock::showResult() {
   Result r = watcher_.future().resultCount() ? watcher_.result() : Result{};
   if (runGeneration_ != generation_) r = Result{};  // shown as cancelled
@@ -252,6 +265,7 @@ void ProfileDock::showResult() {
                      .arg(after_->forward.median, 0, 'f', 3)
                      .arg(after_->run.median / std::max(1e-9, after_->forward.median), 0, 'f', 2);
   if (both) text += QLatin1Char(' ') + speedupText();
+  if (const QString memory = memoryText(); !memory.isEmpty()) text += QLatin1Char(' ') + memory;
   summary_->setText(text);
   exportButton_->setEnabled(true);
   Q_EMIT costsChanged();

@@ -16,6 +16,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QCheckBox;
 class QComboBox;
 class QSpinBox;
 class QTableWidget;
@@ -39,6 +40,9 @@ class ProfileDock : public QDockWidget {
   const std::optional<core::profile::Profile>& before() const { return before_; }
   const std::optional<core::profile::Profile>& after() const { return after_; }
   QString speedupText() const;
+  // "Peak memory: original 9.48 MiB → rev 1 9.48 MiB"; empty unless memory was recorded.
+  QString memoryText() const;
+  ProfileCharts* charts() const { return charts_; }
   // Median self time per node of the current revision's profile (empty before a run).
   QHash<core::model::NodeId, double> nodeCosts() const;
   // Per node of the current revision, the change of self time against the original, paired
@@ -75,6 +79,7 @@ class ProfileDock : public QDockWidget {
   QSpinBox* runs_;
   QSpinBox* warmup_;
   QComboBox* device_;
+  QCheckBox* memory_;
   QPushButton* runButton_;
   QPushButton* cancelButton_;
   QPushButton* exportButton_;
