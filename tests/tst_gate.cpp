@@ -120,6 +120,10 @@ class TestGate : public QObject {
     QVERIFY(entry->maxAbs < 1e-3);
     QVERIFY(entry->medianMs > 0);
     QVERIFY(history->list()->item(1)->text().contains(QStringLiteral("✓")));
+    // Its peak memory: folding removed the batch_norm outputs, never adding any.
+    QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(0) != nullptr, 120000);
+    QVERIFY(entry->peakBytes > 0 && entry->peakBytes <= history->ledgerEntry(0)->peakBytes);
+    QVERIFY(history->list()->item(1)->text().contains(QStringLiteral("MiB peak")));
     // GRAFT_SCREENSHOT_DIR: a picture of the dock, to look at.
     if (const QString shots = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !shots.isEmpty()) {
       window.resize(1366, 768);

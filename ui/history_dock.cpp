@@ -151,13 +151,14 @@ const core::run::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
 
 QString HistoryDock::ledgerText(int index) const {
   const auto* e = ledgerEntry(index);
-  if (index == 0) return e && e->ok ? tr("%1 ms").arg(e->medianMs, 0, 'f', 1) : QString();  // the baseline
+  const auto cost = [e] { return tr("%1 ms · %2 MiB peak").arg(e->medianMs, 0, 'f', 1).arg(e->peakBytes / 1048576.0, 0, 'f', 1); };
+  if (index == 0) return e && e->ok ? cost() : QString();  // the baseline
   if (!e) return index == checking_ ? tr("checking…") : QString();
   if (!e->ok) return tr("check failed: %1").arg(e->error.section(QLatin1Char('\n'), 0, 0));
-  return tr("%1 max abs %2 · %3 ms")
+  return tr("%1 max abs %2 · %3")
       .arg(e->pass ? QStringLiteral("✓") : QStringLiteral("✗"))
       .arg(e->maxAbs, 0, 'g', 2)
-      .arg(e->medianMs, 0, 'f', 1);
+      .arg(cost());
 }
 
 void HistoryDock::checkNext() {

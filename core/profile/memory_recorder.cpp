@@ -77,7 +77,8 @@ MemoryRecord recordMemory(const model::Revision& revision, const std::vector<c10
   auto check = [](const run::RunResult& r) {
     if (!r.ok) throw std::runtime_error(r.error.headline().toStdString());
   };
-  check(executor.run(given, options));
+  // Off the CPU, the first run copies the weights to the device (kept by the executor).
+  if (!device.is_cpu()) check(executor.run(given, options));
 
   MemoryRecord record;
   auto counter = std::make_shared<AllocationCounter>();

@@ -24,7 +24,7 @@ struct MemoryRecord {
 
 // Runs `revision` once node by node (run::Executor, instrumented, values freed after their last
 // use as the interpreter does) on `inputs` (already on `device`) while recording allocations.
-// One unrecorded run goes first, so per-executor set-up (weights copied to a device) is not charged
+// Off the CPU one unrecorded run goes first, so copying the weights to the device is not charged
 // to a node. Throws std::runtime_error with the failing node's message when the model fails.
 MemoryRecord recordMemory(const model::Revision& revision, const std::vector<c10::IValue>& inputs, c10::Device device);
 

@@ -1,6 +1,7 @@
 #include "core/run/ledger.h"
 
 #include "core/model/job_guard.h"
+#include "core/profile/memory_recorder.h"
 #include "core/run/compare.h"
 #include "core/run/threads.h"
 
@@ -13,7 +14,7 @@ namespace graft::core::run {
 
 QJsonObject LedgerEntry::toJson() const {
   QJsonObject o{{"ok", ok}, {"pass", pass}, {"max_abs", std::isfinite(maxAbs) ? QJsonValue(maxAbs) : QJsonValue()},
-                {"median_ms", medianMs}, {"runs", runs}};
+                {"median_ms", medianMs}, {"runs", runs}, {"peak_bytes", peakBytes}};
   if (!error.isEmpty()) o.insert(QStringLiteral("error"), error);
   return o;
 }
@@ -54,6 +55,7 @@ LedgerEntry check(const model::RevisionPtr& original, const model::RevisionPtr& 
   std::sort(times.begin(), times.end());
   entry.runs = int(times.size());
   entry.medianMs = times.empty() ? 0 : times[times.size() / 2];
+  entry.peakBytes = profile::recordMemory(*revision, inputs.values, c10::Device(c10::kCPU)).peakBytes;
   entry.ok = true;
   return entry;
 }

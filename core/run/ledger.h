@@ -1,7 +1,7 @@
 #pragma once
 // The ledger of a document: each revision checked against the original (one comparison on the
-// same inputs, at the Compare dock's tolerance) and timed (median of plain forwards), so every
-// change shows its error and its cost without a click. The History dock computes it in the
+// same inputs, at the Compare dock's tolerance), timed (median of plain forwards) and its peak
+// memory recorded, so every change shows its error and its cost without a click. The History dock computes it in the
 // background after each change; `graft-cli replay --ledger` prints it. No libtorch types here.
 #include "core/model/revision.h"
 #include "core/run/input_specs.h"
@@ -18,7 +18,8 @@ struct LedgerEntry {
   bool pass = true;     // every output within tolerance
   double medianMs = 0;  // the revision's plain forward
   int runs = 0;
-  QJsonObject toJson() const;  // ok, error, max_abs, pass, median_ms, runs
+  qint64 peakBytes = 0;  // one node-by-node run's peak allocation (profile::recordMemory)
+  QJsonObject toJson() const;  // ok, error, max_abs, pass, median_ms, runs, peak_bytes
 };
 
 struct LedgerOptions {
