@@ -11,9 +11,12 @@
 #include <torch/script.h>
 #include <torch/serialize.h>
 
+#include <cmath>
+
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -186,6 +189,68 @@ class TstNumerics : public QObject {
                                     QStringLiteral("--input"), QStringLiteral("4x64"), QStringLiteral("--dtype-b"), QStringLiteral("int8")});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains("not a floating dtype"), bad.err.constData());
+  }
+
+  // reduce cuts the failure down to the overflowing exp, saves it as a .pt2 that stock PyTorch
+  // loads and that fails at float16 on its own sample inputs, in Graft and in PyTorch.
+  void reduceSavesAReproducer_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("torchscript") << QStringLiteral("culprit.pt");
+    QTest::newRow("torch.export") << QStringLiteral("culprit.pt2");
+  }
+  void reduceSavesAReproducer() {
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    const QString repro = dir.filePath(QStringLiteral("repro.pt2"));
+    auto r = graft::test::runCli({QStringLiteral("reduce"), numericsFile(file), numericsFile(file), QStringLiteral("--input"),
+                                  numericsFile(QStringLiteral("culprit.x.pt")), QStringLiteral("--dtype-b"), QStringLiteral("float16"),
+                                  QStringLiteral("-o"), repro, QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = r.json();
+    const int nodes = j.value(QStringLiteral("nodes")).toInt();
+    QVERIFY2(nodes >= 1 && nodes <= 3, r.out.constData());
+    QCOMPARE(j.value(QStringLiteral("failing")).toObject().value(QStringLiteral("op")).toString(), QStringLiteral("aten::exp"));
+    QCOMPARE(j.value(QStringLiteral("failing")).toObject().value(QStringLiteral("module_path")).toString(), QStringLiteral("attn"));
+    // Two full runs, then at most log2(N) + 1 bisection runs and one per node kept or removed.
+    const int candidates = j.value(QStringLiteral("candidates")).toInt();
+    QVERIFY(candidates > 5);
+    QVERIFY2(j.value(QStringLiteral("runs")).toInt() <= 2 + int(std::ceil(std::log2(candidates + 1))) + 1 + candidates, r.out.constData());
+    QCOMPARE(j.value(QStringLiteral("output")).toString(), repro);
+
+    // Graft reproduces it with no --input: the sample inputs are the boundary values.
+    const auto again = compareJson({repro, repro, QStringLiteral("--dtype-b"), QStringLiteral("float16")}, 1);
+    QCOMPARE(again.value(QStringLiteral("culprit")).toObject().value(QStringLiteral("op")).toString(), QStringLiteral("aten::exp"));
+    // And so does stock PyTorch.
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_repro.py"), {repro});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto stock = QJsonDocument::fromJson(py.out).object();
+    QCOMPARE(stock.value(QStringLiteral("nodes")).toInt(), nodes);
+    QVERIFY(stock.value(QStringLiteral("finite_float32")).toBool());
+    QVERIFY(!stock.value(QStringLiteral("finite_float16")).toBool());
+  }
+
+  void reduceRefusesWhatItCannotReduce() {
+    QTemporaryDir dir;
+    const QString repro = dir.filePath(QStringLiteral("repro.pt2"));
+    const QString acc = numericsFile(QStringLiteral("accumulate.pt"));
+    // Error that only accumulates: no node fails beyond rounding noise, exit 1, nothing written.
+    auto none = graft::test::runCli({QStringLiteral("reduce"), acc, QStringLiteral("--input"), numericsFile(QStringLiteral("accumulate.x.pt")),
+                                     QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("-o"), repro});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.err.contains("no failure to reduce"), none.err.constData());
+    QVERIFY(!QFile::exists(repro));
+    // Both sides the same: nothing can fail.
+    auto same = graft::test::runCli({QStringLiteral("reduce"), acc, QStringLiteral("--input"), QStringLiteral("4x64"), QStringLiteral("-o"), repro});
+    QCOMPARE(same.exitCode, 2);
+    QVERIFY2(same.err.contains("--dtype-b"), same.err.constData());
+    // Two different models.
+    auto two = graft::test::runCli({QStringLiteral("reduce"), acc, numericsFile(QStringLiteral("culprit.pt")), QStringLiteral("--dtype-b"),
+                                    QStringLiteral("float16"), QStringLiteral("-o"), repro});
+    QCOMPARE(two.exitCode, 2);
+    QVERIFY2(two.err.contains("differ"), two.err.constData());
+    auto noOut = graft::test::runCli({QStringLiteral("reduce"), acc, QStringLiteral("--dtype-b"), QStringLiteral("float16")});
+    QCOMPARE(noOut.exitCode, 2);
+    QVERIFY2(noOut.err.contains("-o"), noOut.err.constData());
   }
 };
 

@@ -17,6 +17,7 @@ Command reportCommand();
 Command rulesCommand();
 Command rewriteCommand();
 Command compareCommand();
+Command reduceCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

@@ -20,6 +20,10 @@
 #include <QtCore/QSaveFile>
 #include <QtCore/QSet>
 
+#include <torch/csrc/jit/serialization/pickler.h>
+#include <torch/version.h>
+
+#include <functional>
 #include <unordered_map>
 
 namespace graft::core::io {
@@ -343,6 +347,108 @@ class Exporter {
   QJsonObject tensorValues_;
 };
 
+// The root module's class as fx's nn_module_stack names it.
+QString rootTypeOf(const model::Revision& revision) {
+  QString rootType = QString::fromStdString(revision.graph()->inputs()[0]->type()->str());
+  rootType.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
+  rootType.remove(QRegularExpression(QStringLiteral("\\.___torch_mangle_\\d+")));
+  return rootType;
+}
+
+// A pytree spec (torch.utils._pytree's serialized TreeSpec) of `n` leaves in a tuple; `args`
+// wraps it as forward's (args, kwargs).
+QString treeSpec(int n, bool args) {
+  QJsonArray leaves;
+  for (int i = 0; i < n; ++i) leaves.append(QJsonObject{{"type", QJsonValue()}, {"context", QJsonValue()}, {"children_spec", QJsonArray()}});
+  const QJsonObject tuple{{"type", "builtins.tuple"}, {"context", "null"}, {"children_spec", leaves}};
+  QJsonObject root = tuple;
+  if (args)
+    root = QJsonObject{{"type", "builtins.tuple"}, {"context", "null"},
+                       {"children_spec", QJsonArray{tuple, QJsonObject{{"type", "builtins.dict"}, {"context", "[]"}, {"children_spec", QJsonArray()}}}}};
+  else if (n == 1)
+    root = leaves.at(0).toObject();
+  return QString::fromUtf8(QJsonDocument(QJsonArray{1, root}).toJson(QJsonDocument::Compact));
+}
+
+// torch.save of `value`: a zip of data.pkl and one record per tensor storage, without
+// TorchScript's type tags on dicts and lists, so torch.load(weights_only=True) reads it.
+std::vector<char> torchSave(const c10::IValue& value) {
+  std::vector<char> out;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+    if (buf) out.insert(out.end(), static_cast<const char*>(buf), static_cast<const char*>(buf) + n);
+    else out.insert(out.end(), n, '\0');
+    return n;
+  });
+  std::string pickle;
+  std::vector<at::Tensor> storages;
+  torch::jit::Pickler pickler([&](const char* bytes, size_t n) { pickle.append(bytes, n); }, nullptr, nullptr, nullptr,
+                              [&](const at::Tensor& t) {
+                                storages.push_back(t);
+                                return std::to_string(storages.size() - 1);
+                              },
+                              /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(value);
+  pickler.stop();
+  writer.writeRecord("data.pkl", pickle.data(), pickle.size());
+  writer.writeRecord("byteorder", "little", 6);
+  for (size_t i = 0; i < storages.size(); ++i) {
+    const c10::Storage& storage = storages[i].storage();
+    writer.writeRecord("data/" + std::to_string(i), storage.data(), storage.nbytes());
+  }
+  writer.writeEndOfFile();
+  return out;
+}
+
+// Writes the archive atomically: `carry` adds the records that come from elsewhere (format,
+// version, sample inputs), then the program, its weights and configs, and the provenance record.
+void writeArchive(const QString& outPath, const QString& modelJson, const QString& modelName, const QJsonObject& model,
+                  const Exporter& exporter, const model::SavedRecord* provenance,
+                  const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& carry) {
+  if (const QString why = checkOutputPath(outPath); !why.isEmpty()) fail(why);
+  QSaveFile file(outPath);
+  if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+  // A short write is remembered, not reported to libtorch's writer: it would throw, then throw
+  // again from its destructor and end the process. The save is abandoned after it finishes.
+  bool writeFailed = false;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
+    if (writeFailed) return n;
+    // No buffer: a record whose bytes are skipped (libtorch's file writer seeks over them).
+    const QByteArray gap = buf ? QByteArray() : QByteArray(qsizetype(n), '\0');
+    const char* bytes = buf ? static_cast<const char*>(buf) : gap.constData();
+    if (file.write(bytes, qint64(n)) != qint64(n)) writeFailed = true;
+    return n;
+  });
+  carry(writer);
+  const QByteArray json = QJsonDocument(model).toJson(QJsonDocument::Compact);
+  writer.writeRecord(modelJson.toStdString(), json.constData(), size_t(json.size()));
+  QJsonObject config;
+  int index = 0;
+  for (const auto& w : exporter.weights()) {
+    const QString path = str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(index++);
+    writer.writeRecord((str(spec::WEIGHTS_DIR) + path).toStdString(), w.tensor.data_ptr(), w.tensor.nbytes());
+    config.insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.isParam}, {"use_pickle", false},
+                                     {"tensor_meta", tensorMeta(w.tensor)}});
+  }
+  const QByteArray weightsConfig = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
+  writer.writeRecord(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                     weightsConfig.constData(), size_t(weightsConfig.size()));
+  const QByteArray constantsConfig = QByteArrayLiteral("{\"config\": {}}");
+  writer.writeRecord(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                     constantsConfig.constData(), size_t(constantsConfig.size()));
+  if (provenance) {
+    const QByteArray record = provenance->toJson();
+    writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
+  }
+  writer.writeEndOfFile();
+  if (writeFailed) {
+    const QString why = writeFailure(file);
+    file.cancelWriting();
+    fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
+  }
+  if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, writeFailure(file)));
+}
+
 }  // namespace
 
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
@@ -360,31 +466,14 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     QJsonObject model = QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();
     const QString modelName = QFileInfo(modelJson).completeBaseName();
 
-    QString rootType = QString::fromStdString(revision->graph()->inputs()[0]->type()->str());
-    rootType.remove(QRegularExpression(QStringLiteral("^__torch__\\.")));
-    rootType.remove(QRegularExpression(QStringLiteral("\\.___torch_mangle_\\d+")));
     Exporter exporter(revision, sampleInputs, provenance);
-    exporter.build(rootType);
+    exporter.build(rootTypeOf(*revision));
 
     QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
     gm.insert(QStringLiteral("graph"), exporter.graphJson());
     gm.insert(QStringLiteral("signature"), exporter.signatureJson());
     model.insert(QStringLiteral("graph_module"), gm);
 
-    if (const QString why = checkOutputPath(outPath); !why.isEmpty()) fail(why);
-    QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
-    // A short write is remembered, not reported to libtorch's writer: it would throw, then throw
-    // again from its destructor and end the process. The save is abandoned after it finishes.
-    bool writeFailed = false;
-    caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
-      if (writeFailed) return n;
-      // No buffer: a record whose bytes are skipped (libtorch's file writer seeks over them).
-      const QByteArray gap = buf ? QByteArray() : QByteArray(qsizetype(n), '\0');
-      const char* bytes = buf ? static_cast<const char*>(buf) : gap.constData();
-      if (file.write(bytes, qint64(n)) != qint64(n)) writeFailed = true;
-      return n;
-    });
     // Only what the program needs is carried over from the source: its format and version
     // records, sample inputs and extra files (module info). Weights and the model are written
     // anew; anything else (a record nothing reads, a name that climbs out of the archive) stays
@@ -396,39 +485,65 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
              name == QLatin1String("byteorder") || name.startsWith(str(spec::SAMPLE_INPUTS_DIR)) ||
              name.startsWith(str(spec::EXTRA_DIR));
     };
-    for (const auto& r : reader.getAllRecords()) {
-      const QString name = QString::fromStdString(r);
-      if (!carried(name)) continue;
-      auto [bytes, n] = reader.getRecord(r);
-      writer.writeRecord(r, bytes.get(), n);
-    }
-    const QByteArray json = QJsonDocument(model).toJson(QJsonDocument::Compact);
-    writer.writeRecord(modelJson.toStdString(), json.constData(), size_t(json.size()));
-    QJsonObject config;
-    int index = 0;
-    for (const auto& w : exporter.weights()) {
-      const QString path = str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(index++);
-      writer.writeRecord((str(spec::WEIGHTS_DIR) + path).toStdString(), w.tensor.data_ptr(), w.tensor.nbytes());
-      config.insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.isParam}, {"use_pickle", false},
-                                       {"tensor_meta", tensorMeta(w.tensor)}});
-    }
-    const QByteArray weightsConfig = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
-    writer.writeRecord(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
-                       weightsConfig.constData(), size_t(weightsConfig.size()));
-    const QByteArray constantsConfig = QByteArrayLiteral("{\"config\": {}}");
-    writer.writeRecord(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
-                       constantsConfig.constData(), size_t(constantsConfig.size()));
-    if (provenance) {
-      const QByteArray record = provenance->toJson();
-      writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
-    }
-    writer.writeEndOfFile();
-    if (writeFailed) {
-      const QString why = writeFailure(file);
-      file.cancelWriting();
-      fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
-    }
-    if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, writeFailure(file)));
+    writeArchive(outPath, modelJson, modelName, model, exporter, provenance, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
+      for (const auto& r : reader.getAllRecords()) {
+        if (!carried(QString::fromStdString(r))) continue;
+        auto [bytes, n] = reader.getRecord(r);
+        writer.writeRecord(r, bytes.get(), n);
+      }
+    });
+    result.ok = true;
+  } catch (const SaveError& e) {
+    result.error = QString::fromStdString(e.what());
+  } catch (const c10::Error& e) {
+    result.error = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
+  } catch (const std::exception& e) {
+    result.error = QString::fromUtf8(e.what());
+  }
+  return result;
+}
+
+Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& outPath,
+                             const std::vector<c10::IValue>& sampleInputs) {
+  Pt2SaveResult result;
+  try {
+    Exporter exporter(revision, sampleInputs, nullptr);
+    exporter.build(rootTypeOf(*revision));
+    const QString modelName = QStringLiteral("model");
+    const QJsonObject graph = exporter.graphJson();
+    QJsonArray argNames;
+    for (const auto& in : graph.value(QStringLiteral("inputs")).toArray()) argNames.append(in.toObject().value(QStringLiteral("as_tensor")).toObject().value(QStringLiteral("name")));
+    const int userInputs = int(sampleInputs.size());
+    while (argNames.size() > userInputs) argNames.removeFirst();  // weights come first
+    const QJsonObject root{{"fqn", ""},
+                           {"signature", QJsonObject{{"inputs", QJsonArray()}, {"outputs", QJsonArray()},
+                                                     {"in_spec", treeSpec(userInputs, true)},
+                                                     {"out_spec", treeSpec(int(graph.value(QStringLiteral("outputs")).toArray().size()), false)},
+                                                     {"forward_arg_names", argNames}}}};
+    const QJsonObject model{
+        {"graph_module", QJsonObject{{"graph", graph}, {"signature", exporter.signatureJson()}, {"module_call_graph", QJsonArray{root}},
+                                     {"metadata", QJsonObject()}, {"treespec_namedtuple_fields", QJsonObject()}}},
+        {"opset_version", QJsonObject{{"aten", 10}}},
+        {"range_constraints", QJsonObject()},
+        {"schema_version", QJsonObject{{"major", 8}, {"minor", 20}}},  // torch 2.11 to 2.14 read it
+        {"verifiers", QJsonArray{"TRAINING"}},
+        {"torch_version", QStringLiteral(TORCH_VERSION)},
+        {"guards_code", QJsonArray()}};
+    // torch.save((args, kwargs)) of the sample inputs, as torch.export.save writes them.
+    std::vector<c10::IValue> args;  // each in storage of its own, nothing shared or offset
+    for (const auto& v : sampleInputs) args.push_back(v.isTensor() ? c10::IValue(v.toTensor().cpu().contiguous().clone()) : v);
+    c10::impl::GenericDict kwargs(c10::StringType::get(), c10::AnyType::get());
+    const std::vector<char> samples = torchSave(c10::ivalue::Tuple::create({c10::ivalue::Tuple::create(args), c10::IValue(kwargs)}));
+    writeArchive(outPath, str(spec::MODELS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName), modelName, model, exporter,
+                 nullptr, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
+                   const auto put = [&](std::string_view name, const QByteArray& bytes) {
+                     writer.writeRecord(std::string(name), bytes.constData(), size_t(bytes.size()));
+                   };
+                   put(spec::ARCHIVE_FORMAT_PATH, QByteArray(spec::ARCHIVE_FORMAT_VALUE.data(), qsizetype(spec::ARCHIVE_FORMAT_VALUE.size())));
+                   put(spec::ARCHIVE_VERSION_PATH, QByteArray(spec::ARCHIVE_VERSION_VALUE.data(), qsizetype(spec::ARCHIVE_VERSION_VALUE.size())));
+                   writer.writeRecord(str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                                      samples.data(), samples.size());
+                 });
     result.ok = true;
   } catch (const SaveError& e) {
     result.error = QString::fromStdString(e.what());

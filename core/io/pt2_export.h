@@ -27,6 +27,13 @@ struct Pt2SaveResult {
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
                       const std::vector<c10::IValue>& sampleInputs, const model::SavedRecord* provenance = nullptr);
 
+// Writes `revision` as a program of its own (no source program): its graph inputs become the
+// user inputs, its tensor constants weights, and `sampleInputs` (one tensor per input) the
+// archive's sample inputs, so `torch.export.load(path)` runs it on them. For subgraphs cut out
+// of a model (run/reduce.h).
+Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& outPath,
+                             const std::vector<c10::IValue>& sampleInputs);
+
 // The archive record (below the archive's top folder) holding Graft's provenance record.
 inline constexpr const char* kPt2ProvenanceRecord = "extra/graft_provenance.json";
 

@@ -8,7 +8,9 @@ namespace graft::core::report {
 namespace {
 QJsonValue number(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
 
-QJsonObject diffJson(const run::TensorDiff& d) {
+}  // namespace
+
+QJsonObject tensorDiffJson(const run::TensorDiff& d) {
   QJsonObject o{{"max_abs", number(d.maxAbs)}, {"max_rel", number(d.maxRel)}, {"mismatched", double(d.mismatched)},
                 {"numel", double(d.numel)}, {"allclose", d.allclose}, {"cosine", number(d.cosine)},
                 {"sqnr_db", number(d.sqnrDb)}};
@@ -16,8 +18,10 @@ QJsonObject diffJson(const run::TensorDiff& d) {
   return o;
 }
 
+namespace {
+
 QJsonObject nodeJson(const run::NodeDiff& n) {
-  QJsonObject o = diffJson(n.diff);
+  QJsonObject o = tensorDiffJson(n.diff);
   o["node"] = double(n.nodeB);
   o["node_a"] = double(n.nodeA);
   o["op"] = n.opB;
@@ -47,7 +51,7 @@ QString verdictName(run::CompareResult::Verdict v) {
 QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol, bool perNode) {
   QJsonArray outputs;
   for (size_t i = 0; i < r.outputs.size(); ++i) {
-    QJsonObject o = diffJson(r.outputs[i]);
+    QJsonObject o = tensorDiffJson(r.outputs[i]);
     o["index"] = int(i);
     outputs.append(o);
   }

@@ -10,6 +10,8 @@ namespace graft::core::report {
 // (null when none), unmatched_a/unmatched_b counts and, with `perNode`, nodes[].
 // Non-finite numbers (NaN, shape mismatches) are written as null.
 QJsonObject compareReport(const run::CompareResult& result, const run::Tolerance& tol, bool perNode);
+// One diff: max_abs, max_rel, mismatched, numel, allclose, cosine, sqnr_db (and note).
+QJsonObject tensorDiffJson(const run::TensorDiff& diff);
 QString compareText(const run::CompareResult& result, const run::Tolerance& tol);
 
 }  // namespace graft::core::report

@@ -362,6 +362,8 @@ Tolerance defaultTolerance(const CompareOptions& options) {
   return {};
 }
 
+double noiseFloor(const CompareOptions& options) { return culpritNoiseFloor(lowerUnitRoundoff(options)); }
+
 const NodeDiff* CompareResult::firstDivergence() const {
   return !equal && nodes && nodes->firstBeyond ? &*nodes->firstBeyond : nullptr;
 }
@@ -447,7 +449,7 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
                               options.lineageB.get());
   if (result.localErrors && result.verdict() != CompareResult::Verdict::Equal)
-    result.culprit = findCulprit(result.nodes->nodes, culpritNoiseFloor(lowerUnitRoundoff(options)));
+    result.culprit = findCulprit(result.nodes->nodes, noiseFloor(options));
   // NodeComparison points into the runs' records: keep them alive with the result.
   result.runA = std::make_shared<RunResult>(std::move(ra));
   result.runB = std::make_shared<RunResult>(std::move(rb));

@@ -103,6 +103,9 @@ bool comparesPrecision(const CompareOptions& options);
 // torch.testing's default tolerances for the lower precision of the two sides (float16: rtol
 // 1e-3, bfloat16: 1.6e-2); the default Tolerance when neither side is below float32.
 Tolerance defaultTolerance(const CompareOptions& options);
+// The rounding noise of the lower precision of the two sides, relative to a value's scale: a
+// node (or subgraph) whose error stays below it is not where a failure comes from (culprit.h).
+double noiseFloor(const CompareOptions& options);
 
 struct CompareResult {
   bool ok = false;    // both runs completed

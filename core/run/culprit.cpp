@@ -7,9 +7,9 @@
 
 namespace graft::core::run {
 
-double scaledLocalError(const NodeDiff& row) {
-  if (!row.local) return 0;
-  const TensorDiff& d = *row.local;
+double scaledLocalError(const NodeDiff& row) { return row.local ? scaledError(*row.local) : 0; }
+
+double scaledError(const TensorDiff& d) {
   if (!d.note.isEmpty() || !std::isfinite(d.maxAbs)) return std::numeric_limits<double>::infinity();
   if (d.maxAbs == 0) return 0;
   return d.maxAbs / std::max(d.refMaxAbs, std::numeric_limits<double>::min());

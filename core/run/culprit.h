@@ -20,8 +20,12 @@ struct Culprit {
   double localScaled = 0;  // local max abs / the largest |value| of the node's reference output
 };
 
-// Local max abs relative to the reference's largest magnitude; infinite when the local run
-// produced NaN or infinity where the reference is finite, or failed.
+struct TensorDiff;
+
+// Max abs relative to the reference's largest magnitude; infinite when there is NaN or infinity
+// where the reference is finite, or the pair could not be compared.
+double scaledError(const TensorDiff& diff);
+// scaledError of the row's local error (0 without one).
 double scaledLocalError(const NodeDiff& row);
 
 // The row with the largest scaled local error when it exceeds `noiseFloor` (nullopt otherwise,

@@ -1,0 +1,63 @@
+#include "app/cli/side_options.h"
+
+#include "app/cli/cli_common.h"
+
+namespace graft::cli {
+
+namespace {
+bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
+  if (!p.isSet(QLatin1String(name))) return true;
+  bool ok = false;
+  out = p.value(QLatin1String(name)).toDouble(&ok);
+  if (!ok || out < 0) {
+    fail(QStringLiteral("--%1 needs a non-negative number, got '%2'").arg(QLatin1String(name), p.value(QLatin1String(name))));
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+void addSideOptions(QCommandLineParser& parser) {
+  parser.addOption({QStringLiteral("input"), QStringLiteral("An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC) or [SPEC,SPEC]. Repeat per input."), QStringLiteral("SPEC")});
+  parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
+  parser.addOption({QStringLiteral("atol"), QStringLiteral("Absolute tolerance (default 1e-5)."), QStringLiteral("X")});
+  parser.addOption({QStringLiteral("rtol"), QStringLiteral("Relative tolerance (default 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16): |a-b| <= atol + rtol*|b|."), QStringLiteral("Y")});
+  parser.addOption({QStringLiteral("device"), QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
+  parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B."), QStringLiteral("D")});
+  parser.addOption({QStringLiteral("dtype-a"), QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."), QStringLiteral("T")});
+  parser.addOption({QStringLiteral("dtype-b"), QStringLiteral("Run B at T: float16, bfloat16, float32 or float64. Each node's own (local) error is measured too, and the node that introduces the error is named."), QStringLiteral("T")});
+  parser.addOption({QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
+}
+
+bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions& options, quint64& seed) {
+  for (const auto& [flag, precision] : {std::pair{"dtype-a", &options.precisionA}, std::pair{"dtype-b", &options.precisionB}}) {
+    if (!parser.isSet(QLatin1String(flag))) continue;
+    QString why;
+    precision->dtype = core::run::precisionDtype(parser.value(QLatin1String(flag)), &why);
+    if (!precision->dtype) {
+      fail(QStringLiteral("--%1: %2").arg(QLatin1String(flag), why));
+      return false;
+    }
+  }
+  options.precisionB.autocast = parser.isSet(QStringLiteral("autocast"));
+  options.tol = core::run::defaultTolerance(options);
+  if (!parseNumber(parser, "atol", options.tol.atol) || !parseNumber(parser, "rtol", options.tol.rtol)) return false;
+  bool seedOk = false;
+  seed = parser.value(QStringLiteral("seed")).toULongLong(&seedOk);
+  if (!seedOk) {
+    fail(QStringLiteral("--seed needs a non-negative integer"));
+    return false;
+  }
+  QString error;
+  auto devA = core::run::Executor::parseDevice(parser.value(QStringLiteral("device")), &error);
+  auto devB = devA && parser.isSet(QStringLiteral("device-b")) ? core::run::Executor::parseDevice(parser.value(QStringLiteral("device-b")), &error) : devA;
+  if (!devA || !devB) {
+    fail(error);
+    return false;
+  }
+  options.deviceA = *devA;
+  options.deviceB = *devB;
+  return true;
+}
+
+}  // namespace graft::cli
