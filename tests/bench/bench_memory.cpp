@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
                             {"bert", "zoo/bert.pt", dir + QStringLiteral("/zoo/bert.inputs.pt")}};
   int status = 0;
   QTemporaryDir tmp;
+  QString peaks;
   for (const auto& m : models) {
     const QString path = dir + QLatin1Char('/') + m.file;
     auto loaded = io::loadFile(path);
@@ -127,17 +128,18 @@ int main(int argc, char** argv) {
     auto folded = rule ? rewrite::applySteps(*doc.current(), {rewrite::Step::ofRule(*rule)}, doc.ids()) : rewrite::ApplyResult{};
     const QString foldedPath = tmp.filePath(QStringLiteral("resnet50_folded.pt"));
     if (!folded.ok() || !io::saveRevision(*folded.revision, foldedPath).ok) {
-      std::printf("peak after fold-conv-bn skipped: %s\n", qPrintable(folded.error));
+      peaks = QStringLiteral("peak after fold-conv-bn skipped: %1\n").arg(folded.error);
       continue;
     }
     const qint64 after = profile::recordMemory(*folded.revision, inputs, c10::Device(c10::kCPU)).peakBytes;
     const auto ptAfter = pytorchMemory(foldedPath, m.input, 5);
     const double ptBefore = pt.value("peak_bytes").toDouble(), ptFolded = ptAfter.value("peak_bytes").toDouble();
-    std::printf("\npeak allocated, MiB        %10s %10s %8s\n", "graft", "pytorch", "ratio");
-    std::printf("resnet50                   %10.2f %10.2f %7.3fx\n", g.peakBytes / 1048576.0, ptBefore / 1048576.0,
-                ptBefore > 0 ? g.peakBytes / ptBefore : 0.0);
-    std::printf("resnet50 + fold-conv-bn    %10.2f %10.2f %7.3fx\n", after / 1048576.0, ptFolded / 1048576.0,
-                ptFolded > 0 ? after / ptFolded : 0.0);
+    peaks = QString::asprintf("\npeak allocated, MiB        %10s %10s %8s\n", "graft", "pytorch", "ratio") +
+            QString::asprintf("resnet50                   %10.2f %10.2f %7.3fx\n", g.peakBytes / 1048576.0,
+                              ptBefore / 1048576.0, ptBefore > 0 ? g.peakBytes / ptBefore : 0.0) +
+            QString::asprintf("resnet50 + fold-conv-bn    %10.2f %10.2f %7.3fx\n", after / 1048576.0,
+                              ptFolded / 1048576.0, ptFolded > 0 ? after / ptFolded : 0.0);
   }
+  std::printf("%s", qPrintable(peaks));  // after the overhead table
   return status;
 }
