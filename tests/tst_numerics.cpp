@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTemporaryDir>
@@ -251,6 +252,51 @@ class TstNumerics : public QObject {
     auto noOut = graft::test::runCli({QStringLiteral("reduce"), acc, QStringLiteral("--dtype-b"), QStringLiteral("float16")});
     QCOMPARE(noOut.exitCode, 2);
     QVERIFY2(noOut.err.contains("-o"), noOut.err.constData());
+  }
+
+  // Precision bisection keeps the overflowing softmax in float32, and the saved model passes at
+  // float16 in Graft and in stock PyTorch (model.half() on the saved program).
+  void precisionBisectionKeepsTheCulprit_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("torchscript") << QStringLiteral("culprit.pt");
+    QTest::newRow("torch.export") << QStringLiteral("culprit.pt2");
+  }
+  void precisionBisectionKeepsTheCulprit() {
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    const QString mixed = dir.filePath(QStringLiteral("mixed.") + QFileInfo(file).suffix());
+    const QString x = numericsFile(QStringLiteral("culprit.x.pt"));
+    const QStringList tolerance{QStringLiteral("--atol"), QStringLiteral("1e-2"), QStringLiteral("--rtol"), QStringLiteral("1e-2")};
+    auto r = graft::test::runCli(QStringList{QStringLiteral("precision"), numericsFile(file), QStringLiteral("--input"), x,
+                                             QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("-o"), mixed,
+                                             QStringLiteral("--json")} + tolerance);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = r.json();
+    QCOMPARE(j.value(QStringLiteral("passes_already")).toBool(), false);
+    QVERIFY(j.value(QStringLiteral("before")).toObject().value(QStringLiteral("max_abs")).isNull());  // NaN: the overflow
+    QStringList kept;
+    for (const auto& n : j.value(QStringLiteral("nodes")).toArray()) {
+      QCOMPARE(n.toObject().value(QStringLiteral("module_path")).toString(), QStringLiteral("attn"));
+      kept << n.toObject().value(QStringLiteral("op")).toString();
+    }
+    QVERIFY2(kept.contains(QStringLiteral("aten::exp")), qPrintable(kept.join(QLatin1Char(' '))));
+    QVERIFY(kept.size() <= 4);
+    QCOMPARE(j.value(QStringLiteral("output")).toString(), mixed);
+    QVERIFY(j.value(QStringLiteral("after")).toObject().value(QStringLiteral("allclose")).toBool());
+
+    // Reloaded, the saved model passes at float16 with no casts added by the run.
+    const auto again = compareJson(QStringList{mixed, QStringLiteral("--input"), x, QStringLiteral("--dtype-b"), QStringLiteral("float16")} + tolerance, 0);
+    QCOMPARE(again.value(QStringLiteral("verdict")).toString(), QStringLiteral("equal"));
+    if (!file.endsWith(QLatin1String(".pt2"))) return;  // a frozen .pt's weights are constants: .half() leaves them
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_mixed.py"),
+                                           {mixed, numericsFile(file), x});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto stock = QJsonDocument::fromJson(py.out).object();
+    QVERIFY(!stock.value(QStringLiteral("finite_plain_half")).toBool());
+    QVERIFY(stock.value(QStringLiteral("finite_half")).toBool());
+    QVERIFY(stock.value(QStringLiteral("casts")).toInt() >= 2);
+    QCOMPARE(stock.value(QStringLiteral("max_abs_float32")).toDouble(), 0.0);
+    QVERIFY2(stock.value(QStringLiteral("max_abs_half")).toDouble() < 1e-2, py.out.constData());
   }
 };
 

@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(), reduceCommand(),
+  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(), reduceCommand(), precisionCommand(),
           profileCommand(), replayCommand(), shapesCommand(), diffCommand(), reportCommand()};
 }
 

@@ -18,6 +18,7 @@ Command rulesCommand();
 Command rewriteCommand();
 Command compareCommand();
 Command reduceCommand();
+Command precisionCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();

@@ -97,8 +97,9 @@ void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
   else if (v.isBool()) out.push_back(torch::scalar_tensor(v.toBool(), torch::kBool));
 }
 
-// The worst of several diffs; `numel` and `mismatched` add up over all of them.
-TensorDiff worst(const std::vector<TensorDiff>& diffs) {
+}  // namespace
+
+TensorDiff worstOf(const std::vector<TensorDiff>& diffs) {
   TensorDiff w;
   std::int64_t numel = 0, mismatched = 0;
   bool first = true;
@@ -113,7 +114,6 @@ TensorDiff worst(const std::vector<TensorDiff>& diffs) {
   w.mismatched = mismatched;
   return w;
 }
-}  // namespace
 
 std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values) {
   std::vector<at::Tensor> out;
@@ -159,7 +159,7 @@ Occurrences occurrences(const RunResult& run) {
 std::optional<TensorDiff> compareRecorded(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
                                           const Tolerance& tol) {
   if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
-  return worst(compareOutputs(a, b, tol));
+  return worstOf(compareOutputs(a, b, tol));
 }
 
 // A's node run locally at B's precision and device, against A's own outputs (reference side).

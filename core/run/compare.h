@@ -37,6 +37,9 @@ TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolera
 // Flattens tensors (and numbers, as 0-d tensors) out of nested tuples, lists and dicts (their
 // insertion order), in order.
 std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values);
+// The worst of several diffs (beyond tolerance first, then the largest max abs); its `numel` and
+// `mismatched` add up over all of them.
+TensorDiff worstOf(const std::vector<TensorDiff>& diffs);
 // Per flattened tensor of two output lists; a count mismatch is one extra diff with a note.
 std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
                                        const Tolerance& tol);

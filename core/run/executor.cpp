@@ -241,30 +241,18 @@ struct Executor::Plan {
     }
   }
 
-  // Applies `precision` to the node's floating inputs (precision.h, NodePrecision). Returns the
-  // dtype its outputs go back to, for a node kept in float32 around lower-precision neighbours.
-  static std::optional<c10::ScalarType> adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack,
-                                                    c10::Device device) {
-    const auto received = firstLowerPrecisionDtype(stack);
-    const bool lower = received.has_value();
-    switch (nodePrecision(precision, s.id, s.opName)) {
-      case NodePrecision::AsReceived: return std::nullopt;
+  // Applies `precision` to the node's floating inputs (precision.h, NodePrecision).
+  static void adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
+    switch (nodePrecision(precision, s.opName)) {
+      case NodePrecision::AsReceived: return;
       case NodePrecision::RunDtype:
         for (auto& v : stack) v = castFloating(v, precision.dtype, device);
-        return std::nullopt;
+        return;
       case NodePrecision::Float32:
-        if (lower) for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
-        return std::nullopt;
-      case NodePrecision::Float32ThenBack:
-        if (!lower) return std::nullopt;
-        for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
-        return received;
+        if (firstLowerPrecisionDtype(stack))
+          for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
+        return;
     }
-    return std::nullopt;
-  }
-  static void narrowBack(std::optional<c10::ScalarType> received, torch::jit::Stack& stack, c10::Device device) {
-    if (!received) return;
-    for (auto& v : stack) v = castFloating(v, *received, device);
   }
 
   // The node once more on copies of its inputs at the local precision and device. Each input
@@ -277,9 +265,8 @@ struct Executor::Plan {
       stack.push_back(castFloating(env[i], dtype, local.device, /*fresh=*/true));
     }
     try {
-      const auto received = adaptInputs(s, local.precision, stack, local.device);
+      adaptInputs(s, local.precision, stack, local.device);
       invoke(s, stack);
-      narrowBack(received, stack, local.device);
       for (size_t k = 0; k < stack.size() && k < s.out.size(); ++k)
         if (stack[k].isTensor() && stack[k].toTensor().defined() && stack[k].toTensor().is_floating_point())
           localDtype[size_t(s.out[k])] = stack[k].toTensor().scalar_type();
@@ -388,11 +375,10 @@ struct Executor::Plan {
       if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
       else stack.push_back(env[s.in[k]]);
     }
-    const auto received = adaptInputs(s, o.precision, stack, o.device);
+    adaptInputs(s, o.precision, stack, o.device);
     const auto start = std::chrono::steady_clock::now();
     invoke(s, stack);
     rec.selfMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    narrowBack(received, stack, o.device);
     if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
     if (!s.record || (!o.keepIntermediates && !o.onNode)) return;

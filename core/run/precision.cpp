@@ -13,11 +13,7 @@ QString Precision::describe() const {
   if (text == QLatin1String("half")) text = QStringLiteral("float16");
   else if (text == QLatin1String("float")) text = QStringLiteral("float32");
   else if (text == QLatin1String("double")) text = QStringLiteral("float64");
-  QStringList extras;
-  if (autocast) extras << QStringLiteral("autocast");
-  if (!keepFloat32.empty())
-    extras << QStringLiteral("%1 node%2 in float32").arg(keepFloat32.size()).arg(keepFloat32.size() == 1 ? "" : "s");
-  return extras.isEmpty() ? text : QStringLiteral("%1 (%2)").arg(text, extras.join(QStringLiteral(", ")));
+  return autocast ? text + QStringLiteral(" (autocast)") : text;
 }
 
 std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error) {
@@ -98,8 +94,7 @@ bool autocastLowersPrecision(const QString& op) {
   return op.startsWith(QLatin1String("aten::")) && kOps.contains(name);
 }
 
-NodePrecision nodePrecision(const Precision& precision, model::NodeId id, const QString& op) {
-  if (precision.keepFloat32.count(id)) return NodePrecision::Float32ThenBack;
+NodePrecision nodePrecision(const Precision& precision, const QString& op) {
   if (!precision.autocast) return NodePrecision::AsReceived;
   if (autocastKeepsFloat32(op)) return NodePrecision::Float32;
   if (precision.dtype && autocastLowersPrecision(op)) return NodePrecision::RunDtype;

@@ -1,7 +1,8 @@
 #pragma once
 // The numeric precision a run uses: floating weights, constants and inputs cast to one dtype (as
-// `model.to(dtype)(x.to(dtype))` would), optionally with some nodes kept in float32. The axis of a
-// precision comparison and of precision bisection.
+// `model.to(dtype)(x.to(dtype))` would), optionally with autocast's float32 ops kept in float32.
+// The axis of a precision comparison. (Nodes kept in float32 on purpose are a rewrite:
+// rewrite/keep_float32.h.)
 #include "core/model/ids.h"
 
 #include <ATen/core/ivalue.h>
@@ -10,21 +11,17 @@
 
 #include <QtCore/QString>
 #include <optional>
-#include <unordered_set>
 
 namespace graft::core::run {
 
 struct Precision {
   std::optional<c10::ScalarType> dtype;  // unset: the model's own dtypes
-  // Nodes that run on float32 copies of their floating inputs and hand their outputs back in the
-  // dtype of their first floating input (what a cast inserted around them does).
-  std::unordered_set<model::NodeId> keepFloat32;
   // Reductions and normalisations (softmax, layer_norm, sum, mean, …) kept in float32 too, as
   // autocast does.
   bool autocast = false;
 
-  bool isDefault() const { return !dtype && keepFloat32.empty() && !autocast; }
-  // "float16", "bfloat16 (autocast, 3 nodes in float32)", "as saved".
+  bool isDefault() const { return !dtype && !autocast; }
+  // "float16", "bfloat16 (autocast)", "as saved".
   QString describe() const;
 };
 
@@ -49,11 +46,10 @@ bool autocastLowersPrecision(const QString& op);
 // How a node treats the floating inputs it receives under `precision`.
 enum class NodePrecision {
   AsReceived,          // runs on what it is given (type promotion decides)
-  Float32ThenBack,     // keepFloat32: float32 copies in, outputs back in the dtype received
   Float32,             // autocast's float32 list: float32 in and out
   RunDtype,            // autocast's lower-precision list: inputs cast to the run's dtype
 };
-NodePrecision nodePrecision(const Precision& precision, model::NodeId id, const QString& op);
+NodePrecision nodePrecision(const Precision& precision, const QString& op);
 
 // Unit roundoff of a floating dtype (half the distance from 1 to the next number): the error one
 // rounding to it may introduce, relative to the value.

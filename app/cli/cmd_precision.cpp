@@ -1,0 +1,80 @@
+#include "app/cli/commands.h"
+#include "app/cli/side_options.h"
+#include "core/io/save.h"
+#include "core/report/compare_report.h"
+#include "core/run/float32_search.h"
+
+#include <QtCore/QJsonArray>
+
+namespace graft::cli {
+
+Command precisionCommand() {
+  Command c{QStringLiteral("precision"),
+            QStringLiteral("Find a small set of nodes to keep in float32 so that a float16 or bfloat16 run passes; save the model "
+                           "with casts around them."),
+            QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--input SPEC ...] [--atol X] [--rtol Y] [-o OUT] [--json]"), {}};
+  c.run = [c](const QStringList& args) {
+    QCommandLineParser parser;
+    addModelOptions(parser);
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The model (.pt or .pt2, or --sample NAME)."));
+    addSideOptions(parser);
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                      QStringLiteral("Save the model with the nodes kept in float32 (.pt, or .pt2 for a program)."), QStringLiteral("OUT")});
+    if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
+    const bool sample = parser.isSet(QStringLiteral("sample"));
+    const QStringList files = parser.positionalArguments();
+    if (sample == !files.isEmpty() || files.size() > 1) return fail(QStringLiteral("precision needs one model: a file or --sample NAME"));
+    const QString out = parser.value(QStringLiteral("output"));
+    if (!out.isEmpty() && !files.isEmpty() && samePath(out, files[0]))
+      return fail(QStringLiteral("-o %1 would overwrite the model; choose another file").arg(out));
+
+    core::run::CompareOptions options;
+    quint64 seed = 0;
+    if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
+    auto doc = openModel(parser, 0);
+    if (!doc) return int(kUsageOrInput);
+    const auto inputs = inputsOrFail(parser, *doc, seed);
+    if (!inputs) return int(kUsageOrInput);
+
+    const auto rev = doc->current();
+    const auto found = core::run::findFloat32Nodes(rev, *inputs, options, doc->ids());
+    if (!found.ok) return fail(found.error);
+    if (found.revision && !out.isEmpty()) {
+      const auto saved = core::io::saveAs(*doc, found.revision, out);
+      if (!saved.ok) return fail(saved.diagnostics(out));
+    }
+    QJsonArray nodes;
+    QStringList lines;
+    for (auto id : found.nodes) {
+      nodes.append(QJsonObject{{"node", double(id)}, {"op", rev->kindOf(id)}, {"module_path", rev->modulePathOf(id)}});
+      lines << QStringLiteral("  %1 (node %2%3)").arg(rev->kindOf(id)).arg(id)
+                   .arg(rev->modulePathOf(id).isEmpty() ? QString() : QStringLiteral(", ") + rev->modulePathOf(id));
+    }
+    if (parser.isSet(QStringLiteral("json"))) {
+      printJson({{"model", doc->displayName()},
+                 {"dtype", options.precisionB.describe()},
+                 {"atol", options.tol.atol},
+                 {"rtol", options.tol.rtol},
+                 {"passes_already", found.passesAlready},
+                 {"nodes", nodes},
+                 {"runs", found.runs},
+                 {"ranked", found.ranked},
+                 {"before", core::report::tensorDiffJson(found.before)},
+                 {"after", found.revision ? QJsonValue(core::report::tensorDiffJson(found.after)) : QJsonValue()},
+                 {"output", found.revision && !out.isEmpty() ? QJsonValue(out) : QJsonValue()}});
+    } else if (found.passesAlready) {
+      printText(QStringLiteral("the outputs at %1 are within tolerance already (max_abs %2): nothing needs float32")
+                    .arg(options.precisionB.describe()).arg(found.before.maxAbs, 0, 'g', 4));
+    } else {
+      lines.prepend(QStringLiteral("keep %1 node(s) in float32 and the outputs at %2 pass (max_abs %3, was %4; %5 runs over %6 ranked nodes):")
+                        .arg(found.nodes.size()).arg(options.precisionB.describe()).arg(found.after.maxAbs, 0, 'g', 4)
+                        .arg(found.before.maxAbs, 0, 'g', 4).arg(found.runs).arg(found.ranked));
+      if (!out.isEmpty()) lines << QStringLiteral("saved %1 with casts around them").arg(out);
+      printText(lines.join(QLatin1Char('\n')));
+    }
+    return int(kOk);
+  };
+  return c;
+}
+
+}  // namespace graft::cli

@@ -1,0 +1,95 @@
+#include "core/rewrite/keep_float32.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <map>
+
+namespace graft::core::rewrite {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
+                                 const std::function<bool(const Value*)>& isFloating, model::NodeIdSource& ids,
+                                 QString* error) {
+  auto copy = base.cloneGraph();
+  // The copy's values stand for the base's: the predicate is asked about the base value.
+  std::unordered_map<const Value*, const Value*> baseValue;
+  std::unordered_set<Node*> kept;
+  for (const auto& [node, id] : copy.ids) {
+    const Node* original = base.nodeOf(id);
+    if (!original) continue;
+    for (size_t k = 0; k < node->outputs().size() && k < original->outputs().size(); ++k)
+      baseValue[node->outputs()[k]] = original->outputs()[k];
+    if (nodes.count(id)) kept.insert(const_cast<Node*>(node));
+  }
+  const auto baseGraph = base.graph();
+  for (size_t i = 0; i < copy.graph->inputs().size() && i < baseGraph->inputs().size(); ++i)
+    baseValue[copy.graph->inputs()[i]] = baseGraph->inputs()[i];
+  const auto floating = [&](const Value* v) {
+    if (v->node()->kind() == c10::prim::Constant) {
+      auto c = torch::jit::toIValue(v);
+      return c && c->isTensor() && c->toTensor().is_floating_point();
+    }
+    auto it = baseValue.find(v);
+    return it != baseValue.end() && isFloating(it->second);
+  };
+  if (kept.empty()) {
+    if (error) *error = QStringLiteral("none of the nodes to keep in float32 is in this revision");
+    return nullptr;
+  }
+
+  // The value each kept node's outputs are cast back to: a floating value that entered its region.
+  std::unordered_map<const Node*, Value*> entry;
+  std::map<std::pair<Value*, torch::jit::Block*>, Value*> raised;  // one cast per value and block
+  int casts = 0;
+  std::function<void(torch::jit::Block*)> visit = [&](torch::jit::Block* b) {
+    for (Node* n : b->nodes()) {
+      if (kept.count(n)) {
+        for (size_t i = 0; i < n->inputs().size(); ++i) {
+          Value* v = n->input(i);
+          if (!floating(v)) continue;
+          if (kept.count(v->node())) {
+            if (!entry.count(n) && entry.count(v->node())) entry[n] = entry[v->node()];
+            continue;
+          }
+          if (!entry.count(n)) entry[n] = v;
+          auto key = std::make_pair(v, b);
+          auto it = raised.find(key);
+          if (it == raised.end()) {
+            torch::jit::WithInsertPoint guard(n);
+            Value* up = copy.graph->insert(c10::aten::to, {v, c10::kFloat, false, false, c10::IValue()});
+            it = raised.emplace(key, up).first;
+            ++casts;
+          }
+          n->replaceInput(i, it->second);
+        }
+        auto e = entry.find(n);
+        if (e != entry.end()) {
+          for (Value* y : n->outputs()) {
+            if (!floating(y)) continue;
+            std::vector<torch::jit::Use> outside;
+            for (const auto& use : y->uses())
+              if (!kept.count(use.user)) outside.push_back(use);
+            if (outside.empty()) continue;
+            Node* after = n->next();
+            torch::jit::WithInsertPoint guard(after);
+            Value* down = copy.graph->insert(c10::aten::type_as, {y, e->second});
+            ++casts;
+            for (const auto& use : outside) use.user->replaceInput(use.offset, down);
+          }
+        }
+      }
+      for (torch::jit::Block* sub : n->blocks()) visit(sub);
+    }
+  };
+  visit(copy.graph->block());
+  if (casts == 0) {
+    if (error) *error = QStringLiteral("the nodes to keep in float32 read and write no floating tensors");
+    return nullptr;
+  }
+  return model::Revision::derived(base, copy.graph, copy.ids,
+                                  QStringLiteral("keep %1 node%2 in float32").arg(kept.size()).arg(kept.size() == 1 ? "" : "s"), ids);
+}
+
+}  // namespace graft::core::rewrite

@@ -1,0 +1,111 @@
+#include "core/run/float32_search.h"
+
+#include "core/model/job_guard.h"
+#include "core/rewrite/keep_float32.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace graft::core::run {
+
+Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
+                               model::NodeIdSource& ids) {
+  return model::guarded([&]() -> Float32Search {
+    Float32Search result;
+    const auto lower = options.precisionB.dtype;
+    if (!lower || (*lower != c10::kHalf && *lower != c10::kBFloat16)) {
+      result.error = QStringLiteral("precision bisection needs a float16 or bfloat16 side (--dtype-b)");
+      return result;
+    }
+    CompareOptions full = options;
+    full.perNode = true;  // local errors rank the nodes
+    const CompareResult first = compareRevisions(rev, rev, inputs, full);
+    result.runs = 1;
+    if (!first.ok) {
+      result.error = first.error;
+      return result;
+    }
+    result.before = worstOf(first.outputs);
+    if (first.equal) {
+      result.ok = result.passesAlready = true;
+      return result;
+    }
+    // Which values hold floating tensors, from the reference run.
+    std::unordered_set<const torch::jit::Value*> floatingValues;
+    for (const NodeRecord& r : first.runA->nodes) {
+      const torch::jit::Node* n = rev->nodeOf(r.id);
+      if (!n) continue;
+      for (size_t k = 0; k < r.outputs.size() && k < n->outputs().size(); ++k)
+        if (r.outputs[k].isTensor() && r.outputs[k].toTensor().is_floating_point()) floatingValues.insert(n->outputs()[k]);
+    }
+    const auto graph = rev->graph();
+    for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.values.size(); ++i)
+      if (inputs.values[i - 1].isTensor() && inputs.values[i - 1].toTensor().is_floating_point()) floatingValues.insert(graph->inputs()[i]);
+    const auto isFloating = [&](const torch::jit::Value* v) { return floatingValues.count(v) > 0; };
+
+    std::vector<std::pair<double, model::NodeId>> ranking;
+    for (const NodeDiff& row : first.nodes->nodes)
+      if (const double e = scaledLocalError(row); e > 0) ranking.push_back({e, row.nodeA});
+    std::stable_sort(ranking.begin(), ranking.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    result.ranked = int(ranking.size());
+
+    CompareOptions outputsOnly = options;
+    outputsOnly.perNode = false;
+    model::RevisionPtr lastPassing;
+    TensorDiff lastWorst;
+    const auto passes = [&](const std::unordered_set<model::NodeId>& keep) {
+      QString why;
+      auto mixed = rewrite::keepInFloat32(*rev, keep, isFloating, ids, &why);
+      if (!mixed) return false;
+      ++result.runs;
+      const CompareResult r = compareRevisions(rev, mixed, inputs, outputsOnly);
+      if (!r.ok || !r.equal) return false;
+      lastPassing = mixed;
+      lastWorst = worstOf(r.outputs);
+      return true;
+    };
+    const auto top = [&](size_t k) {
+      std::unordered_set<model::NodeId> s;
+      for (size_t i = 0; i < k && i < ranking.size(); ++i) s.insert(ranking[i].second);
+      return s;
+    };
+    if (ranking.empty() || !passes(top(ranking.size()))) {
+      result.error = QStringLiteral("even with every node in float32 the outputs stay beyond tolerance (atol %1, rtol %2): "
+                                    "the difference does not come from the nodes' precision")
+                         .arg(options.tol.atol).arg(options.tol.rtol);
+      return result;
+    }
+    size_t lo = 0, hi = ranking.size();  // top(lo) fails (nothing kept fails), top(hi) passes
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (passes(top(mid))) hi = mid;
+      else lo = mid;
+    }
+    std::unordered_set<model::NodeId> keep = top(hi);
+    // Drop again, least local error first, whatever still passes without.
+    for (size_t i = hi; i-- > 0;) {
+      if (keep.size() == 1) break;
+      auto without = keep;
+      without.erase(ranking[i].second);
+      if (passes(without)) keep = std::move(without);
+    }
+    if (!passes(keep)) {  // leaves lastPassing and lastWorst at the answer
+      result.error = QStringLiteral("the float32 nodes found do not pass when checked again");
+      return result;
+    }
+    result.revision = lastPassing;
+    result.after = lastWorst;
+    for (model::NodeId id : rev->nodeIds())
+      if (keep.count(id)) result.nodes.push_back(id);
+    result.ok = true;
+    return result;
+  }, [](const QString& why) {
+    Float32Search failed;
+    failed.error = QStringLiteral("precision bisection failed: %1").arg(why);
+    return failed;
+  });
+}
+
+}  // namespace graft::core::run

@@ -1,0 +1,27 @@
+#pragma once
+// Precision bisection (Polygraphy's `debug precision`): for a float16 or bfloat16 run whose
+// outputs leave tolerance, a small set of nodes to keep in float32 so that they pass. Nodes are
+// ranked by the error each introduces itself (local error); a bisection over that ranking finds
+// how many of the worst must be kept (O(log N) runs), then each is dropped again while the
+// outputs still pass. The answer is a revision with casts around those nodes
+// (rewrite/keep_float32.h).
+#include "core/run/compare.h"
+
+namespace graft::core::run {
+
+struct Float32Search {
+  bool ok = false;
+  QString error;                     // worded for the user
+  bool passesAlready = false;        // the lower-precision run is within tolerance as it is
+  std::vector<model::NodeId> nodes;  // kept in float32, in graph order
+  model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed
+  TensorDiff before, after;          // the worst output at the lower precision, without and with
+  int runs = 0;                      // comparisons of the outputs it took (the first included)
+  int ranked = 0;                    // nodes with a local error: the bisection's N
+};
+
+// `options.precisionB` is the lower precision; `precisionA`/`deviceA` the reference.
+Float32Search findFloat32Nodes(const model::RevisionPtr& revision, const InputSet& inputs,
+                               const CompareOptions& options, model::NodeIdSource& ids);
+
+}  // namespace graft::core::run
