@@ -18,10 +18,14 @@
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QVBoxLayout>
 
+#include <cmath>
+
 namespace graft::ui {
 
 namespace {
-enum Column { kWhat, kOp, kMaxAbs, kMaxRel, kMismatched, kCosine, kResult, kColumns };
+enum Column { kWhat, kOp, kMaxAbs, kMaxRel, kMismatched, kCosine, kSqnr, kLocal, kResult, kColumns };
+
+QString precisionLabel(const QString& dtype) { return dtype.isEmpty() ? QObject::tr("as saved") : dtype; }
 }
 
 CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
@@ -41,6 +45,29 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   rtol_ = new QLineEdit(QStringLiteral("1e-4"), this);
   atol_->setValidator(new QDoubleValidator(0, 1e9, 12, atol_));
   rtol_->setValidator(new QDoubleValidator(0, 1e9, 12, rtol_));
+  dtypeA_ = new QComboBox(this);
+  dtypeB_ = new QComboBox(this);
+  dtypeA_->setObjectName(QStringLiteral("comparePrecisionA"));
+  dtypeB_->setObjectName(QStringLiteral("comparePrecisionB"));
+  for (const QString& d : core::run::availablePrecisions()) {
+    dtypeA_->addItem(precisionLabel(d), d);
+    dtypeB_->addItem(precisionLabel(d), d);
+  }
+  dtypeA_->setToolTip(tr("Run A with its floating weights and inputs cast to this dtype (float64 for a reference)"));
+  dtypeB_->setToolTip(tr("Run B at this precision, as model.half() would: each node's own (local) error is measured "
+                         "too, and the node that introduces the error is named"));
+  autocast_ = new QCheckBox(tr("autocast"), this);
+  autocast_->setToolTip(tr("B keeps reductions and normalisations (softmax, layer_norm, sum, …) in float32, as torch.autocast does"));
+  metric_ = new QComboBox(this);
+  metric_->setObjectName(QStringLiteral("compareErrorMetric"));
+  metric_->addItem(tr("off"), int(ErrorMetric::Off));
+  metric_->addItem(tr("max abs (inherited + local)"), int(ErrorMetric::MaxAbs));
+  metric_->addItem(tr("max relative"), int(ErrorMetric::MaxRel));
+  metric_->addItem(tr("1 − cosine"), int(ErrorMetric::Cosine));
+  metric_->addItem(tr("SQNR (dB)"), int(ErrorMetric::Sqnr));
+  metric_->addItem(tr("local error (the node's own)"), int(ErrorMetric::Local));
+  metric_->setToolTip(tr("Colour the canvas by each node's error against A. Local error: the node run once more on "
+                         "A's own inputs at B's precision, so what it adds itself shows apart from what it received"));
   perNode_ = new QCheckBox(tr("compare every node"), this);
   perNode_->setChecked(true);
   form->addRow(tr("A"), revA_);
@@ -51,6 +78,12 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   devices->addWidget(new QLabel(tr("B on"), this));
   devices->addWidget(deviceB_);
   form->addRow(tr("Device A"), devices);
+  auto* precisions = new QHBoxLayout();
+  precisions->addWidget(dtypeA_);
+  precisions->addWidget(new QLabel(tr("B at"), this));
+  precisions->addWidget(dtypeB_);
+  precisions->addWidget(autocast_);
+  form->addRow(tr("Precision A"), precisions);
   auto* tols = new QHBoxLayout();
   tols->addWidget(new QLabel(tr("atol"), this));
   tols->addWidget(atol_);
@@ -67,6 +100,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   options->addWidget(overlay_);
   options->addStretch(1);
   form->addRow(QString(), options);
+  form->addRow(tr("Error on canvas"), metric_);
 
   run_ = new QPushButton(tr("Compare"), this);
   cancel_ = new QPushButton(tr("Cancel"), this);
@@ -79,7 +113,9 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(status_, 1);
 
   table_ = new QTableWidget(0, kColumns, this);
-  table_->setHorizontalHeaderLabels({tr("Output / module"), tr("Op"), tr("max abs"), tr("max rel"), tr("mismatched"), tr("cosine"), tr("Result")});
+  table_->setHorizontalHeaderLabels({tr("Output / module"), tr("Op"), tr("max abs"), tr("max rel"), tr("mismatched"), tr("cosine"), tr("SQNR dB"),
+                                     tr("local max abs"), tr("Result")});
+  table_->horizontalHeaderItem(kLocal)->setToolTip(tr("The error the node introduces itself: run on A's own inputs at B's precision"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -106,12 +142,16 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
       summary_.cancelled = true;
     }
     showSummary();
+    Q_EMIT errorHeatChanged();
     run_->setEnabled(document_ != nullptr);
     cancel_->setEnabled(false);
     if (const auto diagnostics = summary_.diagnostics(); !diagnostics.empty()) Q_EMIT diagnosticsReported(diagnostics);
     Q_EMIT finished();
   });
   connect(overlay_, &QCheckBox::toggled, this, &CompareDock::overlayToggled);
+  connect(dtypeA_, &QComboBox::currentIndexChanged, this, &CompareDock::precisionChanged);
+  connect(dtypeB_, &QComboBox::currentIndexChanged, this, &CompareDock::precisionChanged);
+  connect(metric_, &QComboBox::currentIndexChanged, this, &CompareDock::errorHeatChanged);
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const auto id = table_->item(row, kWhat)->data(Qt::UserRole).toULongLong();
     if (id == core::model::kNoNode) return;
@@ -136,6 +176,7 @@ void CompareDock::setDocument(core::model::Document* document) {
   table_->setRowCount(0);
   status_->clear();  // the last verdict was about the previous model
   inspector_->clear();
+  Q_EMIT errorHeatChanged();
   run_->setEnabled(document_ != nullptr && !isRunning());
   if (document_) {
     connect(document_, &core::model::Document::revisionAdded, this, &CompareDock::refreshRevisions);
@@ -194,6 +235,9 @@ void CompareDock::start() {
   req.rtol = rtol_->text().toDouble();
   req.deviceA = device_->currentText();
   req.deviceB = deviceB_->currentText();
+  req.dtypeA = dtypeA_->currentData().toString();
+  req.dtypeB = dtypeB_->currentData().toString();
+  req.autocastB = autocast_->isChecked();
   req.perNode = perNode_->isChecked();
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
@@ -213,8 +257,10 @@ void CompareDock::addRow(const core::run::CompareRow& r) {
   const int row = table_->rowCount();
   table_->insertRow(row);
   auto num = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("—"); };
+  const QString sqnr = std::isinf(r.sqnrDb) && r.sqnrDb > 0 ? QStringLiteral("∞") : num(r.sqnrDb);
+  const QString local = !r.hasLocal ? QString() : std::isfinite(r.localMaxAbs) ? num(r.localMaxAbs) : tr("overflow");
   const QStringList cells{r.label, r.op, num(r.maxAbs), num(r.maxRel),
-                          QStringLiteral("%1 / %2").arg(r.mismatched).arg(r.numel), num(r.cosine),
+                          QStringLiteral("%1 / %2").arg(r.mismatched).arg(r.numel), num(r.cosine), sqnr, local,
                           r.pass ? tr("pass") : (r.note.isEmpty() ? tr("FAIL") : tr("FAIL: ") + r.note)};
   const QColor colour = r.pass ? QColor(200, 240, 200) : QColor(250, 200, 200);
   for (int c = 0; c < kColumns; ++c) {
@@ -249,9 +295,91 @@ void CompareDock::showSummary() {
   if (!summary_.changes.isEmpty())
     text += QLatin1Char(' ') + (summary_.changes.size() == 1 ? tr("1 change compared where its values leave it.")
                                                              : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
+  if (summary_.culprit)
+    text += QLatin1Char(' ') + (std::isfinite(summary_.culprit->localScaled)
+                                    ? tr("The error is introduced at %1 (%2): run on A's inputs at %3, it is off by %4 of its scale.")
+                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB)
+                                          .arg(summary_.culprit->localScaled, 0, 'g', 3)
+                                    : tr("The error is introduced at %1 (%2): run on A's inputs at %3, it overflows.")
+                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
+  else if (summary_.localErrors && !summary_.equal)
+    text += QLatin1Char(' ') + tr("No node adds more than rounding noise at %1 on its own: the error accumulates.").arg(summary_.precisionB);
   status_->setText(text);
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);
+}
+
+void CompareDock::setPrecisionB(const QString& dtype) {
+  const int i = dtypeB_->findData(dtype);
+  if (i >= 0) dtypeB_->setCurrentIndex(i);
+}
+
+void CompareDock::precisionChanged() {
+  // Tolerance fields follow the lower precision (torch.testing's defaults) until edited by hand.
+  const auto next = core::run::defaultTolerance(dtypeA_->currentData().toString(), dtypeB_->currentData().toString());
+  if (atol() == shownDefault_.first && rtol() == shownDefault_.second) {
+    atol_->setText(QString::number(next.first, 'g', 3));
+    rtol_->setText(QString::number(next.second, 'g', 3));
+  }
+  shownDefault_ = next;
+  autocast_->setEnabled(!dtypeB_->currentData().toString().isEmpty());
+}
+
+void CompareDock::setErrorMetric(ErrorMetric metric) {
+  const int i = metric_->findData(int(metric));
+  if (i >= 0) metric_->setCurrentIndex(i);
+}
+
+QHash<core::model::NodeId, double> CompareDock::errorHeat(QString* title, QString* low, QString* high) const {
+  QHash<core::model::NodeId, double> heat;
+  const auto metric = ErrorMetric(metric_->currentData().toInt());
+  if (metric == ErrorMetric::Off || !summary_.ok) return heat;
+  // SQNR is better when higher: shown as dB below a ceiling, so that red stays the worst.
+  constexpr double kSqnrCeiling = 80;
+  double worst = 0;
+  for (const auto& r : summary_.nodes) {
+    if (r.node == core::model::kNoNode) continue;
+    double v = 0;
+    switch (metric) {
+      case ErrorMetric::MaxAbs: v = r.maxAbs; break;
+      case ErrorMetric::MaxRel: v = r.maxRel; break;
+      case ErrorMetric::Cosine: v = 1 - r.cosine; break;
+      case ErrorMetric::Sqnr: v = kSqnrCeiling - std::min(kSqnrCeiling, r.sqnrDb); break;
+      case ErrorMetric::Local:
+        if (!r.hasLocal) continue;
+        v = r.localScaled;
+        break;
+      case ErrorMetric::Off: break;
+    }
+    heat.insert(r.node, v);
+    if (std::isfinite(v)) worst = std::max(worst, v);
+  }
+  // An overflow (NaN, infinity) is the worst there is: drawn above every finite error.
+  bool overflow = false;
+  const double top = worst > 0 ? worst * 1.5 : 1;
+  for (auto it = heat.begin(); it != heat.end(); ++it)
+    if (!std::isfinite(*it)) {
+      *it = top;
+      overflow = true;
+    }
+  const auto format = [](double v) { return QString::number(v, 'g', 3); };
+  QString t, l = QStringLiteral("0"), h = overflow ? tr("%1, then overflow").arg(format(worst)) : format(worst);
+  switch (metric) {
+    case ErrorMetric::MaxAbs: t = tr("Max abs error against A"); break;
+    case ErrorMetric::MaxRel: t = tr("Max relative error against A"); break;
+    case ErrorMetric::Cosine: t = tr("1 − cosine similarity with A"); break;
+    case ErrorMetric::Sqnr:
+      t = tr("SQNR against A (red: lowest)");
+      l = QStringLiteral("≥ %1 dB").arg(kSqnrCeiling);
+      h = overflow ? tr("%1 dB, then overflow").arg(format(kSqnrCeiling - worst)) : QStringLiteral("%1 dB").arg(format(kSqnrCeiling - worst));
+      break;
+    case ErrorMetric::Local: t = tr("Local error: the node's own, relative to its scale"); break;
+    case ErrorMetric::Off: break;
+  }
+  if (title) *title = t;
+  if (low) *low = l;
+  if (high) *high = h;
+  return heat;
 }
 
 }  // namespace graft::ui

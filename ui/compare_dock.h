@@ -6,6 +6,7 @@
 #include "core/model/document.h"
 
 #include <QtCore/QFutureWatcher>
+#include <QtCore/QHash>
 #include <QtCore/QPointer>
 #include <QtWidgets/QWidget>
 #include <atomic>
@@ -43,6 +44,16 @@ class CompareDock : public QWidget {
   bool overlayEnabled() const;
   // Shows node `id`'s tensors in the inspector when the last comparison kept them.
   void inspectNode(core::model::NodeId id);
+  // B's precision: "" (as saved), "float16", "bfloat16", "float32" or "float64". The tolerance
+  // fields follow the lower precision unless they were edited.
+  void setPrecisionB(const QString& dtype);
+
+  // The error each compared node shows, by the metric chosen under "Error on canvas", as heat
+  // (larger is worse); empty when the metric is off or nothing was compared. `title`, `low` and
+  // `high` label the legend.
+  enum class ErrorMetric { Off, MaxAbs, MaxRel, Cosine, Sqnr, Local };
+  void setErrorMetric(ErrorMetric metric);
+  QHash<core::model::NodeId, double> errorHeat(QString* title = nullptr, QString* low = nullptr, QString* high = nullptr) const;
 
  public Q_SLOTS:
   void start();
@@ -52,6 +63,8 @@ class CompareDock : public QWidget {
   void finished();
   void nodeActivated(core::model::NodeId id);
   void overlayToggled(bool on);
+  // The error heat changed (a new result or another metric): errorHeat() has it.
+  void errorHeatChanged();
   // A comparison's error or differing outputs, and inputs that could not be made (Issues dock).
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
@@ -59,6 +72,7 @@ class CompareDock : public QWidget {
   void refreshRevisions();
   void showSummary();
   void addRow(const core::run::CompareRow& row);
+  void precisionChanged();
 
   QPointer<core::model::Document> document_;
   QComboBox* revA_ = nullptr;
@@ -68,6 +82,11 @@ class CompareDock : public QWidget {
   QComboBox* deviceB_ = nullptr;
   QLineEdit* atol_ = nullptr;
   QLineEdit* rtol_ = nullptr;
+  QComboBox* dtypeA_ = nullptr;
+  QComboBox* dtypeB_ = nullptr;
+  QCheckBox* autocast_ = nullptr;
+  QComboBox* metric_ = nullptr;
+  std::pair<double, double> shownDefault_{1e-5, 1e-4};  // the tolerance the fields were last set to
   QCheckBox* perNode_ = nullptr;
   QCheckBox* overlay_ = nullptr;
   QPushButton* run_ = nullptr;

@@ -281,6 +281,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (compareDock_->summary().ok) editActions_->history()->refresh();
   });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
+  connect(compareDock_, &CompareDock::errorHeatChanged, this, [this] {
+    QString title, low, high;
+    const auto heat = compareDock_->errorHeat(&title, &low, &high);
+    if (heat.isEmpty()) {
+      if (!heatAction_->isChecked()) canvas_->setHeat({});
+      return;
+    }
+    QSignalBlocker block(heatAction_);  // one heatmap at a time: the error replaces the cost
+    heatAction_->setChecked(false);
+    canvas_->setErrorHeat(heat, title, low, high);
+  });
   connect(this, &MainWindow::selectionChanged, compareDock_, &CompareDock::inspectNode);
 
   // Guided tours: the panel shares the left column with the Modules tree as a tab.
@@ -399,6 +410,10 @@ void MainWindow::buildMenus() {
   });
   modelActions_ << deltaAction;
   connect(heatAction_, &QAction::toggled, this, [this](bool on) {
+    if (on) {
+      QSignalBlocker block(compareDock_);
+      compareDock_->setErrorMetric(CompareDock::ErrorMetric::Off);
+    }
     canvas_->setHeat(on ? profileDock_->nodeCosts() : QHash<NodeId, double>{});
   });
   connect(profileDock_, &ProfileDock::costsChanged, this, [this] {
@@ -696,6 +711,15 @@ void MainWindow::showDivergence(bool reveal) {
       divergenceMarks_[target] = {QColor(0xef, 0x6c, 0x00),
                                   tr("outputs equal, but this intermediate is beyond tolerance: max abs %1")
                                       .arg(s.intermediateDivergence->maxAbs, 0, 'g', 3), 5};
+    }
+    if (s.culprit && s.culprit->node != core::model::kNoNode) {
+      target = s.culprit->node;
+      divergenceMarks_[target] = {QColor(0x6a, 0x1b, 0x9a),
+                                  std::isfinite(s.culprit->localScaled)
+                                      ? tr("CULPRIT: run on A's inputs at %1, this node alone is off by %2 of its scale")
+                                            .arg(s.precisionB).arg(s.culprit->localScaled, 0, 'g', 3)
+                                      : tr("CULPRIT: run on A's inputs at %1, this node alone overflows").arg(s.precisionB),
+                                  6};
     }
     if (!s.ok && s.errorNode != core::model::kNoNode) {
       target = s.errorNode;

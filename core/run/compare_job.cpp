@@ -15,6 +15,8 @@ CompareRow rowOf(const TensorDiff& d) {
   r.maxAbs = d.maxAbs;
   r.maxRel = d.maxRel;
   r.cosine = d.cosine;
+  r.sqnrDb = d.sqnrDb;
+  r.scaled = scaledError(d);
   r.mismatched = d.mismatched;
   r.numel = d.numel;
   r.pass = d.allclose;
@@ -30,7 +32,20 @@ CompareRow rowOf(const NodeDiff& n) {
   r.label = n.modulePath.isEmpty() ? QStringLiteral("<top>") : n.modulePath;
   r.change = n.change;
   if (n.change) r.label += QStringLiteral(" (change %1)").arg(n.change);
+  if (n.local) {
+    r.hasLocal = true;
+    r.localMaxAbs = n.local->maxAbs;
+    r.localScaled = scaledLocalError(n);
+  }
   return r;
+}
+
+// A side's precision from its request text; false with `error` set for an unknown dtype.
+bool precisionOf(const QString& dtype, bool autocast, Precision& out, QString& error) {
+  out.autocast = autocast;
+  if (dtype.isEmpty()) return true;
+  out.dtype = precisionDtype(dtype, &error);
+  return out.dtype.has_value();
 }
 // The first channels of a 4-D map, min-max scaled per channel (NaN and Inf show as 0).
 void addChannelMaps(const at::Tensor& tensor, TensorStats& st) {
@@ -69,6 +84,12 @@ model::Diagnostics CompareSummary::diagnostics() const {
                    .arg(firstDivergence->op, firstDivergence->modulePath)
                    .arg(firstDivergence->maxAbs, 0, 'g', 3);
   }
+  if (culprit) {
+    node = culprit->node;
+    message += QStringLiteral("; the error is introduced at %1 (%2), local max abs %3")
+                   .arg(culprit->op, culprit->modulePath.isEmpty() ? QStringLiteral("top level") : culprit->modulePath)
+                   .arg(culprit->localMaxAbs, 0, 'g', 3);
+  }
   return {model::Diagnostic::warning(job, message, {}, node)};
 }
 
@@ -100,6 +121,10 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   o.tol = {req.atol, req.rtol};
   o.deviceA = *devA;
   o.deviceB = *devB;
+  if (!precisionOf(req.dtypeA, false, o.precisionA, error) || !precisionOf(req.dtypeB, req.autocastB, o.precisionB, error)) {
+    s.error = error;
+    return s;
+  }
   o.perNode = req.perNode;
   o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
   o.lineageA = req.lineageA;
@@ -115,6 +140,7 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   }
   s.ok = true;
   s.equal = result->equal;
+  if (comparesPrecision(o)) s.precisionB = o.precisionB.describe();
   for (size_t i = 0; i < result->outputs.size(); ++i) {
     CompareRow r = rowOf(result->outputs[i]);
     r.label = QStringLiteral("output %1").arg(i);
@@ -125,6 +151,10 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
     if (const auto* f = result->firstDivergence()) s.firstDivergence = rowOf(*f);
     if (const auto* f = result->intermediateDivergence()) s.intermediateDivergence = rowOf(*f);
     for (const auto& g : result->nodes->changes) s.changes << g.label();
+    s.localErrors = result->localErrors;
+    if (result->culprit)
+      for (const auto& n : result->nodes->nodes)
+        if (n.nodeB == result->culprit->nodeB) s.culprit = rowOf(n);
     for (const auto& n : result->nodes->notCompared) {
       if (n.change && n.onB) s.insideChanges.push_back(n.node);
       if (!n.change) ++s.notCompared;
@@ -180,6 +210,19 @@ std::optional<TensorStats> statsGuarded(const CompareSummary& summary, model::No
   return std::nullopt;
 }
 }  // namespace
+
+QStringList availablePrecisions() {
+  return {QString(), QStringLiteral("float16"), QStringLiteral("bfloat16"), QStringLiteral("float32"), QStringLiteral("float64")};
+}
+
+std::pair<double, double> defaultTolerance(const QString& dtypeA, const QString& dtypeB) {
+  CompareOptions o;
+  QString ignored;
+  precisionOf(dtypeA, false, o.precisionA, ignored);
+  precisionOf(dtypeB, false, o.precisionB, ignored);
+  const Tolerance t = run::defaultTolerance(o);
+  return {t.atol, t.rtol};
+}
 
 QStringList availableDevices() {
   QStringList d{QStringLiteral("cpu")};

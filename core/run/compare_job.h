@@ -26,6 +26,9 @@ struct CompareRequest {
   InputsPtr inputs;
   double atol = 1e-5, rtol = 1e-4;
   QString deviceA = QStringLiteral("cpu"), deviceB = QStringLiteral("cpu");
+  // Precision of each side: empty for the model as saved, else "float16", "bfloat16", "float64", …
+  QString dtypeA, dtypeB;
+  bool autocastB = false;  // B keeps reductions and normalisations in float32
   bool perNode = true;
   // How nodes pair: through provenance (null lineages: the revisions' own, which is right for
   // two revisions of one document) or, for unrelated files, by structure. pairWith() sets these.
@@ -41,6 +44,10 @@ struct CompareRow {
   QString op;     // B's op; "aten::relu -> aten::gelu" when they differ
   QString modulePath;
   double maxAbs = 0, maxRel = 0, cosine = 1;
+  double sqnrDb = 0;          // +inf when equal
+  double scaled = 0;          // max abs / the reference's largest magnitude (run/culprit.h)
+  bool hasLocal = false;      // precision or device comparisons: the error the node adds itself
+  double localMaxAbs = 0, localScaled = 0;
   qint64 mismatched = 0, numel = 0;
   bool pass = true;
   QString note;
@@ -74,6 +81,9 @@ struct CompareSummary {
   QVector<CompareRow> nodes;
   std::optional<CompareRow> firstDivergence;         // outputs differ: the first row beyond tolerance
   std::optional<CompareRow> intermediateDivergence;  // outputs equal, yet this row is beyond tolerance
+  std::optional<CompareRow> culprit;                 // the node with the largest local error above noise
+  bool localErrors = false;                          // rows carry local errors (precision or device axis)
+  QString precisionB;                                // "float16 (autocast)", empty as saved
   QStringList changes;                               // "change 1: aten::conv2d + aten::batch_norm → aten::conv2d"
   QVector<model::NodeId> insideChanges;              // B nodes inside a change: not compared on their own
   int notCompared = 0;                               // rows left out (uninitialised memory, no value)
@@ -90,6 +100,11 @@ CompareSummary runCompare(const CompareRequest& request, const std::atomic<bool>
 // Statistics of node `node`'s first tensor output on side A (`sideB` false) or B; nullopt when the
 // node has no kept tensor output.
 std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins = 40);
+
+// Precisions a side can run at: "" (as saved), then float16, bfloat16, float32, float64.
+QStringList availablePrecisions();
+// The tolerance a comparison at these precisions starts from (torch.testing's defaults).
+std::pair<double, double> defaultTolerance(const QString& dtypeA, const QString& dtypeB);
 
 // Devices this build can run on: "cpu", plus "cuda" when available.
 QStringList availableDevices();

@@ -313,6 +313,16 @@ void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool
   viewport()->update();
 }
 
+void GraphCanvas::setErrorHeat(const QHash<core::model::NodeId, double>& error, const QString& title, const QString& low,
+                               const QString& high) {
+  scene_->setHeat(error, /*signedDelta=*/false, /*groupsTakeMax=*/true);
+  if (!heatLegend_) heatLegend_ = new HeatLegend(this);
+  heatLegend_->setLabels(title, low, high);
+  heatLegend_->setVisible(scene_->heatVisible());
+  heatLegend_->move(8, height() - heatLegend_->height() - 8);
+  viewport()->update();
+}
+
 bool GraphCanvas::heatVisible() const { return scene_->heatVisible(); }
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {

@@ -82,7 +82,7 @@ QGraphicsItem* GraphScene::itemShowing(NodeId id) const {
 void GraphScene::setFolds(const core::layout::Folds& folds) {
   folds_ = folds;
   // Group sums depend on which box stands for which module.
-  setHeat(QHash<NodeId, double>(heat_), signedHeat_);
+  setHeat(QHash<NodeId, double>(heat_), signedHeat_, heatGroupsTakeMax_);
   setChanges(QHash<NodeId, Change>(changes_));
   setMarks(QHash<NodeId, Mark>(marks_));
 }
@@ -94,14 +94,18 @@ void GraphScene::setDetailVisible(bool visible) {
   for (QGraphicsItem* item : items()) item->setVisible(visible);
 }
 
-void GraphScene::setHeat(const QHash<NodeId, double>& selfMs, bool signedDelta) {
+void GraphScene::setHeat(const QHash<NodeId, double>& selfMs, bool signedDelta, bool groupsTakeMax) {
   heat_ = selfMs;
   signedHeat_ = signedDelta;
+  heatGroupsTakeMax_ = groupsTakeMax;
   groupHeat_.clear();
   heatMax_ = 0;
   for (double v : heat_) heatMax_ = std::max(heatMax_, std::abs(v));
   for (auto it = heat_.begin(); it != heat_.end(); ++it)
-    forEachGroupAbove(it.key(), [&](int g) { groupHeat_[g] += it.value(); });
+    forEachGroupAbove(it.key(), [&](int g) {
+      double& held = groupHeat_[g];
+      held = groupsTakeMax ? std::max(held, it.value()) : held + it.value();
+    });
   update();
 }
 

@@ -39,8 +39,9 @@ class GraphScene : public QGraphicsScene {
   // The cost heatmap: self time per node (ms). Empty switches it off. Collapsed groups show
   // the sum over the nodes inside them.
   // `signedDelta`: the values are changes of time (after − before, ms), coloured green for
-  // savings and red for losses around white.
-  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false);
+  // savings and red for losses around white. `groupsTakeMax`: values that do not add up (errors):
+  // a collapsed group shows its worst node instead of the sum.
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false, bool groupsTakeMax = false);
   bool heatVisible() const { return !heat_.isEmpty(); }
   bool heatIsDelta() const { return signedHeat_; }
   double heatMaxMs() const { return heatMax_; }
@@ -121,6 +122,7 @@ class GraphScene : public QGraphicsScene {
   QHash<int, double> groupHeat_;
   double heatMax_ = 0;  // the largest value (the largest |change| for a delta)
   bool signedHeat_ = false;
+  bool heatGroupsTakeMax_ = false;
 };
 
 }  // namespace graft::ui::canvas

@@ -15,6 +15,15 @@ HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) {
 void HeatLegend::setMaxMs(double ms, bool signedDelta) {
   maxMs_ = ms;
   signed_ = signedDelta;
+  title_.clear();
+  update();
+}
+
+void HeatLegend::setLabels(const QString& title, const QString& low, const QString& high) {
+  signed_ = false;
+  title_ = title;
+  low_ = low;
+  high_ = high;
   update();
 }
 
@@ -28,15 +37,16 @@ void HeatLegend::paintEvent(QPaintEvent*) {
     p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()),
                signed_ ? deltaColour(2.0 * x / std::max(1, ramp.width() - 1) - 1.0) : heatColour(double(x) / std::max(1, ramp.width() - 1)));
   p.setPen(Qt::black);
+  const bool labelled = !title_.isEmpty();
   p.drawText(QRect(8, 3, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter,
-             signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)"));
+             labelled ? title_ : signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)"));
   QFont small = font();
   small.setPointSizeF(font().pointSizeF() * 0.85);
   p.setFont(small);
   p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignLeft,
-             signed_ ? QStringLiteral("−%1 ms").arg(maxMs_, 0, 'g', 3) : QStringLiteral("0 ms"));
+             labelled ? low_ : signed_ ? QStringLiteral("−%1 ms").arg(maxMs_, 0, 'g', 3) : QStringLiteral("0 ms"));
   p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignRight,
-             QStringLiteral("%1%2 ms").arg(signed_ ? QStringLiteral("+") : QString()).arg(maxMs_, 0, 'g', 3));
+             labelled ? high_ : QStringLiteral("%1%2 ms").arg(signed_ ? QStringLiteral("+") : QString()).arg(maxMs_, 0, 'g', 3));
 }
 
 }  // namespace graft::ui::canvas
