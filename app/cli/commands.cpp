@@ -3,7 +3,7 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(), reduceCommand(), precisionCommand(),
+  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(), reduceCommand(), precisionCommand(), quantErrorCommand(),
           profileCommand(), replayCommand(), shapesCommand(), diffCommand(), reportCommand()};
 }
 

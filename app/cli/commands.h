@@ -19,6 +19,7 @@ Command rewriteCommand();
 Command compareCommand();
 Command reduceCommand();
 Command precisionCommand();
+Command quantErrorCommand();
 
 // Every subcommand, in the order `graft-cli --help` lists them.
 std::vector<Command> allCommands();
