@@ -8,6 +8,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
+#include "ui/edit_actions.h"
 #include "ui/guarded_application.h"
 #include "ui/input_dialog.h"
 #include "ui/main_window.h"
@@ -17,6 +18,8 @@
 #include <QtTest/QtTest>
 #include <QtCore/QDir>
 #include <QtCore/QTimer>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QJsonDocument>
 #include <c10/util/Exception.h>
 #include <QtCore/QFileInfo>
 #include <QtCore/QStandardPaths>
@@ -281,6 +284,61 @@ class TstCompareDock : public QObject {
     QVERIFY(canvas->heatVisible());
     compare->setErrorMetric(ui::CompareDock::ErrorMetric::Off);
     QVERIFY(!canvas->heatVisible());
+  }
+
+  // From a failing float16 comparison: Reduce outlines the smallest failing subgraph and saves it
+  // as a .pt2; Keep in float32 adds a revision with casts that passes, journaled so that replay
+  // rebuilds it.
+  void reduceAndKeepFloat32FromTheDock() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("numerics/culprit.pt2")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec(graft::test::testdata("numerics/culprit.x.pt"));
+    compare->setPrecisionB(QStringLiteral("float16"));
+    auto* reduceButton = w.findChild<QPushButton*>(QStringLiteral("compareReduce"));
+    auto* keepButton = w.findChild<QPushButton*>(QStringLiteral("compareKeepFloat32"));
+    QVERIFY(!reduceButton->isEnabled());  // nothing compared yet
+    QVERIFY(runCompare(compare));
+    QVERIFY(compare->summary().culprit);
+    QVERIFY(reduceButton->isEnabled() && keepButton->isEnabled());
+
+    QSignalSpy reduced(compare, &ui::CompareDock::reduceFinished);
+    reduceButton->click();
+    QVERIFY(reduced.wait(120000));
+    const auto& r = compare->reduceSummary();
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QVERIFY(r.nodes.contains(compare->summary().culprit->node));
+    const auto* mark = w.canvas()->graphScene()->markOf(r.failing);
+    QVERIFY(mark);
+    QTemporaryDir dir;
+    const QString repro = dir.filePath(QStringLiteral("repro.pt2"));
+    QCOMPARE(compare->saveReducedAs(repro), QString());
+    auto reloaded = core::io::loadFile(repro);
+    QVERIFY2(reloaded.ok(), qPrintable(reloaded.error.message()));
+
+    // A looser tolerance (float16 noise passes), then the nodes to keep in float32.
+    for (auto* edit : compare->findChildren<QLineEdit*>())
+      if (edit->text() == QLatin1String("1e-05") || edit->text() == QLatin1String("0.001")) edit->setText(QStringLiteral("0.01"));
+    QVERIFY(runCompare(compare));
+    QVERIFY(!compare->summary().equal);
+    QSignalSpy found(compare, &ui::CompareDock::float32Found);
+    const int before = w.document()->count();
+    keepButton->click();
+    QVERIFY(found.wait(120000));
+    QVERIFY2(compare->float32Summary().ok, qPrintable(compare->float32Summary().error));
+    QCOMPARE(w.document()->count(), before + 1);
+    QVERIFY(w.document()->current()->name().contains(QLatin1String("float32")));
+    // The new revision at float16 against the original: equal within the tolerance.
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    // The journal records it, and replay onto a fresh load rebuilds the same graph.
+    const QJsonObject journal = w.editActions()->session()->toJson();
+    QVERIFY(QJsonDocument(journal).toJson().contains("keep_float32"));
+    auto fresh = core::io::loadFile(graft::test::testdata("numerics/culprit.pt2")).document;
+    core::edit::Session replaying(*fresh);
+    const auto replayed = replaying.replay(journal);
+    QVERIFY2(replayed.ok, qPrintable(replayed.error));
+    QCOMPARE(fresh->current()->irText(), w.document()->current()->irText());
   }
 
   // The GUI's last boundary: an exception thrown by an event handler is reported, and the

@@ -7,6 +7,7 @@
 #include <QtConcurrent/QtConcurrent>
 #include <QtGui/QDoubleValidator>
 #include <QtWidgets/QCheckBox>
+#include <QtWidgets/QFileDialog>
 #include <QtWidgets/QComboBox>
 #include <QtWidgets/QFormLayout>
 #include <QtWidgets/QHBoxLayout>
@@ -107,9 +108,22 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   cancel_->setEnabled(false);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
+  reduceButton_ = new QPushButton(tr("Reduce"), this);
+  reduceButton_->setObjectName(QStringLiteral("compareReduce"));
+  reduceButton_->setToolTip(tr("Find the smallest subgraph that still fails when fed A's values at its boundary "
+                               "(the comparison must fail at another precision or device, A and B the same revision)"));
+  float32Button_ = new QPushButton(tr("Keep in float32"), this);
+  float32Button_->setObjectName(QStringLiteral("compareKeepFloat32"));
+  float32Button_->setToolTip(tr("Find a small set of nodes to keep in float32 so that B at float16 or bfloat16 passes, "
+                                "and add it as a revision with casts around them"));
+  saveRepro_ = new QPushButton(tr("Save .pt2…"), this);
+  saveRepro_->setToolTip(tr("Save the reduced subgraph as a standalone .pt2 whose sample inputs are its boundary values"));
   auto* buttons = new QHBoxLayout();
   buttons->addWidget(run_);
   buttons->addWidget(cancel_);
+  buttons->addWidget(reduceButton_);
+  buttons->addWidget(float32Button_);
+  buttons->addWidget(saveRepro_);
   buttons->addWidget(status_, 1);
 
   table_ = new QTableWidget(0, kColumns, this);
@@ -133,6 +147,16 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
 
   connect(run_, &QPushButton::clicked, this, &CompareDock::start);
+  connect(reduceButton_, &QPushButton::clicked, this, &CompareDock::reduce);
+  connect(float32Button_, &QPushButton::clicked, this, &CompareDock::findFloat32Nodes);
+  connect(saveRepro_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the failing subgraph"), QStringLiteral("repro.pt2"),
+                                                      tr("torch.export programs (*.pt2)"));
+    if (path.isEmpty()) return;
+    const QString why = saveReducedAs(path);
+    status_->setText(why.isEmpty() ? tr("Saved %1: torch.export.load runs it on its sample inputs.").arg(path)
+                                   : tr("Could not save: %1").arg(why));
+  });
   connect(cancel_, &QPushButton::clicked, this, &CompareDock::cancel);
   connect(&watcher_, &QFutureWatcher<core::run::CompareSummary>::finished, this, [this] {
     summary_ = watcher_.result();
@@ -144,6 +168,9 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
     showSummary();
     Q_EMIT errorHeatChanged();
     run_->setEnabled(document_ != nullptr);
+    reduce_ = {};
+    float32_ = {};
+    updateNumericsButtons();
     cancel_->setEnabled(false);
     if (const auto diagnostics = summary_.diagnostics(); !diagnostics.empty()) Q_EMIT diagnosticsReported(diagnostics);
     Q_EMIT finished();
@@ -164,6 +191,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
 CompareDock::~CompareDock() {
   cancel();
   watcher_.waitForFinished();
+  numericsWatcher_.waitForFinished();
 }
 
 void CompareDock::setDocument(core::model::Document* document) {
@@ -176,6 +204,10 @@ void CompareDock::setDocument(core::model::Document* document) {
   table_->setRowCount(0);
   status_->clear();  // the last verdict was about the previous model
   inspector_->clear();
+  lastRequest_.reset();
+  reduce_ = {};
+  float32_ = {};
+  updateNumericsButtons();
   Q_EMIT errorHeatChanged();
   run_->setEnabled(document_ != nullptr && !isRunning());
   if (document_) {
@@ -239,11 +271,14 @@ void CompareDock::start() {
   req.dtypeB = dtypeB_->currentData().toString();
   req.autocastB = autocast_->isChecked();
   req.perNode = perNode_->isChecked();
+  lastRequest_ = req;
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
   runGeneration_ = generation_;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
+  reduceButton_->setEnabled(false);
+  float32Button_->setEnabled(false);
   status_->setText(tr("Running…"));
   // The request holds shared revision and input handles, so the worker never touches the document.
   watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
@@ -308,6 +343,79 @@ void CompareDock::showSummary() {
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);
 }
+
+void CompareDock::updateNumericsButtons() {
+  const bool idle = !isRunning() && !numericsWatcher_.isRunning();
+  const bool failingPrecision = idle && lastRequest_ && lastRequest_->a == lastRequest_->b && summary_.ok && !summary_.equal &&
+                                summary_.localErrors;
+  const QString dtypeB = lastRequest_ ? lastRequest_->dtypeB : QString();
+  reduceButton_->setEnabled(failingPrecision);
+  float32Button_->setEnabled(failingPrecision && (dtypeB == QLatin1String("float16") || dtypeB == QLatin1String("bfloat16")));
+  saveRepro_->setEnabled(idle && reduce_.ok);
+}
+
+void CompareDock::runNumericsJob(const std::function<void()>& job, const std::function<void()>& onDone) {
+  run_->setEnabled(false);
+  reduceButton_->setEnabled(false);
+  float32Button_->setEnabled(false);
+  saveRepro_->setEnabled(false);
+  const int generation = generation_;
+  auto* watcher = &numericsWatcher_;
+  disconnect(watcher, nullptr, this, nullptr);
+  connect(watcher, &QFutureWatcher<void>::finished, this, [this, generation, onDone] {
+    run_->setEnabled(document_ != nullptr);
+    if (generation != generation_) {  // another model was opened meanwhile
+      updateNumericsButtons();
+      return;
+    }
+    onDone();  // the worker's result, taken over on this thread
+    updateNumericsButtons();
+    if (reduce_.ok || !reduce_.error.isEmpty()) {
+      status_->setText(reduce_.ok ? tr("%n node(s) still fail on A's values at their boundary (%1 runs); they are outlined on the canvas. "
+                                       "Fails at %2 (%3).", nullptr, int(reduce_.nodes.size()))
+                                        .arg(reduce_.runs).arg(reduce_.failingOp, reduce_.failingPath)
+                                  : tr("Reduce: %1").arg(reduce_.error));
+      Q_EMIT reduceFinished();
+    }
+    if (float32_.ok || !float32_.error.isEmpty()) {
+      if (!float32_.ok) status_->setText(tr("Keep in float32: %1").arg(float32_.error));
+      else if (float32_.passesAlready) status_->setText(tr("B passes as it is: nothing needs float32."));
+      else {
+        status_->setText(tr("Keeping %1 in float32 makes B pass (max abs %2, was %3; %4 runs).")
+                             .arg(float32_.labels.join(QStringLiteral(", ")))
+                             .arg(float32_.afterMaxAbs, 0, 'g', 3)
+                             .arg(std::isfinite(float32_.beforeMaxAbs) ? QString::number(float32_.beforeMaxAbs, 'g', 3) : tr("an overflow"))
+                             .arg(float32_.runs));
+        Q_EMIT float32Found();
+      }
+    }
+  });
+  watcher->setFuture(QtConcurrent::run(job));
+}
+
+void CompareDock::reduce() {
+  if (!lastRequest_ || !document_ || numericsWatcher_.isRunning() || isRunning()) return;
+  reduce_ = {};
+  float32_ = {};
+  status_->setText(tr("Reducing…"));
+  const auto request = *lastRequest_;
+  const auto ids = document_->ids();  // a copy: the subgraph's new nodes never enter the document
+  auto out = std::make_shared<core::run::ReduceSummary>();
+  runNumericsJob([out, request, ids] { *out = core::run::runReduce(request, ids); }, [this, out] { reduce_ = *out; });
+}
+
+void CompareDock::findFloat32Nodes() {
+  if (!lastRequest_ || !document_ || numericsWatcher_.isRunning() || isRunning()) return;
+  reduce_ = {};
+  float32_ = {};
+  status_->setText(tr("Looking for nodes to keep in float32…"));
+  const auto request = *lastRequest_;
+  const auto ids = document_->ids();
+  auto out = std::make_shared<core::run::Float32Summary>();
+  runNumericsJob([out, request, ids] { *out = core::run::runFloat32Search(request, ids); }, [this, out] { float32_ = *out; });
+}
+
+QString CompareDock::saveReducedAs(const QString& path) { return core::run::saveReduced(reduce_, path); }
 
 void CompareDock::setPrecisionB(const QString& dtype) {
   const int i = dtypeB_->findData(dtype);

@@ -2,6 +2,7 @@
 // The Compare dock: pick revisions A and B of the open document, inputs, device and tolerances,
 // run the comparison in a worker thread (cancellable) and list outputs and nodes pass/fail.
 #include "core/run/compare_job.h"
+#include "core/run/numerics_job.h"
 
 #include "core/model/document.h"
 
@@ -10,6 +11,8 @@
 #include <QtCore/QPointer>
 #include <QtWidgets/QWidget>
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <memory>
 
 class QComboBox;
@@ -55,6 +58,15 @@ class CompareDock : public QWidget {
   void setErrorMetric(ErrorMetric metric);
   QHash<core::model::NodeId, double> errorHeat(QString* title = nullptr, QString* low = nullptr, QString* high = nullptr) const;
 
+  // The numerics debugger on the last comparison (a failing one at another precision or device,
+  // A and B the same revision): the smallest failing subgraph, and the nodes to keep in float32.
+  void reduce();
+  void findFloat32Nodes();
+  const core::run::ReduceSummary& reduceSummary() const { return reduce_; }
+  const core::run::Float32Summary& float32Summary() const { return float32_; }
+  // Writes the reduced subgraph as a standalone .pt2; empty when it worked, else why not.
+  QString saveReducedAs(const QString& path);
+
  public Q_SLOTS:
   void start();
   void cancel();
@@ -67,12 +79,18 @@ class CompareDock : public QWidget {
   void errorHeatChanged();
   // A comparison's error or differing outputs, and inputs that could not be made (Issues dock).
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
+  // reduce() finished (reduceSummary() has it); findFloat32Nodes() finished with nodes to keep.
+  void reduceFinished();
+  void float32Found();
 
  private:
   void refreshRevisions();
   void showSummary();
   void addRow(const core::run::CompareRow& row);
   void precisionChanged();
+  void updateNumericsButtons();
+  // Runs `job` on a worker thread, then `onDone` on this one (unless another model was opened).
+  void runNumericsJob(const std::function<void()>& job, const std::function<void()>& onDone);
 
   QPointer<core::model::Document> document_;
   QComboBox* revA_ = nullptr;
@@ -91,6 +109,13 @@ class CompareDock : public QWidget {
   QCheckBox* overlay_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* cancel_ = nullptr;
+  QPushButton* reduceButton_ = nullptr;
+  QPushButton* float32Button_ = nullptr;
+  QPushButton* saveRepro_ = nullptr;
+  std::optional<core::run::CompareRequest> lastRequest_;  // what the shown comparison ran
+  core::run::ReduceSummary reduce_;
+  core::run::Float32Summary float32_;
+  QFutureWatcher<void> numericsWatcher_;
   QLabel* status_ = nullptr;
   QTableWidget* table_ = nullptr;
   TensorInspector* inspector_ = nullptr;

@@ -281,6 +281,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (compareDock_->summary().ok) editActions_->history()->refresh();
   });
   connect(compareDock_, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
+  connect(compareDock_, &CompareDock::reduceFinished, this, [this] {
+    const auto& r = compareDock_->reduceSummary();
+    if (!r.ok) return;
+    for (auto id : r.nodes)
+      divergenceMarks_[id] = {QColor(0x00, 0x83, 0x8f), tr("in the smallest subgraph that still fails on A's values at its boundary"), 4};
+    showMarks();
+    if (view_ && view_->node(r.failing)) canvas_->revealNode(r.failing);
+  });
+  connect(compareDock_, &CompareDock::float32Found, this, [this] {
+    const auto& found = compareDock_->float32Summary();
+    QString error;
+    if (!editActions_->session() || !editActions_->session()->keepInFloat32(found.nodes, found.floating, &error)) {
+      reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("edit"), tr("the nodes could not be kept in float32: %1").arg(error))});
+      return;
+    }
+    statusBar()->showMessage(tr("New revision: %1 kept in float32 (Edit > Undo takes it back).").arg(found.labels.join(QStringLiteral(", "))), 8000);
+  });
   connect(compareDock_, &CompareDock::errorHeatChanged, this, [this] {
     QString title, low, high;
     const auto heat = compareDock_->errorHeat(&title, &low, &high);

@@ -41,13 +41,13 @@ void Session::commitRecorded(model::RevisionPtr revision, Record record) {
 }
 
 int Session::commitBuilt(model::RevisionPtr revision) {
-  commitRecorded(std::move(revision), {-1, std::nullopt, std::nullopt});
+  commitRecorded(std::move(revision), {-1, std::nullopt, std::nullopt, std::nullopt});
   return document_.currentIndex();
 }
 
 EditResult Session::apply(const Edit& edit) {
   EditResult r = edit::apply(edit, *document_.current(), document_.ids());
-  if (r.ok()) commitRecorded(r.revision, {-1, edit, std::nullopt});
+  if (r.ok()) commitRecorded(r.revision, {-1, edit, std::nullopt, std::nullopt});
   return r;
 }
 
@@ -92,8 +92,15 @@ std::optional<QVector<rewrite::Step>> rewriteFromJson(const QJsonObject& json, Q
 
 rewrite::ApplyResult Session::applyRewrite(const QVector<rewrite::Step>& steps) {
   rewrite::ApplyResult r = rewrite::applySteps(*document_.current(), steps, document_.ids());
-  if (r.ok()) commitRecorded(r.revision, {-1, std::nullopt, rewriteToJson(steps)});
+  if (r.ok()) commitRecorded(r.revision, {-1, std::nullopt, rewriteToJson(steps), std::nullopt});
   return r;
+}
+
+model::RevisionPtr Session::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
+                                          const rewrite::FloatingValues& floating, QString* error) {
+  auto revision = rewrite::keepInFloat32(*document_.current(), nodes, floating, document_.ids(), error);
+  if (revision) commitRecorded(revision, {-1, std::nullopt, std::nullopt, rewrite::keepFloat32ToJson(nodes, floating)});
+  return revision;
 }
 
 void Session::setJournalPath(const QString& path) {
@@ -139,8 +146,9 @@ QJsonObject Session::toJson(bool closed) const {
   QJsonArray edits;
   for (int i = 0; i < records_.size(); ++i) {
     const auto& r = records_[i];
-    QJsonObject o = r.rewrite ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
-                              : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}};
+    QJsonObject o = r.rewrite       ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
+                    : r.keepFloat32 ? QJsonObject{{"parent", r.parent}, {"keep_float32", *r.keepFloat32}}
+                                    : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}};
     if (i + 1 < document_.count()) o.insert(QStringLiteral("provenance"), changeToJson(document_.revision(i + 1)->change()));
     edits.append(o);
   }
@@ -274,6 +282,19 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
       const auto applied = applyRewrite(*steps);
       if (!applied.ok()) {
         r.error = QStringLiteral("rewrite %1 of the session was refused: %2").arg(i + 1).arg(applied.error);
+        return r;
+      }
+      ++r.applied;
+      continue;
+    }
+    if (rec.value(QLatin1String("keep_float32")).isObject()) {
+      std::unordered_set<model::NodeId> nodes;
+      rewrite::FloatingValues floating;
+      QString error;
+      document_.setCurrent(parent);
+      if (!rewrite::keepFloat32FromJson(rec.value(QLatin1String("keep_float32")).toObject(), nodes, floating, &error) ||
+          !keepInFloat32(nodes, floating, &error)) {
+        r.error = QStringLiteral("float32 nodes %1 of the session: %2").arg(i + 1).arg(error);
         return r;
       }
       ++r.applied;

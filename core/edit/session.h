@@ -7,6 +7,7 @@
 #include "core/edit/edit.h"
 #include "core/model/document.h"
 #include "core/rewrite/apply.h"
+#include "core/rewrite/keep_float32.h"
 
 #include <QtCore/QJsonObject>
 #include <QtCore/QLockFile>
@@ -36,6 +37,12 @@ class Session {
   // steps: each rule by its full text (rewrite::ruleText) and the match it was limited to, each
   // pass by name, so replay needs no rule library. An error leaves the document untouched.
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
+
+  // Keeps `nodes` in float32 (rewrite/keep_float32.h) as one revision, commits it and journals
+  // the nodes with the values found floating, so replay needs no run. Null with `error` set when
+  // refused; the document is then untouched.
+  model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes, const rewrite::FloatingValues& floating,
+                                   QString* error);
 
   // Commits a revision built by code outside the edit and rewrite vocabularies (tests and
   // benchmarks that shape a graph by hand). It is journaled as made elsewhere: replay stops there.
@@ -83,7 +90,8 @@ class Session {
   struct Record {
     int parent = -1;
     std::optional<Edit> edit;          // an edit, or
-    std::optional<QJsonObject> rewrite;  // rules and passes (applyRewrite); neither: made elsewhere
+    std::optional<QJsonObject> rewrite;  // rules and passes (applyRewrite), or
+    std::optional<QJsonObject> keepFloat32;  // nodes kept in float32; none of them: made elsewhere
   };
   // Commits `revision` as made by `record` (its parent is set here) and journals it.
   void commitRecorded(model::RevisionPtr revision, Record record);

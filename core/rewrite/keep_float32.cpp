@@ -2,6 +2,9 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <QtCore/QJsonArray>
+
+#include <algorithm>
 #include <map>
 
 namespace graft::core::rewrite {
@@ -9,9 +12,14 @@ namespace graft::core::rewrite {
 using torch::jit::Node;
 using torch::jit::Value;
 
+ValueKey valueKey(const model::Revision& revision, const Value* v) {
+  if (v->node()->kind() == c10::prim::Param) return {model::kNoNode, int(v->offset())};
+  return {revision.idOf(v->node()), int(v->offset())};
+}
+
 model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
-                                 const std::function<bool(const Value*)>& isFloating, model::NodeIdSource& ids,
-                                 QString* error) {
+                                 const FloatingValues& floatingValues, model::NodeIdSource& ids, QString* error) {
+  const auto isFloating = [&](const Value* v) { return floatingValues.count(valueKey(base, v)) > 0; };
   auto copy = base.cloneGraph();
   // The copy's values stand for the base's: the predicate is asked about the base value.
   std::unordered_map<const Value*, const Value*> baseValue;
@@ -90,6 +98,45 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
   }
   return model::Revision::derived(base, copy.graph, copy.ids,
                                   QStringLiteral("keep %1 node%2 in float32").arg(kept.size()).arg(kept.size() == 1 ? "" : "s"), ids);
+}
+
+QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating) {
+  std::vector<model::NodeId> sorted(nodes.begin(), nodes.end());
+  std::sort(sorted.begin(), sorted.end());
+  QJsonArray n, f;
+  for (auto id : sorted) n.append(QString::number(id));
+  for (const auto& k : floating)
+    f.append(k.node == model::kNoNode ? QStringLiteral("in:%1").arg(k.index) : QStringLiteral("%1:%2").arg(k.node).arg(k.index));
+  return {{"nodes", n}, {"floating", f}};
+}
+
+bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::NodeId>& nodes, FloatingValues& floating,
+                         QString* error) {
+  for (const auto& v : json.value(QLatin1String("nodes")).toArray()) {
+    bool ok = false;
+    const model::NodeId id = v.toString().toULongLong(&ok);
+    if (!ok) {
+      if (error) *error = QStringLiteral("bad node id '%1'").arg(v.toString());
+      return false;
+    }
+    nodes.insert(id);
+  }
+  for (const auto& v : json.value(QLatin1String("floating")).toArray()) {
+    const QStringList parts = v.toString().split(QLatin1Char(':'));
+    bool okNode = true, okIndex = false;
+    const model::NodeId node = parts.value(0) == QLatin1String("in") ? model::kNoNode : parts.value(0).toULongLong(&okNode);
+    const int index = parts.value(1).toInt(&okIndex);
+    if (parts.size() != 2 || !okNode || !okIndex) {
+      if (error) *error = QStringLiteral("bad value '%1'").arg(v.toString());
+      return false;
+    }
+    floating.insert({node, index});
+  }
+  if (nodes.empty()) {
+    if (error) *error = QStringLiteral("no nodes to keep in float32");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace graft::core::rewrite

@@ -6,17 +6,33 @@
 // .pt or .pt2 like any other revision.
 #include "core/model/revision.h"
 
-#include <functional>
+#include <QtCore/QJsonObject>
+#include <set>
 #include <unordered_set>
 
 namespace torch::jit { struct Value; }
 
 namespace graft::core::rewrite {
 
-// `isFloating`: whether a value holds a floating tensor (a run tells; types often do not).
+// A value by where it comes from: output `index` of node `node`, or graph input `index` (0 is
+// self) when `node` is kNoNode. Stable across loads, so a journal can name values.
+struct ValueKey {
+  model::NodeId node = model::kNoNode;
+  int index = 0;
+  bool operator<(const ValueKey& o) const { return node != o.node ? node < o.node : index < o.index; }
+};
+ValueKey valueKey(const model::Revision& revision, const torch::jit::Value* value);
+
+// The values that hold floating tensors (a run tells; types often do not).
+using FloatingValues = std::set<ValueKey>;
+
 // Returns null with `error` set when no node could be kept.
 model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
-                                 const std::function<bool(const torch::jit::Value*)>& isFloating,
-                                 model::NodeIdSource& ids, QString* error);
+                                 const FloatingValues& floating, model::NodeIdSource& ids, QString* error);
+
+// The journal's record of it: {"nodes": ["12", …], "floating": ["12:0", "in:1", …]}.
+QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating);
+bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::NodeId>& nodes, FloatingValues& floating,
+                         QString* error);
 
 }  // namespace graft::core::rewrite

@@ -100,6 +100,28 @@ void CompareRequest::pairWith(const model::Document& docA, const model::Document
   lineageB = o.lineageB;
 }
 
+bool optionsFor(const CompareRequest& req, CompareOptions& o, QString* error) {
+  const auto refuse = [error](const QString& why) {
+    *error = why;
+    return false;
+  };
+  if (!req.a || !req.b) return refuse(QStringLiteral("choose two revisions"));
+  if (!req.inputs) return refuse(QStringLiteral("give an input spec, e.g. 1x3x224x224:float32"));
+  auto devA = Executor::parseDevice(req.deviceA, error);
+  auto devB = devA ? Executor::parseDevice(req.deviceB, error) : std::nullopt;
+  if (!devA || !devB) return false;
+  o.tol = {req.atol, req.rtol};
+  o.deviceA = *devA;
+  o.deviceB = *devB;
+  if (!precisionOf(req.dtypeA, false, o.precisionA, *error) || !precisionOf(req.dtypeB, req.autocastB, o.precisionB, *error))
+    return false;
+  o.perNode = req.perNode;
+  o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
+  o.lineageA = req.lineageA;
+  o.lineageB = req.lineageB;
+  return true;
+}
+
 CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* cancel) {
   return model::guarded([&] { return compareGuarded(req, cancel); }, [](const QString& why) {
     CompareSummary s;
@@ -111,24 +133,8 @@ CompareSummary runCompare(const CompareRequest& req, const std::atomic<bool>* ca
 namespace {
 CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>* cancel) {
   CompareSummary s;
-  if (!req.a || !req.b) { s.error = QStringLiteral("choose two revisions"); return s; }
-  QString error;
-  auto devA = Executor::parseDevice(req.deviceA, &error);
-  auto devB = devA ? Executor::parseDevice(req.deviceB, &error) : std::nullopt;
-  if (!devA || !devB) { s.error = error; return s; }
-  if (!req.inputs) { s.error = QStringLiteral("give an input spec, e.g. 1x3x224x224:float32"); return s; }
   CompareOptions o;
-  o.tol = {req.atol, req.rtol};
-  o.deviceA = *devA;
-  o.deviceB = *devB;
-  if (!precisionOf(req.dtypeA, false, o.precisionA, error) || !precisionOf(req.dtypeB, req.autocastB, o.precisionB, error)) {
-    s.error = error;
-    return s;
-  }
-  o.perNode = req.perNode;
-  o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
-  o.lineageA = req.lineageA;
-  o.lineageB = req.lineageB;
+  if (!optionsFor(req, o, &s.error)) return s;
   o.cancel = cancel;
   auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *req.inputs, o));
   if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }

@@ -18,6 +18,7 @@ namespace graft::core::model { class Document; }
 namespace graft::core::run {
 
 struct CompareResult;
+struct CompareOptions;
 
 // Everything a comparison reads, as immutable snapshots: revisions and inputs resolved on the
 // caller's thread (resolveInputs), never a Document, which the GUI may close meanwhile.
@@ -92,6 +93,10 @@ struct CompareSummary {
   // the first divergence; nothing when cancelled or equal.
   model::Diagnostics diagnostics() const;
 };
+
+// The request as run/compare.h options; false with `error` set for an unknown device or dtype,
+// missing revisions or inputs.
+bool optionsFor(const CompareRequest& request, CompareOptions& options, QString* error);
 
 // Runs the comparison (blocking: call it from a worker thread). `cancel` is polled between nodes.
 // Never throws: whatever fails comes back in CompareSummary::error.

@@ -3,8 +3,6 @@
 #include "core/model/job_guard.h"
 #include "core/rewrite/keep_float32.h"
 
-#include <torch/csrc/jit/ir/ir.h>
-
 #include <algorithm>
 #include <unordered_set>
 
@@ -33,17 +31,13 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
       return result;
     }
     // Which values hold floating tensors, from the reference run.
-    std::unordered_set<const torch::jit::Value*> floatingValues;
+    rewrite::FloatingValues& floating = result.floating;
     for (const NodeRecord& r : first.runA->nodes) {
-      const torch::jit::Node* n = rev->nodeOf(r.id);
-      if (!n) continue;
-      for (size_t k = 0; k < r.outputs.size() && k < n->outputs().size(); ++k)
-        if (r.outputs[k].isTensor() && r.outputs[k].toTensor().is_floating_point()) floatingValues.insert(n->outputs()[k]);
+      for (size_t k = 0; k < r.outputs.size(); ++k)
+        if (r.outputs[k].isTensor() && r.outputs[k].toTensor().is_floating_point()) floating.insert({r.id, int(k)});
     }
-    const auto graph = rev->graph();
-    for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.values.size(); ++i)
-      if (inputs.values[i - 1].isTensor() && inputs.values[i - 1].toTensor().is_floating_point()) floatingValues.insert(graph->inputs()[i]);
-    const auto isFloating = [&](const torch::jit::Value* v) { return floatingValues.count(v) > 0; };
+    for (size_t i = 0; i < inputs.values.size(); ++i)
+      if (inputs.values[i].isTensor() && inputs.values[i].toTensor().is_floating_point()) floating.insert({model::kNoNode, int(i + 1)});
 
     std::vector<std::pair<double, model::NodeId>> ranking;
     for (const NodeDiff& row : first.nodes->nodes)
@@ -57,7 +51,7 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
     TensorDiff lastWorst;
     const auto passes = [&](const std::unordered_set<model::NodeId>& keep) {
       QString why;
-      auto mixed = rewrite::keepInFloat32(*rev, keep, isFloating, ids, &why);
+      auto mixed = rewrite::keepInFloat32(*rev, keep, floating, ids, &why);
       if (!mixed) return false;
       ++result.runs;
       const CompareResult r = compareRevisions(rev, mixed, inputs, outputsOnly);

@@ -5,6 +5,7 @@
 // how many of the worst must be kept (O(log N) runs), then each is dropped again while the
 // outputs still pass. The answer is a revision with casts around those nodes
 // (rewrite/keep_float32.h).
+#include "core/rewrite/keep_float32.h"
 #include "core/run/compare.h"
 
 namespace graft::core::run {
@@ -15,6 +16,7 @@ struct Float32Search {
   bool passesAlready = false;        // the lower-precision run is within tolerance as it is
   std::vector<model::NodeId> nodes;  // kept in float32, in graph order
   model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed
+  rewrite::FloatingValues floating;  // the values the reference run found floating (for replay)
   TensorDiff before, after;          // the worst output at the lower precision, without and with
   int runs = 0;                      // comparisons of the outputs it took (the first included)
   int ranked = 0;                    // nodes with a local error: the bisection's N
