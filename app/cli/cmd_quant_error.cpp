@@ -33,6 +33,7 @@ Command quantErrorCommand() {
     if (!twin) return int(kUsageOrInput);
     const auto inputs = inputsOrFail(parser, *quantized, seed);
     if (!inputs) return int(kUsageOrInput);
+    setCommandJob(QStringLiteral("compare"));  // both models loaded: what fails now is the comparison
 
     const auto result = core::run::moduleErrors(quantized->current(), twin->current(), *inputs, *device);
     if (!result.ok) return fail(result.error);
