@@ -120,7 +120,9 @@ class TstQuantError : public QObject {
   // A module's output is what leaves it: a fused block and its enclosing modules take the same
   // node; submodules fused away on the quantized side, and stubs, are listed on one side.
   void modulesTakeWhatLeavesThem() {
-    const auto result = errorsOf(QStringLiteral("mobilenet_v2"));
+    auto q = open(quantFile(QStringLiteral("mobilenet_v2.quantized.pt")));
+    auto f = open(quantFile(QStringLiteral("mobilenet_v2.float.pt")));
+    const auto result = run::moduleErrors(q->current(), f->current(), inputsOf(QStringLiteral("mobilenet_v2")));
     QVERIFY2(result.ok, qPrintable(result.error));
     auto row = [&](const QString& path) -> const run::ModuleError* {
       for (const auto& m : result.modules)
@@ -145,6 +147,12 @@ class TstQuantError : public QObject {
     QVERIFY(order.indexOf(QStringLiteral("features.0.0")) < order.indexOf(QStringLiteral("features.0")));
     QVERIFY(order.indexOf(QStringLiteral("features.0")) < order.indexOf(QStringLiteral("features.1")));
     QVERIFY(order.indexOf(QStringLiteral("features.17")) < order.indexOf(QStringLiteral("classifier")));
+    // Colouring: a node takes its innermost module's SQNR; top-level nodes have none.
+    const auto byNode = run::sqnrByNode(result, *q->current());
+    QCOMPARE(byNode.value(fused->node), fused->diff.sqnrDb);
+    for (model::NodeId id : q->current()->opNodeIds())
+      QCOMPARE(byNode.contains(id), !q->current()->modulePathOf(id).isEmpty() && q->current()->modulePathOf(id) != QLatin1String("quant")
+                                        && q->current()->modulePathOf(id) != QLatin1String("dequant"));
   }
 
   // A module whose shapes differ on the two sides is a row with a note, never the worst.

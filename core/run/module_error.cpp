@@ -164,4 +164,20 @@ ModuleErrorResult moduleErrors(model::RevisionPtr quantized, model::RevisionPtr 
   return result;
 }
 
+QHash<model::NodeId, double> sqnrByNode(const ModuleErrorResult& result, const model::Revision& quantized) {
+  QHash<QString, double> byPath;
+  for (const auto& m : result.modules)
+    if (m.diff.note.isEmpty()) byPath.insert(m.modulePath, m.diff.sqnrDb);
+  QHash<model::NodeId, double> out;
+  for (model::NodeId id : quantized.opNodeIds()) {
+    const QStringList modules = modulesOf(quantized.modulePathOf(id));
+    for (auto it = modules.rbegin(); it != modules.rend(); ++it)
+      if (const auto found = byPath.constFind(*it); found != byPath.constEnd()) {
+        out.insert(id, *found);
+        break;
+      }
+  }
+  return out;
+}
+
 }  // namespace graft::core::run

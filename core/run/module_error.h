@@ -3,6 +3,7 @@
 #include "core/run/compare.h"
 #include "core/run/executor.h"
 
+#include <QtCore/QHash>
 #include <QtCore/QStringList>
 #include <atomic>
 
@@ -45,5 +46,9 @@ struct ModuleErrorResult {
 // Never throws.
 ModuleErrorResult moduleErrors(model::RevisionPtr quantized, model::RevisionPtr floatTwin, const InputSet& inputs,
                                c10::Device device = c10::Device(c10::kCPU), const std::atomic<bool>* cancel = nullptr);
+
+// For colouring the quantized graph: each op node's SQNR, that of the innermost module around it
+// that was compared without a note; nodes at the top level or in unpaired modules are absent.
+QHash<model::NodeId, double> sqnrByNode(const ModuleErrorResult& result, const model::Revision& quantized);
 
 }  // namespace graft::core::run
