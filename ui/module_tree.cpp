@@ -15,8 +15,11 @@ ModuleTree::ModuleTree(QWidget* parent) : QTreeWidget(parent) {
   setObjectName(QStringLiteral("moduleTree"));
   setColumnCount(3);
   setHeaderLabels({tr("Module / op"), tr("Type"), tr("Ops")});
-  header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  // Columns as wide as their contents, scrolled sideways when the dock is narrow: a module
+  // path deep in the tree is read whole, never cut to "…".
+  header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   header()->setStretchLastSection(false);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   setUniformRowHeights(true);
   connect(this, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     if (!item) return;

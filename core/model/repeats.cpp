@@ -33,7 +33,11 @@ QString structureOf(const GraphView& view, int group) {
     QStringList ins;
     auto edges = edgesTo.value(n->id);
     std::sort(edges.begin(), edges.end(), [](const ViewEdge* a, const ViewEdge* b) { return a->toPort < b->toPort; });
+    // Each input with its shape (and each weight's, below): stages of one design at different
+    // widths (ResNet's layer2–4) are not repeats of each other, and one box would hide that their
+    // shapes differ.
     for (const ViewEdge* e : edges) {
+      ins << e->type;
       if (e->from != kNoNode && local.contains(e->from)) {
         ins << QStringLiteral("%1.%2").arg(local.value(e->from)).arg(e->fromPort);
       } else {
@@ -43,6 +47,9 @@ QString structureOf(const GraphView& view, int group) {
         ins << QStringLiteral("x%1").arg(*it);
       }
     }
+    // Weights by shape: in a TorchScript file the values carry no shapes, the weights do.
+    for (const auto& a : n->attributes)
+      if (a.kind == QLatin1String("tensor") || a.kind == QLatin1String("parameter")) ins << a.value;
     parts << QStringLiteral("%1@%2(%3)").arg(n->kind, relative, ins.join(QLatin1Char(',')));
   }
   return parts.join(QLatin1Char(';'));
