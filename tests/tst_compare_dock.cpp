@@ -341,6 +341,31 @@ class TstCompareDock : public QObject {
     QCOMPARE(fresh->current()->irText(), w.document()->current()->irText());
   }
 
+  // Run > Quantization Error: the quantized model coloured by each module's SQNR against its
+  // float twin, the worst module the hottest.
+  void quantizationErrorOnTheCanvas() {
+    ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata("quant/fx_cnn.quantized.pt")));
+    w.findChild<ui::CompareDock*>()->setInputSpec(graft::test::testdata("quant/fx_cnn.x.pt"));
+    QSignalSpy shown(&w, &ui::MainWindow::quantErrorShown);
+    QVERIFY(w.showQuantizationError(graft::test::testdata("quant/fx_cnn.float.pt")));
+    QVERIFY(shown.wait(120000));
+    QVERIFY(w.canvas()->heatVisible());
+    auto* scene = w.canvas()->graphScene();
+    // Every quantized op node inside a compared module has a colour; conv2 (the worst) the hottest.
+    const NodeId conv2 = nodeAt(w.view(), QStringLiteral("conv2"), QStringLiteral("quantized::conv2d"));
+    const NodeId conv1 = nodeAt(w.view(), QStringLiteral("conv1"), QStringLiteral("quantized::conv2d_relu"));
+    QVERIFY(conv2 != core::model::kNoNode);
+    QColor hot, other;
+    QVERIFY(scene->nodeHeat(conv2, &hot));
+    if (conv1 != core::model::kNoNode) {
+      QVERIFY(scene->nodeHeat(conv1, &other));
+      QVERIFY(hot != other);
+    }
+    // A float model that does not open: a message, nothing started.
+    QVERIFY(!w.showQuantizationError(QStringLiteral("/nonexistent/float.pt")));
+  }
+
   // The GUI's last boundary: an exception thrown by an event handler is reported, and the
   // application goes on.
   void exceptionInAnEventHandlerIsCaught() {

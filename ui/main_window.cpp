@@ -26,6 +26,7 @@
 #include "ui/canvas/minimap.h"
 #include "ui/edit_actions.h"
 #include "ui/compare_dock.h"
+#include "ui/quant_error_overlay.h"
 #include "ui/error_dialog.h"
 #include "ui/find_bar.h"
 #include "ui/issues_dock.h"
@@ -494,6 +495,15 @@ void MainWindow::buildMenus() {
   });
   profile->setObjectName(QStringLiteral("profileAction"));
   profile->setShortcut(QKeySequence(Qt::Key_F10));
+  QAction* quantError = runMenu->addAction(tr("&Quantization Error Against Float Model…"), this, [this] {
+    if (!document_) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("The float model this one was quantized from"), QString(),
+                                                      tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;All files (*)"));
+    if (!path.isEmpty()) showQuantizationError(path);
+  });
+  quantError->setObjectName(QStringLiteral("quantErrorAction"));
+  quantError->setToolTip(tr("Each module's SQNR against the float twin, paired by module path, coloured on the canvas"));
+  modelActions_ << quantError;
   runMenu->addSeparator();
   modelActions_ << applyMatch << applyAll << draft << compare << profile << editActions_->save << editActions_->saveAs;
   QAction* threads = runMenu->addAction(tr("&Threads…"), this, [this] {
@@ -748,6 +758,37 @@ void MainWindow::showDivergence(bool reveal) {
     canvas_->revealNode(target);
     selectNode(target);
   }
+}
+
+bool MainWindow::showQuantizationError(const QString& floatPath) {
+  if (!document_) return false;
+  if (!quantError_) {
+    quantError_ = new QuantErrorOverlay(this);
+    connect(quantError_, &QuantErrorOverlay::finished, this, [this] {
+      const auto& r = quantError_->result();
+      if (!r.ok) {
+        reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("compare"), r.error)});
+      } else {
+        QString title, low, high;
+        const auto heat = quantError_->heat(&title, &low, &high);
+        QSignalBlocker block(heatAction_);  // one heatmap at a time
+        heatAction_->setChecked(false);
+        canvas_->setErrorHeat(heat, title, low, high);
+        statusBar()->showMessage(tr("%n module(s) compared with the float model; the lowest SQNR: %1 (%2 dB)", nullptr, r.paired)
+                                     .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
+      }
+      Q_EMIT quantErrorShown();
+    });
+  }
+  const auto inputs = core::run::resolveInputs(*document_, compareDock_->inputSpec(), 0);
+  QString error = inputs.inputs ? QString() : inputs.error;
+  if (error.isEmpty() && quantError_->start(document_->current(), floatPath, inputs.inputs, &error)) {
+    statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
+    return true;
+  }
+  reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("compare"), error,
+                                                    tr("give the inputs in the Compare dock, or open the float model's own file"))});
+  return false;
 }
 
 void MainWindow::showMarks() {

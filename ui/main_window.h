@@ -29,6 +29,8 @@ class TourPanel;
 class Presentation;
 namespace canvas { class GraphCanvas; class Minimap; }
 
+class QuantErrorOverlay;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -62,6 +64,9 @@ class MainWindow : public QMainWindow {
   // order). nullptr, with a message, when there is nothing to compare or the file cannot be read.
   DiffView* showDiff(int a, int b);
   DiffView* showDiffWithFile(const QString& path);
+  // Run > Quantization Error: the open (quantized) model against `floatPath`, module by module,
+  // coloured on the canvas by SQNR when it finishes (quantErrorShown). False when it cannot start.
+  bool showQuantizationError(const QString& floatPath);
   DiffView* diffView() const { return diffView_; }
   CompareDock* compareDock() const { return compareDock_; }
   ProfileDock* profileDock() const { return profileDock_; }
@@ -96,6 +101,8 @@ class MainWindow : public QMainWindow {
   bool exportReport(const QString& path);
 
  Q_SIGNALS:
+  // The quantization error is on the canvas, or failed (reported to the Issues dock).
+  void quantErrorShown();
   void documentOpened();
   void loadFailed(const QString& headline);
   void selectionChanged(core::model::NodeId id);
@@ -150,6 +157,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<Presentation> presentation_;
   QAction* presentationAction_ = nullptr;
   QList<QAction*> modelActions_;  // need an open model: disabled without one
+  QuantErrorOverlay* quantError_ = nullptr;
 };
 
 }  // namespace graft::ui

@@ -3,6 +3,7 @@
 #include "core/io/pt2_export.h"
 #include "core/model/job_guard.h"
 #include "core/run/float32_search.h"
+#include "core/run/module_error.h"
 #include "core/run/reduce.h"
 
 namespace graft::core::run {
@@ -78,6 +79,33 @@ Float32Summary runFloat32Search(const CompareRequest& request, model::NodeIdSour
   }, [](const QString& why) {
     Float32Summary failed;
     failed.error = QStringLiteral("precision bisection failed: %1").arg(why);
+    return failed;
+  });
+}
+
+QuantErrorSummary runQuantError(model::RevisionPtr quantized, model::RevisionPtr floatTwin, InputsPtr inputs) {
+  return model::guarded([&]() -> QuantErrorSummary {
+    QuantErrorSummary s;
+    if (!quantized || !floatTwin || !inputs) {
+      s.error = QStringLiteral("open the quantized model, choose its float twin and give inputs");
+      return s;
+    }
+    const ModuleErrorResult r = moduleErrors(quantized, floatTwin, *inputs);
+    if (!r.ok) {
+      s.error = r.error;
+      return s;
+    }
+    s.ok = true;
+    s.paired = int(r.modules.size());
+    s.sqnrByNode = sqnrByNode(r, *quantized);
+    if (const ModuleError* worst = r.worst()) {
+      s.worstPath = worst->modulePath;
+      s.worstSqnrDb = worst->diff.sqnrDb;
+    }
+    return s;
+  }, [](const QString& why) {
+    QuantErrorSummary failed;
+    failed.error = QStringLiteral("the quantization error could not be measured: %1").arg(why);
     return failed;
   });
 }

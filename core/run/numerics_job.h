@@ -5,6 +5,7 @@
 #include "core/rewrite/keep_float32.h"
 #include "core/run/compare_job.h"
 
+#include <QtCore/QHash>
 #include <atomic>
 #include <memory>
 #include <unordered_set>
@@ -45,5 +46,17 @@ struct Float32Summary {
 
 // `request.b` at a float16 or bfloat16 precision against `request.a` (the same revision).
 Float32Summary runFloat32Search(const CompareRequest& request, model::NodeIdSource ids);
+
+struct QuantErrorSummary {
+  bool ok = false;
+  QString error;
+  QHash<model::NodeId, double> sqnrByNode;  // each quantized op node: its innermost compared module's SQNR (dB)
+  QString worstPath;                        // the module with the lowest SQNR
+  double worstSqnrDb = 0;
+  int paired = 0;                           // modules compared
+};
+
+// A quantized revision against its float twin, module by module (run/module_error.h).
+QuantErrorSummary runQuantError(model::RevisionPtr quantized, model::RevisionPtr floatTwin, InputsPtr inputs);
 
 }  // namespace graft::core::run
