@@ -7,6 +7,7 @@
 #include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/run/input_set.h"
+#include "core/run/compare.h"
 #include "core/run/executor.h"
 #include "core/io/save.h"
 #include "core/edit/edit.h"
@@ -423,6 +424,71 @@ class TestPt2 : public QObject {
         QVERIFY2(r.ok, qPrintable(r.error.headline()));
         QVERIFY2(torch::allclose(r.outputs.at(0).toTensor(), expected, 1e-4, 1e-5), qPrintable(stem));
       }
+    }
+  }
+
+  // Keyword arguments, dicts and nested results: the sample inputs are flattened as the program's
+  // in_spec says, every flat input and output is named by its path, and the outputs are
+  // ep.module()'s; compare needs no --input and names the outputs.
+  void structuredInputsAndOutputs_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("kwargs and a dict") << QStringLiteral("kw");
+    QTest::newRow("dict of lists out") << QStringLiteral("dictout");
+    QTest::newRow("bert, mask by keyword") << QStringLiteral("bert_kw");
+  }
+  void structuredInputsAndOutputs() {
+    QFETCH(QString, name);
+    static QTemporaryDir dir;
+    static bool made = false;
+    if (!made) {
+      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_structured_programs.py"), {dir.path()});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      made = true;
+    }
+    QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
+    QVERIFY(refFile.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(refFile.readAll()).object();
+    const auto names = [](const QJsonArray& a) {
+      QStringList out;
+      for (const auto& v : a) out << v.toString();
+      return out;
+    };
+    const QString program = dir.filePath(name + QStringLiteral(".pt2"));
+    auto loaded = io::loadFile(program);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + QStringLiteral(": ") + loaded.error.details));
+    const auto& doc = *loaded.document;
+    QCOMPARE(doc.inputNames(), names(ref.value(QStringLiteral("inputs")).toArray()));
+    QCOMPARE(doc.outputNames(), names(ref.value(QStringLiteral("outputs")).toArray()));
+    QVERIFY(doc.exampleInputs());
+    QCOMPARE(int(doc.exampleInputs()->values.size()), doc.inputNames().size());
+
+    QFile outFile(dir.filePath(name + QStringLiteral(".out.pt")));
+    QVERIFY(outFile.open(QIODevice::ReadOnly));
+    const QByteArray bytes = outFile.readAll();
+    const auto expected = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toList();
+    run::Executor executor(doc.current());
+    for (bool instrumented : {false, true}) {
+      run::RunOptions options;
+      options.instrumented = instrumented;
+      const auto r = executor.run(*doc.exampleInputs(), options);
+      QVERIFY2(r.ok, qPrintable(r.error.headline()));
+      const auto flat = run::flattenTensors(r.outputs);
+      QCOMPARE(flat.size(), expected.size());
+      for (size_t i = 0; i < flat.size(); ++i)
+        QVERIFY2(torch::allclose(flat[i], expected.get(i).toTensor(), 1e-4, 1e-5), qPrintable(doc.outputNames().value(int(i))));
+    }
+    const auto cli = graft::test::runCli({QStringLiteral("compare"), program, QStringLiteral("--json")});
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    QStringList shown;
+    for (const auto& o : cli.json().value(QStringLiteral("outputs")).toArray()) shown << o.toObject().value(QStringLiteral("name")).toString();
+    QCOMPARE(shown, doc.outputNames());
+    const auto profiled = graft::test::runCli({QStringLiteral("profile"), program, QStringLiteral("--runs"), QStringLiteral("2")});
+    QVERIFY2(profiled.exitCode == 0, profiled.err.constData());
+    if (name == QLatin1String("dictout")) {  // inputs given on the command line, one per flat input
+      const auto given = graft::test::runCli({QStringLiteral("compare"), program, QStringLiteral("--input"), QStringLiteral("2x8"),
+                                              QStringLiteral("--input"), QStringLiteral("2x8")});
+      QVERIFY2(given.exitCode == 0, given.err.constData());
+      QVERIFY2(given.out.contains("output logits"), given.out.constData());
     }
   }
 };

@@ -267,6 +267,7 @@ void CompareDock::start() {
   req.rtol = rtol_->text().toDouble();
   req.deviceA = device_->currentText();
   req.deviceB = deviceB_->currentText();
+  req.outputNames = document_->outputNames();
   req.dtypeA = dtypeA_->currentData().toString();
   req.dtypeB = dtypeB_->currentData().toString();
   req.autocastB = autocast_->isChecked();

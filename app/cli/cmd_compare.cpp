@@ -42,12 +42,12 @@ Command compareCommand() {
     if (!result.ok) return fail(result.diagnostics());
     report(result.diagnostics());  // differing outputs: a warning naming the first divergence
     if (parser.isSet(QStringLiteral("json"))) {
-      QJsonObject j = core::report::compareReport(result, options.tol, options.perNode);
+      QJsonObject j = core::report::compareReport(result, options.tol, options.perNode, docB->outputNames());
       j["a"] = docA->displayName();
       j["b"] = docB->displayName();
       printJson(j);
     } else {
-      printText(core::report::compareText(result, options.tol));
+      printText(core::report::compareText(result, options.tol, docB->outputNames()));
     }
     switch (result.verdict()) {
       case core::run::CompareResult::Verdict::Equal: return int(kOk);

@@ -118,6 +118,8 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true,
                          imported.provenanceRecord, std::move(imported.places));
     result.document->setFormat(QStringLiteral("pt2"));
+    result.document->setInputNames(imported.inputNames);
+    result.document->setOutputNames(imported.outputNames);
     if (!imported.exampleInputs.empty()) {
       auto examples = std::make_shared<run::InputSet>();
       examples->values = imported.exampleInputs;

@@ -3,6 +3,7 @@
 
 #include "core/io/archive_probe.h"
 #include "core/io/pt2_schema.h"
+#include "core/io/pytree_spec.h"
 #include "core/io/saved_value.h"
 #include "core/io/zip_directory.h"
 #include "core/model/graph_walk.h"
@@ -156,11 +157,13 @@ class Importer {
 
     auto* fn = cu_->create_function(c10::QualifiedName(*module_->type()->name(), "forward"), graph_);
     module_->type()->addMethod(fn);
+    readCallSpecs(gm.value(QLatin1String("module_call_graph")).toArray());
     readSampleInputs(str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName));
     return module_;
   }
 
   std::vector<c10::IValue> sampleInputs;
+  QStringList inputNames, outputNames;  // each flat input and output by its path in forward's signature
   QByteArray provenanceRecord;  // what Graft recorded when it saved the program, if it did
 
  private:
@@ -176,13 +179,46 @@ class Importer {
     }
   }
 
-  // data/sample_inputs/<model>.pt: torch.save((args, kwargs)). Optional; a damaged one is ignored.
+  // The root's in_spec and out_spec (module_call_graph[0]): how forward's arguments and results
+  // nest around the graph's flat inputs and outputs, and the paths that name them.
+  void readCallSpecs(const QJsonArray& callGraph) {
+    for (const auto& entry : callGraph) {
+      const QJsonObject e = entry.toObject();
+      if (!e.value(QLatin1String("fqn")).toString().isEmpty()) continue;
+      const QJsonObject sig = e.value(QLatin1String("signature")).toObject();
+      QStringList argNames;
+      for (const auto& a : sig.value(QLatin1String("forward_arg_names")).toArray()) argNames << a.toString();
+      inSpec_ = parseTreeSpec(sig.value(QLatin1String("in_spec")).toString());
+      const auto outSpec = parseTreeSpec(sig.value(QLatin1String("out_spec")).toString());
+      const size_t graphInputs = graph_->inputs().size() - 1;
+      if (inSpec_) {
+        const QStringList paths = inputPaths(*inSpec_, argNames);
+        if (size_t(paths.size()) == graphInputs) inputNames = paths;
+      }
+      if (outSpec) {
+        const QStringList paths = outSpec->isLeaf() ? QStringList{QStringLiteral("output")} : leafPaths(*outSpec);
+        const Value* out = graph_->outputs().at(0);
+        const size_t flat = out->node()->kind() == c10::prim::TupleConstruct ? out->node()->inputs().size() : 1;
+        if (size_t(paths.size()) == flat) outputNames = paths;
+      }
+      return;
+    }
+  }
+
+  // data/sample_inputs/<model>.pt: torch.save((args, kwargs)), flattened as the in_spec says
+  // (keyword arguments and dicts included). Optional; a damaged one is ignored.
   void readSampleInputs(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) return;
     try {
       const QByteArray bytes = record(name);
       const c10::IValue saved = loadSavedValue(bytes);
       if (!saved.isTuple() || saved.toTupleRef().elements().empty()) return;
+      if (inSpec_) {
+        if (auto flat = flattenBySpec(saved, *inSpec_, nullptr)) {
+          sampleInputs = std::move(*flat);
+          return;
+        }
+      }
       const c10::IValue args = saved.toTupleRef().elements()[0];
       if (args.isTuple()) sampleInputs = args.toTupleRef().elements().vec();
     } catch (const std::exception&) {
@@ -685,6 +721,7 @@ class Importer {
   std::shared_ptr<torch::jit::CompilationUnit> cu_;
   std::shared_ptr<torch::jit::Module> module_;
   std::shared_ptr<Graph> graph_;
+  std::optional<TreeSpec> inSpec_;
 };
 
 }  // namespace
@@ -709,6 +746,8 @@ Pt2Import importPt2(const QString& path) {
     Importer importer(path);
     result.module = importer.run();
     result.exampleInputs = importer.sampleInputs;
+    result.inputNames = importer.inputNames;
+    result.outputNames = importer.outputNames;
     result.provenanceRecord = importer.provenanceRecord;
     result.places = importer.opPlaces();
   } catch (const Pt2Error& e) {

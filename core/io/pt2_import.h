@@ -7,6 +7,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 #include <memory>
 #include <optional>
 
@@ -19,7 +20,8 @@ bool isPt2Archive(const QString& path);
 
 struct Pt2Import {
   std::shared_ptr<torch::jit::Module> module;  // forward(self, *user_inputs): the program's graph
-  std::vector<c10::IValue> exampleInputs;      // the archive's sample inputs (args), when it has them
+  std::vector<c10::IValue> exampleInputs;      // the archive's sample inputs, flattened (kwargs and dicts too)
+  QStringList inputNames, outputNames;          // flat inputs and outputs by path ("d.a", "logits"), when known
   QByteArray provenanceRecord;                  // Graft's record (model/saved_record.h), when Graft saved it
   std::vector<model::NodePlace> places;         // each op node's module path and class names, graph order
   LoadError error;                              // set when module is null

@@ -47,6 +47,13 @@ class Document : public QObject {
   // Inputs the file itself provides (a .pt2's sample inputs): runs default to them.
   const std::shared_ptr<const run::InputSet>& exampleInputs() const { return exampleInputs_; }
   void setExampleInputs(std::shared_ptr<const run::InputSet> inputs) { exampleInputs_ = std::move(inputs); }
+  // A program's flat outputs by their path in its results ("logits", "past.0.1"); empty when the
+  // file does not say (TorchScript) or they do not line up with the graph's.
+  const QStringList& outputNames() const { return outputNames_; }
+  void setOutputNames(QStringList names) { outputNames_ = std::move(names); }
+  // Likewise its flat inputs by path in forward's arguments ("x", "d.a", "scale").
+  const QStringList& inputNames() const { return inputNames_; }
+  void setInputNames(QStringList names) { inputNames_ = std::move(names); }
   // What the file said about its nodes when Graft saved it (null: not a file Graft saved, or its
   // record did not fit the graph).
   const std::shared_ptr<const SavedRecord>& savedRecord() const { return savedRecord_; }
@@ -75,6 +82,7 @@ class Document : public QObject {
   QByteArray sourceSha256_;
   QString format_ = QStringLiteral("torchscript");
   std::shared_ptr<const run::InputSet> exampleInputs_;
+  QStringList outputNames_, inputNames_;
   std::shared_ptr<const SavedRecord> savedRecord_;
 };
 

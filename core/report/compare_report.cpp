@@ -48,11 +48,13 @@ QString verdictName(run::CompareResult::Verdict v) {
 }
 }  // namespace
 
-QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol, bool perNode) {
+QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol, bool perNode, const QStringList& outputNames) {
   QJsonArray outputs;
+  const bool named = size_t(outputNames.size()) == r.outputs.size();
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     QJsonObject o = tensorDiffJson(r.outputs[i]);
     o["index"] = int(i);
+    if (named) o["name"] = outputNames[int(i)];
     outputs.append(o);
   }
   QJsonObject j{{"outputs", outputs}, {"equal", r.equal}, {"atol", tol.atol}, {"rtol", tol.rtol},
@@ -102,7 +104,8 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
   return j;
 }
 
-QString compareText(const run::CompareResult& r, const run::Tolerance& tol) {
+QString compareText(const run::CompareResult& r, const run::Tolerance& tol, const QStringList& outputNames) {
+  const bool named = size_t(outputNames.size()) == r.outputs.size();
   QStringList lines;
   const QString head = r.verdict() == run::CompareResult::Verdict::Equal ? QStringLiteral("EQUAL")
                        : r.equal ? QStringLiteral("OUTPUTS EQUAL, INTERMEDIATE DIFFERS") : QStringLiteral("DIFFERENT");
@@ -110,7 +113,7 @@ QString compareText(const run::CompareResult& r, const run::Tolerance& tol) {
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const auto& d = r.outputs[i];
     lines << QStringLiteral("output %1: %2  max_abs %3  max_rel %4  mismatched %5/%6  cosine %7%8")
-                 .arg(i).arg(d.allclose ? QStringLiteral("ok  ") : QStringLiteral("FAIL"))
+                 .arg(named ? outputNames[int(i)] : QString::number(i)).arg(d.allclose ? QStringLiteral("ok  ") : QStringLiteral("FAIL"))
                  .arg(d.maxAbs, 0, 'g', 4).arg(d.maxRel, 0, 'g', 4).arg(d.mismatched).arg(d.numel).arg(d.cosine, 0, 'f', 6)
                  .arg(d.note.isEmpty() ? QString() : QStringLiteral("  (") + d.note + QLatin1Char(')'));
   }

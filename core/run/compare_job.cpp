@@ -149,7 +149,8 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   if (comparesPrecision(o)) s.precisionB = o.precisionB.describe();
   for (size_t i = 0; i < result->outputs.size(); ++i) {
     CompareRow r = rowOf(result->outputs[i]);
-    r.label = QStringLiteral("output %1").arg(i);
+    r.label = size_t(req.outputNames.size()) == result->outputs.size() ? QStringLiteral("output %1").arg(req.outputNames[int(i)])
+                                                                       : QStringLiteral("output %1").arg(i);
     s.outputs.push_back(r);
   }
   if (result->nodes) {

@@ -30,6 +30,7 @@ struct CompareRequest {
   // Precision of each side: empty for the model as saved, else "float16", "bfloat16", "float64", …
   QString dtypeA, dtypeB;
   bool autocastB = false;  // B keeps reductions and normalisations in float32
+  QStringList outputNames;  // B's outputs by path ("logits"), for the rows' labels
   bool perNode = true;
   // How nodes pair: through provenance (null lineages: the revisions' own, which is right for
   // two revisions of one document) or, for unrelated files, by structure. pairWith() sets these.
