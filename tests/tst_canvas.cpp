@@ -1,6 +1,7 @@
 // The canvas in the main window: layout arrives from the worker, +/- clicks expand and collapse,
 // find reveals hidden nodes, selection syncs canvas / module tree / IR / inspector, edge
 // tooltips carry the tensor type, exports write valid SVG and PNG, and screenshots for people.
+#include "core/layout/labels.h"
 #include "core/layout/layout_engine.h"
 #include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
@@ -12,6 +13,8 @@
 #include "ui/ir_view.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
+#include "ui/render/diagram_painter.h"
+#include "ui/render/edge_labels.h"
 
 #include <QtCore/QXmlStreamReader>
 #include <QtGui/QImage>
@@ -343,6 +346,109 @@ class TstCanvas : public QObject {
                                           QStringLiteral("--expand"), QStringLiteral("lots")});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY(bad.err.contains("--expand"));
+  }
+
+  // Hand-made crowding: two routes leaving one port with the same shape are labelled once, a
+  // label never lands on a title bar, a box or another label, and a route with no free spot
+  // goes without.
+  void edgeLabelsAvoidEachOther() {
+    using graft::ui::canvas::EdgeLabelRequest;
+    auto line = [](QPointF a, QPointF b) {
+      QPainterPath p(a);
+      p.lineTo(b);
+      return p;
+    };
+    const QString shape = QStringLiteral("1×64×56×56");
+    QVector<EdgeLabelRequest> requests{
+        {line({100, 0}, {100, 200}), shape, QStringLiteral("7:0")},
+        {line({100, 0}, {100, 200}), shape, QStringLiteral("7:0")},  // the same value again
+        {line({104, 0}, {104, 200}), QStringLiteral("1×128×28×28"), QStringLiteral("8:0")},
+        {line({300, 0}, {300, 200}), shape, QStringLiteral("9:0")},
+        {line({500, 90}, {500, 110}), shape, QStringLiteral("10:0")},  // boxed in
+    };
+    const QRectF title(250, 95, 200, 20), box(290, 40, 80, 30), cage(380, 60, 240, 80);
+    const auto placed = graft::ui::canvas::placeEdgeLabels(requests, {title, box, cage});
+    QCOMPARE(placed.size(), requests.size());
+    QVERIFY(!placed[0].isNull());
+    QVERIFY(placed[1].isNull());
+    QVERIFY(!placed[2].isNull());
+    QVERIFY(!placed[3].isNull());
+    QVERIFY(placed[4].isNull());
+    QCOMPARE(placed[0].center().y(), 100.0);  // the middle was free
+    for (int i = 0; i < placed.size(); ++i) {
+      if (placed[i].isNull()) continue;
+      QCOMPARE(placed[i].size(), graft::ui::canvas::edgeLabelSize(requests[i].text));
+      for (const QRectF& r : {title, box, cage}) QVERIFY(!placed[i].intersects(r));
+      for (int j = i + 1; j < placed.size(); ++j) QVERIFY(!placed[i].intersects(placed[j]));
+    }
+    // Inside an area: nothing sticks out of it.
+    const QRectF area(0, 0, 160, 200);
+    const auto inside = graft::ui::canvas::placeEdgeLabels({requests[0]}, {}, area);
+    QVERIFY(!inside[0].isNull() && area.contains(inside[0]));
+  }
+
+  // resnet18 fully expanded: no two shape labels overlap, none covers a title bar or a box, and
+  // most values leaving a port still say their shape.
+  void edgeLabelsDoNotOverlapOnResnet18() {
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    // The exported program: its values carry shapes (a TorchScript file's mostly do not).
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    const auto& d = c->diagram();
+    QVector<QRectF> titles, boxes;
+    for (const auto& g : d.groups)
+      if (g.expanded) titles << QRectF(g.rect.left(), g.rect.top(), g.rect.width(), layout::kTitleHeight);
+      else boxes << g.rect;
+    for (const auto& n : d.nodes) boxes << n.rect;
+    for (const auto& t : d.terminals) boxes << t.rect;
+    QVector<QRectF> shown;
+    QSet<QString> labelled, said;  // (source port, shape) pairs with a label / shown
+    int labelledRoutes = 0;
+    for (QGraphicsItem* item : c->graphScene()->items()) {
+      auto* e = dynamic_cast<graft::ui::canvas::EdgeItem*>(item);
+      if (!e || e->label().isEmpty()) continue;
+      ++labelledRoutes;
+      const auto& ve = w.view()->edges[d.edges[e->route()].edge];
+      const QString pair = QStringLiteral("%1:%2 %3 %4").arg(ve.from).arg(ve.fromPort).arg(ve.value, e->label());
+      labelled << pair;
+      if (e->labelRect().isNull()) continue;
+      said << pair;
+      shown << e->labelRect();
+      QVERIFY(e->boundingRect().contains(e->labelRect()));
+    }
+    for (int i = 0; i < shown.size(); ++i) {
+      for (int j = i + 1; j < shown.size(); ++j) QVERIFY2(!shown[i].intersects(shown[j]), "two labels overlap");
+      for (const QRectF& t : titles) QVERIFY2(!shown[i].intersects(t), "a label covers a group title");
+      for (const QRectF& b : boxes) QVERIFY2(!shown[i].intersects(b), "a label covers a box");
+    }
+    qInfo("resnet18 expanded: %lld labels shown for %lld labelled values (%d labelled routes)", qlonglong(shown.size()),
+          qlonglong(labelled.size()), labelledRoutes);
+    QVERIFY(!shown.isEmpty());
+    QVERIFY2(said.size() * 10 >= labelled.size() * 8, "fewer than 80% of the values say their shape");
+    // The exporters place labels the same way.
+    QVector<QPainterPath> paths;
+    for (const auto& route : d.edges) paths << graft::ui::canvas::edgePath(route);
+    const auto placed = graft::ui::canvas::placeDiagramEdgeLabels(d, *w.view(), paths);
+    QCOMPARE(int(std::count_if(placed.begin(), placed.end(), [](const QRectF& r) { return !r.isNull(); })), int(shown.size()));
+    if (const QString dir = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      // The scene at 1:1, 1366×768 from layer1 down (residuals and a downsample branch).
+      const int layer1 = groupByPath(w.view(), QStringLiteral("layer1"));
+      QVERIFY(layer1 > 0);
+      const QRectF top = c->graphScene()->groupItem(layer1)->rect();
+      QImage shot(1366, 768, QImage::Format_RGB32);
+      shot.fill(Qt::white);
+      QPainter p(&shot);
+      p.setRenderHint(QPainter::Antialiasing);
+      p.setRenderHint(QPainter::TextAntialiasing);
+      c->graphScene()->render(&p, QRectF(shot.rect()), QRectF(d.bounds.center().x() - 683, top.top() - 20, 1366, 768));
+      p.end();
+      QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("edge_labels_resnet18.png"))));
+    }
   }
 
   void screenshots() {

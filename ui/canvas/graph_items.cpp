@@ -96,11 +96,13 @@ void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
   if (!expanded_ && event->button() == Qt::LeftButton) sceneOf(this)->toggleClicked(group_);
 }
 
-EdgeItem::EdgeItem(int route, const QPainterPath& path, QString label) : route_(route), path_(path), label_(std::move(label)) {
+EdgeItem::EdgeItem(int route, const QPainterPath& path, QString label, const QRectF& labelRect)
+    : route_(route), path_(path), label_(std::move(label)), labelRect_(label_.isEmpty() ? QRectF() : labelRect) {
   QPainterPathStroker stroker;
   stroker.setWidth(8);
   hoverShape_ = stroker.createStroke(path_);
-  bounds_ = hoverShape_.boundingRect().united(edgeLabelRect(path_, label_));
+  bounds_ = hoverShape_.boundingRect();
+  if (!labelRect_.isNull()) bounds_ = bounds_.united(labelRect_);
   setZValue(1);
   setAcceptHoverEvents(true);
 }
@@ -111,7 +113,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const auto& ve = s->view()->edges[e.edge];
   const bool touches = s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
   paintEdge(*p, e, path_, touches, lodOf(p, option));
-  paintEdgeLabel(*p, path_, label_, lodOf(p, option));
+  paintEdgeLabel(*p, labelRect_, label_, lodOf(p, option));
 }
 
 }  // namespace graft::ui::canvas

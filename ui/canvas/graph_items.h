@@ -70,8 +70,12 @@ class GroupItem : public QGraphicsItem {
 
 class EdgeItem : public QGraphicsItem {
  public:
-  EdgeItem(int route, const QPainterPath& path, QString label = {});
+  // `labelRect`: where placeEdgeLabels put the label; null when it is left out (the tooltip still
+  // gives the shape).
+  EdgeItem(int route, const QPainterPath& path, QString label = {}, const QRectF& labelRect = {});
   int route() const { return route_; }  // index into the scene diagram's edges
+  const QString& label() const { return label_; }
+  QRectF labelRect() const { return labelRect_; }
   QRectF boundingRect() const override { return bounds_; }
   QPainterPath shape() const override { return hoverShape_; }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -80,7 +84,7 @@ class EdgeItem : public QGraphicsItem {
   int route_;
   QPainterPath path_, hoverShape_;
   QString label_;  // the tensor's shape, drawn beside the route
-  QRectF bounds_;
+  QRectF labelRect_, bounds_;
 };
 
 }  // namespace graft::ui::canvas

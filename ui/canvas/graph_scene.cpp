@@ -3,6 +3,7 @@
 #include "core/layout/labels.h"
 #include "core/model/symbol_ranges.h"
 #include "ui/render/diagram_painter.h"
+#include "ui/render/edge_labels.h"
 #include "ui/canvas/graph_items.h"
 
 #include <QtWidgets/QGraphicsSceneHelpEvent>
@@ -36,10 +37,15 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
     addItem(item);
     groups_[g.group] = item;
   }
+  QVector<QPainterPath> paths;
+  paths.reserve(diagram_.edges.size());
+  for (const auto& route : diagram_.edges) paths << edgePath(route);
+  // Placed once for the whole diagram, as the exporters place them.
+  const QVector<QRectF> labelRects = placeDiagramEdgeLabels(diagram_, *view_, paths);
   for (int i = 0; i < diagram_.edges.size(); ++i) {
     const auto& route = diagram_.edges[i];
     const QString label = route.edge >= 0 && route.edge < view_->edges.size() ? core::layout::edgeLabel(view_->edges[route.edge]) : QString();
-    auto* item = new EdgeItem(i, edgePath(route), label);
+    auto* item = new EdgeItem(i, paths[i], label, labelRects[i]);
     item->setVisible(detailVisible_);
     addItem(item);
   }
@@ -178,7 +184,7 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto& de = diagram_.edges[e->route()];
       const auto& ve = view_->edges[de.edge];
       text = QStringLiteral("%%1 : %2").arg(ve.value, ve.type.isEmpty() ? tr("(type unknown)") : ve.type);
-      if (const QString ranges = core::model::symbolRangesIn(ve.type); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
+      if (const QString ranges = core::model::symbolRangesIn(ve.type, view_->symbolRanges); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
       if (de.count > 1) text += tr("\n(+%1 more edges on this route)").arg(de.count - 1);
       break;
     }
@@ -188,7 +194,7 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
       QStringList types;
       for (const auto& o : vn->outputs) types << o.type;
-      if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' '))); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
+      if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' ')), view_->symbolRanges); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
       if (const QString extra = noteOf(n->id()); !extra.isEmpty()) text += QStringLiteral("\n") + extra;
       break;

@@ -1,6 +1,7 @@
 #include "ui/render/diagram_painter.h"
 
 #include "core/layout/labels.h"
+#include "ui/render/edge_labels.h"
 
 #include <QtGui/QPainter>
 #include <algorithm>
@@ -165,16 +166,8 @@ void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPa
   p.drawPolygon(head);
 }
 
-QRectF edgeLabelRect(const QPainterPath& path, const QString& label) {
-  if (label.isEmpty() || path.isEmpty()) return {};
-  const QPointF mid = path.pointAtPercent(0.5);
-  const double width = label.size() * 6.2 + 4;
-  return QRectF(mid.x() + 4, mid.y() - 7, width, 13);
-}
-
-void paintEdgeLabel(QPainter& p, const QPainterPath& path, const QString& label, double lod) {
-  if (lod < kTextLod || label.isEmpty()) return;
-  const QRectF r = edgeLabelRect(path, label);
+void paintEdgeLabel(QPainter& p, const QRectF& r, const QString& label, double lod) {
+  if (lod < kTextLod || label.isEmpty() || r.isNull()) return;
   QFont f = labelFont();
   f.setPixelSize(10);
   p.setFont(f);
@@ -214,11 +207,13 @@ void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
   for (const auto& g : d.groups) paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0, nullptr, g.label);
-  for (const auto& e : d.edges) {
-    const QPainterPath path = edgePath(e);
-    paintEdge(p, e, path, false, 1.0);
-    if (e.edge >= 0 && e.edge < view.edges.size()) paintEdgeLabel(p, path, core::layout::edgeLabel(view.edges[e.edge]), 1.0);
-  }
+  QVector<QPainterPath> paths;
+  paths.reserve(d.edges.size());
+  for (const auto& e : d.edges) paths << edgePath(e);
+  const QVector<QRectF> labels = placeDiagramEdgeLabels(d, view, paths);
+  for (int i = 0; i < d.edges.size(); ++i) paintEdge(p, d.edges[i], paths[i], false, 1.0);
+  for (int i = 0; i < d.edges.size(); ++i)
+    if (!labels[i].isNull()) paintEdgeLabel(p, labels[i], core::layout::edgeLabel(view.edges[d.edges[i].edge]), 1.0);
   for (const auto& n : d.nodes)
     if (const auto* vn = view.node(n.id)) paintNode(p, n.rect, *vn, false, 1.0);
   for (const auto& t : d.terminals) paintTerminal(p, t.rect, core::layout::terminalLabel(view, t.input, t.port), 1.0);

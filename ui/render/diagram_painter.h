@@ -33,10 +33,8 @@ QColor deltaColour(double fraction);
 QRectF toggleRect(const QRectF& groupRect);
 QPainterPath edgePath(const core::layout::DiagramEdge& edge);
 void paintEdge(QPainter& p, const core::layout::DiagramEdge& edge, const QPainterPath& path, bool highlighted, double lod);
-// An edge's shape label (core::layout::edgeLabel) beside the middle of its route, and the rect it
-// takes there (for the item's bounds).
-QRectF edgeLabelRect(const QPainterPath& path, const QString& label);
-void paintEdgeLabel(QPainter& p, const QPainterPath& path, const QString& label, double lod);
+// An edge's shape label (core::layout::edgeLabel) in the rect placeEdgeLabels chose for it.
+void paintEdgeLabel(QPainter& p, const QRectF& rect, const QString& label, double lod);
 
 // The overview drawing used zoomed far out and by the minimap: plain rectangles and straight
 // edges, no text, no antialiasing; only what intersects `exposed` (scene coordinates).

@@ -1,0 +1,128 @@
+#include "ui/render/edge_labels.h"
+
+#include "core/layout/labels.h"
+
+#include <QtCore/QHash>
+#include <QtCore/QLineF>
+#include <QtCore/QSet>
+#include <array>
+#include <cmath>
+
+namespace graft::ui::canvas {
+
+namespace {
+
+// Along the route, the middle first; the ends last, where edges bunch at their nodes.
+constexpr std::array<double, 5> kAlong = {0.5, 0.35, 0.65, 0.2, 0.8};
+constexpr double kGap = 4;         // between the line and its label
+constexpr double kCell = 96;       // grid cell of the spatial index (about one label wide)
+constexpr double kCharAdvance = 6.2;
+constexpr double kHeight = 13;
+
+// Rects in uniform grid buckets: a label test looks at a few cells, not at every rect.
+class RectIndex {
+ public:
+  void insert(const QRectF& r) {
+    const int id = int(rects_.size());
+    rects_ << r;
+    forCells(r, [&](qint64 cell) { cells_[cell] << id; });
+  }
+  bool hits(const QRectF& r) const {
+    bool hit = false;
+    forCells(r, [&](qint64 cell) {
+      if (hit) return;
+      const auto it = cells_.constFind(cell);
+      if (it == cells_.constEnd()) return;
+      for (int id : *it)
+        if (rects_[id].intersects(r)) {
+          hit = true;
+          return;
+        }
+    });
+    return hit;
+  }
+
+ private:
+  template <typename F>
+  static void forCells(const QRectF& r, F f) {
+    const qint64 x0 = qint64(std::floor(r.left() / kCell)), x1 = qint64(std::floor(r.right() / kCell));
+    const qint64 y0 = qint64(std::floor(r.top() / kCell)), y1 = qint64(std::floor(r.bottom() / kCell));
+    for (qint64 x = x0; x <= x1; ++x)
+      for (qint64 y = y0; y <= y1; ++y) f((x << 32) ^ (y & 0xffffffff));
+  }
+  QVector<QRectF> rects_;
+  QHash<qint64, QVector<int>> cells_;
+};
+
+// The label spots at fraction `t` of the route: beside a steep stretch of line (right, then
+// left), above or below a flat one.
+std::array<QRectF, 2> spotsAt(const QPainterPath& path, double t, const QSizeF& size) {
+  const QPointF at = path.pointAtPercent(t);
+  const QLineF tangent = QLineF::fromPolar(1, path.angleAtPercent(t));
+  const double w = size.width(), h = size.height();
+  if (std::abs(tangent.dy()) >= std::abs(tangent.dx()) * 0.5)
+    return {QRectF(at.x() + kGap, at.y() - h / 2, w, h), QRectF(at.x() - kGap - w, at.y() - h / 2, w, h)};
+  return {QRectF(at.x() - w / 2, at.y() - kGap - h, w, h), QRectF(at.x() - w / 2, at.y() + kGap, w, h)};
+}
+
+}  // namespace
+
+QSizeF edgeLabelSize(const QString& text) { return QSizeF(text.size() * kCharAdvance + 4, kHeight); }
+
+QVector<QRectF> placeEdgeLabels(const QVector<EdgeLabelRequest>& requests, const QVector<QRectF>& obstacles,
+                                const QRectF& area) {
+  QVector<QRectF> placed(requests.size());
+  RectIndex taken;
+  for (const QRectF& r : obstacles) taken.insert(r);
+  QSet<QString> labelled;  // key + text of each value already labelled
+  for (int i = 0; i < requests.size(); ++i) {
+    const auto& req = requests[i];
+    if (req.text.isEmpty() || req.path.isEmpty()) continue;
+    const QString said = req.key.isEmpty() ? QString() : req.key + QChar(0x1f) + req.text;
+    if (!said.isEmpty() && labelled.contains(said)) continue;
+    const QSizeF size = edgeLabelSize(req.text);
+    for (double t : kAlong) {
+      for (const QRectF& spot : spotsAt(req.path, t, size))
+        if ((!area.isValid() || area.contains(spot)) && !taken.hits(spot)) {
+          placed[i] = spot;
+          break;
+        }
+      if (!placed[i].isNull()) break;
+    }
+    if (placed[i].isNull()) continue;
+    taken.insert(placed[i]);
+    if (!said.isEmpty()) labelled.insert(said);
+  }
+  return placed;
+}
+
+QVector<QRectF> edgeLabelObstacles(const core::layout::Diagram& d) {
+  QVector<QRectF> out;
+  out.reserve(d.groups.size() + d.nodes.size() + d.terminals.size());
+  for (const auto& g : d.groups) {
+    if (g.expanded) out << QRectF(g.rect.left(), g.rect.top(), g.rect.width(), core::layout::kTitleHeight);
+    else if (g.label.isEmpty()) out << g.rect;
+    else out << g.rect.united(g.rect.translated(6, 6));  // the stacked cards of a folded repeat
+  }
+  for (const auto& n : d.nodes) out << n.rect;
+  for (const auto& t : d.terminals) out << t.rect;
+  return out;
+}
+
+QVector<QRectF> placeDiagramEdgeLabels(const core::layout::Diagram& d, const core::model::GraphView& view,
+                                       const QVector<QPainterPath>& paths) {
+  QVector<EdgeLabelRequest> requests(d.edges.size());
+  for (int i = 0; i < d.edges.size() && i < paths.size(); ++i) {
+    const int e = d.edges[i].edge;
+    if (e < 0 || e >= view.edges.size()) continue;
+    const auto& ve = view.edges[e];
+    requests[i].path = paths[i];
+    requests[i].text = core::layout::edgeLabel(ve);
+    // One value leaving one port: graph inputs have no node, their value name tells them apart.
+    requests[i].key = ve.from == core::model::kNoNode ? QStringLiteral("input ") + ve.value
+                                                     : QStringLiteral("%1:%2").arg(ve.from).arg(ve.fromPort);
+  }
+  return placeEdgeLabels(requests, edgeLabelObstacles(d), d.bounds.adjusted(-8, -8, 8, 8));
+}
+
+}  // namespace graft::ui::canvas
