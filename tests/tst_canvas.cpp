@@ -385,6 +385,12 @@ class TstCanvas : public QObject {
     const QRectF area(0, 0, 160, 200);
     const auto inside = graft::ui::canvas::placeEdgeLabels({requests[0]}, {}, area);
     QVERIFY(!inside[0].isNull() && area.contains(inside[0]));
+    // A frame border beside the middle: the label takes the other side rather than straddle it.
+    const QRectF border(130, 0, 1, 200);
+    const auto clear = graft::ui::canvas::placeEdgeLabels({requests[0]}, {}, {}, {border});
+    QVERIFY(!clear[0].isNull() && !clear[0].intersects(border));
+    QCOMPARE(clear[0].center().y(), 100.0);
+    QVERIFY(clear[0].right() < 100);
   }
 
   // resnet18 fully expanded: no two shape labels overlap, none covers a title bar or a box, and

@@ -70,10 +70,11 @@ std::array<QRectF, 2> spotsAt(const QPainterPath& path, double t, const QSizeF& 
 QSizeF edgeLabelSize(const QString& text) { return QSizeF(text.size() * kCharAdvance + 4, kHeight); }
 
 QVector<QRectF> placeEdgeLabels(const QVector<EdgeLabelRequest>& requests, const QVector<QRectF>& obstacles,
-                                const QRectF& area) {
+                                const QRectF& area, const QVector<QRectF>& avoid) {
   QVector<QRectF> placed(requests.size());
-  RectIndex taken;
+  RectIndex taken, borders;
   for (const QRectF& r : obstacles) taken.insert(r);
+  for (const QRectF& r : avoid) borders.insert(r);
   QSet<QString> labelled;  // key + text of each value already labelled
   for (int i = 0; i < requests.size(); ++i) {
     const auto& req = requests[i];
@@ -81,12 +82,22 @@ QVector<QRectF> placeEdgeLabels(const QVector<EdgeLabelRequest>& requests, const
     const QString said = req.key.isEmpty() ? QString() : req.key + QChar(0x1f) + req.text;
     if (!said.isEmpty() && labelled.contains(said)) continue;
     const QSizeF size = edgeLabelSize(req.text);
-    for (double t : kAlong) {
-      for (const QRectF& spot : spotsAt(req.path, t, size))
-        if ((!area.isValid() || area.contains(spot)) && !taken.hits(spot)) {
-          placed[i] = spot;
-          break;
-        }
+    // Spots are computed on first use: most labels take the first one.
+    std::array<std::array<QRectF, 2>, kAlong.size()> spots;
+    std::size_t computed = 0;
+    auto spotsFor = [&](std::size_t k) -> const std::array<QRectF, 2>& {
+      for (; computed <= k; ++computed) spots[computed] = spotsAt(req.path, kAlong[computed], size);
+      return spots[k];
+    };
+    auto fits = [&](const QRectF& spot) { return (!area.isValid() || area.contains(spot)) && !taken.hits(spot); };
+    for (bool strict : {true, false}) {
+      if (!strict && avoid.isEmpty()) break;
+      for (std::size_t k = 0; k < kAlong.size() && placed[i].isNull(); ++k)
+        for (const QRectF& spot : spotsFor(k))
+          if ((!strict || !borders.hits(spot)) && fits(spot)) {
+            placed[i] = spot;
+            break;
+          }
       if (!placed[i].isNull()) break;
     }
     if (placed[i].isNull()) continue;
@@ -109,6 +120,17 @@ QVector<QRectF> edgeLabelObstacles(const core::layout::Diagram& d) {
   return out;
 }
 
+QVector<QRectF> frameBorders(const core::layout::Diagram& d) {
+  QVector<QRectF> out;
+  for (const auto& g : d.groups) {
+    if (!g.expanded) continue;
+    const QRectF r = g.rect;
+    out << QRectF(r.left() - 0.5, r.top() - 0.5, r.width() + 1, 1) << QRectF(r.left() - 0.5, r.bottom() - 0.5, r.width() + 1, 1)
+        << QRectF(r.left() - 0.5, r.top() - 0.5, 1, r.height() + 1) << QRectF(r.right() - 0.5, r.top() - 0.5, 1, r.height() + 1);
+  }
+  return out;
+}
+
 QVector<QRectF> placeDiagramEdgeLabels(const core::layout::Diagram& d, const core::model::GraphView& view,
                                        const QVector<QPainterPath>& paths) {
   QVector<EdgeLabelRequest> requests(d.edges.size());
@@ -122,7 +144,7 @@ QVector<QRectF> placeDiagramEdgeLabels(const core::layout::Diagram& d, const cor
     requests[i].key = ve.from == core::model::kNoNode ? QStringLiteral("input ") + ve.value
                                                      : QStringLiteral("%1:%2").arg(ve.from).arg(ve.fromPort);
   }
-  return placeEdgeLabels(requests, edgeLabelObstacles(d), d.bounds.adjusted(-8, -8, 8, 8));
+  return placeEdgeLabels(requests, edgeLabelObstacles(d), d.bounds.adjusted(-8, -8, 8, 8), frameBorders(d));
 }
 
 }  // namespace graft::ui::canvas

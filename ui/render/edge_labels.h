@@ -24,13 +24,16 @@ QSizeF edgeLabelSize(const QString& text);
 // One rect per request: where its label goes, or a null rect when it is left out (a duplicate, or
 // no free spot along its route). Candidates run from the route's middle outwards, on either side
 // of the line; the first one inside `area` (when valid), clear of `obstacles` and of labels already
-// placed wins.
+// placed wins. Spots clear of `avoid` too (frame borders: a label across one reads as belonging
+// to neither side) are tried first.
 QVector<QRectF> placeEdgeLabels(const QVector<EdgeLabelRequest>& requests, const QVector<QRectF>& obstacles,
-                                const QRectF& area = {});
+                                const QRectF& area = {}, const QVector<QRectF>& avoid = {});
 
 // What labels must keep clear of in a diagram: expanded groups' title bars, collapsed group boxes
 // (with a folded repeat's stacked cards), op nodes and graph inputs/outputs.
 QVector<QRectF> edgeLabelObstacles(const core::layout::Diagram& diagram);
+// The borders of expanded groups' frames, as thin rects.
+QVector<QRectF> frameBorders(const core::layout::Diagram& diagram);
 
 // The diagram's labels, inside its bounds (what an export shows): `paths[i]` is
 // edgePath(diagram.edges[i]).
