@@ -393,6 +393,36 @@ class TstCanvas : public QObject {
     QVERIFY(clear[0].right() < 100);
   }
 
+  // Placement stays a small part of building a big scene: 20,000 labelled routes in a grid of
+  // boxes, most of them crowded.
+  void edgeLabelPlacementIsFast() {
+    model::GraphView view;
+    layout::Diagram d;
+    for (int i = 0; i < 20000; ++i) {
+      const QPointF at((i % 100) * 160.0, (i / 100) * 90.0);
+      d.nodes << layout::DiagramNode{model::NodeId(i + 1), QRectF(at, QSizeF(110, 40))};
+      model::ViewEdge e;
+      e.from = model::NodeId(i + 1);
+      e.type = QStringLiteral("float32 [1, 64, 56, 56]");
+      view.edges << e;
+      layout::DiagramEdge route;
+      route.edge = i;
+      route.points = {at + QPointF(55, 40), at + QPointF(55, 55), at + QPointF(70, 75), at + QPointF(55 + (i % 3) * 20, 90)};
+      d.edges << route;
+    }
+    d.bounds = QRectF(0, 0, 100 * 160, 200 * 90);
+    QVector<QPainterPath> paths;
+    for (const auto& route : d.edges) paths << graft::ui::canvas::edgePath(route);
+    QElapsedTimer clock;
+    clock.start();
+    const auto placed = graft::ui::canvas::placeDiagramEdgeLabels(d, view, paths);
+    const qint64 ms = clock.elapsed();
+    const auto shown = std::count_if(placed.begin(), placed.end(), [](const QRectF& r) { return !r.isNull(); });
+    qInfo("20,000 routes: %lld labels placed in %lld ms", qlonglong(shown), ms);
+    QVERIFY(shown > 0);
+    QVERIFY(ms < 2000);
+  }
+
   // resnet18 fully expanded: no two shape labels overlap, none covers a title bar or a box, and
   // most values leaving a port still say their shape.
   void edgeLabelsDoNotOverlapOnResnet18() {

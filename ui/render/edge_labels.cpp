@@ -5,8 +5,11 @@
 #include <QtCore/QHash>
 #include <QtCore/QLineF>
 #include <QtCore/QSet>
+#include <QtGui/QPolygonF>
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 namespace graft::ui::canvas {
 
@@ -54,11 +57,41 @@ class RectIndex {
   QHash<qint64, QVector<int>> cells_;
 };
 
+// A route flattened once, for points by length along it (QPainterPath::pointAtPercent measures
+// the whole curve again on every call).
+class Polyline {
+ public:
+  explicit Polyline(const QPainterPath& path) {
+    for (const QPolygonF& sub : path.toSubpathPolygons()) points_ += sub;
+    lengths_.reserve(points_.size());
+    double total = 0;
+    for (int i = 0; i < points_.size(); ++i) {
+      if (i > 0) total += QLineF(points_[i - 1], points_[i]).length();
+      lengths_ << total;
+    }
+  }
+  // The point at fraction `t` of the length and the direction of the line there.
+  QLineF at(double t) const {
+    if (points_.size() < 2) return QLineF(points_.value(0), points_.value(0));
+    const double want = t * lengths_.back();
+    const int i = std::clamp(int(std::lower_bound(lengths_.begin(), lengths_.end(), want) - lengths_.begin()), 1,
+                             int(points_.size()) - 1);
+    const double span = lengths_[i] - lengths_[i - 1];
+    const QLineF segment(points_[i - 1], points_[i]);
+    const QPointF p = segment.pointAt(span > 0 ? (want - lengths_[i - 1]) / span : 0);
+    return QLineF(p, p + (segment.p2() - segment.p1()));
+  }
+
+ private:
+  QPolygonF points_;
+  QVector<double> lengths_;
+};
+
 // The label spots at fraction `t` of the route: beside a steep stretch of line (right, then
 // left), above or below a flat one.
-std::array<QRectF, 2> spotsAt(const QPainterPath& path, double t, const QSizeF& size) {
-  const QPointF at = path.pointAtPercent(t);
-  const QLineF tangent = QLineF::fromPolar(1, path.angleAtPercent(t));
+std::array<QRectF, 2> spotsAt(const Polyline& route, double t, const QSizeF& size) {
+  const QLineF tangent = route.at(t);
+  const QPointF at = tangent.p1();
   const double w = size.width(), h = size.height();
   if (std::abs(tangent.dy()) >= std::abs(tangent.dx()) * 0.5)
     return {QRectF(at.x() + kGap, at.y() - h / 2, w, h), QRectF(at.x() - kGap - w, at.y() - h / 2, w, h)};
@@ -85,8 +118,10 @@ QVector<QRectF> placeEdgeLabels(const QVector<EdgeLabelRequest>& requests, const
     // Spots are computed on first use: most labels take the first one.
     std::array<std::array<QRectF, 2>, kAlong.size()> spots;
     std::size_t computed = 0;
+    std::optional<Polyline> route;
     auto spotsFor = [&](std::size_t k) -> const std::array<QRectF, 2>& {
-      for (; computed <= k; ++computed) spots[computed] = spotsAt(req.path, kAlong[computed], size);
+      if (!route) route.emplace(req.path);
+      for (; computed <= k; ++computed) spots[computed] = spotsAt(*route, kAlong[computed], size);
       return spots[k];
     };
     auto fits = [&](const QRectF& spot) { return (!area.isValid() || area.contains(spot)) && !taken.hits(spot); };
