@@ -425,6 +425,18 @@ class TestPt2 : public QObject {
         QVERIFY2(torch::allclose(r.outputs.at(0).toTensor(), expected, 1e-4, 1e-5), qPrintable(stem));
       }
     }
+    if (name != QLatin1String("view_dyn")) return;
+    // Ranges belong to their program: view_dyn8 (same symbol name, at most 8 rows) opened beside
+    // it does not narrow view_dyn's, and refuses 13 rows itself.
+    auto small = io::loadFile(dir.filePath(QStringLiteral("view_dyn8.pt2")));
+    QVERIFY(small.ok());
+    QCOMPARE(small.document->current()->symbolRanges().keys(), loaded.document->current()->symbolRanges().keys());
+    run::InputSet thirteen;
+    thirteen.values.push_back(torch::randn({13, 8}));
+    QVERIFY(executor.run(thirteen, {}).ok);
+    const auto refused = run::Executor(small.document->current()).run(thirteen, {});
+    QVERIFY(!refused.ok);
+    QVERIFY2(refused.error.message.contains(QStringLiteral("≤ 8")), qPrintable(refused.error.message));
   }
 
   // Keyword arguments, dicts and nested results: the sample inputs are flattened as the program's

@@ -78,7 +78,7 @@ std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, 
 // fitting saved record's places take their place.
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
                   QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {},
-                  std::vector<model::NodePlace> places = {}) {
+                  std::vector<model::NodePlace> places = {}, model::SymbolRanges symbolRanges = {}) {
   LoadResult result;
   auto record = fittingRecord(savedRecord, *module.get_method("forward").graph());
   if (record) {
@@ -86,7 +86,8 @@ LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, 
     for (const auto& n : record->nodes) places.push_back(n.place);
   }
   model::NodeIdSource ids;
-  auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids, &places);
+  auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids, &places,
+                                       std::move(symbolRanges));
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
   result.document->setSavedRecord(std::move(record));
@@ -116,7 +117,7 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     if (!imported.module) return failure(imported.error);
     // A program is frozen by construction: its weights are graph constants.
     auto result = finish(*imported.module, options, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), true,
-                         imported.provenanceRecord, std::move(imported.places));
+                         imported.provenanceRecord, std::move(imported.places), std::move(imported.symbolRanges));
     result.document->setFormat(QStringLiteral("pt2"));
     result.document->setInputNames(imported.inputNames);
     result.document->setOutputNames(imported.outputNames);

@@ -164,18 +164,19 @@ class Importer {
 
   std::vector<c10::IValue> sampleInputs;
   QStringList inputNames, outputNames;  // each flat input and output by its path in forward's signature
+  model::SymbolRanges symbolRanges;
   QByteArray provenanceRecord;  // what Graft recorded when it saved the program, if it did
 
  private:
   // range_constraints: {"s77": {"min_val": 2, "max_val": 64}}; an unbounded max is absent or null.
-  static void readRanges(const QJsonObject& constraints) {
+  void readRanges(const QJsonObject& constraints) {
     for (auto it = constraints.begin(); it != constraints.end(); ++it) {
       const auto range = it.value().toObject();
       model::SymbolRange r;
       r.min = range.value(QLatin1String("min_val")).toInteger();
       const auto max = range.value(QLatin1String("max_val"));
       if (max.isDouble() && max.toDouble() < 9.0e18) r.max = max.toInteger();
-      model::setSymbolRange(it.key(), r);
+      symbolRanges.insert(it.key(), r);
     }
   }
 
@@ -747,6 +748,7 @@ Pt2Import importPt2(const QString& path) {
     result.module = importer.run();
     result.exampleInputs = importer.sampleInputs;
     result.inputNames = importer.inputNames;
+    result.symbolRanges = importer.symbolRanges;
     result.outputNames = importer.outputNames;
     result.provenanceRecord = importer.provenanceRecord;
     result.places = importer.opPlaces();

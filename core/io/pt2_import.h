@@ -3,6 +3,7 @@
 // ATen ops imported into a torch::jit::Graph, so that everything downstream serves both formats.
 #include "core/io/load_error.h"
 #include "core/model/node_place.h"
+#include "core/model/symbol_ranges.h"
 
 #include <ATen/core/ivalue.h>
 
@@ -24,6 +25,7 @@ struct Pt2Import {
   QStringList inputNames, outputNames;          // flat inputs and outputs by path ("d.a", "logits"), when known
   QByteArray provenanceRecord;                  // Graft's record (model/saved_record.h), when Graft saved it
   std::vector<model::NodePlace> places;         // each op node's module path and class names, graph order
+  model::SymbolRanges symbolRanges;             // range_constraints, by symbol
   LoadError error;                              // set when module is null
 };
 

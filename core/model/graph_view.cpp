@@ -123,6 +123,7 @@ QHash<QString, int> GraphView::opHistogram() const { return histogram; }
 
 GraphView GraphView::build(const Revision& revision) {
   GraphView view;
+  view.symbolRanges = revision.symbolRanges();
   const auto& graph = *revision.graph();
   ViewGroup root;
   root.name = QString();

@@ -2,6 +2,7 @@
 // What people see of a Revision: op nodes with folded attributes, typed edges and the module tree.
 // Plain data with no libtorch types, so the UI can hold it.
 #include "core/model/ids.h"
+#include "core/model/symbol_ranges.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QString>
@@ -68,6 +69,7 @@ struct GraphView {
   QVector<ViewGroup> groups;      // groups[0] is the whole model
   QVector<ViewPort> graphInputs;  // without `self`
   QVector<ViewPort> graphOutputs;
+  SymbolRanges symbolRanges;      // the program's ranges for the symbols its types name
   QHash<NodeId, int> indexOf;     // NodeId -> index into nodes
   int jitNodes = 0;               // every node of the graph, folded ones included
   QHash<QString, int> histogram;  // non-prim:: nodes by kind, nested blocks included

@@ -28,12 +28,13 @@ NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
 }  // namespace
 
 RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name,
-                               NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces) {
+                               NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces, SymbolRanges symbolRanges) {
   auto rev = std::shared_ptr<Revision>(new Revision());
   rev->module_ = std::make_shared<const torch::jit::Module>(module);
   rev->graph_ = module.get_method("forward").graph()->copy();
   rev->frozen_ = frozen;
   rev->name_ = std::move(name);
+  rev->symbolRanges_ = std::move(symbolRanges);
   size_t ordinal = 0;
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
     const NodeId id = ids.next();
@@ -68,6 +69,7 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
   rev->module_ = base.module_;
   rev->graph_ = std::move(graph);
   rev->frozen_ = base.frozen_;
+  rev->symbolRanges_ = base.symbolRanges_;
   rev->name_ = std::move(name);
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
     auto it = carried.find(n);

@@ -5,6 +5,7 @@
 #include "core/model/ids.h"
 #include "core/model/node_place.h"
 #include "core/model/provenance.h"
+#include "core/model/symbol_ranges.h"
 
 #include <QtCore/QString>
 #include <memory>
@@ -39,8 +40,10 @@ class Revision {
   // The first revision of a document: every node gets a fresh id.
   // `savedPlaces` (a file saved by Graft): the places of its op nodes in graph order, which the
   // file's own call stacks no longer hold; nodes beyond it or without one take their call stack.
+  // `symbolRanges`: a torch.export program's range_constraints (derived revisions keep them).
   static RevisionPtr original(const torch::jit::Module& module, bool frozen, QString name,
-                              NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces = nullptr);
+                              NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces = nullptr,
+                              SymbolRanges symbolRanges = {});
 
   // Builds a successor: `graph` must be a graph derived from `base.cloneGraph()` through `edit`,
   // and `carried` maps nodes of the new graph that descend from base nodes to their ids.
@@ -61,6 +64,8 @@ class Revision {
   const torch::jit::Module& module() const { return *module_; }
   std::shared_ptr<torch::jit::Graph> graph() const { return graph_; }
   bool frozen() const { return frozen_; }
+  // The ranges the program allows its symbolic dimensions (empty for TorchScript).
+  const SymbolRanges& symbolRanges() const { return symbolRanges_; }
   const QString& name() const { return name_; }
 
   // What the change that made this revision did to its parent's nodes (empty for an original).
@@ -98,6 +103,7 @@ class Revision {
   mutable std::shared_ptr<torch::jit::Module> runnable_;
   mutable std::mutex runnableMutex_;
   bool frozen_ = true;
+  SymbolRanges symbolRanges_;
   QString name_;
   Change change_;
   Lineage lineage_;

@@ -1,7 +1,9 @@
 #pragma once
 // The ranges a torch.export program allows its symbolic dimensions ("s77" in [2, 64]), from its
-// range_constraints, for tooltips and reports. Kept by name for the process, as the symbols
-// themselves are (shape_symbols.h). Plain Qt, so the UI can ask.
+// range_constraints, for runs, tooltips and reports. Each program keeps its own (the revisions of
+// a document carry them): two open programs may both call a dimension "s77". Plain Qt, so the UI
+// can ask.
+#include <QtCore/QHash>
 #include <QtCore/QString>
 #include <optional>
 
@@ -12,10 +14,11 @@ struct SymbolRange {
   std::optional<qint64> max;  // none: unbounded
 };
 
-void setSymbolRange(const QString& name, SymbolRange range);
-std::optional<SymbolRange> symbolRange(const QString& name);
-// "2 ≤ s77 ≤ 64" for every symbol with a known range named in `typeText` ("float32 [s77, 8]"),
-// one per line; empty when there is none.
-QString symbolRangesIn(const QString& typeText);
+// By symbol name.
+using SymbolRanges = QHash<QString, SymbolRange>;
+
+// "2 ≤ s77 ≤ 64" for every symbol of `ranges` named in `typeText` ("float32 [s77, 8]"), one per
+// line; empty when there is none.
+QString symbolRangesIn(const QString& typeText, const SymbolRanges& ranges);
 
 }  // namespace graft::core::model

@@ -66,7 +66,7 @@ QJsonObject shapesFromMetadata(const model::Revision& revision) {
   QJsonObject symbols;
   for (const auto& v : values)
     for (const auto& d : v.toObject().value(QLatin1String("shape")).toArray())
-      if (const auto range = d.isString() ? model::symbolRange(d.toString()) : std::nullopt)
+      if (auto range = revision.symbolRanges().constFind(d.toString()); d.isString() && range != revision.symbolRanges().constEnd())
         symbols.insert(d.toString(), QJsonObject{{"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
   return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}, {"symbols", symbols}};
 }

@@ -9,7 +9,8 @@
 
 namespace graft::core::run {
 
-QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs) {
+QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs,
+                                const model::SymbolRanges& ranges) {
   const auto graphInputs = graph.inputs();
   std::map<QString, std::pair<int64_t, QString>> bound;  // symbol → size and where it was bound
   for (size_t i = 0; i < inputs.size() && i + 1 < graphInputs.size(); ++i) {
@@ -31,7 +32,7 @@ QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vecto
       const QString symbol = model::symbolName(dims[d]);
       if (symbol == QLatin1String("?")) continue;
       const QString where = QStringLiteral("input %1 (%2) dimension %3").arg(i).arg(name).arg(d);
-      if (auto range = model::symbolRange(symbol)) {
+      if (auto range = ranges.constFind(symbol); range != ranges.constEnd()) {
         if (size < range->min || (range->max && size > *range->max))
           return QStringLiteral("%1 is %2, outside the program's range_constraints: %3 ≤ %4%5")
               .arg(where).arg(size).arg(range->min).arg(symbol)

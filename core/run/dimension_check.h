@@ -3,6 +3,8 @@
 // "2 ≤ s77 ≤ 8") and that one symbol is one size wherever it appears. Stock PyTorch refuses
 // inputs outside them; so does Graft, before anything runs, naming the input, the dimension and
 // the constraint.
+#include "core/model/symbol_ranges.h"
+
 #include <ATen/core/ivalue.h>
 
 #include <QtCore/QString>
@@ -14,6 +16,7 @@ namespace graft::core::run {
 
 // Empty when `inputs` (the user inputs, without `self`) fit the symbolic dimensions of `graph`'s
 // inputs, else why not.
-QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs);
+QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vector<c10::IValue>& inputs,
+                                const model::SymbolRanges& ranges);
 
 }  // namespace graft::core::run

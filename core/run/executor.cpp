@@ -451,7 +451,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
                                .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(given.size());
     return result;
   }
-  if (const QString why = checkSymbolicDimensions(*revision_->graph(), given); !why.isEmpty()) {
+  if (const QString why = checkSymbolicDimensions(*revision_->graph(), given, revision_->symbolRanges()); !why.isEmpty()) {
     result.error.message = why;
     return result;
   }

@@ -5,6 +5,7 @@ sizes of its dynamic dimension:
   view_dyn   Linear, then view(x.shape[0], -1, 4): aten.sym_size.int feeding a size list
   arith_dyn  reshape(n * 2, -1) + (n // 2 + 1): Python arithmetic on SymInts
   llama_dyn  a tiny Llama (transformers, small config, random weights) with a dynamic sequence
+  view_dyn8.pt2  view_dyn exported with at most 8 rows (ranges are per program)
 Run: .venv/bin/python make_dynamic_programs.py OUTDIR
 """
 import json
@@ -63,6 +64,11 @@ def main(out):
             torch.save(ep.module()(x), os.path.join(out, "%s.%d.out.pt" % (name, size)))
         with open(os.path.join(out, name + ".ref.json"), "w") as f:
             json.dump({"ops": ops, "sizes": list(sizes)}, f)
+    # The same program allowed at most 8 rows: its symbol has the same name as view_dyn's, and a
+    # range of its own.
+    small = torch.export.Dim("size", min=2, max=8)
+    ep = torch.export.export(ViewDyn().eval(), (torch.randn(4, 8),), dynamic_shapes=({0: small},), strict=False)
+    torch.export.save(ep, os.path.join(out, "view_dyn8.pt2"))
 
 
 if __name__ == "__main__":
