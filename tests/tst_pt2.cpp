@@ -17,6 +17,7 @@
 
 #include <torch/serialize.h>
 
+#include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QRegularExpression>
@@ -450,13 +451,8 @@ class TestPt2 : public QObject {
   }
   void structuredInputsAndOutputs() {
     QFETCH(QString, name);
-    static QTemporaryDir dir;
-    static bool made = false;
-    if (!made) {
-      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_structured_programs.py"), {dir.path()});
-      QVERIFY2(r.exitCode == 0, r.err.constData());
-      made = true;
-    }
+    const QDir dir(structuredPrograms());
+    QVERIFY(dir.exists(name + QStringLiteral(".pt2")));
     QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
     QVERIFY(refFile.open(QIODevice::ReadOnly));
     const QJsonObject ref = QJsonDocument::fromJson(refFile.readAll()).object();
@@ -502,6 +498,38 @@ class TestPt2 : public QObject {
       QVERIFY2(given.exitCode == 0, given.err.constData());
       QVERIFY2(given.out.contains("output logits"), given.out.constData());
     }
+  }
+
+  // A save keeps each placeholder's kind and state name: parameters, a persistent and a
+  // non-persistent buffer, a lifted constant; stock PyTorch sees the same signature and state dict.
+  void placeholderKindsSurviveASave() {
+    const QDir dir(structuredPrograms());
+    QTemporaryDir out;
+    const QString saved = out.filePath(QStringLiteral("state.pt2"));
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(QStringLiteral("state.pt2")), QStringLiteral("--pass"),
+                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_signature.py"),
+                                           {dir.filePath(QStringLiteral("state.pt2")), saved});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto j = QJsonDocument::fromJson(py.out).object();
+    QCOMPARE(j.value(QStringLiteral("saved")).toArray(), j.value(QStringLiteral("original")).toArray());
+    QCOMPARE(j.value(QStringLiteral("state_dict_saved")).toArray(), j.value(QStringLiteral("state_dict_original")).toArray());
+    QVERIFY(j.value(QStringLiteral("outputs_equal")).toBool());
+    QCOMPARE(j.value(QStringLiteral("original")).toArray().size(), 5);
+  }
+
+ private:
+  // tests/python/make_structured_programs.py's programs, made once per run.
+  static QString structuredPrograms() {
+    static QTemporaryDir dir;
+    static bool made = false;
+    if (!made) {
+      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_structured_programs.py"), {dir.path()});
+      if (r.exitCode != 0) qWarning("%s", r.err.constData());
+      made = r.exitCode == 0;
+    }
+    return dir.path();
   }
 };
 

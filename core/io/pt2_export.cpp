@@ -13,6 +13,7 @@
 #include <torch/csrc/jit/ir/scope.h>
 
 #include <QtCore/QFileInfo>
+#include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
@@ -47,6 +48,46 @@ QJsonArray symInts(c10::IntArrayRef values) {
   return a;
 }
 
+// What the source program said about a placeholder: its kind, the name of the state it lifts, and
+// the device it lives on. A save writes these again instead of guessing them.
+enum class StateKind { Parameter, Buffer, Constant };
+struct Placeholder {
+  StateKind kind = StateKind::Parameter;
+  QString fqn;              // "layer1.0.conv1.weight"
+  bool persistent = true;   // buffers: whether the state dict holds it
+  QJsonObject device;       // {"type": "cuda", "index": 0}; empty: the CPU
+};
+using Placeholders = QHash<QString, Placeholder>;  // by placeholder name ("p_fc_weight")
+
+// Parameters, buffers and lifted constants of the source's signature, and every placeholder's
+// device (user inputs too) from its tensor metadata.
+Placeholders placeholdersOf(const QJsonObject& graphModule) {
+  Placeholders out;
+  const QJsonObject meta = graphModule.value(QLatin1String("graph")).toObject().value(QLatin1String("tensor_values")).toObject();
+  for (const auto& s : graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
+    const QJsonObject specObj = s.toObject();
+    const QString kind = specObj.keys().value(0);
+    const QJsonObject body = specObj.value(kind).toObject();
+    const QJsonObject arg = body.value(QLatin1String("arg")).toObject();
+    const QString name = arg.contains(QLatin1String("as_tensor")) ? arg.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()
+                                                                   : arg.value(QLatin1String("name")).toString();
+    if (name.isEmpty()) continue;
+    Placeholder p;
+    if (kind == QLatin1String("parameter")) p.kind = StateKind::Parameter;
+    else if (kind == QLatin1String("buffer")) p.kind = StateKind::Buffer;
+    else if (kind == QLatin1String("tensor_constant")) p.kind = StateKind::Constant;
+    else if (kind == QLatin1String("user_input")) p.kind = StateKind::Constant, p.persistent = false;  // only its device is used
+    else continue;  // tokens, custom objects
+    p.fqn = body.value(p.kind == StateKind::Parameter ? QLatin1String("parameter_name")
+                       : p.kind == StateKind::Buffer  ? QLatin1String("buffer_name")
+                                                      : QLatin1String("tensor_constant_name")).toString();
+    p.persistent = p.kind == StateKind::Parameter || (p.kind == StateKind::Buffer && body.value(QLatin1String("persistent")).toBool(true));
+    p.device = meta.value(name).toObject().value(QLatin1String("device")).toObject();
+    out.insert(name, p);
+  }
+  return out;
+}
+
 // A TensorMeta of the export schema for a tensor of this dtype and shape (contiguous, CPU).
 QJsonObject tensorMeta(const at::Tensor& t) {
   const auto contiguous = t.is_contiguous() ? t.strides().vec() : at::empty(t.sizes(), t.options()).strides().vec();
@@ -79,8 +120,9 @@ QString stackTrace(const model::NodePlace& place) {
 
 class Exporter {
  public:
-  Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs, const model::SavedRecord* provenance)
-      : rev_(rev), provenance_(provenance) {
+  Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs, const model::SavedRecord* provenance,
+           Placeholders source = {})
+      : rev_(rev), provenance_(provenance), source_(std::move(source)) {
     const auto ops = rev->opNodeIds();
     for (size_t i = 0; i < ops.size(); ++i) opOrdinal_[ops[i]] = int(i);
     // Shapes and dtypes of every value, from one node-by-node run.
@@ -108,7 +150,7 @@ class Exporter {
       const Value* in = graph->inputs()[i];
       if (!sample_.count(in)) fail(QStringLiteral("input %1 is not a tensor (not supported yet)").arg(i));
       const QString name = nameOf(in);
-      tensorValues_.insert(name, tensorMeta(sample_.at(in)));
+      tensorValues_.insert(name, onSourceDevice(tensorMeta(sample_.at(in)), name));
       userInputs_ << name;
     }
     for (Node* n : graph->nodes()) {
@@ -153,9 +195,21 @@ class Exporter {
     QJsonArray in, out;
     for (const auto& w : weights_) {
       QJsonObject spec = one("arg", one("name", w.name));
-      spec.insert(w.isParam ? QStringLiteral("parameter_name") : QStringLiteral("buffer_name"), w.fqn);
-      if (!w.isParam) spec.insert(QStringLiteral("persistent"), true);
-      in.append(one(w.isParam ? "parameter" : "buffer", spec));
+      switch (w.kind) {
+        case StateKind::Parameter:
+          spec.insert(QStringLiteral("parameter_name"), w.fqn);
+          in.append(one("parameter", spec));
+          break;
+        case StateKind::Buffer:
+          spec.insert(QStringLiteral("buffer_name"), w.fqn);
+          spec.insert(QStringLiteral("persistent"), w.persistent);
+          in.append(one("buffer", spec));
+          break;
+        case StateKind::Constant:
+          spec.insert(QStringLiteral("tensor_constant_name"), w.fqn);
+          in.append(one("tensor_constant", spec));
+          break;
+      }
     }
     for (const auto& u : userInputs_) in.append(one("user_input", one("arg", tensorArg(u))));
     for (const auto& o : outputs_) out.append(one("user_output", one("arg", tensorArg(o))));
@@ -165,8 +219,10 @@ class Exporter {
   struct Weight {
     QString name;  // the placeholder
     QString fqn;
-    bool isParam = true;
+    StateKind kind = StateKind::Parameter;
+    bool persistent = true;  // in the state dict: parameters and persistent buffers
     at::Tensor tensor;
+    QJsonObject meta;  // its TensorMeta, on the device the source had it
   };
   const QVector<Weight>& weights() const { return weights_; }
 
@@ -196,10 +252,23 @@ class Exporter {
     auto it = names_.find(v);
     if (it != names_.end()) return it->second;
     const QString name = nameOf(v);
-    const bool buffer = name.startsWith(QLatin1String("b_")) || !at::isFloatingType(t.scalar_type());
-    weights_.push_back({name, name, !buffer, t.contiguous()});
-    tensorValues_.insert(name, tensorMeta(t));
+    const QJsonObject meta = onSourceDevice(tensorMeta(t), name);
+    // The source program's kind and state name where this placeholder came from it; a constant a
+    // rewrite made (a folded weight) is a parameter (a buffer when it is not floating).
+    if (auto s = source_.constFind(name); s != source_.constEnd() && !s->fqn.isEmpty())
+      weights_.push_back({name, s->fqn, s->kind, s->persistent, t.contiguous(), meta});
+    else if (at::isFloatingType(t.scalar_type()))
+      weights_.push_back({name, name, StateKind::Parameter, true, t.contiguous(), meta});
+    else
+      weights_.push_back({name, name, StateKind::Buffer, true, t.contiguous(), meta});
+    tensorValues_.insert(name, meta);
     return name;
+  }
+
+  // `meta` with the device the source program gave placeholder `name`, when it gave one.
+  QJsonObject onSourceDevice(QJsonObject meta, const QString& name) const {
+    if (auto s = source_.constFind(name); s != source_.constEnd() && !s->device.isEmpty()) meta.insert(QStringLiteral("device"), s->device);
+    return meta;
   }
 
   QJsonObject encode(const Value* v, const c10::Argument& arg) {
@@ -337,6 +406,7 @@ class Exporter {
 
   model::RevisionPtr rev_;
   const model::SavedRecord* provenance_ = nullptr;
+  Placeholders source_;
   std::unordered_map<model::NodeId, int> opOrdinal_;
   std::unordered_map<const Value*, at::Tensor> sample_;
   std::unordered_map<const Value*, QString> names_;
@@ -422,20 +492,28 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
   carry(writer);
   const QByteArray json = QJsonDocument(model).toJson(QJsonDocument::Compact);
   writer.writeRecord(modelJson.toStdString(), json.constData(), size_t(json.size()));
-  QJsonObject config;
-  int index = 0;
+  // The state dict (parameters, persistent buffers) goes to the weights; non-persistent buffers
+  // and lifted constants to the constants, as torch.export.save splits them.
+  QJsonObject weightsConfig, constantsConfig;
+  int weightIndex = 0, constantIndex = 0;
   for (const auto& w : exporter.weights()) {
-    const QString path = str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(index++);
-    writer.writeRecord((str(spec::WEIGHTS_DIR) + path).toStdString(), w.tensor.data_ptr(), w.tensor.nbytes());
-    config.insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.isParam}, {"use_pickle", false},
-                                     {"tensor_meta", tensorMeta(w.tensor)}});
+    const bool state = w.persistent;
+    const QString path = state ? str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(weightIndex++)
+                               : str(spec::TENSOR_CONSTANT_FILENAME_PREFIX) + QString::number(constantIndex++);
+    writer.writeRecord(((state ? str(spec::WEIGHTS_DIR) : str(spec::CONSTANTS_DIR)) + path).toStdString(), w.tensor.data_ptr(),
+                       w.tensor.nbytes());
+    QJsonObject meta = w.meta;
+    meta.insert(QStringLiteral("requires_grad"), w.kind == StateKind::Parameter);
+    (state ? weightsConfig : constantsConfig)
+        .insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.kind == StateKind::Parameter}, {"use_pickle", false},
+                                   {"tensor_meta", meta}});
   }
-  const QByteArray weightsConfig = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
-  writer.writeRecord(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
-                     weightsConfig.constData(), size_t(weightsConfig.size()));
-  const QByteArray constantsConfig = QByteArrayLiteral("{\"config\": {}}");
-  writer.writeRecord(str(spec::CONSTANTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
-                     constantsConfig.constData(), size_t(constantsConfig.size()));
+  const auto writeConfig = [&](std::string_view format, const QJsonObject& config) {
+    const QByteArray bytes = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
+    writer.writeRecord(str(format).replace(QLatin1String("{}"), modelName).toStdString(), bytes.constData(), size_t(bytes.size()));
+  };
+  writeConfig(spec::WEIGHTS_CONFIG_FILENAME_FORMAT, weightsConfig);
+  writeConfig(spec::CONSTANTS_CONFIG_FILENAME_FORMAT, constantsConfig);
   if (provenance) {
     const QByteArray record = provenance->toJson();
     writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
@@ -466,10 +544,10 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     QJsonObject model = QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();
     const QString modelName = QFileInfo(modelJson).completeBaseName();
 
-    Exporter exporter(revision, sampleInputs, provenance);
+    QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
+    Exporter exporter(revision, sampleInputs, provenance, placeholdersOf(gm));
     exporter.build(rootTypeOf(*revision));
 
-    QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
     gm.insert(QStringLiteral("graph"), exporter.graphJson());
     gm.insert(QStringLiteral("signature"), exporter.signatureJson());
     model.insert(QStringLiteral("graph_module"), gm);

@@ -3,6 +3,7 @@ each with PyTorch's own outputs for its sample inputs:
   kw.pt2       forward(x, d, scale=None) with d = {"a": …, "b": …} and scale by keyword;
                returns (h, [relu(h), sigmoid(h)])
   dictout.pt2  forward(x, mask=None) returning {"logits": …, "past": [(…, …)]}
+  state.pt2    a parameter, a persistent and a non-persistent buffer and a lifted constant
   bert_kw.pt2  a small BERT (transformers, random weights) with attention_mask by keyword,
                returning its output class (last_hidden_state, pooler_output)
   <name>.ref.json: "outputs" (each flat output's path: list/tuple items by index, dict items and
@@ -38,6 +39,20 @@ class DictOut(torch.nn.Module):
         return {"logits": h, "past": [(h.relu(), h.tanh())]}
 
 
+class State(torch.nn.Module):
+    """A parameter, a persistent and a non-persistent buffer, and a lifted tensor constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+        self.register_buffer("scale", torch.full((8,), 2.0))
+        self.register_buffer("shift", torch.full((8,), 0.5), persistent=False)
+        self.offset = torch.arange(8.0)
+
+    def forward(self, x):
+        return self.lin(x) * self.scale + self.shift + self.offset
+
+
 def bert():
     import transformers
 
@@ -64,6 +79,7 @@ def main(out):
     cases = {
         "kw": (KeywordsAndDict(), (x, {"a": torch.randn(2, 8), "b": torch.randn(2, 8)}), {"scale": torch.tensor(2.0)}),
         "dictout": (DictOut(), (x,), {"mask": torch.randn(2, 8)}),
+        "state": (State(), (x,), {}),
         "bert_kw": (bert(), (torch.randint(0, 64, (2, 12)),), {"attention_mask": torch.ones(2, 12, dtype=torch.long)}),
     }
     for name, (model, args, kwargs) in cases.items():
