@@ -527,16 +527,29 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
   if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, writeFailure(file)));
 }
 
+// Runs a save; whatever it throws (a refusal, libtorch's writer) becomes the result's message.
+Pt2SaveResult guardedSave(const std::function<void()>& save) {
+  Pt2SaveResult result;
+  try {
+    save();
+    result.ok = true;
+  } catch (const SaveError& e) {
+    result.error = QString::fromStdString(e.what());
+  } catch (const c10::Error& e) {
+    result.error = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
+  } catch (const std::exception& e) {
+    result.error = QString::fromUtf8(e.what());
+  }
+  return result;
+}
+
 }  // namespace
 
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
                       const std::vector<c10::IValue>& sampleInputs, const model::SavedRecord* provenance) {
-  Pt2SaveResult result;
-  if (QFileInfo(outPath).absoluteFilePath() == QFileInfo(sourcePt2).absoluteFilePath()) {
-    result.error = QStringLiteral("%1 is the program this model was opened from: save to another file.").arg(outPath);
-    return result;
-  }
-  try {
+  if (QFileInfo(outPath).absoluteFilePath() == QFileInfo(sourcePt2).absoluteFilePath())
+    return {false, QStringLiteral("%1 is the program this model was opened from: save to another file.").arg(outPath)};
+  return guardedSave([&] {
     caffe2::serialize::PyTorchStreamReader reader(sourcePt2.toStdString());
     const QString modelJson = pt2::modelRecordOf(reader.getAllRecords());
     if (modelJson.isEmpty()) fail(QStringLiteral("%1 holds no program").arg(sourcePt2));
@@ -570,21 +583,12 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
         writer.writeRecord(r, bytes.get(), n);
       }
     });
-    result.ok = true;
-  } catch (const SaveError& e) {
-    result.error = QString::fromStdString(e.what());
-  } catch (const c10::Error& e) {
-    result.error = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
-  } catch (const std::exception& e) {
-    result.error = QString::fromUtf8(e.what());
-  }
-  return result;
+  });
 }
 
 Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& outPath,
                              const std::vector<c10::IValue>& sampleInputs) {
-  Pt2SaveResult result;
-  try {
+  return guardedSave([&] {
     Exporter exporter(revision, sampleInputs, nullptr);
     exporter.build(rootTypeOf(*revision));
     const QString modelName = QStringLiteral("model");
@@ -622,15 +626,7 @@ Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& 
                    writer.writeRecord(str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
                                       samples.data(), samples.size());
                  });
-    result.ok = true;
-  } catch (const SaveError& e) {
-    result.error = QString::fromStdString(e.what());
-  } catch (const c10::Error& e) {
-    result.error = QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0);
-  } catch (const std::exception& e) {
-    result.error = QString::fromUtf8(e.what());
-  }
-  return result;
+  });
 }
 
 }  // namespace graft::core::io

@@ -343,6 +343,16 @@ bool pairDocuments(const model::Document& a, const model::Revision& revA, const 
   return true;
 }
 
+std::pair<RunOptions, RunOptions> sideRunOptions(const CompareOptions& options) {
+  RunOptions a, b;
+  a.device = options.deviceA;
+  b.device = options.deviceB;
+  a.precision = options.precisionA;
+  b.precision = options.precisionB;
+  a.cancel = b.cancel = options.cancel;
+  return {a, b};
+}
+
 bool comparesPrecision(const CompareOptions& options) {
   return options.deviceA != options.deviceB || options.precisionA.describe() != options.precisionB.describe();
 }
@@ -415,12 +425,7 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
                              const CompareOptions& options) {
   CompareResult result;
   Executor ea(revA), eb(revB);
-  RunOptions oa, ob;
-  oa.device = options.deviceA;
-  ob.device = options.deviceB;
-  oa.precision = options.precisionA;
-  ob.precision = options.precisionB;
-  oa.cancel = ob.cancel = options.cancel;
+  auto [oa, ob] = sideRunOptions(options);
   const auto fail = [&result](const RunResult& run, bool onB) {
     result.error = (onB ? QStringLiteral("B: ") : QStringLiteral("A: ")) + run.error.headline();
     result.errorNode = run.error.node;

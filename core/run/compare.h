@@ -100,6 +100,9 @@ struct CompareOptions {
   const std::atomic<bool>* cancel = nullptr;  // polled between nodes; a cancelled run fails
 };
 
+// How each side runs (device, precision, cancel flag), the rest left as RunOptions has it.
+std::pair<RunOptions, RunOptions> sideRunOptions(const CompareOptions& options);
+
 // Whether the two sides run at different precisions or on different devices: then every node's
 // local error is measured too.
 bool comparesPrecision(const CompareOptions& options);

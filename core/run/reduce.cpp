@@ -140,13 +140,8 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     };
     // The reference and the failing side, node by node.
     Executor ea(rev), eb(rev);
-    RunOptions oa, ob;
-    oa.device = options.deviceA;
-    ob.device = options.deviceB;
-    oa.precision = options.precisionA;
-    ob.precision = options.precisionB;
+    auto [oa, ob] = sideRunOptions(options);
     oa.instrumented = ob.instrumented = oa.keepIntermediates = ob.keepIntermediates = true;
-    oa.cancel = ob.cancel = options.cancel;
     const RunResult ra = ea.run(inputs, oa);
     if (!ra.ok) return refuse(QStringLiteral("the reference run failed: ") + ra.error.headline());
     const RunResult rb = eb.run(inputs, ob);
