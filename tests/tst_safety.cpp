@@ -6,6 +6,7 @@
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcess>
+#include <QtCore/QRandomGenerator>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -171,6 +172,59 @@ class TestSafety : public QObject {
   }
 
   // A saved program holds what it needs and nothing else from its source.
+  // End to end on mutated archives (a fuzz harness that runs models): bytes of a TorchScript
+  // file and of a torch.export program flipped, cut or repeated at seeded random places, then
+  // info, compare and profile on each. Every run ends with an answer or a message (exit 0 to 3),
+  // never a signal, an abort or a hang.
+  void mutatedArchivesRunOrSayWhy_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("input");
+    QTest::newRow("torchscript") << QStringLiteral("numerics/culprit.pt") << QStringLiteral("numerics/culprit.x.pt");
+    QTest::newRow("torch.export") << QStringLiteral("numerics/culprit.pt2") << QString();
+  }
+  void mutatedArchivesRunOrSayWhy() {
+    QFETCH(QString, model);
+    QFETCH(QString, input);
+    QFile original(graft::test::testdata(model));
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    const QByteArray bytes = original.readAll();
+    QRandomGenerator rng(2026);
+    QMap<int, int> exits;
+    for (int i = 0; i < 40; ++i) {
+      QByteArray mutated = bytes;
+      const int edits = 1 + int(rng.bounded(8u));
+      for (int e = 0; e < edits; ++e) {
+        const int at = int(rng.bounded(quint32(mutated.size())));
+        switch (rng.bounded(4u)) {
+          case 0: mutated[at] = char(rng.bounded(256u)); break;                                            // a byte
+          case 1: mutated[at] = char(mutated[at] ^ (1 << rng.bounded(8u))); break;                         // a bit
+          case 2: mutated.truncate(std::max(64, at)); break;                                               // cut short
+          default: mutated.insert(at, mutated.mid(int(rng.bounded(quint32(mutated.size()))), 64)); break;  // repeated
+        }
+      }
+      const QString path = dir_.filePath(QStringLiteral("mutated_%1.%2").arg(i).arg(QFileInfo(model).suffix()));
+      QFile out(path);
+      QVERIFY(out.open(QIODevice::WriteOnly) && out.write(mutated) == mutated.size());
+      out.close();
+      QStringList runInput;
+      if (!input.isEmpty()) runInput << QStringLiteral("--input") << graft::test::testdata(input);
+      for (const QString& command : {QStringLiteral("info"), QStringLiteral("compare"), QStringLiteral("profile")}) {
+        QStringList args{command, path};
+        if (command != QLatin1String("info")) args << runInput;
+        if (command == QLatin1String("profile")) args << QStringLiteral("--runs") << QStringLiteral("1") << QStringLiteral("--warmup") << QStringLiteral("0");
+        const auto r = runCli(args, 120000);
+        QVERIFY2(r.exitCode >= 0 && r.exitCode <= 3,
+                 qPrintable(QStringLiteral("%1 on mutation %2 of %3: exit %4: %5").arg(command).arg(i).arg(model).arg(r.exitCode).arg(QString::fromUtf8(r.err.right(400)))));
+        ++exits[r.exitCode];
+      }
+    }
+    qInfo("%s: exit codes over 120 runs: %s", qPrintable(model), qPrintable([&] {
+            QStringList parts;
+            for (auto it = exits.begin(); it != exits.end(); ++it) parts << QStringLiteral("%1×%2").arg(it.value()).arg(it.key());
+            return parts.join(QStringLiteral(", "));
+          }()));
+  }
+
   void savedProgramDropsUnusedRecords() {
     const QString out = dir_.filePath(QStringLiteral("from_junk.pt2"));
     const auto r = runCli({QStringLiteral("rewrite"), dir_.filePath(QStringLiteral("junk.pt2")), QStringLiteral("--pass"),
