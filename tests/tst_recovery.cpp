@@ -181,7 +181,15 @@ class TstRecovery : public QObject {
     QVERIFY(reloaded.document->current()->irText().contains(QStringLiteral("aten::gelu")));
   }
 
+  // Killed (a crash) or sent SIGTERM (a shutdown, a logout that ends the process): either way
+  // the journal is left as a crash leaves it, open, and the next start offers it.
+  void killedSessionIsRecovered_data() {
+    QTest::addColumn<bool>("terminate");
+    QTest::newRow("killed") << false;
+    QTest::newRow("SIGTERM") << true;
+  }
   void killedSessionIsRecovered() {
+    QFETCH(bool, terminate);
     // Clean exits of earlier tests leave only closed journals.
     QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
     QTemporaryDir dir;
@@ -222,7 +230,8 @@ class TstRecovery : public QObject {
       ui::MainWindow second;
       QVERIFY(!second.editActions()->offerRecovery());
     }
-    gui.kill();  // a crash: no clean exit, the journal stays open
+    if (terminate) gui.terminate();
+    else gui.kill();  // a crash: no clean exit, the journal stays open
     QVERIFY(gui.waitForFinished());
     QCOMPARE(gui.exitStatus(), QProcess::CrashExit);
 
