@@ -6,6 +6,7 @@
 #include <QtCore/QCoreApplication>
 #include <QtCore/QHash>
 #include <QtGui/QGuiApplication>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <cstdio>
@@ -20,9 +21,12 @@ void printUsage(const std::vector<Command>& commands) {
       "See, rewrite and verify PyTorch model graphs (torch.export and TorchScript) from the shell.\n\n"
       "MODEL is a torch.export program (.pt2), a TorchScript archive (.pt) or --sample NAME (cnn, mlp, transformer).\n"
       "Every command takes --json for machine-readable output and --help for its options.\n"
-      "Exit codes: 0 ok, 1 ran but the answer is no (e.g. outputs differ), 2 usage or input error.\n\n"
+      "Exit codes: 0 ok, 1 ran but the answer is no (e.g. outputs differ), 2 usage or input error,\n"
+      "3 (compare) outputs equal but an intermediate beyond tolerance.\n\n"
       "Commands:\n");
-  for (const auto& c : commands) text += QStringLiteral("  %1  %2\n").arg(c.name, -9).arg(c.summary);
+  qsizetype widest = 0;
+  for (const auto& c : commands) widest = std::max(widest, c.name.size());
+  for (const auto& c : commands) text += QStringLiteral("  %1  %2\n").arg(c.name, -int(widest)).arg(c.summary);
   text += QStringLiteral("\nOptions:\n  -h, --help     Show this help.\n  -V, --version  Show the version.\n");
   printText(text);
 }
