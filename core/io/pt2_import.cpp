@@ -2,6 +2,7 @@
 #include "core/io/pt2_export.h"
 
 #include "core/io/archive_probe.h"
+#include "core/io/pt2_python_ops.h"
 #include "core/io/pt2_schema.h"
 #include "core/io/pytree_spec.h"
 #include "core/io/saved_value.h"
@@ -471,27 +472,6 @@ class Importer {
     }
   }
 
-  // Python operators on symbolic sizes ("_operator.mul", "torch.sym_max") as the TorchScript
-  // operators on ints and floats that compute them, overloads chosen by the argument types.
-  std::optional<c10::Symbol> pythonOperator(const QString& target) {
-    static const std::map<QString, const char*> ops{
-        {QStringLiteral("_operator.add"), "aten::add"},         {QStringLiteral("_operator.sub"), "aten::sub"},
-        {QStringLiteral("_operator.mul"), "aten::mul"},         {QStringLiteral("_operator.floordiv"), "aten::floordiv"},
-        {QStringLiteral("_operator.truediv"), "aten::div"},     {QStringLiteral("_operator.mod"), "aten::remainder"},
-        {QStringLiteral("_operator.pow"), "aten::pow"},         {QStringLiteral("_operator.neg"), "aten::neg"},
-        {QStringLiteral("_operator.eq"), "aten::eq"},           {QStringLiteral("_operator.ne"), "aten::ne"},
-        {QStringLiteral("_operator.lt"), "aten::lt"},           {QStringLiteral("_operator.le"), "aten::le"},
-        {QStringLiteral("_operator.gt"), "aten::gt"},           {QStringLiteral("_operator.ge"), "aten::ge"},
-        {QStringLiteral("_operator.and_"), "aten::__and__"},    {QStringLiteral("_operator.or_"), "aten::__or__"},
-        {QStringLiteral("_operator.not_"), "aten::__not__"},    {QStringLiteral("torch.sym_max"), "prim::max"},
-        {QStringLiteral("torch.sym_min"), "prim::min"},         {QStringLiteral("torch.sym_float"), "aten::Float"},
-        {QStringLiteral("torch.sym_int"), "aten::Int"},         {QStringLiteral("math.ceil"), "aten::ceil"},
-        {QStringLiteral("math.floor"), "aten::floor"},          {QStringLiteral("torch.sym_sqrt"), "aten::sqrt"}};
-    auto it = ops.find(target);
-    if (it == ops.end()) return std::nullopt;
-    return c10::Symbol::fromQualString(it->second);
-  }
-
   void addPythonOperatorCall(const QJsonObject& n, c10::Symbol op) {
     std::vector<torch::jit::NamedValue> args;
     for (const auto& in : n.value(QLatin1String("inputs")).toArray())
@@ -539,7 +519,7 @@ class Importer {
   void addNode(const QJsonObject& n) {
     const QString target = n.value(QLatin1String("target")).toString();
     if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
-    if (auto op = pythonOperator(target)) return addPythonOperatorCall(n, *op);
+    if (auto op = pt2::torchScriptOperatorOf(target)) return addPythonOperatorCall(n, *op);
     const auto op = findOperator(target);
     const auto& schema = op->schema();
     std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
