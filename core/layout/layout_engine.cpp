@@ -1,12 +1,15 @@
 #include "core/layout/layout_engine.h"
 
+#include "core/layout/forked_work.h"
 #include "core/layout/graphviz_guard.h"
+#include "core/layout/group_layout.h"
 #include "core/layout/labels.h"
 
 #include <QtCore/QElapsedTimer>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <algorithm>
+#include <csignal>
 #include <mutex>
 #include <optional>
 
@@ -19,20 +22,6 @@ namespace {
 // producer cross a frame through one port and fan out on the far side.
 qint64 tailKey(const model::ViewEdge& e) { return e.from == model::kNoNode ? -1 - e.fromPort : qint64(e.from); }
 }  // namespace
-
-struct LayoutEngine::GroupLayout {
-  QVector<int> signature;
-  QSizeF size;
-  QVector<QPair<NodeId, QRectF>> nodes;
-  QVector<QPair<int, QRectF>> children;
-  QVector<DiagramTerminal> terminals;  // the root group's graph inputs and outputs
-  QVector<DiagramEdge> edges;
-  // Per edge: the child group its tail / head box is (-1 for a node or terminal), so compose can
-  // join the route to that child's port when the child is expanded.
-  QVector<QPair<int, int>> endChildren;
-  QHash<qint64, QPointF> portsIn, portsOut;  // by tailKey, in this group's coordinates
-  bool fallback = false;  // Graphviz crashed on this group: drawn as one column of straight edges
-};
 
 namespace {
 // Graphviz keeps global state: every engine in the process (the main canvas and both panes of a
@@ -164,24 +153,12 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
     order << g;
   };
   visit(0);
-  int done = 0;
-  for (int g : order) {
-    if (cancel && cancel->load()) {
-      d.cancelled = true;
-      return d;
-    }
-    const QVector<int> sig = signature(g, expanded);
-    GroupLayout*& cached = cache_[g];
-    if (!cached || cached->signature != sig) {
-      auto fresh = std::make_unique<GroupLayout>();
-      fresh->signature = sig;
-      layoutGroup(g, expanded, *fresh);
-      delete cached;
-      cached = fresh.release();
-      d.relaid << g;
-    }
-    if (progress) progress(++done, int(order.size()));
-  }
+  QVector<int> stale;  // groups whose cached layout is missing or was made for another expansion
+  for (int g : order)
+    if (const GroupLayout* cached = cache_.value(g); !cached || cached->signature != signature(g, expanded)) stale << g;
+  int done = int(order.size() - stale.size());
+  layoutGroups(stale, expanded, cancel, [&] { if (progress) progress(++done, int(order.size())); }, d);
+  if (d.cancelled) return d;
   for (int g : order)
     if (cache_[g]->fallback) d.fallbacks << view_->groups[g].path;
   compose(0, expanded, {0, 0}, 0, d);
@@ -190,7 +167,66 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
   return d;
 }
 
-void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout& out) {
+void LayoutEngine::store(int group, GroupLayout layout) {
+  GroupLayout*& cached = cache_[group];
+  delete cached;
+  cached = new GroupLayout(std::move(layout));
+}
+
+// Stale groups come in bottom-up order, each needing its children's sizes. One child process
+// lays them all out and sends each back as it finishes; when it dies, the group it was on is
+// drawn as a column here and a new child goes on from the next.
+void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
+                                const std::function<void()>& groupDone, Diagram& d) {
+  const auto fresh = [&](int g, Graphviz how) {
+    GroupLayout gl;
+    gl.signature = signature(g, expanded);
+    layoutGroup(g, expanded, gl, how);
+    return gl;
+  };
+  qsizetype next = 0;  // stale[next] is the first group without its new layout here
+  while (next < stale.size()) {
+    if (cancel && cancel->load()) {
+      d.cancelled = true;
+      return;
+    }
+    const qsizetype first = next;
+    const ForkedEnd end = runForked(
+        [&](const SendResult& send) {
+          for (qsizetype i = first; i < stale.size(); ++i) {
+            GroupLayout gl = fresh(stale[i], Graphviz::Plain);
+            send(toBytes(gl));
+            store(stale[i], std::move(gl));  // in the child's own cache: its parent group needs the size
+          }
+        },
+        [&](const QByteArray& bytes) {
+          store(stale[next], groupLayoutFromBytes(bytes));
+          d.relaid << stale[next++];
+          groupDone();
+        },
+        cancel);
+    if (end.kind == ForkedEnd::Cancelled) {
+      d.cancelled = true;
+      return;
+    }
+    if (end.kind == ForkedEnd::Unavailable) {
+      // No child process (out of memory or processes): lay out here, under the signal guard.
+      for (; next < stale.size(); ++next) {
+        store(stale[next], fresh(stale[next], Graphviz::Guarded));
+        d.relaid << stale[next];
+        groupDone();
+      }
+      return;
+    }
+    if (next < stale.size()) {  // the child died laying out stale[next]
+      store(stale[next], fresh(stale[next], Graphviz::Skipped));
+      d.relaid << stale[next++];
+      groupDone();
+    }
+  }
+}
+
+void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout& out, Graphviz how) {
   const auto& vg = view_->groups[group];
   Agraph_t* g = agopen(const_cast<char*>("g"), Agdirected, nullptr);
   agsafeset(g, const_cast<char*>("rankdir"), const_cast<char*>("TB"), const_cast<char*>(""));
@@ -304,9 +340,17 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
     agclose(g);
     return;
   }
-  // GRAFT_TEST_LAYOUT_CRASH=<module path>: the test of the crash guard makes Graphviz "crash" there.
-  static const QString crashAt = qEnvironmentVariable("GRAFT_TEST_LAYOUT_CRASH");
-  const bool laidOut = layoutWithoutCrashing(gv_->context, g, !crashAt.isEmpty() && vg.path == crashAt);
+  // GRAFT_TEST_LAYOUT_CRASH=<module path>: the test of the crash handling makes Graphviz "crash" there.
+  const bool crashHere = !crashAt_.isEmpty() && vg.path == crashAt_;
+  bool laidOut = false;
+  switch (how) {
+    case Graphviz::Plain:
+      if (crashHere) std::raise(SIGSEGV);
+      laidOut = gvLayout(gv_->context, g, "dot") == 0;
+      break;
+    case Graphviz::Guarded: laidOut = layoutWithoutCrashing(gv_->context, g, crashHere); break;
+    case Graphviz::Skipped: break;
+  }
   QHash<Agnode_t*, QSizeF> sizeOf;
   for (const auto& [n, s] : sized) sizeOf.insert(n, s);
   // Where each Graphviz node's centre is, in this group's coordinates, and the layout's extent.
@@ -383,11 +427,10 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
   }
   const double title = groupLabel(vg).front().size() * kCharWidth + 40;
   out.size = {std::max(extent.width() + 2 * kPad, title), extent.height() + kTitleHeight + 2 * kPad};
-  // After a crash Graphviz's records of this graph are not to be trusted: they are left alone.
-  if (laidOut) {
-    gvFreeLayout(gv_->context, g);
-    agclose(g);
-  }
+  // After a crash under the guard Graphviz's records of this graph are not to be trusted: they
+  // are left alone.
+  if (laidOut) gvFreeLayout(gv_->context, g);
+  if (laidOut || how != Graphviz::Guarded) agclose(g);
 }
 
 QStringList LayoutEngine::repeatLabel(int first) const {

@@ -6,6 +6,9 @@
 // per group and keyed by the expansion state below it, so expanding or collapsing a group re-lays
 // only the groups above it.
 //
+// Graphviz runs in a forked child per request (core/layout/forked_work): a group it crashes on is
+// drawn as a plain column and named in Diagram::fallbacks, and the process goes on.
+//
 // Not thread-safe (Graphviz is not): use one engine on one thread (see LayoutService).
 #include "core/layout/diagram.h"
 #include "core/model/graph_view.h"
@@ -16,6 +19,8 @@
 #include <memory>
 
 namespace graft::core::layout {
+
+struct GroupLayout;
 
 struct LayoutOptions {
   // Bounds on dot's network-simplex and mincross effort; without them a dense group
@@ -50,10 +55,16 @@ class LayoutEngine {
   Expansion expandToDepth(int depth) const;
 
  private:
-  struct GroupLayout;
+  // How a group's layout reaches Graphviz: plainly (in a forked child, where a crash ends only the
+  // child), under the signal guard (no child could be started), or not at all (the fallback
+  // column, after Graphviz failed on the group).
+  enum class Graphviz { Plain, Guarded, Skipped };
   void prepare();
   QVector<int> signature(int group, const Expansion& expanded) const;
-  void layoutGroup(int group, const Expansion& expanded, GroupLayout& out);
+  void layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
+                    const std::function<void()>& groupDone, Diagram& d);
+  void layoutGroup(int group, const Expansion& expanded, GroupLayout& out, Graphviz how);
+  void store(int group, GroupLayout layout);
   void compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const;
   int itemIn(int group, model::NodeId node) const;
   QStringList repeatLabel(int first) const;  // child group index, or -1 for a direct node
@@ -70,6 +81,8 @@ class LayoutEngine {
   QHash<int, QVector<int>> foldedBy_; // first module of a folded repeat -> the modules it hides
   struct Gv;
   std::unique_ptr<Gv> gv_;
+  // GRAFT_TEST_LAYOUT_CRASH: the module path where a test makes Graphviz crash.
+  const QString crashAt_ = qEnvironmentVariable("GRAFT_TEST_LAYOUT_CRASH");
 };
 
 }  // namespace graft::core::layout

@@ -1,0 +1,37 @@
+#pragma once
+// One module group's layout, in the group's own coordinates: what LayoutEngine caches per group
+// and what a forked layout sends back (hence the byte form).
+#include "core/layout/diagram.h"
+
+#include <QtCore/QByteArray>
+#include <QtCore/QDataStream>
+#include <QtCore/QHash>
+#include <QtCore/QPair>
+#include <QtCore/QSizeF>
+#include <QtCore/QVector>
+
+namespace graft::core::layout {
+
+struct GroupLayout {
+  QVector<int> signature;  // the expansion state below the group it was laid out for
+  QSizeF size;
+  QVector<QPair<model::NodeId, QRectF>> nodes;
+  QVector<QPair<int, QRectF>> children;
+  QVector<DiagramTerminal> terminals;  // the root group's graph inputs and outputs
+  QVector<DiagramEdge> edges;
+  // Per edge: the child group its tail / head box is (-1 for a node or terminal), so compose can
+  // join the route to that child's port when the child is expanded.
+  QVector<QPair<int, int>> endChildren;
+  QHash<qint64, QPointF> portsIn, portsOut;  // by producer (node id, or -1 - graph input port)
+  bool fallback = false;  // Graphviz failed on this group: drawn as one column of straight edges
+};
+
+QDataStream& operator<<(QDataStream& s, const DiagramTerminal& t);
+QDataStream& operator>>(QDataStream& s, DiagramTerminal& t);
+QDataStream& operator<<(QDataStream& s, const DiagramEdge& e);
+QDataStream& operator>>(QDataStream& s, DiagramEdge& e);
+
+QByteArray toBytes(const GroupLayout& layout);
+GroupLayout groupLayoutFromBytes(const QByteArray& bytes);
+
+}  // namespace graft::core::layout
