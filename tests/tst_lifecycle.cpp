@@ -12,14 +12,20 @@
 #include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
 #include "ui/main_window.h"
+#include "ui/recent_files.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/tour/tour_driver.h"
 
 #include <QtCore/QFileInfo>
+#include <QtCore/QMimeData>
+#include <QtCore/QStandardPaths>
+#include <QtCore/QUrl>
 #include <QtCore/QTemporaryDir>
 #include <QtGui/QAction>
+#include <QtGui/QDropEvent>
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMenu>
 
 using namespace graft;
 using ui::UnsavedAnswer;
@@ -32,6 +38,28 @@ bool drop(ui::MainWindow& w, const QString& path) {
   if (path == QLatin1String("close")) return w.closeDocument();
   if (path == QLatin1String("open file")) return w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
   if (path == QLatin1String("sample")) return w.openSample(QStringLiteral("mlp"));
+  const QString other = graft::test::testdata(QStringLiteral("resnet18.pt"));
+  const auto opened = [&] { return w.document() && w.document()->sourcePath() == other; };
+  if (path == QLatin1String("recent file")) {  // File > Open Recent (the window lists what was recent when it was made)
+    for (QMenu* menu : w.findChildren<QMenu*>())
+      if (menu->title() == QLatin1String("Open &Recent"))
+        for (QAction* a : menu->actions())
+          if (a->toolTip() == other) {
+            a->trigger();
+            return opened();
+          }
+    qWarning("no recent-file item for %s", qPrintable(other));
+    return false;
+  }
+  if (path == QLatin1String("drag and drop")) {
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(other)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    return opened();
+  }
   if (path == QLatin1String("tour"))
     return graft::test::performTourAction(w, QStringLiteral("open_sample"), QStringLiteral("sample"), QStringLiteral("mlp")).isEmpty();
   return false;
@@ -52,6 +80,7 @@ class TestLifecycle : public QObject {
   void initTestCase() {
     QVERIFY(sessions_.isValid() && saves_.isValid());
     qputenv("GRAFT_SESSION_DIR", sessions_.path().toUtf8());
+    QStandardPaths::setTestModeEnabled(true);  // recent files go to a test location, not the user's
   }
 
   void modifiedMarkAndSave() {
@@ -85,7 +114,7 @@ class TestLifecycle : public QObject {
   void everyPathAsks_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<int>("answer");
-    for (const char* path : {"quit", "close", "open file", "sample", "tour"})
+    for (const char* path : {"quit", "close", "open file", "recent file", "drag and drop", "sample", "tour"})
       for (auto answer : {UnsavedAnswer::Save, UnsavedAnswer::Discard, UnsavedAnswer::Cancel})
         QTest::addRow("%s, %s", path, answer == UnsavedAnswer::Save ? "save" : answer == UnsavedAnswer::Discard ? "discard" : "cancel")
             << QString::fromLatin1(path) << int(answer);
@@ -93,6 +122,7 @@ class TestLifecycle : public QObject {
   void everyPathAsks() {
     QFETCH(QString, path);
     QFETCH(int, answer);
+    ui::addRecentFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
     ui::MainWindow w;
     w.show();
     QVERIFY(w.openSample(QStringLiteral("cnn")));
@@ -166,6 +196,32 @@ class TestLifecycle : public QObject {
     QVERIFY(w.compareDock()->summary().equal);
     QVERIFY(w.closeDocument());
     for (const QString& name : names) QVERIFY2(!w.findChild<QAction*>(name)->isEnabled(), qPrintable(name));
+  }
+
+  // A logout (commitDataRequest) keeps the journal of unsaved work for the next start, as a crash
+  // would; when the logout was cancelled and the work is then discarded, the journal is closed.
+  void logoutKeepsTheJournal() {
+    QString kept, discarded;
+    {
+      ui::MainWindow w;
+      QVERIFY(w.openSample(QStringLiteral("cnn")));
+      w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+      kept = journalOf(w);
+      w.editActions()->keepJournalForRecovery();
+    }  // the process ends without a question
+    QVERIFY(!journalClosed(kept));
+    QVERIFY(core::edit::Session::unclosedJournals().contains(kept));
+    {
+      ui::MainWindow w;
+      QVERIFY(w.openSample(QStringLiteral("cnn")));
+      w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+      discarded = journalOf(w);
+      w.editActions()->keepJournalForRecovery();
+      w.editActions()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
+      QVERIFY(w.closeDocument());
+    }
+    QVERIFY(journalClosed(discarded));
+    QVERIFY(core::edit::Session::markClosed(kept));  // leaves no journal for later tests
   }
 
   // Nothing to lose, nothing to ask.

@@ -168,13 +168,18 @@ bool EditActions::saveCurrent() {
 }
 
 bool EditActions::mayDropDocument() {
-  if (!isModified()) return true;
+  if (!isModified()) {
+    keepJournal_ = false;  // saved since a logout asked to keep it
+    return true;
+  }
   const UnsavedAnswer answer = prompt_ ? prompt_(session_->document().displayName())
                                        : askAboutUnsaved(window_, session_->document().displayName());
+  // The answer decides the journal's fate, also after a logout that was cancelled.
+  keepJournal_ = answer == UnsavedAnswer::Keep || (keepJournal_ && answer == UnsavedAnswer::Cancel);
   switch (answer) {
     case UnsavedAnswer::Save: return saveCurrent();
     case UnsavedAnswer::Discard: return true;
-    case UnsavedAnswer::Keep: keepJournal_ = true; return true;
+    case UnsavedAnswer::Keep: return true;
     case UnsavedAnswer::Cancel: return false;
   }
   return false;

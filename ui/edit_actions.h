@@ -53,6 +53,9 @@ class EditActions : public QObject {
   // Before the open document is dropped (quit, close, open another): true when it may go. Asks
   // Save / Discard / Cancel when there are unsaved changes; Cancel answers false.
   bool mayDropDocument();
+  // The desktop session is ending (logout, shutdown): the journal is kept for recovery, as a crash
+  // would leave it, unless a later question about the document is answered otherwise.
+  void keepJournalForRecovery() { keepJournal_ = isModified(); }
   // The question mayDropDocument asks (tests answer it themselves).
   void setUnsavedPrompt(UnsavedPrompt prompt) { prompt_ = std::move(prompt); }
 

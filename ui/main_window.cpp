@@ -17,6 +17,7 @@
 #include "core/report/html_report.h"
 #include "ui/history_dock.h"
 #include <QtGui/QCloseEvent>
+#include <QtGui/QGuiApplication>
 #include "core/run/input_specs.h"
 #include "core/layout/flat_dot.h"
 #include "ui/render/diagram_export.h"
@@ -324,6 +325,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   presentation_ = std::make_unique<Presentation>(this);
   buildMenus();
   for (QAction* a : modelActions_) a->setEnabled(false);  // until a model is open
+  // A logout or shutdown may end the process without closing this window: the journal stays
+  // open for the next start, as after a crash (Qt asks nothing of the window by default).
+  connect(qApp, &QGuiApplication::commitDataRequest, this, [this] { editActions_->keepJournalForRecovery(); });
 
   statusBar()->showMessage(tr("Open a model with File > Open (a torch.export .pt2 or a TorchScript .pt), drop one here, "
                               "or try File > Open Sample."));
