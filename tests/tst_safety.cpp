@@ -147,8 +147,7 @@ class TestSafety : public QObject {
   }
 
   // A crash inside Graphviz (simulated in one module) is a warning and a plain column for that
-  // module; the rest is laid out and the SVG is written. The scripted retinanet's module paths
-  // hold no pseudo-module "SELF" (its deep empty clusters crashed Graphviz).
+  // module; the rest is laid out and the SVG is written.
   void layoutCrashIsAWarning() {
     const QString svg = dir_.filePath(QStringLiteral("crash.svg"));
     QProcess p;
@@ -171,7 +170,23 @@ class TestSafety : public QObject {
     QVERIFY(plain.json().value(QStringLiteral("diagnostics")).toArray().isEmpty());
   }
 
-  // A saved program holds what it needs and nothing else from its source.
+  // The scripted RetinaNet, fully expanded: its module paths hold no pseudo-module "SELF" (whose
+  // deep empty clusters crashed Graphviz), and every group is laid out by Graphviz itself.
+  void scriptedRetinanetLaysOut() {
+    const QString model = graft::test::testdata(QStringLiteral("hard/retinanet_script.pt"));
+    const auto info = runCli({QStringLiteral("info"), model, QStringLiteral("--json")});
+    QCOMPARE(info.exitCode, 0);
+    QVERIFY(info.json().value(QStringLiteral("groups")).toInt() > 50);
+    QVERIFY2(!info.out.contains("SELF"), info.out.constData());
+    const QString svg = dir_.filePath(QStringLiteral("retinanet.svg"));
+    const auto laid = runCli({QStringLiteral("layout"), model, QStringLiteral("--expand"), QStringLiteral("all"), QStringLiteral("--svg"), svg,
+                              QStringLiteral("--json")});
+    QVERIFY2(laid.exitCode == 0, laid.err.constData());
+    QVERIFY2(laid.json().value(QStringLiteral("diagnostics")).toArray().isEmpty(), laid.err.constData());
+    QCOMPARE(laid.json().value(QStringLiteral("expanded_groups")).toInt(), laid.json().value(QStringLiteral("groups")).toInt());
+    QVERIFY(QFileInfo(svg).size() > 10000);
+  }
+
   // End to end on mutated archives (a fuzz harness that runs models): bytes of a TorchScript
   // file and of a torch.export program flipped, cut or repeated at seeded random places, then
   // info, compare and profile on each. Every run ends with an answer or a message (exit 0 to 3),

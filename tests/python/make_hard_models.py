@@ -13,6 +13,9 @@ Writes into OUTDIR/hard (skipping files already there, so the build folder cache
                               .x.pt an input and .out.pt PyTorch's output for it
   <model>.qparams.json        for both quantized models: the first quantized conv's weight as
                               PyTorch reports it (qscheme, axis, scales, zero points)
+  retinanet_script.pt         torchvision's RetinaNet (resnet18 FPN backbone, random weights),
+                              scripted: its inlined calls of modules' own methods name a
+                              pseudo-module "SELF", whose deep empty clusters crashed Graphviz
 Run with the venv interpreter: .venv/bin/python make_hard_models.py OUTDIR
 """
 import json
@@ -139,12 +142,29 @@ def make_loop(outdir):
     os.replace(path + ".tmp", path)
 
 
+def make_retinanet(outdir):
+    path = os.path.join(outdir, "retinanet_script.pt")
+    if os.path.exists(path):
+        return
+    from torchvision.models.detection import RetinaNet
+    from torchvision.models.detection.backbone_utils import resnet_fpn_backbone
+    from torchvision.ops.feature_pyramid_network import LastLevelP6P7
+
+    torch.manual_seed(0)
+    backbone = resnet_fpn_backbone(backbone_name="resnet18", weights=None, trainable_layers=5, returned_layers=[2, 3, 4],
+                                   extra_blocks=LastLevelP6P7(256, 256))
+    model = torch.jit.script(RetinaNet(backbone, num_classes=5, min_size=128, max_size=160).eval())
+    model.save(path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
 def main():
     outdir = os.path.join(sys.argv[1], "hard")
     os.makedirs(outdir, exist_ok=True)
     make_loop(outdir)
     make_quantized(outdir)
     make_fx_quantized(outdir)
+    make_retinanet(outdir)
     for name in ("quantized_mobilenet_v2", "quantized_fx_cnn"):
         write_qparams(outdir, name)
 
