@@ -30,6 +30,7 @@
 #include <QtCore/QRegularExpression>
 
 #include <fcntl.h>
+#include <limits>
 #include <map>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -53,6 +54,17 @@ struct Pt2Error : std::runtime_error {
 [[noreturn]] void fail(const QString& what) { throw Pt2Error(what.toStdString()); }
 
 using pt2::str;
+
+// A float as the export schema writes it: a JSON number, or "Infinity", "-Infinity", "NaN" (what
+// JSON cannot spell; masks are built from -inf).
+double jsonFloat(const QJsonValue& v) {
+  if (v.isDouble()) return v.toDouble();
+  const QString text = v.toString();
+  if (text == QLatin1String("Infinity")) return std::numeric_limits<double>::infinity();
+  if (text == QLatin1String("-Infinity")) return -std::numeric_limits<double>::infinity();
+  if (text == QLatin1String("NaN")) return std::numeric_limits<double>::quiet_NaN();
+  fail(QStringLiteral("a float argument %1 is not a number").arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
+}
 
 c10::ScalarType scalarType(int serde) {
   if (auto t = pt2::scalarTypeOf(serde)) return *t;
@@ -403,13 +415,13 @@ class Importer {
     }
     if (kind == QLatin1String("as_none")) return graph_->insertConstant(c10::IValue());
     if (kind == QLatin1String("as_int")) return graph_->insertConstant(static_cast<int64_t>(v.toInteger()));
-    if (kind == QLatin1String("as_float")) return graph_->insertConstant(v.toDouble());
+    if (kind == QLatin1String("as_float")) return graph_->insertConstant(jsonFloat(v));
     if (kind == QLatin1String("as_bool")) return graph_->insertConstant(v.toBool());
     if (kind == QLatin1String("as_string")) return graph_->insertConstant(v.toString().toStdString());
     if (kind == QLatin1String("as_ints")) return graph_->insertConstant(ints(v.toArray()));
     if (kind == QLatin1String("as_floats")) {
       std::vector<double> out;
-      for (const auto& e : v.toArray()) out.push_back(e.toDouble());
+      for (const auto& e : v.toArray()) out.push_back(jsonFloat(e));
       return graph_->insertConstant(out);
     }
     if (kind == QLatin1String("as_bools")) {
@@ -453,7 +465,7 @@ class Importer {
     if (o.contains(QLatin1String("as_name"))) return tensorValue(o.value(QLatin1String("as_name")).toString());
     if (o.contains(QLatin1String("as_int"))) return graph_->insertConstant(static_cast<int64_t>(o.value(QLatin1String("as_int")).toInteger()));
     if (o.contains(QLatin1String("as_bool"))) return graph_->insertConstant(o.value(QLatin1String("as_bool")).toBool());
-    if (o.contains(QLatin1String("as_float"))) return graph_->insertConstant(o.value(QLatin1String("as_float")).toDouble());
+    if (o.contains(QLatin1String("as_float"))) return graph_->insertConstant(jsonFloat(o.value(QLatin1String("as_float"))));
     if (auto i = concreteInt(QJsonValue(o))) return graph_->insertConstant(*i);
     fail(QStringLiteral("a symbolic value %1 is not supported yet").arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))));
   }
@@ -528,12 +540,19 @@ class Importer {
       given[o.value(QLatin1String("name")).toString()] = o.value(QLatin1String("arg")).toObject();
     }
     std::vector<Value*> inputs;
+    bool boolScalar = false;
     for (const auto& a : schema.arguments()) {
       auto it = given.find(QString::fromStdString(a.name()));
-      if (it != given.end()) inputs.push_back(argValue(it->second));
+      if (it != given.end() && isScalarArgument(a) && it->second.contains(QLatin1String("as_bool"))) {
+        // TorchScript's Scalar is a number, never a bool: True is passed as 1, and the dtype it
+        // implied is made explicit below.
+        inputs.push_back(graph_->insertConstant(int64_t(it->second.value(QLatin1String("as_bool")).toBool() ? 1 : 0)));
+        boolScalar = true;
+      } else if (it != given.end()) inputs.push_back(argValue(it->second));
       else if (a.default_value()) inputs.push_back(graph_->insertConstant(*a.default_value()));
       else fail(QStringLiteral("%1: argument %2 is missing").arg(target, QString::fromStdString(a.name())));
     }
+    if (boolScalar) keepBoolResult(n, schema, inputs);
     Node* node = graph_->create(c10::Symbol::fromQualString(schema.name()), inputs, schema.returns().size());
     graph_->insertNode(node);
     const auto outputs = n.value(QLatin1String("outputs")).toArray();
@@ -557,6 +576,36 @@ class Importer {
     const auto meta = n.value(QLatin1String("metadata")).toObject();
     setModuleStack(node, meta.value(QLatin1String("nn_module_stack")).toString());
     setSource(node, meta.value(QLatin1String("stack_trace")).toString());
+  }
+
+  static bool isScalarArgument(const c10::Argument& a) {
+    const c10::TypePtr& t = a.type();
+    if (t->kind() == c10::TypeKind::NumberType) return true;
+    const auto optional = t->cast<c10::OptionalType>();
+    return optional && optional->getElementType()->kind() == c10::TypeKind::NumberType;
+  }
+
+  // A bool Scalar read as 1 or 0 gives the same values, but a result whose dtype came from the
+  // scalar (full(size, True) is a bool tensor, full(size, 1) a long one) needs its dtype spelt out:
+  // an op with a dtype argument left unset gets the dtype fx recorded for its result; any other op
+  // whose result is bool (comparisons aside, bool whatever the scalar) cannot be given a bool
+  // Scalar in TorchScript.
+  void keepBoolResult(const QJsonObject& n, const c10::FunctionSchema& schema, std::vector<Value*>& inputs) {
+    const auto outputs = n.value(QLatin1String("outputs")).toArray();
+    const QString out = outputs.isEmpty() ? QString()
+                                          : outputs.first().toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+    if (!tensorMeta_.contains(out)) return;
+    const c10::ScalarType dtype = scalarType(tensorMeta_.value(out).value(QLatin1String("dtype")).toInt());
+    if (auto index = schema.argumentIndexWithName("dtype")) {
+      if (inputs[*index]->type()->kind() == c10::TypeKind::NoneType)
+        inputs[*index] = graph_->insertConstant(static_cast<int64_t>(dtype));
+      return;
+    }
+    static const QStringList alwaysBool = {QStringLiteral("aten::eq"), QStringLiteral("aten::ne"), QStringLiteral("aten::lt"),
+                                           QStringLiteral("aten::le"), QStringLiteral("aten::gt"), QStringLiteral("aten::ge")};
+    if (dtype == c10::kBool && !alwaysBool.contains(QString::fromStdString(schema.name())))
+      fail(QStringLiteral("%1 takes a bool Scalar and returns a bool tensor: TorchScript has no bool Scalar to keep that dtype")
+               .arg(n.value(QLatin1String("target")).toString()));
   }
 
   void addTensorMeta(const QJsonObject& values) {

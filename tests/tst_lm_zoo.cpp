@@ -1,0 +1,125 @@
+// Hugging Face language models exported with torch.export (tests/python/make_lm_zoo.py: small
+// configs, random weights, a dynamic batch and sequence, with and without run_decompositions()):
+// each opens, counts its ops as torch.export does, names its flat inputs and outputs by their
+// paths, gives ep.module()'s outputs at two sizes on both run paths, and compares equal with
+// itself through graft-cli at both sizes.
+#include "core/io/load.h"
+#include "core/model/graph_view.h"
+#include "core/run/compare.h"
+#include "core/run/executor.h"
+#include "core/run/input_set.h"
+#include "test_support.h"
+
+#include <torch/serialize.h>
+
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+using namespace graft::core;
+
+namespace {
+
+const QStringList kPrograms = {
+    QStringLiteral("llama_dyn"),      QStringLiteral("llama_dyn_decomp"),   QStringLiteral("qwen2_dyn"),
+    QStringLiteral("qwen2_dyn_decomp"), QStringLiteral("mistral_dyn"),      QStringLiteral("mistral_dyn_decomp"),
+    QStringLiteral("gpt2_dyn"),       QStringLiteral("gpt2_dyn_decomp"),    QStringLiteral("bert_dyn"),
+    QStringLiteral("bert_dyn_decomp"), QStringLiteral("t5enc_dyn"),         QStringLiteral("t5enc_dyn_decomp"),
+    QStringLiteral("whisperenc_dyn"), QStringLiteral("whisperenc_dyn_decomp"), QStringLiteral("llama_static"),
+};
+
+c10::IValue readSaved(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  const QByteArray bytes = f.readAll();
+  return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+}
+
+std::vector<at::Tensor> tensorList(const c10::IValue& list) {
+  std::vector<at::Tensor> out;
+  for (const auto& v : list.toListRef()) out.push_back(v.toTensor());
+  return out;
+}
+
+QStringList strings(const QJsonArray& a) {
+  QStringList out;
+  for (const auto& v : a) out << v.toString();
+  return out;
+}
+
+}  // namespace
+
+class TestLmZoo : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_lm_zoo.py"),
+                                          {zoo_.path()});
+    QVERIFY2(r.exitCode == 0, r.err.right(4000).constData());
+  }
+
+  void programRunsAsPyTorch_data() {
+    QTest::addColumn<QString>("name");
+    for (const auto& name : kPrograms) QTest::newRow(qPrintable(name)) << name;
+  }
+  void programRunsAsPyTorch() {
+    QFETCH(QString, name);
+    const QDir dir(zoo_.path());
+    QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
+    QVERIFY(refFile.open(QIODevice::ReadOnly));
+    const QJsonObject ref = QJsonDocument::fromJson(refFile.readAll()).object();
+    const QString program = dir.filePath(name + QStringLiteral(".pt2"));
+    auto loaded = io::loadFile(program);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + QStringLiteral(": ") + loaded.error.details));
+    const auto& doc = *loaded.document;
+    QCOMPARE(model::GraphView::build(*doc.current()).programOps, ref.value(QStringLiteral("ops")).toInt());
+    QCOMPARE(doc.inputNames(), strings(ref.value(QStringLiteral("inputs")).toArray()));
+    QCOMPARE(doc.outputNames(), strings(ref.value(QStringLiteral("outputs")).toArray()));
+
+    run::Executor executor(doc.current());
+    const auto sizes = ref.value(QStringLiteral("sizes")).toArray();
+    for (int i = 0; i < sizes.size(); ++i) {
+      const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(i));
+      const QString size = QStringLiteral("%1x%2").arg(sizes[i].toArray()[0].toInt()).arg(sizes[i].toArray()[1].toInt());
+      run::InputSet inputs;
+      QStringList inputFiles;
+      for (const auto& t : tensorList(readSaved(stem + QStringLiteral(".in.pt")))) {
+        inputs.values.push_back(t);
+        inputFiles << QStringLiteral("--input") << stem + QStringLiteral(".in%1.pt").arg(inputFiles.size() / 2);
+        const auto bytes = torch::pickle_save(t);
+        QFile f(inputFiles.last());
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size()));
+      }
+      const auto expected = tensorList(readSaved(stem + QStringLiteral(".out.pt")));
+      for (bool instrumented : {false, true}) {
+        run::RunOptions options;
+        options.instrumented = instrumented;
+        const auto r = executor.run(inputs, options);
+        QVERIFY2(r.ok, qPrintable(size + QStringLiteral(": ") + r.error.headline()));
+        const auto flat = run::flattenTensors(r.outputs);
+        QCOMPARE(flat.size(), expected.size());
+        for (size_t k = 0; k < flat.size(); ++k) {
+          const QString what = QStringLiteral("%1 at %2%3").arg(doc.outputNames().value(int(k)), size,
+                                                               instrumented ? QStringLiteral(", instrumented") : QString());
+          QCOMPARE(flat[k].sizes(), expected[k].sizes());
+          const double diff = (flat[k] - expected[k]).abs().max().item<double>();
+          qInfo("%s: %s max |Graft - PyTorch| = %g", qPrintable(name), qPrintable(what), diff);
+          QVERIFY2(torch::allclose(flat[k], expected[k], 1e-4, 1e-5), qPrintable(what));
+        }
+      }
+      auto arguments = QStringList{QStringLiteral("compare"), program, program} + inputFiles;
+      const auto cli = graft::test::runCli(arguments);
+      QVERIFY2(cli.exitCode == 0, qPrintable(size + QStringLiteral(": ") + QString::fromUtf8(cli.err + cli.out)));
+    }
+  }
+
+ private:
+  QTemporaryDir zoo_;
+};
+
+QTEST_GUILESS_MAIN(TestLmZoo)
+#include "tst_lm_zoo.moc"
