@@ -393,13 +393,8 @@ class TestPt2 : public QObject {
   }
   void symbolicSizesRun() {
     QFETCH(QString, name);
-    static QTemporaryDir dir;
-    static bool made = false;
-    if (!made) {
-      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_dynamic_programs.py"), {dir.path()});
-      QVERIFY2(r.exitCode == 0, r.err.constData());
-      made = true;
-    }
+    const QDir dir(dynamicPrograms());
+    QVERIFY(dir.exists(name + QStringLiteral(".pt2")));
     QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
     QVERIFY(refFile.open(QIODevice::ReadOnly));
     const QJsonObject ref = QJsonDocument::fromJson(refFile.readAll()).object();
@@ -438,6 +433,83 @@ class TestPt2 : public QObject {
     const auto refused = run::Executor(small.document->current()).run(thirteen, {});
     QVERIFY(!refused.ok);
     QVERIFY2(refused.error.message.contains(QStringLiteral("≤ 8")), qPrintable(refused.error.message));
+  }
+
+  // A dynamic program saves as dynamic: after a pass (and a rewrite that adds nodes), stock
+  // torch.export.load reads the saved program with symbolic input sizes and the source's ranges,
+  // its module gives the original's outputs at two sizes, and every value's metadata (shapes,
+  // SymInts) holds at both sizes. Graft reads the ranges back as they were.
+  void dynamicProgramSavesAsDynamic_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("change");
+    const QStringList dce{QStringLiteral("--pass"), QStringLiteral("dead-code-elimination")};
+    QTest::newRow("view_dyn") << QStringLiteral("view_dyn") << dce;
+    QTest::newRow("arith_dyn") << QStringLiteral("arith_dyn") << dce;
+    QTest::newRow("llama_dyn") << QStringLiteral("llama_dyn") << dce;
+    QTest::newRow("llama_dyn silu-decompose") << QStringLiteral("llama_dyn") << QStringList{QStringLiteral("--rule"), QStringLiteral("silu-decompose")};
+  }
+  void dynamicProgramSavesAsDynamic() {
+    QFETCH(QString, name);
+    QFETCH(QStringList, change);
+    const QDir dir(dynamicPrograms());
+    const QString program = dir.filePath(name + QStringLiteral(".pt2"));
+    QTemporaryDir out;
+    const QString saved = out.filePath(QStringLiteral("saved.pt2"));
+    const auto rw = graft::test::runCli(QStringList{QStringLiteral("rewrite"), program} + change +
+                                        QStringList{QStringLiteral("-o"), saved, QStringLiteral("--json")});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    if (change.contains(QStringLiteral("--rule"))) {  // the rewrite added nodes the source's metadata never saw
+      const auto applied = rw.json().value(QStringLiteral("applied")).toArray();
+      QVERIFY(!applied.isEmpty() && applied.first().toObject().value(QStringLiteral("matches")).toInt() > 0);
+    }
+
+    QFile refFile(dir.filePath(name + QStringLiteral(".ref.json")));
+    QVERIFY(refFile.open(QIODevice::ReadOnly));
+    const QJsonArray sizes = QJsonDocument::fromJson(refFile.readAll()).object().value(QStringLiteral("sizes")).toArray();
+    QCOMPARE(sizes.size(), 2);
+    QStringList args{saved};
+    for (const auto& size : sizes) {
+      const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(size.toInt()));
+      args << stem + QStringLiteral(".in.pt") << stem + QStringLiteral(".out.pt");
+    }
+    const auto check = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_dynamic_save.py"), args);
+    QVERIFY2(check.exitCode == 0, check.out + check.err.right(2000));
+    const QJsonObject verdict = check.json();
+    QVERIFY(verdict.value(QStringLiteral("close")).toBool());
+    const auto runs = verdict.value(QStringLiteral("runs")).toArray();
+    QCOMPARE(runs.size(), 2);
+    QVERIFY(runs[0].toObject().value(QStringLiteral("input_shape")) != runs[1].toObject().value(QStringLiteral("input_shape")));
+    for (const auto& r : runs) {
+      const QJsonObject run = r.toObject();
+      qInfo("%s at %s: max abs diff %g", qPrintable(name), QJsonDocument(run.value(QStringLiteral("input_shape")).toArray()).toJson(QJsonDocument::Compact).constData(),
+            run.value(QStringLiteral("max_abs")).toDouble());
+      QVERIFY(run.value(QStringLiteral("meta_checked")).toInt() > 0);
+      QVERIFY2(run.value(QStringLiteral("meta_mismatches")).toArray().isEmpty(),
+               QJsonDocument(run.value(QStringLiteral("meta_mismatches")).toArray()).toJson(QJsonDocument::Compact).constData());
+    }
+    const auto symbolicInputs = verdict.value(QStringLiteral("symbolic_inputs")).toArray();
+    QVERIFY(!symbolicInputs.isEmpty());
+    for (const auto& input : symbolicInputs) QVERIFY(input.toBool());
+    QVERIFY(verdict.value(QStringLiteral("symbolic_values")).toInt() > 0);
+
+    // The ranges are the source's, in stock PyTorch and in Graft.
+    auto source = io::loadFile(program);
+    QVERIFY(source.ok());
+    const model::SymbolRanges ranges = source.document->current()->symbolRanges();
+    QVERIFY(!ranges.isEmpty());
+    QJsonObject expected;
+    for (auto it = ranges.begin(); it != ranges.end(); ++it)
+      expected.insert(it.key(), QJsonArray{it->min, it->max ? QJsonValue(*it->max) : QJsonValue()});
+    QCOMPARE(verdict.value(QStringLiteral("range_constraints")).toObject(), expected);
+    auto reopened = io::loadFile(saved);
+    QVERIFY2(reopened.ok(), qPrintable(reopened.error.message() + QStringLiteral(": ") + reopened.error.details));
+    const model::SymbolRanges back = reopened.document->current()->symbolRanges();
+    QCOMPARE(back.size(), ranges.size());
+    for (auto it = ranges.begin(); it != ranges.end(); ++it) {
+      QVERIFY2(back.contains(it.key()), qPrintable(it.key()));
+      QCOMPARE(back.value(it.key()).min, it->min);
+      QVERIFY(back.value(it.key()).max == it->max);
+    }
   }
 
   // Keyword arguments, dicts and nested results: the sample inputs are flattened as the program's
@@ -520,6 +592,18 @@ class TestPt2 : public QObject {
   }
 
  private:
+  // tests/python/make_dynamic_programs.py's programs and their outputs at two sizes, made once per run.
+  static QString dynamicPrograms() {
+    static QTemporaryDir dir;
+    static bool made = false;
+    if (!made) {
+      const auto r = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_dynamic_programs.py"), {dir.path()});
+      if (r.exitCode != 0) qWarning("%s", r.err.constData());
+      made = r.exitCode == 0;
+    }
+    return dir.path();
+  }
+
   // tests/python/make_structured_programs.py's programs, made once per run.
   static QString structuredPrograms() {
     static QTemporaryDir dir;

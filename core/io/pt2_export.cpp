@@ -1,8 +1,10 @@
 #include "core/io/pt2_export.h"
 
 #include "core/io/atomic_write.h"
+#include "core/io/pt2_python_ops.h"
 #include "core/io/pt2_schema.h"
 #include "core/model/fx_text.h"
+#include "core/model/shape_symbols.h"
 #include "core/model/revision.h"
 #include "core/run/executor.h"
 
@@ -11,6 +13,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/scope.h>
+#include <torch/csrc/jit/passes/symbolic_shape_analysis.h>
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QHash>
@@ -25,6 +28,7 @@
 #include <torch/version.h>
 
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 namespace graft::core::io {
@@ -88,16 +92,108 @@ Placeholders placeholdersOf(const QJsonObject& graphModule) {
   return out;
 }
 
-// A TensorMeta of the export schema for a tensor of this dtype and shape (contiguous, CPU).
-QJsonObject tensorMeta(const at::Tensor& t) {
-  const auto contiguous = t.is_contiguous() ? t.strides().vec() : at::empty(t.sizes(), t.options()).strides().vec();
+// One size or stride as the export schema writes it: a number, or a sympy expression (srepr, as
+// torch writes them) with the value it has on the sample inputs as its hint.
+struct SymSize {
+  int64_t hint = 0;
+  QString expr;  // empty: static
+  bool symbolic() const { return !expr.isEmpty(); }
+  QString sympy() const { return symbolic() ? expr : QStringLiteral("Integer(%1)").arg(hint); }
+  QJsonObject json() const {
+    if (!symbolic()) return {{"as_int", qint64(hint)}};
+    return {{"as_expr", QJsonObject{{"expr_str", expr}, {"hint", QJsonObject{{"as_int", qint64(hint)}}}}}};
+  }
+};
+
+SymSize times(const SymSize& a, const SymSize& b) {
+  if (!a.symbolic() && !b.symbolic()) return {a.hint * b.hint, {}};
+  if (!a.symbolic() && a.hint == 1) return b;
+  if (!b.symbolic() && b.hint == 1) return a;
+  return {a.hint * b.hint, QStringLiteral("Mul(%1, %2)").arg(a.sympy(), b.sympy())};
+}
+
+// A TensorMeta of the export schema for a tensor of this dtype and shape (contiguous, CPU);
+// `sizes`, when given, are its sizes with their symbols, and its strides are derived from them.
+QJsonObject tensorMeta(const at::Tensor& t, const std::vector<SymSize>& sizes = {}) {
+  QJsonArray sizeArray, strideArray;
+  if (sizes.empty() || sizes.size() != size_t(t.dim())) {
+    sizeArray = symInts(t.sizes());
+    strideArray = symInts(t.is_contiguous() ? t.strides().vec() : at::empty(t.sizes(), t.options()).strides().vec());
+  } else {
+    std::vector<SymSize> strides(sizes.size());
+    SymSize stride{1, {}};
+    for (size_t d = sizes.size(); d-- > 0;) {
+      strides[d] = stride;
+      // A dimension of size 0 strides as one of size 1, as torch's contiguous strides do.
+      stride = times(stride, sizes[d].symbolic() ? sizes[d] : SymSize{std::max<int64_t>(sizes[d].hint, 1), {}});
+    }
+    for (const auto& s : sizes) sizeArray.append(s.json());
+    for (const auto& s : strides) strideArray.append(s.json());
+  }
   return {{"dtype", pt2::schemaValueOf(t.scalar_type())},
-          {"sizes", symInts(t.sizes())},
+          {"sizes", sizeArray},
           {"requires_grad", false},
           {"device", QJsonObject{{"type", QStringLiteral("cpu")}, {"index", QJsonValue()}}},
-          {"strides", symInts(contiguous)},
+          {"strides", strideArray},
           {"storage_offset", QJsonObject{{"as_int", 0}}},
           {"layout", pt2::schemaValueOf(c10::kStrided)}};
+}
+
+// `Symbol('s77', positive=True, integer=True)` in a sympy expression: the symbol and its name.
+const QRegularExpression& symbolPattern() {
+  static const QRegularExpression re(QStringLiteral(R"(Symbol\('(\w+)'[^)]*\))"));
+  return re;
+}
+
+// What the source program wrote about its symbolic values: each symbol's spelling with its
+// assumptions, and each SymInt/SymBool/SymFloat value's expression by name (for a value a save
+// cannot derive from the graph, such as a data-dependent u0).
+struct SourceSymbols {
+  QHash<QString, QString> symbols;  // "s77" -> "Symbol('s77', positive=True, integer=True)"
+  QHash<QString, QString> values;   // "sym_size_int_1" -> its expr_str
+};
+
+SourceSymbols symbolsOf(const QJsonObject& graphModule) {
+  SourceSymbols out;
+  const auto exprOf = [](const QJsonValue& v) {
+    return v.toObject().value(QLatin1String("as_expr")).toObject().value(QLatin1String("expr_str")).toString();
+  };
+  const auto collect = [&](const QString& expr) {
+    for (auto it = symbolPattern().globalMatch(expr); it.hasNext();) {
+      const auto m = it.next();
+      out.symbols.insert(m.captured(1), m.captured(0));
+    }
+  };
+  const QJsonObject graph = graphModule.value(QLatin1String("graph")).toObject();
+  const QJsonObject tensors = graph.value(QLatin1String("tensor_values")).toObject();
+  for (auto it = tensors.begin(); it != tensors.end(); ++it)
+    for (const char* key : {"sizes", "strides"})
+      for (const auto& s : it.value().toObject().value(QLatin1String(key)).toArray()) collect(exprOf(s));
+  for (const char* table : {"sym_int_values", "sym_bool_values", "sym_float_values"}) {
+    const QJsonObject values = graph.value(QLatin1String(table)).toObject();
+    for (auto it = values.begin(); it != values.end(); ++it) {
+      const QString expr = exprOf(it.value());
+      if (expr.isEmpty()) continue;
+      out.values.insert(it.key(), expr);
+      collect(expr);
+    }
+  }
+  return out;
+}
+
+// Values the export schema holds as SymInt, SymFloat or SymBool.
+bool isScalar(const c10::TypePtr& type) {
+  const auto k = type->kind();
+  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
+         k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
+}
+
+// A node on scalars only (sizes and arithmetic on them): the graph form of a Python operator.
+bool isScalarCall(const Node* n) {
+  if (n->outputs().size() != 1) return false;
+  for (const Value* in : n->inputs())
+    if (!isScalar(in->type())) return false;
+  return isScalar(n->output()->type());
 }
 
 // "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's place (the import keeps
@@ -121,8 +217,8 @@ QString stackTrace(const model::NodePlace& place) {
 class Exporter {
  public:
   Exporter(const model::RevisionPtr& rev, const std::vector<c10::IValue>& inputs, const model::SavedRecord* provenance,
-           Placeholders source = {})
-      : rev_(rev), provenance_(provenance), source_(std::move(source)) {
+           Placeholders source = {}, SourceSymbols symbols = {})
+      : rev_(rev), provenance_(provenance), source_(std::move(source)), symbols_(std::move(symbols)) {
     const auto ops = rev->opNodeIds();
     for (size_t i = 0; i < ops.size(); ++i) opOrdinal_[ops[i]] = int(i);
     // Shapes and dtypes of every value, from one node-by-node run.
@@ -135,10 +231,14 @@ class Exporter {
     for (const auto& rec : result.nodes) {
       const Node* n = rev->nodeOf(rec.id);
       if (!n) continue;
-      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k)
-        if (rec.outputs[k].isTensor()) sample_[n->outputs()[k]] = rec.outputs[k].toTensor();
+      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k) {
+        const c10::IValue& out = rec.outputs[k];
+        if (out.isTensor()) sample_[n->outputs()[k]] = out.toTensor();
+        else if (out.isInt() || out.isDouble() || out.isBool()) scalars_[n->outputs()[k]] = out;
+      }
     }
     const auto graph = rev->graph();
+    inferShapes();
     for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.size(); ++i)
       if (inputs[i - 1].isTensor()) sample_[graph->inputs()[i]] = inputs[i - 1].toTensor();
   }
@@ -150,7 +250,7 @@ class Exporter {
       const Value* in = graph->inputs()[i];
       if (!sample_.count(in)) fail(QStringLiteral("input %1 is not a tensor (not supported yet)").arg(i));
       const QString name = nameOf(in);
-      tensorValues_.insert(name, onSourceDevice(tensorMeta(sample_.at(in)), name));
+      tensorValues_.insert(name, onSourceDevice(metaOf(in, sample_.at(in)), name));
       userInputs_ << name;
     }
     for (Node* n : graph->nodes()) {
@@ -160,6 +260,12 @@ class Exporter {
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
       if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
+      if (isScalarCall(n)) {
+        if (auto call = pt2::pythonCallOf(k)) {
+          addPythonCall(n, *call, rootType);
+          continue;
+        }
+      }
       if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
       addNode(n, rootType);
     }
@@ -182,11 +288,22 @@ class Exporter {
             {"outputs", outputs},
             {"nodes", nodes_},
             {"tensor_values", tensorValues_},
-            {"sym_int_values", QJsonObject()},
-            {"sym_bool_values", QJsonObject()},
-            {"sym_float_values", QJsonObject()},
+            {"sym_int_values", symIntValues_},
+            {"sym_bool_values", symBoolValues_},
+            {"sym_float_values", symFloatValues_},
             {"custom_obj_values", QJsonObject()},
             {"is_single_tensor_return", false}};
+  }
+
+  // range_constraints: the revision's range of every symbol the saved program still uses.
+  QJsonObject rangeConstraintsJson() const {
+    QJsonObject out;
+    for (const QString& name : usedSymbols_) {
+      // A symbol the program gave no range is unbounded, as torch writes a plain Dim.
+      const model::SymbolRange range = rev_->symbolRanges().value(name, model::SymbolRange{});
+      out.insert(name, QJsonObject{{"min_val", range.min}, {"max_val", range.max ? QJsonValue(*range.max) : QJsonValue()}});
+    }
+    return out;
   }
 
   QJsonObject signatureJson() const {
@@ -327,13 +444,23 @@ class Exporter {
         for (const Value* in : p->inputs()) items.append(QJsonObject{{"name", tensorName(in)}});
         return {{"as_tensors", items}};
       }
+      bool computed = false;
       for (const Value* in : p->inputs()) {
         const auto iv = torch::jit::toIValue(in);
-        if (!iv || !iv->isInt()) fail(QStringLiteral("a computed list cannot be saved as .pt2 yet"));
-        items.append(qint64(iv->toInt()));
+        if (iv && iv->isInt()) items.append(qint64(iv->toInt()));
+        else if (in->type()->kind() == c10::TypeKind::IntType) computed = true;
+        else fail(QStringLiteral("a list of %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
       }
-      return {{"as_ints", items}};
+      if (!computed) return {{"as_ints", items}};
+      // Sizes computed in the graph (x.shape[0]): SymInts, each a number or a value's name.
+      QJsonArray symItems;
+      for (const Value* in : p->inputs()) {
+        const auto iv = torch::jit::toIValue(in);
+        symItems.append(iv ? QJsonObject{{"as_int", qint64(iv->toInt())}} : QJsonObject{{"as_name", nameOf(in)}});
+      }
+      return {{"as_sym_ints", symItems}};
     }
+    if (isScalar(v->type())) return {{symKind(v), QJsonObject{{"as_name", nameOf(v)}}}};
     if (!v->type()->cast<c10::TensorType>()) fail(QStringLiteral("a computed %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
     return {{"as_tensor", QJsonObject{{"name", tensorName(v)}}}};
   }
@@ -364,18 +491,33 @@ class Exporter {
         for (const Value* item : unpack->outputs()) {
           auto s = sample_.find(item);
           if (s == sample_.end()) fail(QStringLiteral("%1 has a list item that is not a tensor (not supported yet)").arg(target));
-          tensorValues_.insert(nameOf(item), tensorMeta(s->second));
+          tensorValues_.insert(nameOf(item), metaOf(item, s->second));
           items.append(QJsonObject{{"name", nameOf(item)}});
         }
         outputs.append(QJsonObject{{"as_tensors", items}});
         continue;
       }
       const QString name = nameOf(o);
+      if (isScalar(o->type())) {  // a SymInt (aten.sym_size.int), SymFloat or SymBool
+        addSymValue(o, name);
+        outputs.append(QJsonObject{{symKind(o), QJsonObject{{"as_name", name}}}});
+        continue;
+      }
       auto s = sample_.find(o);
       if (s == sample_.end()) fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
-      tensorValues_.insert(name, tensorMeta(s->second));
+      tensorValues_.insert(name, metaOf(o, s->second));
       outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", name}}}});
     }
+    nodes_.append(QJsonObject{{"target", target},
+                              {"inputs", inputs},
+                              {"outputs", outputs},
+                              {"metadata", metadataOf(n, rootType)},
+                              {"is_hop_single_tensor_return", QJsonValue()},
+                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0)) ? nameOf(n->output(0))
+                                                                                              : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+  }
+
+  QJsonObject metadataOf(const Node* n, const QString& rootType) const {
     const model::NodeId id = rev_->idOf(n);
     const model::NodePlace& place = rev_->placeOf(id);
     QJsonObject metadata{{"nn_module_stack", moduleStack(rootType, place)}};
@@ -388,13 +530,242 @@ class Exporter {
         metadata.insert(QStringLiteral("graft_from"), from.join(QLatin1Char(',')));
       }
     }
-    nodes_.append(QJsonObject{{"target", target},
+    return metadata;
+  }
+
+  // Arithmetic on sizes goes back as the Python operator torch.export recorded ("_operator.mul").
+  void addPythonCall(Node* n, const pt2::PythonCall& call, const QString& rootType) {
+    QJsonArray inputs;
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      const QString parameter = call.parameters.value(int(i), QStringLiteral("arg%1").arg(i));
+      inputs.append(QJsonObject{{"name", parameter},
+                                {"arg", encode(n->input(i), c10::Argument(parameter.toStdString(), n->input(i)->type()))},
+                                {"kind", 1}});
+    }
+    const Value* out = n->output();
+    const QString name = nameOf(out);
+    addSymValue(out, name);
+    nodes_.append(QJsonObject{{"target", call.target},
                               {"inputs", inputs},
-                              {"outputs", outputs},
-                              {"metadata", metadata},
+                              {"outputs", QJsonArray{QJsonObject{{symKind(out), QJsonObject{{"as_name", name}}}}}},
+                              {"metadata", metadataOf(n, rootType)},
                               {"is_hop_single_tensor_return", QJsonValue()},
-                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0)) ? nameOf(n->output(0))
-                                                                                              : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+                              {"name", name}});
+  }
+
+  // The schema's kind of a scalar value: as_sym_int, as_sym_float or as_sym_bool.
+  static QString symKind(const Value* v) {
+    switch (v->type()->kind()) {
+      case c10::TypeKind::FloatType:
+      case c10::TypeKind::SymFloatType: return QStringLiteral("as_sym_float");
+      case c10::TypeKind::BoolType:
+      case c10::TypeKind::SymBoolType: return QStringLiteral("as_sym_bool");
+      default: return QStringLiteral("as_sym_int");
+    }
+  }
+
+  // The TensorMeta of `v` (whose value on the sample inputs is `t`), its symbolic sizes kept.
+  QJsonObject metaOf(const Value* v, const at::Tensor& t) {
+    const std::vector<SymSize> sizes = sizesOf(v, t);
+    shapes_[v] = sizes;
+    for (const auto& size : sizes) noteSymbols(size.expr);
+    return tensorMeta(t, sizes);
+  }
+
+  // The sizes of `v`: its type's symbols (the program's metadata), else those libtorch's shape
+  // analysis gives it (a node a rewrite added), else the run's numbers.
+  std::vector<SymSize> sizesOf(const Value* v, const at::Tensor& t) {
+    if (auto sizes = symbolicSizes(v->type(), t)) return *sizes;
+    if (auto it = inferred_.find(v); it != inferred_.end())
+      if (auto sizes = symbolicSizes(it->second, t)) return *sizes;
+    std::vector<SymSize> concrete;
+    for (int64_t d = 0; d < t.dim(); ++d) concrete.push_back({t.size(d), {}});
+    return concrete;
+  }
+
+  // `type`'s sizes, when it holds a shape of the tensor's rank whose every dimension is a number
+  // or a named symbol and agrees with the run: static sizes equal, a symbol the same value
+  // everywhere.
+  std::optional<std::vector<SymSize>> symbolicSizes(const c10::TypePtr& type, const at::Tensor& t) {
+    const auto tensorType = type->cast<c10::TensorType>();
+    const auto dims = tensorType ? tensorType->symbolic_sizes().sizes() : std::nullopt;
+    if (!dims || dims->size() != size_t(t.dim())) return std::nullopt;
+    std::vector<SymSize> sizes;
+    QHash<QString, int64_t> hints;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      const c10::ShapeSymbol& symbol = (*dims)[size_t(d)];
+      const int64_t value = t.size(d);
+      if (symbol.is_static()) {
+        if (symbol.static_size() != value) return std::nullopt;  // a type older than the graph
+        sizes.push_back({value, {}});
+        continue;
+      }
+      const QString name = model::symbolName(symbol);
+      if (name == QLatin1String("?")) return std::nullopt;  // a dimension no program named
+      if (isSymbolName(name)) {
+        const int64_t known = symbolHints_.value(name, hints.value(name, value));
+        if (known != value) return std::nullopt;
+        hints.insert(name, value);
+      }
+      sizes.push_back({value, sympyOf(name)});
+    }
+    symbolHints_.insert(hints);
+    return sizes;
+  }
+
+  // libtorch's symbolic shape analysis on a copy of the graph: each op's shape function carries the
+  // program's symbols to the values a rewrite added, whose types hold no shape.
+  void inferShapes() {
+    const auto graph = rev_->graph();
+    auto copy = graph->copy();
+    try {
+      torch::jit::PropagateShapesOnGraph(copy);
+    } catch (const std::exception&) {
+      return;  // those values keep the run's sizes
+    }
+    auto original = graph->nodes().begin();
+    auto inferred = copy->nodes().begin();
+    for (; original != graph->nodes().end() && inferred != copy->nodes().end(); ++original, ++inferred) {
+      if (original->outputs().size() != inferred->outputs().size()) return;
+      for (size_t k = 0; k < original->outputs().size(); ++k) inferred_[original->outputs()[k]] = inferred->outputs()[k]->type();
+    }
+  }
+
+  static bool isSymbolName(const QString& name) {
+    static const QRegularExpression identifier(QStringLiteral("^[A-Za-z_]\\w*$"));
+    return identifier.match(name).hasMatch();
+  }
+
+  // A symbol's sympy spelling: as the source program wrote it, else as torch writes a size
+  // ("s77": positive; an unbacked "u0": any integer). An expression's name is its srepr already.
+  QString sympyOf(const QString& name) const {
+    if (!isSymbolName(name)) return name;
+    if (auto it = symbols_.symbols.constFind(name); it != symbols_.symbols.constEnd()) return *it;
+    return name.startsWith(QLatin1Char('u')) ? QStringLiteral("Symbol('%1', integer=True)").arg(name)
+                                             : QStringLiteral("Symbol('%1', positive=True, integer=True)").arg(name);
+  }
+
+  void noteSymbols(const QString& expr) {
+    for (auto it = symbolPattern().globalMatch(expr); it.hasNext();) usedSymbols_.insert(it.next().captured(1));
+  }
+
+  // The value `v` has on the sample inputs: from the run, a constant, or the node evaluated on
+  // its inputs' values (scalar nodes the run does not record, such as prim::max).
+  std::optional<c10::IValue> valueOf(const Value* v) {
+    if (auto it = sample_.find(v); it != sample_.end()) return c10::IValue(it->second);
+    if (auto it = scalars_.find(v); it != scalars_.end()) return it->second;
+    if (auto constant = torch::jit::toIValue(v)) return constant;
+    const Node* n = v->node();
+    if (!n->maybeOperator()) return std::nullopt;
+    torch::jit::Stack stack;
+    for (const Value* in : n->inputs()) {
+      auto iv = valueOf(in);
+      if (!iv) return std::nullopt;
+      stack.push_back(*iv);
+    }
+    try {
+      n->getOperation()(stack);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (stack.size() != n->outputs().size()) return std::nullopt;
+    for (size_t i = 0; i < stack.size(); ++i)
+      if (!stack[i].isTensor()) scalars_[n->outputs()[i]] = stack[i];
+    return scalars_.count(v) ? std::optional<c10::IValue>(scalars_.at(v)) : std::nullopt;
+  }
+
+  // A scalar's value on the sample inputs and, when it depends on a symbol, its sympy expression.
+  struct SymScalar {
+    c10::IValue value;
+    QString expr;  // empty: the same number at every size
+    QString sympy() const {
+      if (!expr.isEmpty()) return expr;
+      if (value.isBool()) return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+      if (value.isDouble()) return QStringLiteral("Float('%1', precision=53)").arg(value.toDouble(), 0, 'g', 17);
+      return QStringLiteral("Integer(%1)").arg(value.toInt());
+    }
+  };
+
+  // Derived from the graph: a size of a tensor (aten.sym_size.int), its element count, or a Python
+  // operator on such values; else the expression the source program recorded under its name.
+  SymScalar symbolicOf(const Value* v) {
+    if (auto it = symScalars_.find(v); it != symScalars_.end()) return it->second;
+    const Node* n = v->node();
+    const QString what = QString::fromStdString(n->kind().toQualString());
+    const auto value = valueOf(v);
+    if (!value) fail(QStringLiteral("the value of %1 (%2) on the program's inputs is unknown, so it cannot be saved as .pt2").arg(nameOf(v), what));
+    SymScalar result{*value, {}};
+    const auto kind = n->kind();
+    bool dependsOnSymbols = false;  // some input is symbolic: the value may change with a size
+    for (const Value* in : n->inputs()) {
+      if (in->type()->cast<c10::TensorType>()) dependsOnSymbols = true;
+      else if (isScalar(in->type()) && !symbolicOf(in).expr.isEmpty()) dependsOnSymbols = true;
+    }
+    bool derived = kind == c10::prim::Constant || !dependsOnSymbols;  // else: the same number at every size
+    if (derived) {
+    } else if ((kind == c10::aten::sym_size || kind == c10::aten::size) && n->inputs().size() == 2) {
+      const std::vector<SymSize> shape = shapeOf(n->input(0));
+      int64_t d = valueOf(n->input(1)).value_or(c10::IValue(int64_t(0))).toInt();
+      if (d < 0) d += int64_t(shape.size());
+      derived = d >= 0 && size_t(d) < shape.size();
+      if (derived) result.expr = shape[size_t(d)].expr;
+    } else if ((kind == c10::aten::sym_numel || kind == c10::aten::numel) && n->inputs().size() == 1) {
+      SymSize count{1, {}};
+      for (const auto& size : shapeOf(n->input(0))) count = times(count, size);
+      result.expr = count.expr;
+      derived = true;
+    } else if (auto call = pt2::pythonCallOf(kind); call && isScalarCall(n)) {
+      QStringList args;
+      bool floating = false;
+      for (const Value* in : n->inputs()) {
+        const SymScalar arg = symbolicOf(in);
+        args << arg.sympy();
+        floating = floating || arg.value.isDouble();
+      }
+      if (kind == c10::aten::sub && args.size() == 2) result.expr = QStringLiteral("Add(%1, Mul(Integer(-1), %2))").arg(args[0], args[1]);
+      else if (kind == c10::aten::neg && args.size() == 1) result.expr = QStringLiteral("Mul(Integer(-1), %1)").arg(args[0]);
+      else if (!call->sympy.isEmpty()) {
+        QString function = call->sympy;
+        if (floating && function == QLatin1String("IntTrueDiv")) function = QStringLiteral("FloatTrueDiv");
+        if (floating && function == QLatin1String("PowByNatural")) function = QStringLiteral("FloatPow");
+        result.expr = QStringLiteral("%1(%2)").arg(function, args.join(QStringLiteral(", ")));
+      }
+      derived = !result.expr.isEmpty();
+    }
+    if (!derived && v->hasDebugName()) result.expr = symbols_.values.value(QString::fromStdString(v->debugName()));
+    // A size from data or from an op Graft cannot express: a number would be wrong at other sizes.
+    if (!derived && result.expr.isEmpty())
+      fail(QStringLiteral("%1 (%2) computes a size torch.export would keep symbolic, and Graft cannot write its expression; "
+                          "save the revision as TorchScript (.pt) instead")
+               .arg(nameOf(v), what));
+    symScalars_[v] = result;
+    return result;
+  }
+
+  // The sizes a tensor value was written with (a weight's and an unwritten value's: the run's).
+  std::vector<SymSize> shapeOf(const Value* v) {
+    if (auto it = shapes_.find(v); it != shapes_.end()) return it->second;
+    std::vector<SymSize> sizes;
+    if (auto t = valueOf(v); t && t->isTensor())
+      for (int64_t s : t->toTensor().sizes()) sizes.push_back({s, {}});
+    return sizes;
+  }
+
+  // The entry of sym_int_values (sym_float_values, sym_bool_values) for a scalar output.
+  void addSymValue(const Value* v, const QString& name) {
+    const SymScalar s = symbolicOf(v);
+    noteSymbols(s.expr);
+    if (s.value.isDouble()) {
+      const QJsonObject hint{{"as_float", s.value.toDouble()}};
+      symFloatValues_.insert(name, s.expr.isEmpty() ? hint : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}, {"hint", hint}}}});
+    } else if (s.value.isBool()) {
+      symBoolValues_.insert(name, s.expr.isEmpty() ? QJsonObject{{"as_bool", s.value.toBool()}}
+                                                   : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}}}});
+    } else if (s.value.isInt()) {
+      symIntValues_.insert(name, SymSize{s.value.toInt(), s.expr}.json());
+    } else {
+      fail(QStringLiteral("%1 is not a number on the program's inputs and cannot be saved as .pt2").arg(name));
+    }
   }
 
   // The prim::ListUnpack that is the only user of a list result, if there is one.
@@ -407,7 +778,15 @@ class Exporter {
   model::RevisionPtr rev_;
   const model::SavedRecord* provenance_ = nullptr;
   Placeholders source_;
+  SourceSymbols symbols_;
   std::unordered_map<model::NodeId, int> opOrdinal_;
+  std::unordered_map<const Value*, c10::IValue> scalars_;               // ints, floats, bools on the sample inputs
+  std::unordered_map<const Value*, std::vector<SymSize>> shapes_;       // as written
+  std::unordered_map<const Value*, SymScalar> symScalars_;
+  std::unordered_map<const Value*, c10::TypePtr> inferred_;           // types from the shape analysis
+  QHash<QString, int64_t> symbolHints_;                                 // each symbol's value on the sample inputs
+  std::set<QString> usedSymbols_;
+  QJsonObject symIntValues_, symBoolValues_, symFloatValues_;
   std::unordered_map<const Value*, at::Tensor> sample_;
   std::unordered_map<const Value*, QString> names_;
   QSet<QString> taken_;
@@ -558,8 +937,9 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     const QString modelName = QFileInfo(modelJson).completeBaseName();
 
     QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
-    Exporter exporter(revision, sampleInputs, provenance, placeholdersOf(gm));
+    Exporter exporter(revision, sampleInputs, provenance, placeholdersOf(gm), symbolsOf(gm));
     exporter.build(rootTypeOf(*revision));
+    model.insert(QStringLiteral("range_constraints"), exporter.rangeConstraintsJson());
 
     gm.insert(QStringLiteral("graph"), exporter.graphJson());
     gm.insert(QStringLiteral("signature"), exporter.signatureJson());
@@ -606,7 +986,7 @@ Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& 
         {"graph_module", QJsonObject{{"graph", graph}, {"signature", exporter.signatureJson()}, {"module_call_graph", QJsonArray{root}},
                                      {"metadata", QJsonObject()}, {"treespec_namedtuple_fields", QJsonObject()}}},
         {"opset_version", QJsonObject{{"aten", 10}}},
-        {"range_constraints", QJsonObject()},
+        {"range_constraints", exporter.rangeConstraintsJson()},
         {"schema_version", QJsonObject{{"major", 8}, {"minor", 20}}},  // torch 2.11 to 2.14 read it
         {"verifiers", QJsonArray{"TRAINING"}},
         {"torch_version", QStringLiteral(TORCH_VERSION)},

@@ -18,10 +18,14 @@ struct Pt2SaveResult {
 // Writes `revision` (of the program at `sourcePt2`) to `outPath` atomically. The model.json is
 // regenerated from the graph: every op node becomes a call_function on its overload, values keep
 // their names (fx names for untouched nodes), module paths and source lines become
-// nn_module_stack and stack_trace again, and tensor constants become weights. Shapes of values
-// the graph does not type (nodes added by edits) come from one run on `sampleInputs`. The
-// program's signature specs, range constraints and module call graph are carried over from the
-// source. Refuses `outPath == sourcePt2`.
+// nn_module_stack and stack_trace again, and tensor constants become weights. A dynamic program
+// stays dynamic: sizes keep their symbols (from the values' types, or libtorch's shape analysis
+// for nodes added by edits), SymInt nodes and arithmetic on them are written as torch.export
+// writes them (aten.sym_size.int, _operator.mul), and range_constraints are the revision's ranges
+// of the symbols still used. Hints, and the shapes of values no symbol reaches, come from one run
+// on `sampleInputs`. A size Graft cannot express symbolically is refused, never written as a
+// number. The program's signature specs and module call graph are carried over from the source.
+// Refuses `outPath == sourcePt2`.
 // `provenance` is written as the record kPt2ProvenanceRecord, and each node's origins as its
 // `graft_from` metadata.
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
