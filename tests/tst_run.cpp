@@ -237,6 +237,38 @@ class TstRun : public QObject {
     QCOMPARE(int64_t(linears), in.values[1].toInt());
   }
 
+  // Inputs given by name (NAME=SPEC) land at their argument's position, after positional ones, and
+  // give the same values as the positional form; a wrong or repeated name, or a name after which a
+  // positional spec comes, is refused with the names the model has.
+  void namedInputs() {
+    auto doc = open(graft::test::testdata(QStringLiteral("hard/loop_int.pt")));
+    const QString x = graft::test::testdata(QStringLiteral("hard/loop_int.x.pt"));
+    QCOMPARE(run::inputNames(*doc), (QStringList{"x", "n", "scale", "flip", "bias"}));
+    const auto positional = run::inputsFor(*doc, {x, "2", "0.5", "false", "none"}, 0);
+    QVERIFY(positional.inputs);
+    const auto named = run::inputsFor(*doc, {x, "flip=false", "n=2", "bias=none", "scale=0.5"}, 0);
+    QVERIFY2(named.inputs, qPrintable(named.error));
+    QCOMPARE(named.inputs->descriptions, positional.inputs->descriptions);
+    const at::Tensor reference = loadTensor(graft::test::testdata(QStringLiteral("hard/loop_int.out_2_false.pt")));
+    const auto r = run::Executor(doc->current()).run(*named.inputs, {});
+    QVERIFY2(r.ok, qPrintable(r.error.headline()));
+    QVERIFY(torch::allclose(r.outputs[0].toTensor(), reference, 1e-5, 1e-6));
+    // Random specs by name draw the same seeded values as in order.
+    auto cnn = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    const auto a = run::inputsFor(*cnn, {"1x3x32x32"}, 7), b = run::inputsFor(*cnn, {QStringLiteral("%1=1x3x32x32").arg(run::inputNames(*cnn).value(0))}, 7);
+    QVERIFY(a.inputs && b.inputs);
+    QVERIFY(torch::equal(a.inputs->values[0].toTensor(), b.inputs->values[0].toTensor()));
+    for (const QStringList& bad : {QStringList{x, "m=2"}, QStringList{x, "n=2", "n=3"}, QStringList{"n=2", x}, QStringList{x, "2", "n=3"}}) {
+      const auto refused = run::inputsFor(*doc, bad, 0);
+      QVERIFY2(!refused.inputs && !refused.error.isEmpty(), qPrintable(bad.join(' ')));
+    }
+    QVERIFY(run::inputsFor(*doc, {x, "m=2"}, 0).error.contains(QLatin1String("x, n, scale, flip, bias")));
+    // Without defaults, what is not given is named.
+    const auto missing = run::inputsFor(*doc, {x, "n=2"}, 0);
+    QVERIFY(!missing.inputs);
+    QVERIFY2(missing.error.contains(QLatin1String("scale, flip, bias")), qPrintable(missing.error));
+  }
+
   // Eager-quantized torchvision MobileNetV2: runs on both paths as in PyTorch, and a per-node
   // compare of its quantized intermediates works (it used to abort the process).
   void quantizedModelRunsAndCompares() {

@@ -71,6 +71,14 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
   return std::move(result.document);
 }
 
+void addInputOption(QCommandLineParser& parser) {
+  parser.addOption({QStringLiteral("input"),
+                    QStringLiteral("An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC), [SPEC,SPEC] "
+                                   "or a scalar; NAME=SPEC gives the input of that name (the others keep the model's sample "
+                                   "inputs). Repeat per input."),
+                    QStringLiteral("SPEC")});
+}
+
 std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
                                                 quint64 seed) {
   auto result = core::run::inputsFor(doc, parser.values(QStringLiteral("input")), seed);

@@ -33,6 +33,9 @@ bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStri
 // On failure prints the load error (one line headline on stderr) and returns nullptr.
 std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index = 0);
 
+// The --input option, one help text for every command that runs a model.
+void addInputOption(QCommandLineParser& parser);
+
 // The inputs of a run: the --input specs, else the model's defaults (run::inputsFor). On failure
 // prints why (naming --input where the model records no shape) and returns nullopt.
 std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,

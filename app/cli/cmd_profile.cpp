@@ -32,8 +32,7 @@ Command profileCommand() {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
-    parser.addOption({QStringLiteral("input"), QStringLiteral("Input shape, e.g. 1x3x224x224[:float32]; repeat for several inputs."),
-                      QStringLiteral("SPEC")});
+    addInputOption(parser);
     parser.addOption({QStringLiteral("runs"), QStringLiteral("Measured runs (default 20)."), QStringLiteral("N"), QStringLiteral("20")});
     parser.addOption({QStringLiteral("warmup"), QStringLiteral("Warm-up runs (default 3)."), QStringLiteral("N"), QStringLiteral("3")});
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});

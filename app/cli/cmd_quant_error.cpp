@@ -14,7 +14,7 @@ Command quantErrorCommand() {
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("QUANTIZED"), QStringLiteral("The quantized model (.pt or .pt2)."));
     parser.addPositionalArgument(QStringLiteral("FLOAT"), QStringLiteral("Its float twin: the same module paths."));
-    parser.addOption({QStringLiteral("input"), QStringLiteral("An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC) or [SPEC,SPEC]. Repeat per input."), QStringLiteral("SPEC")});
+    addInputOption(parser);
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("device"), QStringLiteral("Device for both models: cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);

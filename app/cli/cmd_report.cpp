@@ -38,8 +38,7 @@ Command reportCommand() {
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
     parser.addOption({QStringLiteral("against"), QStringLiteral("A second model: the report diffs, compares and profiles both."),
                       QStringLiteral("B")});
-    parser.addOption({QStringLiteral("input"), QStringLiteral("An input spec as compare and profile take it; repeat per input."),
-                      QStringLiteral("SPEC")});
+    addInputOption(parser);
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("runs"), QStringLiteral("Profiled runs per model (default 10)."), QStringLiteral("N"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("no-profile"), QStringLiteral("Leave the profile out.")});

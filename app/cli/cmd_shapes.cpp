@@ -15,8 +15,7 @@ Command shapesCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addOption({QStringLiteral("input"), QStringLiteral("Input SPEC (shape[:dtype], tensor file, tuple, list, scalar); repeat per input."),
-                      QStringLiteral("SPEC")});
+    addInputOption(parser);
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt or torch.export .pt2 file."));
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);

@@ -18,7 +18,7 @@ bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
 }  // namespace
 
 void addSideOptions(QCommandLineParser& parser) {
-  parser.addOption({QStringLiteral("input"), QStringLiteral("An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC) or [SPEC,SPEC]. Repeat per input."), QStringLiteral("SPEC")});
+  addInputOption(parser);
   parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
   parser.addOption({QStringLiteral("atol"), QStringLiteral("Absolute tolerance (default 1e-5)."), QStringLiteral("X")});
   parser.addOption({QStringLiteral("rtol"), QStringLiteral("Relative tolerance (default 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16): |a-b| <= atol + rtol*|b|."), QStringLiteral("Y")});

@@ -13,6 +13,7 @@
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
+#include <QtCore/QHash>
 #include <QtCore/QRegularExpression>
 #include <algorithm>
 #include <cstring>
@@ -348,8 +349,94 @@ model::Diagnostics InputResult::diagnostics(const QString& job, const QString& h
   return {model::Diagnostic::error(job, error, hint)};
 }
 
+QStringList inputNames(const model::Document& doc) {
+  if (!doc.inputNames().isEmpty()) return doc.inputNames();
+  QStringList names;
+  for (const auto& a : forwardArguments(*doc.original())) names << a.name;
+  return names;
+}
+
+namespace {
+
+// Specs given as NAME=SPEC placed at their input's position, after the positional ones; the
+// inputs nobody gave come from the defaults.
+InputResult withNamedInputs(const model::Document& doc, const QStringList& positional, const QHash<int, QString>& named,
+                            std::uint64_t seed) {
+  InputResult result;
+  const QStringList names = inputNames(doc);
+  QStringList given(names.size());
+  for (int i = 0; i < positional.size(); ++i) {
+    if (i >= names.size()) {
+      result.error = QStringLiteral("%1 positional input(s) given, but %2 takes %3").arg(positional.size()).arg(doc.displayName()).arg(names.size());
+      return result;
+    }
+    given[i] = positional[i];
+  }
+  for (auto it = named.begin(); it != named.end(); ++it) {
+    if (!given[it.key()].isEmpty()) {
+      result.error = QStringLiteral("input '%1' is given twice (by position and by name)").arg(names[it.key()]);
+      return result;
+    }
+    given[it.key()] = it.value();
+  }
+  QStringList specs;  // the given ones in input order: the same seeded values as when all are positional
+  QVector<int> at;
+  for (int i = 0; i < given.size(); ++i)
+    if (!given[i].isEmpty()) {
+      specs << given[i];
+      at << i;
+    }
+  auto parsed = parseInputs(specs, seed);
+  if (!parsed.inputs) return parsed;
+  if (parsed.inputs->values.size() != size_t(specs.size())) {
+    result.error = QStringLiteral("a tensor file given by name holds several tensors: give each input its own");
+    return result;
+  }
+  std::optional<InputSet> defaults;
+  if (specs.size() < names.size()) {
+    auto d = defaultInputs(doc, seed);
+    if (!d.inputs || d.inputs->values.size() != size_t(names.size())) {
+      QStringList missing;
+      for (int i = 0; i < given.size(); ++i)
+        if (given[i].isEmpty()) missing << names[i];
+      result.error = QStringLiteral("no value for %1 (%2 has no defaults for them): give each as NAME=SPEC")
+                         .arg(missing.join(QStringLiteral(", ")), doc.displayName());
+      return result;
+    }
+    defaults = std::move(d.inputs);
+  }
+  InputSet set = defaults ? *defaults : InputSet{std::vector<c10::IValue>(size_t(names.size())), QStringList(names.size())};
+  for (int k = 0; k < at.size(); ++k) {
+    set.values[size_t(at[k])] = parsed.inputs->values[size_t(k)];
+    set.descriptions[at[k]] = parsed.inputs->descriptions[k];
+  }
+  result.inputs = std::move(set);
+  return result;
+}
+
+}  // namespace
+
 InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed) {
-  return specs.isEmpty() ? defaultInputs(doc, seed) : parseInputs(specs, seed);
+  if (specs.isEmpty()) return defaultInputs(doc, seed);
+  static const QRegularExpression namePart(QStringLiteral(R"(^([A-Za-z_][\w.\[\]]*)=(.+)$)"));
+  const QStringList names = inputNames(doc);
+  QStringList positional;
+  QHash<int, QString> named;
+  for (const QString& spec : specs) {
+    const auto m = namePart.match(spec.trimmed());
+    if (!m.hasMatch() || QFileInfo::exists(spec.trimmed())) {
+      if (!named.isEmpty()) return {std::nullopt, QStringLiteral("positional input %1 follows a named one: give positional inputs first").arg(spec)};
+      positional << spec;
+      continue;
+    }
+    const int index = int(names.indexOf(m.captured(1)));
+    if (index < 0)
+      return {std::nullopt, QStringLiteral("%1 has no input named '%2'; its inputs are %3")
+                                .arg(doc.displayName(), m.captured(1), names.join(QStringLiteral(", ")))};
+    if (named.contains(index)) return {std::nullopt, QStringLiteral("input '%1' is given twice").arg(m.captured(1))};
+    named.insert(index, m.captured(2));
+  }
+  return named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed);
 }
 
 c10::IValue toDevice(const c10::IValue& v, c10::Device device) {

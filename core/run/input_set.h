@@ -44,8 +44,14 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed);
 // whose shape is not recorded (`missingShape`).
 InputResult defaultInputs(const model::Document& doc, std::uint64_t seed);
 
-// The one way every job gets its inputs: `specs` parsed when given, else `doc`'s defaults.
+// The one way every job gets its inputs: `specs` parsed when given, else `doc`'s defaults. A spec
+// NAME=SPEC gives the input of that name (see inputNames); positional specs come first, and
+// inputs given neither way take the defaults (a .pt2's sample inputs).
 InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed);
+
+// The names of `doc`'s inputs, in order: a program's flat input paths ("x", "d.a", "attention_mask"),
+// else forward's argument names.
+QStringList inputNames(const model::Document& doc);
 
 // `inputs` followed by the defaults of forward's trailing arguments that were not given
 // (torchvision's detection models take `targets=None`). Unchanged when nothing is missing or a

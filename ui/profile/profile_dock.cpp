@@ -43,7 +43,8 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   inputSpec_->setPlaceholderText(tr("default: the model's inputs; e.g. 1x3x224x224"));
   inputSpec_->setToolTip(tr("One spec per forward argument, separated by ';' or spaces: a shape with random values "
                             "(fixed seed, optional dtype: 1x3x224x224:float32), a tensor file (.pt, .npy), "
-                            "a number (3, 0.5), true/false, none, (…) tuples, […] lists"));
+                            "a number (3, 0.5), true/false, none, (…) tuples, […] lists; NAME=SPEC sets one input "
+                            "by name and keeps the model's sample inputs for the others"));
   runs_ = new QSpinBox(body);
   runs_->setObjectName(QStringLiteral("profileRuns"));
   runs_->setRange(1, 1000);
