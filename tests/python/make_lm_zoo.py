@@ -21,6 +21,8 @@ Per program, in OUTDIR:
                    "outputs": flat output paths, "output" for a bare tensor}
   <name>.<i>.in.pt   the flat list of input tensors at sizes[i], in the program's flat input order
   <name>.<i>.out.pt  the flat list of ep.module()'s output tensors on them
+Stock PyTorch loads the programs back once transformers' output classes are registered for
+serialization: `import transformers.modeling_outputs` before torch.export.load.
 Run: .venv/bin/python make_lm_zoo.py OUTDIR [NAME ...]   (NAME: a program name, e.g. qwen2_dyn)
 """
 import inspect
@@ -115,6 +117,7 @@ DYNAMIC = {
     "gpt2": (gpt2, token_inputs, TOKEN_SHAPES, SIZES),
     "bert": (bert, bert_inputs, {"input_ids": {0: BATCH, 1: SEQ}, "attention_mask": {0: BATCH, 1: SEQ}}, SIZES),
     "t5enc": (t5_encoder, token_inputs, TOKEN_SHAPES, SIZES),
+    # Whisper's encoder refuses any frame count but 2 * max_source_positions: the batch alone is dynamic.
     "whisperenc": (whisper_encoder, whisper_inputs, {"input_features": {0: BATCH}},
                    tuple((b, 2 * WHISPER_POSITIONS) for b, _ in SIZES)),
 }
