@@ -188,6 +188,30 @@ class TstCli : public QObject {
       QVERIFY(r.json().value("equal").toBool());
     }
   }
+  // shapes after a run of a dynamic program: each value's concrete shape beside its symbolic one,
+  // and the size each symbol took, with the range the program allows it.
+  void shapesOfADynamicRun() {
+    const auto r = runCli({QStringLiteral("shapes"), testdata(QStringLiteral("pt2/dynamic_batch.pt2")), QStringLiteral("--input"),
+                           QStringLiteral("5x8"), QStringLiteral("--json")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject s77 = r.json().value(QStringLiteral("symbols")).toObject().value(QStringLiteral("s77")).toObject();
+    QCOMPARE(s77.value(QStringLiteral("value")).toInt(), 5);
+    QVERIFY(s77.value(QStringLiteral("max")).toInt() >= 5);
+    int symbolic = 0;
+    for (const auto& v : r.json().value(QStringLiteral("values")).toArray()) {
+      const QJsonArray shape = v.toObject().value(QStringLiteral("shape")).toArray();
+      const QJsonArray declared = v.toObject().value(QStringLiteral("symbolic_shape")).toArray();
+      if (declared.isEmpty()) continue;
+      ++symbolic;
+      QCOMPARE(declared.size(), shape.size());
+      for (qsizetype k = 0; k < shape.size(); ++k)
+        QCOMPARE(shape[k].toInt(), declared[k].isString() ? 5 : declared[k].toInt());  // s77 is the only symbol
+    }
+    QVERIFY(symbolic >= 2);
+    const auto text = runCli({QStringLiteral("shapes"), testdata(QStringLiteral("pt2/dynamic_batch.pt2")), QStringLiteral("--input"), QStringLiteral("5x8")});
+    QVERIFY2(text.out.contains("[5, 8] = [s77, 8]") && text.out.contains("s77 = 5 (allowed 2.."), text.out.constData());
+  }
+
   void helpAndVersion() {
     const auto help = runCli({QStringLiteral("--help")});
     QCOMPARE(help.exitCode, 0);

@@ -38,16 +38,28 @@ Command shapesCommand() {
       printJson(report);
       return int(kOk);
     }
+    const auto dims = [](const QJsonValue& shape) {
+      QStringList out;
+      for (const auto& d : shape.toArray()) out << (d.isString() ? d.toString() : QString::number(d.toInteger()));
+      return QStringLiteral("[%1]").arg(out.join(QStringLiteral(", ")));
+    };
     QString text;
     for (const auto& v : report.value(QStringLiteral("values")).toArray()) {
       const auto o = v.toObject();
-      QStringList dims;
-      for (const auto& d : o.value(QStringLiteral("shape")).toArray()) dims << (d.isString() ? d.toString() : QString::number(d.toInteger()));
-      text += QStringLiteral("%1  %2  %3 [%4]  %5\n")
+      QString shape = dims(o.value(QStringLiteral("shape")));
+      if (o.contains(QStringLiteral("symbolic_shape"))) shape += QStringLiteral(" = ") + dims(o.value(QStringLiteral("symbolic_shape")));
+      text += QStringLiteral("%1  %2  %3 %4  %5\n")
                   .arg(o.value(QStringLiteral("name")).toString(), -24)
                   .arg(o.value(QStringLiteral("op")).toString(), -28)
-                  .arg(o.value(QStringLiteral("dtype")).toString(), dims.join(QStringLiteral(", ")),
-                       o.value(QStringLiteral("module_path")).toString());
+                  .arg(o.value(QStringLiteral("dtype")).toString(), shape, o.value(QStringLiteral("module_path")).toString());
+    }
+    const QJsonObject symbols = report.value(QStringLiteral("symbols")).toObject();
+    for (auto it = symbols.begin(); it != symbols.end(); ++it) {
+      const QJsonObject s = it.value().toObject();
+      const QString range = QStringLiteral("%1..%2").arg(s.value(QStringLiteral("min")).toInteger())
+                                .arg(s.value(QStringLiteral("max")).isNull() ? QStringLiteral("∞") : QString::number(s.value(QStringLiteral("max")).toInteger()));
+      text += s.contains(QStringLiteral("value")) ? QStringLiteral("%1 = %2 (allowed %3)\n").arg(it.key()).arg(s.value(QStringLiteral("value")).toInteger()).arg(range)
+                                                  : QStringLiteral("%1 in %2\n").arg(it.key(), range);
     }
     printText(text);
     return int(kOk);

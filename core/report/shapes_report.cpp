@@ -12,6 +12,7 @@
 
 #include <QtCore/QJsonArray>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace graft::core::report {
@@ -83,14 +84,30 @@ QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const run::Inpu
     return {};
   }
   QJsonArray values;
+  QJsonObject symbols;  // each symbolic dimension the run gave a size: its size and the program's range
+  // A value of a program with symbolic sizes: its concrete shape, and its declared shape beside it.
+  const auto entry = [&](const torch::jit::Value* v, const QJsonArray& shape, const QString& dtype) {
+    QJsonObject e = valueEntry(v, revision, shape, dtype);
+    const QJsonArray declared = typeFacts(v).first.toArray();
+    if (declared.size() != shape.size() || std::none_of(declared.begin(), declared.end(), [](const QJsonValue& d) { return d.isString(); }))
+      return e;
+    e.insert(QStringLiteral("symbolic_shape"), declared);
+    for (qsizetype k = 0; k < declared.size(); ++k) {
+      const QString name = declared[k].toString();
+      const auto range = revision.symbolRanges().constFind(name);
+      if (name.isEmpty() || range == revision.symbolRanges().constEnd() || symbols.contains(name)) continue;
+      symbols.insert(name, QJsonObject{{"value", shape[k]}, {"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
+    }
+    return e;
+  };
   const auto graph = revision.graph();
   for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.values.size(); ++i) {
     const auto& v = inputs.values[i - 1];
     QJsonArray shape;
     if (v.isTensor())
       for (auto d : v.toTensor().sizes()) shape.append(qint64(d));
-    values.append(valueEntry(graph->inputs()[i], revision, v.isTensor() ? QJsonValue(shape) : QJsonValue(),
-                             v.isTensor() ? model::dtypeName(static_cast<int>(v.toTensor().scalar_type())) : QString()));
+    if (v.isTensor()) values.append(entry(graph->inputs()[i], shape, model::dtypeName(static_cast<int>(v.toTensor().scalar_type()))));
+    else values.append(valueEntry(graph->inputs()[i], revision, QJsonValue(), QString()));
   }
   std::unordered_set<model::NodeId> seen;  // a node inside a loop runs many times: its first run
   for (const auto& rec : result.nodes) {
@@ -101,10 +118,12 @@ QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const run::Inpu
       const at::Tensor& t = rec.outputs[k].toTensor();
       QJsonArray shape;
       for (auto d : t.sizes()) shape.append(qint64(d));
-      values.append(valueEntry(n->outputs()[k], revision, shape, model::dtypeName(static_cast<int>(t.scalar_type()))));
+      values.append(entry(n->outputs()[k], shape, model::dtypeName(static_cast<int>(t.scalar_type()))));
     }
   }
-  return QJsonObject{{"source", QStringLiteral("run")}, {"values", values}};
+  QJsonObject report{{"source", QStringLiteral("run")}, {"values", values}};
+  if (!symbols.isEmpty()) report.insert(QStringLiteral("symbols"), symbols);
+  return report;
 }
 
 }  // namespace graft::core::report

@@ -14,7 +14,9 @@ namespace graft::core::report {
 // shape (ints; "?" for a dimension without a fixed size), dtype; graph inputs have node null.
 QJsonObject shapesFromMetadata(const model::Revision& revision);
 
-// From one node-by-node run. On failure returns an empty object and sets `error`.
+// From one node-by-node run. On failure returns an empty object and sets `error`. Where a value's
+// type has symbolic sizes, its entry adds `symbolic_shape`, and `symbols` gives each symbol's
+// size in this run beside its range.
 QJsonObject shapesFromRun(const model::RevisionPtr& revision, const run::InputSet& inputs, QString* error);
 
 }  // namespace graft::core::report
