@@ -512,6 +512,40 @@ class TestPt2 : public QObject {
     }
   }
 
+  // A size the save cannot write symbolically is refused, not written as the number it had on the
+  // sample inputs: nonzero's row count follows the data (torch.export would make it an unbacked
+  // symbol), and a second run at another size shows it changes.
+  void dynamicSaveRefusesASizeItCannotWrite() {
+    QTemporaryDir out;
+    const QString rule = out.filePath(QStringLiteral("nonzero.rule"));
+    {
+      QFile f(rule);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("id: linear-plus-nonzero-sum\n"
+              "title: linear plus the sum of its nonzero indices\n"
+              "[pattern]\n"
+              "graph(%x, %w, %b):\n"
+              "  %r = aten::linear(%x, %w, %b)\n"
+              "  return (%r)\n"
+              "[replacement]\n"
+              "graph(%x, %w, %b):\n"
+              "  %y = aten::linear(%x, %w, %b)\n"
+              "  %z = aten::nonzero(%y)\n"
+              "  %none : NoneType = prim::Constant()\n"
+              "  %c = aten::sum(%z, %none)\n"
+              "  %one : int = prim::Constant[value=1]()\n"
+              "  %r = aten::add(%y, %c, %one)\n"
+              "  return (%r)\n");
+    }
+    const QString saved = out.filePath(QStringLiteral("saved.pt2"));
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), QDir(dynamicPrograms()).filePath(QStringLiteral("arith_dyn.pt2")),
+                                         QStringLiteral("--rule"), rule, QStringLiteral("-o"), saved});
+    QCOMPARE(rw.exitCode, 2);
+    QVERIFY2(rw.err.contains("aten::nonzero") && rw.err.contains("changes with the input sizes") && rw.err.contains("TorchScript (.pt)"),
+             rw.err.constData());
+    QVERIFY(!QFileInfo::exists(saved));
+  }
+
   // Keyword arguments, dicts and nested results: the sample inputs are flattened as the program's
   // in_spec says, every flat input and output is named by its path, and the outputs are
   // ep.module()'s; compare needs no --input and names the outputs.

@@ -253,6 +253,7 @@ class Exporter {
       tensorValues_.insert(name, onSourceDevice(metaOf(in, sample_.at(in)), name));
       userInputs_ << name;
     }
+    runAtAnotherSize();
     for (Node* n : graph->nodes()) {
       if (!n->blocks().empty())
         fail(QStringLiteral("control flow (%1, torch.cond) cannot be saved as .pt2 yet; save the revision as TorchScript (.pt) instead")
@@ -567,9 +568,88 @@ class Exporter {
   // The TensorMeta of `v` (whose value on the sample inputs is `t`), its symbolic sizes kept.
   QJsonObject metaOf(const Value* v, const at::Tensor& t) {
     const std::vector<SymSize> sizes = sizesOf(v, t);
+    checkAtAnotherSize(v, sizes);
     shapes_[v] = sizes;
     for (const auto& size : sizes) noteSymbols(size.expr);
     return tensorMeta(t, sizes);
+  }
+
+  // A second run with every symbol of the inputs at another value in its range (the sample
+  // inputs cut or repeated along those dimensions), so that sizes written as numbers or plain
+  // symbols are checked at two sizes. Skipped where the inputs' sizes are expressions, no other
+  // value is allowed, or the revision does not run there.
+  void runAtAnotherSize() {
+    const auto graph = rev_->graph();
+    std::vector<c10::IValue> inputs;
+    bool varies = false;
+    for (size_t i = 1; i < graph->inputs().size(); ++i) {
+      const Value* in = graph->inputs()[i];
+      at::Tensor t = sample_.at(in);
+      const auto& sizes = shapes_.at(in);
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        if (!sizes[d].symbolic()) continue;
+        const auto m = symbolPattern().match(sizes[d].expr);
+        if (!m.hasMatch() || m.captured(0) != sizes[d].expr) return;  // an expression of symbols
+        const auto other = otherValueOf(m.captured(1));
+        if (!other) return;
+        otherSymbolValues_.insert(m.captured(1), *other);
+        t = t.index_select(int64_t(d), at::arange(*other, at::TensorOptions().dtype(at::kLong)).remainder(sizes[d].hint));
+        varies = true;
+      }
+      inputs.push_back(t);
+    }
+    if (!varies) return;
+    run::Executor executor(rev_);
+    run::RunOptions options;
+    options.instrumented = true;
+    options.keepIntermediates = true;
+    const auto result = executor.run(run::InputSet{inputs, {}}, options);
+    if (!result.ok) {
+      otherSymbolValues_.clear();
+      return;
+    }
+    for (size_t i = 1; i < graph->inputs().size(); ++i) otherSizes_[graph->inputs()[i]] = inputs[i - 1].toTensor().sizes().vec();
+    for (const auto& rec : result.nodes) {
+      const Node* n = rev_->nodeOf(rec.id);
+      if (!n) continue;
+      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k)
+        if (rec.outputs[k].isTensor()) otherSizes_[n->outputs()[k]] = rec.outputs[k].toTensor().sizes().vec();
+    }
+  }
+
+  // A value of symbol `name` other than its hint, within its range: one less, else one more.
+  std::optional<int64_t> otherValueOf(const QString& name) const {
+    const int64_t hint = symbolHints_.value(name);
+    const model::SymbolRange range = rev_->symbolRanges().value(name, model::SymbolRange{});
+    const int64_t lowest = std::max<int64_t>(range.min, 2);  // torch.export specialises sizes 0 and 1
+    if (auto it = otherSymbolValues_.constFind(name); it != otherSymbolValues_.constEnd()) return *it;
+    if (hint - 1 >= lowest) return hint - 1;
+    if (!range.max || hint + 1 <= *range.max) return hint + 1;
+    return std::nullopt;
+  }
+
+  // The sizes chosen for `v` must hold in the second run too: a number where the size does not
+  // change, a symbol where it is that symbol's other value. A size that changes in a way Graft
+  // cannot write is refused rather than saved as the number it had on the sample inputs.
+  void checkAtAnotherSize(const Value* v, const std::vector<SymSize>& sizes) {
+    const auto other = otherSizes_.find(v);
+    if (other == otherSizes_.end() || other->second.size() != sizes.size()) return;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      int64_t expected = sizes[d].hint;
+      if (sizes[d].symbolic()) {
+        const auto m = symbolPattern().match(sizes[d].expr);
+        if (!m.hasMatch() || m.captured(0) != sizes[d].expr) continue;  // an expression: not evaluated here
+        expected = otherSymbolValues_.value(m.captured(1), expected);
+      }
+      if (other->second[d] == expected) continue;
+      QStringList first, second;
+      for (const auto& s : sizes) first << QString::number(s.hint);
+      for (int64_t s : other->second) second << QString::number(s);
+      fail(QStringLiteral("the shape of %1 (%2) changes with the input sizes in a way Graft cannot write for torch.export "
+                          "([%3] on the sample inputs, [%4] at another size); save the revision as TorchScript (.pt) instead")
+               .arg(nameOf(v), QString::fromStdString(v->node()->kind().toQualString()), first.join(QStringLiteral(", ")),
+                    second.join(QStringLiteral(", "))));
+    }
   }
 
   // The sizes of `v`: its type's symbols (the program's metadata), else those libtorch's shape
@@ -784,6 +864,8 @@ class Exporter {
   std::unordered_map<const Value*, std::vector<SymSize>> shapes_;       // as written
   std::unordered_map<const Value*, SymScalar> symScalars_;
   std::unordered_map<const Value*, c10::TypePtr> inferred_;           // types from the shape analysis
+  std::unordered_map<const Value*, std::vector<int64_t>> otherSizes_;  // tensors' sizes in the second run
+  QHash<QString, int64_t> otherSymbolValues_;                          // each input symbol's value there
   QHash<QString, int64_t> symbolHints_;                                 // each symbol's value on the sample inputs
   std::set<QString> usedSymbols_;
   QJsonObject symIntValues_, symBoolValues_, symFloatValues_;
