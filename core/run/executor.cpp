@@ -52,6 +52,67 @@ struct NodeFailure {
 
 QString errorText(const std::string& what) { return model::firstLines(what); }
 
+// Constant tensors the graph writes in place, through views or not: a static-cache LM's KV cache
+// lives in lifted constants that index_copy_ fills. Every revision shares its constants.
+std::vector<at::Tensor> constantsWrittenInPlace(const torch::jit::Block* block) {
+  std::vector<at::Tensor> out;
+  std::unordered_set<const c10::TensorImpl*> seen;
+  std::function<void(const torch::jit::Block*)> walk = [&](const torch::jit::Block* b) {
+    for (const Node* n : b->nodes()) {
+      for (const auto* inner : n->blocks()) walk(inner);
+      const auto* schema = n->maybeSchema();
+      if (!schema) continue;
+      for (size_t i = 0; i < schema->arguments().size() && i < n->inputs().size(); ++i) {
+        const auto* alias = schema->arguments()[i].alias_info();
+        if (!alias || !alias->isWrite()) continue;
+        const Value* v = n->input(i);
+        // Back through ops whose result aliases their first argument (views, in-place ops).
+        while (v->node()->kind() != c10::prim::Constant) {
+          const auto* producer = v->node()->maybeSchema();
+          if (!producer || producer->returns().empty() || !producer->returns()[0].alias_info() ||
+              v->node()->inputs().empty())
+            break;
+          v = v->node()->input(0);
+        }
+        if (v->node()->kind() != c10::prim::Constant || !v->type()->cast<c10::TensorType>()) continue;
+        const at::Tensor t = torch::jit::toIValue(v)->toTensor();
+        if (seen.insert(t.unsafeGetTensorImpl()).second) out.push_back(t);
+      }
+    }
+  };
+  walk(block);
+  return out;
+}
+
+// Keeps a run from changing the program: the constants it writes are put back as they were when
+// the guard ends; `detach` first copies the results that alias them.
+class ConstantsRestored {
+ public:
+  ConstantsRestored(const std::vector<at::Tensor>& written, bool& active) : active_(active) {
+    active_ = true;
+    for (const auto& t : written) saved_.emplace_back(t, t.clone());
+  }
+  ~ConstantsRestored() {
+    torch::NoGradGuard noGrad;
+    for (auto& [live, before] : saved_) live.copy_(before);
+    active_ = false;
+  }
+  void detach(RunResult& result) const {
+    auto copyIfAliased = [&](c10::IValue& v) {
+      if (!v.isTensor()) return;
+      for (const auto& [live, _] : saved_)
+        if (v.toTensor().is_alias_of(live)) v = v.toTensor().clone();
+    };
+    for (auto& v : result.outputs) copyIfAliased(v);
+    for (auto& rec : result.nodes)
+      for (auto& v : rec.outputs) copyIfAliased(v);
+  }
+
+ private:
+  bool& active_;
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
+};
+
 }  // namespace
 
 struct Executor::Plan {
@@ -88,6 +149,8 @@ struct Executor::Plan {
   std::vector<std::optional<c10::ScalarType>> localDtype;  // per slot: its dtype in the local runs
   size_t numUserInputs = 0;
   QStringList inputNames;
+  std::vector<at::Tensor> writtenConstants;  // restored after every run
+  bool restoring = false;                     // inside a run that will restore them
 
   int slot(const Value* v) {
     auto it = slotOf.find(v);
@@ -395,6 +458,7 @@ struct Executor::Plan {
 Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision)), plan_(std::make_unique<Plan>()) {
   auto graph = revision_->graph();
   plan_->numUserInputs = graph->inputs().size() - 1;
+  plan_->writtenConstants = constantsWrittenInPlace(graph->block());
   for (size_t i = 1; i < graph->inputs().size(); ++i)
     plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
   try {
@@ -439,6 +503,14 @@ std::vector<c10::IValue> unpackOutput(c10::IValue out) {
 }  // namespace
 
 RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
+  // A program that writes its constants in place (a static KV cache) runs from its saved state
+  // every time, and leaves the revision as it found it.
+  if (!plan_->writtenConstants.empty() && !plan_->restoring) {
+    ConstantsRestored restored(plan_->writtenConstants, plan_->restoring);
+    RunResult result = run(inputs, options);
+    restored.detach(result);
+    return result;
+  }
   ensureThreads();
   RunResult result;
   if (!planError_.isEmpty() && options.instrumented) {

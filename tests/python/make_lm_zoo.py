@@ -32,6 +32,7 @@ import sys
 
 import torch
 import torch.utils._pytree as pytree
+import transformers.modeling_outputs  # noqa: F401  output classes registered for torch.export.load
 
 from make_structured_programs import key_name, path_of
 
@@ -146,22 +147,24 @@ def op_count(ep):
 
 
 def save_program(out, name, ep, runs):
-    """runs: [((batch, seq), args, kwargs)]; ep.module() gives the reference outputs."""
+    """runs: [((batch, seq), args, kwargs)]. The references are ep.module()'s outputs for the program
+    as saved, loaded afresh per run: a program that writes its state in place (the static cache)
+    starts every run from the saved state, as Graft runs it."""
+    tmp = os.path.join(out, ".tmp." + name + ".pt2")
+    torch.export.save(ep, tmp)
     for i, (_, args, kwargs) in enumerate(runs):
-        module = ep.module()  # afresh per run: a program that mutates buffers starts from its exported state
         flat, spec = pytree.tree_flatten((args, kwargs))
         assert spec == ep.call_spec.in_spec, "%s: inputs do not flatten as the program's in_spec" % name
         with torch.no_grad():
-            leaves = pytree.tree_flatten_with_path(module(*args, **kwargs))[0]
+            leaves = pytree.tree_flatten_with_path(torch.export.load(tmp).module()(*args, **kwargs))[0]
         torch.save(flat, os.path.join(out, "%s.%d.in.pt" % (name, i)))
         torch.save([t for _, t in leaves], os.path.join(out, "%s.%d.out.pt" % (name, i)))
     _, args, kwargs = runs[0]
     ref = {"ops": op_count(ep), "sizes": [list(size) for size, _, _ in runs],
-           "inputs": input_paths(ep, args, kwargs), "outputs": [path_of(k) or "output" for k, _ in leaves]}  # a bare tensor has no path: "output"
+           "inputs": input_paths(ep, args, kwargs),
+           "outputs": [path_of(k) or "output" for k, _ in leaves]}  # a bare tensor has no path: "output"
     with open(os.path.join(out, name + ".ref.json"), "w") as f:
         json.dump(ref, f)
-    tmp = os.path.join(out, ".tmp." + name + ".pt2")
-    torch.export.save(ep, tmp)
     os.replace(tmp, os.path.join(out, name + ".pt2"))  # last: its presence means the program is complete
 
 
