@@ -2,7 +2,9 @@
 // configs, random weights, a dynamic batch and sequence, with and without run_decompositions()):
 // each opens, counts its ops as torch.export does, names its flat inputs and outputs by their
 // paths, gives ep.module()'s outputs at two sizes on both run paths, and compares equal with
-// itself through graft-cli at both sizes.
+// itself through graft-cli at both sizes. llama_static (transformers' static-cache recipe) writes
+// its KV cache in place: each of its runs must start from the saved cache, as the references do.
+// The decomposed programs build their masks from -inf and full(size, True).
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
 #include "core/run/compare.h"
@@ -115,6 +117,45 @@ class TestLmZoo : public QObject {
       const auto cli = graft::test::runCli(arguments);
       QVERIFY2(cli.exitCode == 0, qPrintable(size + QStringLiteral(": ") + QString::fromUtf8(cli.err + cli.out)));
     }
+  }
+
+  // A save keeps a zoo program dynamic (batch and sequence): stock torch.export.load runs the
+  // saved program at both sizes with ep.module()'s outputs, its inputs symbolic and its ranges the
+  // source's, and every value's metadata holds at both sizes (tests/python/check_dynamic_save.py).
+  void savedProgramStaysDynamic_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"llama_dyn", "bert_dyn", "gpt2_dyn_decomp"}) QTest::newRow(name) << QString::fromLatin1(name);
+  }
+  void savedProgramStaysDynamic() {
+    QFETCH(QString, name);
+    const QDir dir(zoo_.path());
+    QTemporaryDir out;
+    const QString saved = out.filePath(QStringLiteral("saved.pt2"));
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(name + QStringLiteral(".pt2")), QStringLiteral("--pass"),
+                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    QStringList args{saved};
+    for (int i = 0; i < 2; ++i)
+      args << dir.filePath(QStringLiteral("%1.%2.in.pt").arg(name).arg(i)) << dir.filePath(QStringLiteral("%1.%2.out.pt").arg(name).arg(i));
+    const auto check = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_dynamic_save.py"), args);
+    QVERIFY2(check.exitCode == 0, check.out + check.err.right(2000));
+    const QJsonObject verdict = check.json();
+    for (const auto& r : verdict.value(QStringLiteral("runs")).toArray()) {
+      const QJsonObject run = r.toObject();
+      qInfo("%s saved, at %s: max |saved - PyTorch| = %g", qPrintable(name),
+            QJsonDocument(run.value(QStringLiteral("input_shape")).toArray()).toJson(QJsonDocument::Compact).constData(),
+            run.value(QStringLiteral("max_abs")).toDouble());
+      QVERIFY(run.value(QStringLiteral("close")).toBool());
+      QVERIFY(run.value(QStringLiteral("meta_mismatches")).toArray().isEmpty());
+    }
+    for (const auto& input : verdict.value(QStringLiteral("symbolic_inputs")).toArray()) QVERIFY(input.toBool());
+    auto source = io::loadFile(dir.filePath(name + QStringLiteral(".pt2")));
+    QVERIFY(source.ok());
+    QJsonObject expected;
+    const model::SymbolRanges ranges = source.document->current()->symbolRanges();
+    for (auto it = ranges.begin(); it != ranges.end(); ++it)
+      expected.insert(it.key(), QJsonArray{it->min, it->max ? QJsonValue(*it->max) : QJsonValue()});
+    QCOMPARE(verdict.value(QStringLiteral("range_constraints")).toObject(), expected);
   }
 
  private:

@@ -235,6 +235,9 @@ class Exporter {
         const c10::IValue& out = rec.outputs[k];
         if (out.isTensor()) sample_[n->outputs()[k]] = out.toTensor();
         else if (out.isInt() || out.isDouble() || out.isBool()) scalars_[n->outputs()[k]] = out;
+        else if (const Node* unpack = listUnpackOf(n->outputs()[k]); unpack && out.isTensorList())  // split's items
+          for (size_t i = 0; i < out.toTensorList().size() && i < unpack->outputs().size(); ++i)
+            sample_[unpack->outputs()[i]] = out.toTensorList().get(i);
       }
     }
     const auto graph = rev->graph();
@@ -612,8 +615,13 @@ class Exporter {
     for (const auto& rec : result.nodes) {
       const Node* n = rev_->nodeOf(rec.id);
       if (!n) continue;
-      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k)
-        if (rec.outputs[k].isTensor()) otherSizes_[n->outputs()[k]] = rec.outputs[k].toTensor().sizes().vec();
+      for (size_t k = 0; k < rec.outputs.size() && k < n->outputs().size(); ++k) {
+        const c10::IValue& out = rec.outputs[k];
+        if (out.isTensor()) otherSizes_[n->outputs()[k]] = out.toTensor().sizes().vec();
+        else if (const Node* unpack = listUnpackOf(n->outputs()[k]); unpack && out.isTensorList())
+          for (size_t i = 0; i < out.toTensorList().size() && i < unpack->outputs().size(); ++i)
+            otherSizes_[unpack->outputs()[i]] = out.toTensorList().get(i).sizes().vec();
+      }
     }
   }
 

@@ -3,6 +3,8 @@
 from the original program at that size.
 
   .venv/bin/python check_dynamic_save.py SAVED.pt2 IN_1.pt OUT_1.pt [IN_2.pt OUT_2.pt ...] [--rtol R] [--atol A]
+An input file holds one tensor (the only argument) or a list of the program's flat inputs (keyword
+arguments too), which the saved program's in_spec puts back in place.
 Prints JSON {runs: [{input_shape, max_abs, close, meta_checked, meta_mismatches}], close,
 range_constraints: {symbol: [min, max]}, symbolic_inputs: [bool per user input placeholder: any of
 its sizes symbolic], symbolic_values (nodes whose metadata is symbolic), error}.
@@ -16,6 +18,8 @@ import warnings
 
 import sympy
 import torch
+import torch.utils._pytree as pytree
+import transformers.modeling_outputs  # noqa: F401  output classes registered for torch.export.load
 
 from output_utils import flatten
 
@@ -49,11 +53,12 @@ def is_symbolic(val):
     return isinstance(val, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in val.shape)
 
 
-def check_meta(module, x):
-    """Runs `module` on x node by node; returns (values compared, names whose metadata disagrees)."""
+def check_meta(module, flat):
+    """Runs `module` on its flat inputs node by node; returns (values compared, names whose
+    metadata disagrees)."""
     recorder = Recorder(module)
     with torch.no_grad():
-        recorder.run(x)
+        recorder.run(*flat)
     bindings = {}
     for n in module.graph.nodes:
         if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor):
@@ -102,13 +107,16 @@ def main():
     report["symbolic_values"] = sum(1 for n in ep.graph.nodes if n.op == "call_function" and is_symbolic(n.meta.get("val")))
     module = ep.module()
     for i in range(0, len(args.pairs), 2):
-        x = torch.load(args.pairs[i])
+        loaded = torch.load(args.pairs[i])
+        flat = list(loaded) if isinstance(loaded, (list, tuple)) else [loaded]
+        call_args, call_kwargs = pytree.tree_unflatten(flat, ep.call_spec.in_spec)
+        shape = [list(t.shape) for t in flat] if len(flat) > 1 else list(flat[0].shape)
         want = flatten(torch.load(args.pairs[i + 1]))
         try:
             with torch.no_grad():
-                got = flatten(module(x))
+                got = flatten(module(*call_args, **call_kwargs))
         except Exception as e:  # noqa: BLE001
-            report["error"] = "run at %s: %s" % (list(x.shape), str(e).splitlines()[0])
+            report["error"] = "run at %s: %s" % (shape, str(e).splitlines()[0])
             print(json.dumps(report))
             sys.exit(2)
         close = len(want) == len(got)
@@ -117,8 +125,8 @@ def main():
             m = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
             max_abs = max(max_abs, m)
             close = close and a.shape == b.shape and m <= args.atol + args.rtol * a.abs().max().item()
-        checked, mismatches = check_meta(module, x)
-        report["runs"].append({"input_shape": list(x.shape), "max_abs": max_abs, "close": close, "meta_checked": checked,
+        checked, mismatches = check_meta(module, flat)
+        report["runs"].append({"input_shape": shape, "max_abs": max_abs, "close": close, "meta_checked": checked,
                                "meta_mismatches": mismatches})
         report["close"] = report["close"] and close
     print(json.dumps(report))
