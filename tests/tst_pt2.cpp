@@ -606,6 +606,32 @@ class TestPt2 : public QObject {
     }
   }
 
+  // One input of a program with a dict and a keyword argument given by its path (d.a); the others
+  // keep the program's sample inputs, and compare runs on them.
+  void namedInputsOfAProgram() {
+    const QString program = QDir(structuredPrograms()).filePath(QStringLiteral("kw.pt2"));
+    auto loaded = io::loadFile(program);
+    QVERIFY(loaded.ok());
+    const auto& doc = *loaded.document;
+    QVERIFY(doc.exampleInputs());
+    const auto named = run::inputsFor(doc, {QStringLiteral("d.a=2x8")}, 3);
+    QVERIFY2(named.inputs, qPrintable(named.error));
+    const auto& given = named.inputs->values;
+    const auto& sample = doc.exampleInputs()->values;
+    QCOMPARE(given.size(), sample.size());
+    const int at = int(doc.inputNames().indexOf(QStringLiteral("d.a")));
+    QVERIFY(at >= 0);
+    for (size_t i = 0; i < given.size(); ++i)
+      QCOMPARE(torch::equal(given[i].toTensor(), sample[i].toTensor()), int(i) != at);
+    QVERIFY(torch::equal(given[size_t(at)].toTensor(), run::parseInputs({QStringLiteral("2x8")}, 3).inputs->values[0].toTensor()));
+    const auto cli = graft::test::runCli({QStringLiteral("compare"), program, program, QStringLiteral("--input"), QStringLiteral("d.a=2x8"),
+                                          QStringLiteral("--json")});
+    QVERIFY2(cli.exitCode == 0, cli.err.constData());
+    const auto wrong = graft::test::runCli({QStringLiteral("compare"), program, program, QStringLiteral("--input"), QStringLiteral("d.c=2x8")});
+    QCOMPARE(wrong.exitCode, 2);
+    QVERIFY2(wrong.err.contains("its inputs are x, d.a, d.b, scale"), wrong.err.constData());
+  }
+
   // A save keeps each placeholder's kind and state name: parameters, a persistent and a
   // non-persistent buffer, a lifted constant; stock PyTorch sees the same signature and state dict.
   void placeholderKindsSurviveASave() {
