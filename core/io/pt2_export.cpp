@@ -410,7 +410,7 @@ class Exporter {
           return {{"as_memory_format", pt2::schemaValueOf(static_cast<c10::MemoryFormat>(i))}};
         return {{"as_int", qint64(i)}};
       }
-      if (iv->isDouble()) return {{"as_float", iv->toDouble()}};
+      if (iv->isDouble()) return {{"as_float", pt2::floatToJson(iv->toDouble())}};
       if (iv->isString()) return {{"as_string", QString::fromStdString(iv->toStringRef())}};
       if (iv->isDevice()) {
         const auto d = iv->toDevice();
@@ -424,7 +424,7 @@ class Exporter {
       }
       if (iv->isDoubleList()) {
         QJsonArray a;
-        for (auto d : iv->toDoubleVector()) a.append(d);
+        for (auto d : iv->toDoubleVector()) a.append(pt2::floatToJson(d));
         return {{"as_floats", a}};
       }
       if (iv->isBoolList()) {
@@ -844,7 +844,7 @@ class Exporter {
     const SymScalar s = symbolicOf(v);
     noteSymbols(s.expr);
     if (s.value.isDouble()) {
-      const QJsonObject hint{{"as_float", s.value.toDouble()}};
+      const QJsonObject hint{{"as_float", pt2::floatToJson(s.value.toDouble())}};
       symFloatValues_.insert(name, s.expr.isEmpty() ? hint : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}, {"hint", hint}}}});
     } else if (s.value.isBool()) {
       symBoolValues_.insert(name, s.expr.isEmpty() ? QJsonObject{{"as_bool", s.value.toBool()}}

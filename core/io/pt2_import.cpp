@@ -55,14 +55,8 @@ struct Pt2Error : std::runtime_error {
 
 using pt2::str;
 
-// A float as the export schema writes it: a JSON number, or "Infinity", "-Infinity", "NaN" (what
-// JSON cannot spell; masks are built from -inf).
 double jsonFloat(const QJsonValue& v) {
-  if (v.isDouble()) return v.toDouble();
-  const QString text = v.toString();
-  if (text == QLatin1String("Infinity")) return std::numeric_limits<double>::infinity();
-  if (text == QLatin1String("-Infinity")) return -std::numeric_limits<double>::infinity();
-  if (text == QLatin1String("NaN")) return std::numeric_limits<double>::quiet_NaN();
+  if (auto f = pt2::floatFromJson(v)) return *f;
   fail(QStringLiteral("a float argument %1 is not a number").arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
 }
 

@@ -1,5 +1,8 @@
 #include "core/io/pt2_schema.h"
 
+#include <cmath>
+#include <limits>
+
 #include <torch/csrc/export/pt2_archive_constants.h>
 
 #include <utility>
@@ -61,6 +64,21 @@ QString modelRecordOf(const std::vector<std::string>& records) {
     if (name.startsWith(dir) && name.endsWith(QLatin1String(".json"))) return name;
   }
   return {};
+}
+
+QJsonValue floatToJson(double value) {
+  if (std::isnan(value)) return QStringLiteral("NaN");
+  if (std::isinf(value)) return value > 0 ? QStringLiteral("Infinity") : QStringLiteral("-Infinity");
+  return value;
+}
+
+std::optional<double> floatFromJson(const QJsonValue& value) {
+  if (value.isDouble()) return value.toDouble();
+  const QString text = value.toString();
+  if (text == QLatin1String("Infinity")) return std::numeric_limits<double>::infinity();
+  if (text == QLatin1String("-Infinity")) return -std::numeric_limits<double>::infinity();
+  if (text == QLatin1String("NaN")) return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
 }
 
 }  // namespace graft::core::io::pt2

@@ -5,6 +5,7 @@
 #include <c10/core/MemoryFormat.h>
 #include <c10/core/ScalarType.h>
 
+#include <QtCore/QJsonValue>
 #include <QtCore/QString>
 
 #include <optional>
@@ -25,6 +26,11 @@ int schemaValueOf(c10::MemoryFormat format);
 
 c10::Layout layoutOf(int schemaValue);
 int schemaValueOf(c10::Layout layout);
+
+// Floats as the schema's JSON spells them: numbers, and "Infinity", "-Infinity", "NaN" for what
+// JSON cannot (attention masks are built from -inf). nullopt: neither.
+QJsonValue floatToJson(double value);
+std::optional<double> floatFromJson(const QJsonValue& value);
 
 // The program's definition among an archive's records: the first models/<name>.json; empty
 // when there is none.
