@@ -575,6 +575,14 @@ class TestPt2 : public QObject {
     QCOMPARE(doc.outputNames(), names(ref.value(QStringLiteral("outputs")).toArray()));
     QVERIFY(doc.exampleInputs());
     QCOMPARE(int(doc.exampleInputs()->values.size()), doc.inputNames().size());
+    // The diagram's terminals carry the same paths; the tuple the graph returns is no box of its own.
+    const auto view = model::GraphView::build(*doc.current(), doc);
+    QCOMPARE(view.graphOutputs.size(), doc.outputNames().size());
+    for (int i = 0; i < view.graphOutputs.size(); ++i)
+      QCOMPARE(layout::terminalLabel(view, false, i).front(), QStringLiteral("output ") + doc.outputNames()[i]);
+    for (int i = 0; i < view.graphInputs.size(); ++i)
+      QCOMPARE(layout::terminalLabel(view, true, i).front(), QStringLiteral("input ") + doc.inputNames()[i]);
+    for (const auto& n : view.nodes) QVERIFY(n.kind != QLatin1String("prim::TupleConstruct") || n.blockDepth > 0);
 
     QFile outFile(dir.filePath(name + QStringLiteral(".out.pt")));
     QVERIFY(outFile.open(QIODevice::ReadOnly));

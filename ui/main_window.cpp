@@ -639,7 +639,7 @@ void MainWindow::runScript(const QString& path) {
 
 void MainWindow::refreshView() {
   const auto rev = document_->current();
-  view_ = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev));
+  view_ = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev, *document_));
   // A program's IR is its fx graph, as print(ep.graph) prints it; a TorchScript model's is its IR.
   const auto fx = core::model::fxText(*rev);
   if (document_->format() == QLatin1String("pt2")) irView_->setListing(fx.graph.text, fx.graph.lineOf);
@@ -818,8 +818,8 @@ DiffView* MainWindow::showDiff(int a, int b) {
   const auto ra = document_->revision(a), rb = document_->revision(b);
   auto* view = ensureDiffView();
   const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance);
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, *document_)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, *document_)), diff,
                   tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
   // Node ids are shared by the revisions of one document, so the last compare and profile apply
   // to the nodes both sides still have.
@@ -852,8 +852,8 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   const auto ra = document_->current(), rb = other.document->current();
   const auto diff = core::edit::diffDocuments(*document_, *ra, *other.document, *rb);
   auto* view = ensureDiffView();
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb)), diff,
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, *document_)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, *other.document)), diff,
                   tr("A: %1, revision %2").arg(document_->displayName()).arg(document_->currentIndex()),
                   tr("B: %1").arg(other.document->displayName()));
   view->setMetrics({});
@@ -939,7 +939,7 @@ bool MainWindow::exportReport(const QString& path) {
   }
   if (current != 0) {
     // The original beside the current revision, with the same modules open.
-    const auto original = core::model::GraphView::build(*document_->original());
+    const auto original = core::model::GraphView::build(*document_->original(), *document_);
     QSet<QString> open;
     for (int g : canvas_->expansion()) open.insert(view_->groups.value(g).path);
     core::layout::Expansion expanded{0};

@@ -31,7 +31,7 @@ Command layoutCommand() {
       return fail(QStringLiteral("--expand takes \"all\" or a depth N >= 0, not \"%1\"").arg(expand));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
-    auto view = std::make_shared<const core::model::GraphView>(core::model::GraphView::build(*doc->current()));
+    auto view = std::make_shared<const core::model::GraphView>(core::model::GraphView::build(*doc->current(), *doc));
     core::layout::LayoutEngine engine;
     engine.setView(view);
     const auto diagram = engine.layout(numeric ? engine.expandToDepth(depth) : engine.expandAll());

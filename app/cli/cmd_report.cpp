@@ -120,10 +120,10 @@ Command reportCommand() {
       r.profileNote = QStringLiteral("The profile was left out (--no-profile).");
     }
     const QString expand = parser.value(QStringLiteral("expand"));
-    const auto viewA = core::model::GraphView::build(*a->current());
+    const auto viewA = core::model::GraphView::build(*a->current(), *a);
     ui::addReportDiagram(r, QStringLiteral("A: %1").arg(a->displayName()), layOut(viewA, expand), viewA, false);
     if (b) {
-      const auto viewB = core::model::GraphView::build(*b->current());
+      const auto viewB = core::model::GraphView::build(*b->current(), *b);
       ui::addReportDiagram(r, QStringLiteral("B: %1").arg(b->displayName()), layOut(viewB, expand), viewB, true);
     }
     ui::setReportLegend(r);

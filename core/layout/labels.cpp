@@ -94,8 +94,9 @@ QStringList terminalLabel(const model::GraphView& view, bool input, int port) {
   const auto& ports = input ? view.graphInputs : view.graphOutputs;
   const auto* vp = port < ports.size() ? &ports[port] : nullptr;
   QStringList lines;
-  lines << (input ? QStringLiteral("input %1").arg(vp ? vp->name : QString::number(port))
-                  : QStringLiteral("output %1").arg(port));
+  const QString path = vp ? vp->path : QString();
+  lines << (input ? QStringLiteral("input %1").arg(!path.isEmpty() ? path : vp ? vp->name : QString::number(port))
+                  : QStringLiteral("output %1").arg(!path.isEmpty() ? path : QString::number(port)));
   if (vp && !vp->type.isEmpty()) lines << vp->type;
   return lines;
 }

@@ -1,4 +1,6 @@
 #include "core/model/graph_view.h"
+
+#include "core/model/document.h"
 #include "core/model/folding.h"
 
 #include "core/model/graph_walk.h"
@@ -121,6 +123,17 @@ int GraphView::opCount() const {
 
 QHash<QString, int> GraphView::opHistogram() const { return histogram; }
 
+GraphView GraphView::build(const Revision& revision, const Document& document) {
+  GraphView view = build(revision);
+  const auto name = [](QVector<ViewPort>& ports, const QStringList& paths) {
+    if (paths.size() == ports.size())
+      for (int i = 0; i < ports.size(); ++i) ports[i].path = paths[i];
+  };
+  name(view.graphInputs, document.inputNames());
+  name(view.graphOutputs, document.outputNames());
+  return view;
+}
+
 GraphView GraphView::build(const Revision& revision) {
   GraphView view;
   view.symbolRanges = revision.symbolRanges();
@@ -131,6 +144,13 @@ GraphView GraphView::build(const Revision& revision) {
   view.groups.push_back(root);
   std::map<QString, int> groupByPath;
   const auto irLines = irLinesByValue(revision.irText());
+
+  // A tuple built at the end and returned is not drawn: its items are the graph's outputs.
+  const Value* returned = graph.outputs().size() == 1 ? graph.outputs()[0] : nullptr;
+  const Node* resultTuple = returned && returned->node()->kind() == c10::prim::TupleConstruct &&
+                                    returned->node()->owningBlock() == graph.block() && returned->uses().size() == 1
+                                ? returned->node()
+                                : nullptr;
 
   // Graph inputs (skipping the module itself) are numbered from 0.
   std::unordered_map<const Value*, int> graphInputIndex;
@@ -154,7 +174,7 @@ GraphView GraphView::build(const Revision& revision) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
       if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n)) ++view.programOps;
-      if (isFolded(n) && shown) continue;
+      if ((isFolded(n) && shown) || n == resultTuple) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -253,7 +273,7 @@ GraphView GraphView::build(const Revision& revision) {
   };
   walk(revision.graph()->block(), 0, 0);
 
-  const auto outputs = graph.outputs();
+  const auto outputs = resultTuple ? resultTuple->inputs() : graph.outputs();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Value* out = outputs[i];
     view.graphOutputs.push_back({QString::fromStdString(out->debugName()), formatType(out)});

@@ -10,6 +10,8 @@
 
 namespace graft::core::model {
 
+class Document;
+
 class Revision;
 
 struct ViewAttribute {
@@ -21,6 +23,7 @@ struct ViewAttribute {
 struct ViewPort {
   QString name;  // schema argument / value debug name
   QString type;  // readable type, e.g. "float32 [1, 64, 56, 56]"
+  QString path;  // a graph input's or output's path in the program's signature ("logits", "d.a"), when known
 };
 
 struct ViewNode {
@@ -85,7 +88,11 @@ struct GraphView {
   int opCount() const;
   QHash<QString, int> opHistogram() const;
 
+  // The graph's outputs are the items of the tuple it returns, when it returns one it builds at
+  // the end (each result its own terminal, no TupleConstruct box).
   static GraphView build(const Revision& revision);
+  // The same, with the document's input and output paths on the terminals.
+  static GraphView build(const Revision& revision, const Document& document);
 };
 
 }  // namespace graft::core::model

@@ -31,25 +31,11 @@ QVector<QPair<QString, int>> sortedHistogram(const model::GraphView& view) {
   return rows;
 }
 
-// The graph's outputs, named by their path in a program's results ("logits", "past.0.1") where
-// the file says how they nest; else the graph's single output value.
-QVector<model::ViewPort> outputsOf(const model::Document& document, const model::GraphView& view) {
-  const auto graph = document.current()->graph();
-  const torch::jit::Value* out = graph->outputs().at(0);
-  const QStringList& names = document.outputNames();
-  if (names.isEmpty() || out->node()->kind() != c10::prim::TupleConstruct || out->node()->inputs().size() != size_t(names.size()))
-    return view.graphOutputs;
-  QVector<model::ViewPort> ports;
-  for (size_t i = 0; i < out->node()->inputs().size(); ++i) ports.push_back({names[int(i)], model::formatType(out->node()->inputs()[i])});
-  return ports;
-}
-
-// The graph's inputs, named by their path in forward's arguments ("d.a") where the file says.
-QVector<model::ViewPort> inputsOf(const model::Document& document, const model::GraphView& view) {
-  QVector<model::ViewPort> ports = view.graphInputs;
-  const QStringList& names = document.inputNames();
-  if (names.size() == ports.size())
-    for (int i = 0; i < ports.size(); ++i) ports[i].name = names[i];
+// Graph inputs and outputs named by their path in the program's signature where the file says
+// ("logits", "d.a"), else by their values.
+QVector<model::ViewPort> named(QVector<model::ViewPort> ports) {
+  for (auto& p : ports)
+    if (!p.path.isEmpty()) p.name = p.path;
   return ports;
 }
 
@@ -57,7 +43,7 @@ QVector<model::ViewPort> inputsOf(const model::Document& document, const model::
 
 QJsonObject infoReport(const model::Document& document) {
   const auto rev = document.current();
-  const auto view = model::GraphView::build(*rev);
+  const auto view = model::GraphView::build(*rev, document);
   QJsonObject hist;
   for (const auto& [kind, count] : sortedHistogram(view)) hist.insert(kind, count);
   QJsonArray modules;
@@ -78,8 +64,8 @@ QJsonObject infoReport(const model::Document& document) {
       {"view_nodes", view.nodes.size()},
       {"edges", view.edges.size()},
       {"groups", view.groups.size() - 1},
-      {"inputs", portsJson(inputsOf(document, view))},
-      {"outputs", portsJson(outputsOf(document, view))},
+      {"inputs", portsJson(named(view.graphInputs))},
+      {"outputs", portsJson(named(view.graphOutputs))},
       {"op_histogram", hist},
       {"modules", modules},
       {"repeats", repeats},
@@ -88,13 +74,13 @@ QJsonObject infoReport(const model::Document& document) {
 
 QString infoText(const model::Document& document) {
   const auto rev = document.current();
-  const auto view = model::GraphView::build(*rev);
+  const auto view = model::GraphView::build(*rev, document);
   QStringList lines;
   lines << QStringLiteral("model:     %1%2").arg(document.displayName(), rev->frozen() ? QString() : QStringLiteral(" (not frozen)"));
   lines << QStringLiteral("ops:       %1 (of %2 TorchScript nodes)").arg(view.opCount()).arg(view.jitNodes);
   lines << QStringLiteral("modules:   %1").arg(view.groups.size() - 1);
-  for (const auto& p : inputsOf(document, view)) lines << QStringLiteral("input:     %1: %2").arg(p.name, p.type);
-  for (const auto& p : outputsOf(document, view)) lines << QStringLiteral("output:    %1: %2").arg(p.name, p.type);
+  for (const auto& p : named(view.graphInputs)) lines << QStringLiteral("input:     %1: %2").arg(p.name, p.type);
+  for (const auto& p : named(view.graphOutputs)) lines << QStringLiteral("output:    %1: %2").arg(p.name, p.type);
   lines << QStringLiteral("op histogram:");
   for (const auto& [kind, count] : sortedHistogram(view)) lines << QStringLiteral("  %1  %2").arg(count, 5).arg(kind);
   return lines.join(QLatin1Char('\n'));

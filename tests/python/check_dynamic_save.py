@@ -21,7 +21,7 @@ import torch
 import torch.utils._pytree as pytree
 import transformers.modeling_outputs  # noqa: F401  output classes registered for torch.export.load
 
-from output_utils import flatten
+from output_utils import compare_flat, flatten
 
 warnings.filterwarnings("ignore")
 
@@ -119,12 +119,7 @@ def main():
             report["error"] = "run at %s: %s" % (shape, str(e).splitlines()[0])
             print(json.dumps(report))
             sys.exit(2)
-        close = len(want) == len(got)
-        max_abs = 0.0
-        for a, b in zip(want, got):
-            m = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
-            max_abs = max(max_abs, m)
-            close = close and a.shape == b.shape and m <= args.atol + args.rtol * a.abs().max().item()
+        close, max_abs = compare_flat(want, got, args.atol, args.rtol)
         checked, mismatches = check_meta(module, flat)
         report["runs"].append({"input_shape": shape, "max_abs": max_abs, "close": close, "meta_checked": checked,
                                "meta_mismatches": mismatches})

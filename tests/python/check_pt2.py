@@ -13,7 +13,7 @@ import warnings
 
 import torch
 
-from output_utils import flatten
+from output_utils import compare_flat, flatten
 
 warnings.filterwarnings("ignore")
 
@@ -38,12 +38,7 @@ def main():
     with torch.no_grad():
         want = flatten(torch.load(args.expect)) if args.expect else flatten(original.module()(*inputs))
         got = flatten(saved.module()(*inputs))
-    close = len(want) == len(got)
-    max_abs = 0.0
-    for a, b in zip(want, got):
-        m = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
-        max_abs = max(max_abs, m)
-        close = close and a.shape == b.shape and m <= args.atol + args.rtol * a.abs().max().item()
+    close, max_abs = compare_flat(want, got, args.atol, args.rtol)
     hist = {}
     for n in saved.graph.nodes:
         if isinstance(n.target, torch._ops.OpOverload):

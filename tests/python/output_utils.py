@@ -14,3 +14,15 @@ def flatten(value, out=None):
         for v in value.values():
             flatten(v, out)
     return out
+
+
+def compare_flat(want, got, atol, rtol):
+    """(close, max_abs) of two flat tensor lists: same count and shapes, and every difference within
+    atol + rtol * the reference's largest magnitude."""
+    close = len(want) == len(got)
+    max_abs = 0.0
+    for a, b in zip(want, got):
+        m = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
+        max_abs = max(max_abs, m)
+        close = close and a.shape == b.shape and m <= atol + rtol * a.abs().max().item()
+    return close, max_abs

@@ -204,7 +204,10 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto& ports = dt.input ? view_->graphInputs : view_->graphOutputs;
       if (dt.port < ports.size())
         text = (dt.input ? tr("graph input %1 : %2") : tr("graph output %1 : %2"))
-                   .arg(dt.input ? ports[dt.port].name : QString::number(dt.port), ports[dt.port].type);
+                   .arg(!ports[dt.port].path.isEmpty() ? ports[dt.port].path
+                        : dt.input                      ? ports[dt.port].name
+                                                        : QString::number(dt.port),
+                        ports[dt.port].type);
       break;
     }
     if (auto* g = dynamic_cast<GroupItem*>(item)) {
