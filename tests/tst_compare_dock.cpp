@@ -74,6 +74,19 @@ class TstCompareDock : public QObject {
     QVERIFY(dock.inspector()->statsText().contains(QLatin1String("mean")));
   }
 
+  // The input field says what the open model takes: each input by name and type, and the range
+  // of each symbolic size.
+  void inputFieldNamesTheInputs() {
+    auto doc = core::io::loadFile(graft::test::testdata("pt2/dynamic_batch.pt2")).document;
+    QVERIFY(doc);
+    ui::CompareDock dock;
+    dock.setDocument(doc.get());
+    const QString tip = dock.findChild<QLineEdit*>(QStringLiteral("compareInputs"))->toolTip();
+    QVERIFY2(tip.contains(QStringLiteral("x: float32 [s77, 8]")) && tip.contains(QStringLiteral("2 ≤ s77 ≤ 64")), qPrintable(tip));
+    dock.setDocument(nullptr);
+    QVERIFY(!dock.findChild<QLineEdit*>(QStringLiteral("compareInputs"))->toolTip().contains(QLatin1String("s77")));
+  }
+
   void wrongInputReportsTheNode() {
     auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
     ui::CompareDock dock;

@@ -1,6 +1,7 @@
 #include "ui/compare_dock.h"
 
 #include "core/model/document.h"
+#include "core/run/input_specs.h"
 #include "ui/input_dialog.h"
 #include "ui/tensor_inspector.h"
 
@@ -36,8 +37,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   inputs_ = new QLineEdit(this);
   inputs_->setPlaceholderText(tr("default: the model's input shape; e.g. 1x3x224x224:float32; file.npy"));
   inputs_->setObjectName(QStringLiteral("compareInputs"));
-  inputs_->setToolTip(tr("One spec per forward argument, separated by ';' or spaces: a shape (1x3x224x224:float32), "
-                         "a tensor file, a number (3, 0.5), true/false, none, (…) tuples, […] lists"));
+  inputs_->setToolTip(core::run::inputFieldHelp(nullptr));
   device_ = new QComboBox(this);
   deviceB_ = new QComboBox(this);
   device_->addItems(core::run::availableDevices());
@@ -201,6 +201,7 @@ void CompareDock::setDocument(core::model::Document* document) {
   document_ = document;
   summary_ = {};
   inputs_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
+  inputs_->setToolTip(core::run::inputFieldHelp(document_));
   table_->setRowCount(0);
   status_->clear();  // the last verdict was about the previous model
   inspector_->clear();

@@ -2,6 +2,8 @@
 
 #include "core/model/document.h"
 #include "core/model/job_guard.h"
+#include "core/model/revision.h"
+#include "core/model/symbol_ranges.h"
 #include "core/model/value_format.h"
 #include "core/run/input_set.h"
 
@@ -77,6 +79,26 @@ QVector<ArgumentInfo> forwardArguments(const model::Revision& revision) {
     out.push_back(a);
   }
   return out;
+}
+
+QString inputFieldHelp(const model::Document* doc) {
+  QString help = QStringLiteral(
+      "One spec per input, separated by ';' or spaces: a shape with seeded random values (1x3x224x224:float32), "
+      "a tensor file (.pt, .npy), a number (3, 0.5), true/false, none, (…) tuples, […] lists. NAME=SPEC sets one "
+      "input by name; the others keep the model's sample inputs. Blank: the model's own inputs.");
+  if (!doc) return help;
+  const auto graph = doc->current()->graph();
+  const QStringList names = inputNames(*doc);
+  QStringList lines, types;
+  for (size_t i = 1; i < graph->inputs().size(); ++i) {
+    if (graph->inputs()[i]->type()->cast<c10::ClassType>()) continue;
+    const QString type = model::formatType(graph->inputs()[i]);
+    types << type;
+    lines << QStringLiteral("%1: %2").arg(names.value(int(i) - 1, QString::fromStdString(graph->inputs()[i]->debugName())), type);
+  }
+  if (const QString ranges = model::symbolRangesIn(types.join(QLatin1Char(' ')), doc->current()->symbolRanges()); !ranges.isEmpty())
+    lines << ranges;
+  return help + QStringLiteral("\n\n") + doc->displayName() + QStringLiteral(" takes:\n") + lines.join(QLatin1Char('\n'));
 }
 
 }  // namespace graft::core::run

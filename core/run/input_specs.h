@@ -21,6 +21,10 @@ QStringList splitInputSpecs(const QString& text);
 // Why one spec cannot be parsed (empty when it can): for validating an input field as it is typed.
 QString checkInputSpec(const QString& spec);
 
+// An input field's tooltip: the spec syntax, then `doc`'s inputs by name with their types and the
+// ranges their symbolic sizes allow (no document: the syntax alone).
+QString inputFieldHelp(const model::Document* doc);
+
 struct ResolvedInputs {
   InputsPtr inputs;   // null on failure
   QString error;

@@ -1,5 +1,7 @@
 #include "ui/profile/profile_dock.h"
 
+#include "core/run/input_specs.h"
+
 #include "core/profile/paired_times.h"
 
 #include "core/run/compare_job.h"
@@ -41,10 +43,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   inputSpec_ = new QLineEdit(body);
   inputSpec_->setObjectName(QStringLiteral("profileInput"));
   inputSpec_->setPlaceholderText(tr("default: the model's inputs; e.g. 1x3x224x224"));
-  inputSpec_->setToolTip(tr("One spec per forward argument, separated by ';' or spaces: a shape with random values "
-                            "(fixed seed, optional dtype: 1x3x224x224:float32), a tensor file (.pt, .npy), "
-                            "a number (3, 0.5), true/false, none, (…) tuples, […] lists; NAME=SPEC sets one input "
-                            "by name and keeps the model's sample inputs for the others"));
+  inputSpec_->setToolTip(core::run::inputFieldHelp(nullptr));
   runs_ = new QSpinBox(body);
   runs_->setObjectName(QStringLiteral("profileRuns"));
   runs_->setRange(1, 1000);
@@ -135,6 +134,7 @@ void ProfileDock::setDocument(core::model::Document* document) {
   after_.reset();
   timeline_->setTracks({});
   inputSpec_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
+  inputSpec_->setToolTip(core::run::inputFieldHelp(document_));
   setRunning(false);
 }
 
