@@ -546,6 +546,43 @@ class TestPt2 : public QObject {
     QVERIFY(!QFileInfo::exists(saved));
   }
 
+  // Size computations are attributes of the op they size, written with the program's symbols
+  // (view's size [s77, -1, 4]), not boxes; a list of tensors built for cat is cat's inputs; the
+  // nodes torch.export marks as called by no module sit in the model itself.
+  void sizeComputationsAreAttributes() {
+    const QDir dir(dynamicPrograms());
+    auto viewDyn = io::loadFile(dir.filePath(QStringLiteral("view_dyn.pt2")));
+    QVERIFY(viewDyn.ok());
+    const auto v = model::GraphView::build(*viewDyn.document->current(), *viewDyn.document);
+    const QString batch = v.graphInputs.value(0).type.section(QLatin1Char('['), 1).section(QLatin1Char(','), 0, 0);
+    QVERIFY2(batch.startsWith(QLatin1Char('s')), qPrintable(v.graphInputs.value(0).type));
+    int views = 0;
+    for (const auto& n : v.nodes) {
+      QVERIFY2(n.kind != QLatin1String("aten::sym_size") && n.kind != QLatin1String("prim::ListConstruct"), qPrintable(n.kind));
+      if (n.kind != QLatin1String("aten::view")) continue;
+      ++views;
+      for (const auto& a : n.attributes)
+        if (a.name == QLatin1String("size")) QCOMPARE(a.value, QStringLiteral("[%1, -1, 4]").arg(batch));
+    }
+    QCOMPARE(views, 1);
+    auto llama = io::loadFile(dir.filePath(QStringLiteral("llama_dyn.pt2")));
+    QVERIFY(llama.ok());
+    const auto lv = model::GraphView::build(*llama.document->current(), *llama.document);
+    int cats = 0;
+    for (const auto& n : lv.nodes) {
+      QVERIFY2(!n.modulePath.contains(QLatin1String("_empty_nn_module_stack")), qPrintable(n.modulePath));
+      QVERIFY(n.kind != QLatin1String("prim::ListConstruct") && n.kind != QLatin1String("aten::sym_size"));
+      if (n.kind != QLatin1String("aten::cat")) continue;
+      ++cats;
+      QVERIFY(n.inputs.size() >= 2);
+      QCOMPARE(n.inputs[0].name, QStringLiteral("tensors[0]"));
+      const auto into = std::count_if(lv.edges.begin(), lv.edges.end(), [&](const model::ViewEdge& e) { return e.to == n.id; });
+      QCOMPARE(int(into), int(n.inputs.size()));
+    }
+    QVERIFY(cats > 0);
+    for (const auto& g : lv.groups) QVERIFY2(!g.path.contains(QLatin1String("_empty_nn_module_stack")), qPrintable(g.path));
+  }
+
   // Keyword arguments, dicts and nested results: the sample inputs are flattened as the program's
   // in_spec says, every flat input and output is named by its path, and the outputs are
   // ep.module()'s; compare needs no --input and names the outputs.

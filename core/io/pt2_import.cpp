@@ -689,6 +689,8 @@ class Importer {
     for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
       const QStringList parts = entry.split(QLatin1Char(','));
       if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
+      // torch.export's marker for a node no module called (the size reads it adds): the root's.
+      if (parts[1] == QLatin1String("_empty_nn_module_stack_from_metadata_hook")) continue;
       paths << parts[1];
       types << parts.mid(2).join(QLatin1Char(','));
     }

@@ -66,7 +66,7 @@ QStringList nodeLabel(const model::ViewNode& node) {
     if (!k.isEmpty()) keys << QStringLiteral("k %1").arg(k);
   }
   if (const auto* k = attr(node, QStringLiteral("kernel_size"))) keys << QStringLiteral("k %1").arg(compactList(k->value));
-  if (const auto* s = attr(node, QStringLiteral("stride")); s && compactList(s->value) != QLatin1String("1"))
+  if (const auto* s = attr(node, QStringLiteral("stride")); s && compactList(s->value) != QLatin1String("1") && s->value != QLatin1String("None"))
     keys << QStringLiteral("s %1").arg(compactList(s->value));
   if (const auto* g = attr(node, QStringLiteral("groups")); g && g->value != QLatin1String("1"))
     keys << QStringLiteral("g %1").arg(g->value);

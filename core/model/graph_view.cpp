@@ -6,6 +6,7 @@
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
 #include "core/model/revision.h"
+#include "core/model/size_expression.h"
 #include "core/model/value_format.h"
 
 #include <torch/csrc/jit/ir/constants.h>
@@ -37,6 +38,15 @@ bool isSizeArithmetic(const Node* node) {
   return true;
 }
 
+// A list of computed tensors built for the one op that takes it (cat, stack): not a box of its
+// own, its items are that op's inputs.
+bool isItemList(const Node* node) {
+  if (node->kind() != c10::prim::ListConstruct || isFolded(node) || node->output()->uses().size() != 1) return false;
+  const auto list = node->output()->type()->cast<c10::ListType>();
+  return list && list->getElementType()->kind() == c10::TypeKind::TensorType &&
+         node->output()->uses()[0].user->owningBlock() == node->owningBlock();
+}
+
 bool isBranchCondition(const Node* node) {
   if (node->kind() != c10::aten::Bool || node->output()->uses().empty()) return false;
   for (const auto& use : node->output()->uses())
@@ -46,6 +56,10 @@ bool isBranchCondition(const Node* node) {
 
 QString foldedValue(const Node* producer, QString& kindOut) {
   const auto kind = producer->kind();
+  if (isSizeComputation(producer)) {
+    kindOut = kind == c10::prim::ListConstruct ? QStringLiteral("list") : QStringLiteral("constant");
+    return sizeExpression(producer->output());
+  }
   if (kind == c10::prim::GetAttr) {
     // self.layer1.0.conv1.weight: the chain of attribute names.
     QStringList names;
@@ -174,7 +188,7 @@ GraphView GraphView::build(const Revision& revision) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
       if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n)) ++view.programOps;
-      if ((isFolded(n) && shown) || n == resultTuple) continue;
+      if ((shown && (isFolded(n) || isSizeComputation(n) || isItemList(n))) || n == resultTuple) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -191,11 +205,34 @@ GraphView GraphView::build(const Revision& revision) {
       vn.sourceFile = place.sourceFile;
       vn.sourceLine = place.sourceLine;
       vn.sourceText = place.sourceText;
+      // An edge from where `in` comes from into a new input port of vn named `portName`.
+      const auto addInputEdge = [&](const Value* in, const QString& portName) {
+        vn.inputs.push_back({portName, formatType(in)});
+        ViewEdge e;
+        e.to = vn.id;
+        e.toPort = vn.inputs.size() - 1;
+        e.type = formatType(in);
+        e.value = QString::fromStdString(in->debugName());
+        if (auto gi = graphInputIndex.find(in); gi != graphInputIndex.end()) {
+          e.from = kNoNode;
+          e.fromPort = gi->second;
+        } else if (auto p = producer.find(in); p != producer.end()) {
+          e.from = p->second.first;
+          e.fromPort = p->second.second;
+        } else {
+          return;  // defined in an enclosing block we did not descend through
+        }
+        if (shown) view.edges.push_back(e);
+      };
       for (size_t i = 0; i < n->inputs().size(); ++i) {
         const Value* in = n->input(i);
         const QString argName = argumentName(n, i);
         const Node* src = in->node();
-        if (isFolded(src) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
+        if (shown && isItemList(src)) {  // cat's tensors: each item its own input, "tensors[1]"
+          for (size_t k = 0; k < src->inputs().size(); ++k) addInputEdge(src->input(k), QStringLiteral("%1[%2]").arg(argName).arg(k));
+          continue;
+        }
+        if ((isFolded(src) || isSizeComputation(src)) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
           ViewAttribute attr;
           attr.name = argName;
           attr.value = foldedValue(src, attr.kind);
@@ -213,22 +250,7 @@ GraphView GraphView::build(const Revision& revision) {
           continue;
         }
         if (in->type()->cast<c10::ClassType>()) continue;  // `self`
-        vn.inputs.push_back({argName, formatType(in)});
-        ViewEdge e;
-        e.to = vn.id;
-        e.toPort = vn.inputs.size() - 1;
-        e.type = formatType(in);
-        e.value = QString::fromStdString(in->debugName());
-        if (auto gi = graphInputIndex.find(in); gi != graphInputIndex.end()) {
-          e.from = kNoNode;
-          e.fromPort = gi->second;
-        } else if (auto p = producer.find(in); p != producer.end()) {
-          e.from = p->second.first;
-          e.fromPort = p->second.second;
-        } else {
-          continue;  // defined in an enclosing block we did not descend through
-        }
-        if (shown) view.edges.push_back(e);
+        addInputEdge(in, argName);
       }
       for (size_t i = 0; i < n->outputs().size(); ++i) {
         const Value* out = n->output(i);
