@@ -176,6 +176,22 @@ GraphView GraphView::build(const Revision& revision) {
 
   // Where each value comes from: an op node's output port.
   std::unordered_map<const Value*, std::pair<NodeId, int>> producer;
+  // `e` carries value `v` from a graph input or the op that made it; false when `v` is defined in
+  // an enclosing block that was not walked.
+  const auto edgeFrom = [&](const Value* v, ViewEdge& e) {
+    e.type = formatType(v);
+    e.value = QString::fromStdString(v->debugName());
+    if (auto gi = graphInputIndex.find(v); gi != graphInputIndex.end()) {
+      e.from = kNoNode;
+      e.fromPort = gi->second;
+    } else if (auto p = producer.find(v); p != producer.end()) {
+      e.from = p->second.first;
+      e.fromPort = p->second.second;
+    } else {
+      return false;
+    }
+    return true;
+  };
 
   // The branches of an `if` (TorchScript's, or torch.cond's in a program) are shown as nested
   // groups named as torch.export names them (true_graph_0, false_graph_0); loop bodies are not.
@@ -211,18 +227,7 @@ GraphView GraphView::build(const Revision& revision) {
         ViewEdge e;
         e.to = vn.id;
         e.toPort = vn.inputs.size() - 1;
-        e.type = formatType(in);
-        e.value = QString::fromStdString(in->debugName());
-        if (auto gi = graphInputIndex.find(in); gi != graphInputIndex.end()) {
-          e.from = kNoNode;
-          e.fromPort = gi->second;
-        } else if (auto p = producer.find(in); p != producer.end()) {
-          e.from = p->second.first;
-          e.fromPort = p->second.second;
-        } else {
-          return;  // defined in an enclosing block we did not descend through
-        }
-        if (shown) view.edges.push_back(e);
+        if (shown && edgeFrom(in, e)) view.edges.push_back(e);
       };
       for (size_t i = 0; i < n->inputs().size(); ++i) {
         const Value* in = n->input(i);
@@ -302,18 +307,7 @@ GraphView GraphView::build(const Revision& revision) {
     ViewEdge e;
     e.to = kNoNode;
     e.toPort = static_cast<int>(i);
-    e.type = formatType(out);
-    e.value = QString::fromStdString(out->debugName());
-    if (auto gi = graphInputIndex.find(out); gi != graphInputIndex.end()) {
-      e.from = kNoNode;
-      e.fromPort = gi->second;
-    } else if (auto p = producer.find(out); p != producer.end()) {
-      e.from = p->second.first;
-      e.fromPort = p->second.second;
-    } else {
-      continue;
-    }
-    view.edges.push_back(e);
+    if (edgeFrom(out, e)) view.edges.push_back(e);
   }
 
   // Totals bottom-up: children are always created after their parents.
