@@ -343,6 +343,22 @@ class TstLayout : public QObject {
     QCOMPARE(layout::nodeLabel(shaped).size(), 1);
   }
 
+  // Graph inputs and outputs stand left to right in their order (bert.pt2 returns two results).
+  void terminalsInTheirOrder() {
+    auto loaded = io::loadFile(graft::test::testdata(QStringLiteral("pt2/bert.pt2")));
+    QVERIFY(loaded.ok());
+    auto view = std::make_shared<const model::GraphView>(model::GraphView::build(*loaded.document->current(), *loaded.document));
+    QCOMPARE(view->graphOutputs.size(), 2);
+    LayoutEngine engine;
+    engine.setView(view);
+    const Diagram d = engine.layout({});
+    QMap<int, double> outputX;
+    for (const auto& t : d.terminals)
+      if (!t.input) outputX.insert(t.port, t.rect.center().x());
+    QCOMPARE(outputX.size(), 2);
+    QVERIFY2(outputX[0] < outputX[1], qPrintable(QStringLiteral("%1 %2").arg(outputX[0]).arg(outputX[1])));
+  }
+
   // A crash inside Graphviz (raised in the module GRAFT_TEST_LAYOUT_CRASH names) ends only the
   // child laying out: that module is a plain column and named, every other group is laid out by
   // Graphviz, and a later layout in this process is whole again.

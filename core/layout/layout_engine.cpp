@@ -277,6 +277,10 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
       agsubnode(bottom, n, 1);
       outputOf.insert(i, n);
     }
+    // Inputs and outputs left to right in their order: dot puts a flat edge's tail left of its
+    // head. These edges only order; no route is drawn for them.
+    for (const auto* ports : {&inputOf, &outputOf})
+      for (int i = 1; i < ports->size(); ++i) agedge(g, ports->value(i - 1), ports->value(i), nullptr, 1);
   }
   // Ports: one small invisible node per outside end, on the top rank for edges coming in and
   // the bottom rank for edges going out.
