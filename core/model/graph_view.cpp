@@ -174,6 +174,7 @@ GraphView GraphView::build(const Revision& revision) {
     view.graphInputs.push_back({QString::fromStdString(in->debugName()), formatType(in)});
   }
 
+  std::vector<std::pair<const Node*, int>> hiddenSizes;  // size computations drawn as attributes, and their steps
   // Where each value comes from: an op node's output port.
   std::unordered_map<const Value*, std::pair<NodeId, int>> producer;
   // `e` carries value `v` from a graph input or the op that made it; false when `v` is defined in
@@ -204,7 +205,12 @@ GraphView GraphView::build(const Revision& revision) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
       if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n)) ++view.programOps;
-      if ((shown && (isFolded(n) || isSizeComputation(n) || isItemList(n))) || n == resultTuple) continue;
+      if (shown && isSizeComputation(n)) {
+        hiddenSizes.push_back({n, int(view.steps.size())});
+        view.steps.push_back({revision.idOf(n), QString::fromStdString(n->kind().toQualString()), kNoNode});
+        continue;
+      }
+      if ((shown && (isFolded(n) || isItemList(n))) || n == resultTuple) continue;
       ViewNode vn;
       vn.id = revision.idOf(n);
       vn.kind = QString::fromStdString(n->kind().toQualString());
@@ -266,6 +272,7 @@ GraphView GraphView::build(const Revision& revision) {
       const NodeId id = vn.id;
       const int group = vn.group;
       if (shown) {
+        view.steps.push_back({vn.id, vn.kind, vn.id});
         view.indexOf.insert(vn.id, view.nodes.size());
         view.groups[vn.group].nodes.push_back(vn.id);
         view.nodes.push_back(std::move(vn));
@@ -299,6 +306,19 @@ GraphView GraphView::build(const Revision& revision) {
     }
   };
   walk(revision.graph()->block(), 0, 0);
+  // A hidden size computation is charged to the first shown op that reads it, through others.
+  std::unordered_map<const Node*, NodeId> chargedTo;
+  std::function<NodeId(const Node*)> reader = [&](const Node* n) -> NodeId {
+    if (auto it = chargedTo.find(n); it != chargedTo.end()) return it->second;
+    NodeId found = kNoNode;
+    for (const auto& use : n->output()->uses()) {
+      const NodeId id = revision.idOf(use.user);
+      found = view.indexOf.contains(id) ? id : isSizeComputation(use.user) ? reader(use.user) : kNoNode;
+      if (found != kNoNode) break;
+    }
+    return chargedTo[n] = found;
+  };
+  for (const auto& [n, step] : hiddenSizes) view.steps[step].chargedTo = reader(n);
 
   const auto outputs = resultTuple ? resultTuple->inputs() : graph.outputs();
   for (size_t i = 0; i < outputs.size(); ++i) {

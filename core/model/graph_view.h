@@ -66,8 +66,17 @@ struct ViewGroup {
   int totalOps = 0;         // of those, the ones whose kind is not prim::
 };
 
+// A node a run executes, in graph order: a shown op, or a size computation drawn as an attribute,
+// whose cost belongs to the shown op that reads it (`chargedTo`; kNoNode when none does).
+struct ViewStep {
+  NodeId id = kNoNode;
+  QString kind;
+  NodeId chargedTo = kNoNode;
+};
+
 struct GraphView {
   QVector<ViewNode> nodes;        // graph order
+  QVector<ViewStep> steps;        // nodes plus the size computations they fold, graph order
   QVector<ViewEdge> edges;
   QVector<ViewGroup> groups;      // groups[0] is the whole model
   QVector<ViewPort> graphInputs;  // without `self`

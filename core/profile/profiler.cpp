@@ -188,15 +188,16 @@ std::vector<QSet<QString>> nestedKinds(const model::Revision& revision, const mo
         kinds.unite(silentCallers().value(kind));
       });
   }
-  std::vector<QSet<QString>> out(view.nodes.size());
-  for (int i = 0; i < view.nodes.size(); ++i)
-    if (auto it = byNode.find(view.nodes[i].id); it != byNode.end()) out[i] = it->second;
+  std::vector<QSet<QString>> out(view.steps.size());
+  for (int i = 0; i < view.steps.size(); ++i)
+    if (auto it = byNode.find(view.steps[i].id); it != byNode.end()) out[i] = it->second;
   return out;
 }
 
 // Assigns each top-level event of one run (in start order) to the next graph node that can have
 // caused it: a node of the same kind, a silent node known to call it (aten::Int -> aten::item),
-// or a control-flow node whose blocks hold that kind. Returns the events that fit nowhere.
+// or a control-flow node whose blocks hold that kind. A size computation drawn as an attribute
+// charges the op that reads it. Returns the events that fit nowhere.
 QVector<int> matchRun(QVector<OpEvent>& events, const QVector<int>& topLevel, const model::GraphView& view,
                       const std::vector<QSet<QString>>& nested) {
   QVector<int> unmatched;
@@ -206,19 +207,19 @@ QVector<int> matchRun(QVector<OpEvent>& events, const QVector<int>& topLevel, co
     auto& e = events[i];
     int k = cursor;
     bool stay = false;  // silent and control-flow nodes may cause several events
-    for (; k < view.nodes.size(); ++k) {
-      const QString& kind = view.nodes[k].kind;
+    for (; k < view.steps.size(); ++k) {
+      const QString& kind = view.steps[k].kind;
       if (kind == e.name) break;
       if (nested[k].contains(e.name) || silent.value(kind).contains(e.name)) {
         stay = true;
         break;
       }
     }
-    if (k == view.nodes.size()) {
+    if (k == view.steps.size()) {
       unmatched << i;
       continue;
     }
-    e.node = view.nodes[k].id;
+    e.node = view.steps[k].chargedTo;
     cursor = stay ? k : k + 1;
   }
   return unmatched;
@@ -226,7 +227,7 @@ QVector<int> matchRun(QVector<OpEvent>& events, const QVector<int>& topLevel, co
 
 // Why an event matched no node, per op kind, for the report.
 QString unmatchedReason(const QString& kind, const model::GraphView& view) {
-  const bool inGraph = std::any_of(view.nodes.begin(), view.nodes.end(), [&](const auto& n) { return n.kind == kind; });
+  const bool inGraph = std::any_of(view.steps.begin(), view.steps.end(), [&](const auto& n) { return n.kind == kind; });
   return inGraph ? QStringLiteral("ran more often or in another order than the graph's %1 nodes").arg(kind)
                  : QStringLiteral("no graph node calls it directly: the interpreter or a method call ran it");
 }
