@@ -6,6 +6,7 @@
 #include "core/model/fx_text.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/revision.h"
+#include "core/model/size_expression.h"
 #include "core/run/executor.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -181,19 +182,12 @@ SourceSymbols symbolsOf(const QJsonObject& graphModule) {
   return out;
 }
 
-// Values the export schema holds as SymInt, SymFloat or SymBool.
-bool isScalar(const c10::TypePtr& type) {
-  const auto k = type->kind();
-  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
-         k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
-}
-
 // A node on scalars only (sizes and arithmetic on them): the graph form of a Python operator.
 bool isScalarCall(const Node* n) {
   if (n->outputs().size() != 1) return false;
   for (const Value* in : n->inputs())
-    if (!isScalar(in->type())) return false;
-  return isScalar(n->output()->type());
+    if (!model::isScalarValue(in)) return false;
+  return model::isScalarValue(n->output());
 }
 
 // "L__self__,,<root type>;L__self__layer1,layer1,<type>;…" from a node's place (the import keeps
@@ -464,7 +458,7 @@ class Exporter {
       }
       return {{"as_sym_ints", symItems}};
     }
-    if (isScalar(v->type())) return {{symKind(v), QJsonObject{{"as_name", nameOf(v)}}}};
+    if (model::isScalarValue(v)) return {{symKind(v), QJsonObject{{"as_name", nameOf(v)}}}};
     if (!v->type()->cast<c10::TensorType>()) fail(QStringLiteral("a computed %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
     return {{"as_tensor", QJsonObject{{"name", tensorName(v)}}}};
   }
@@ -502,7 +496,7 @@ class Exporter {
         continue;
       }
       const QString name = nameOf(o);
-      if (isScalar(o->type())) {  // a SymInt (aten.sym_size.int), SymFloat or SymBool
+      if (model::isScalarValue(o)) {  // a SymInt (aten.sym_size.int), SymFloat or SymBool
         addSymValue(o, name);
         outputs.append(QJsonObject{{symKind(o), QJsonObject{{"as_name", name}}}});
         continue;
@@ -787,7 +781,7 @@ class Exporter {
     bool dependsOnSymbols = false;  // some input is symbolic: the value may change with a size
     for (const Value* in : n->inputs()) {
       if (in->type()->cast<c10::TensorType>()) dependsOnSymbols = true;
-      else if (isScalar(in->type()) && !symbolicOf(in).expr.isEmpty()) dependsOnSymbols = true;
+      else if (model::isScalarValue(in) && !symbolicOf(in).expr.isEmpty()) dependsOnSymbols = true;
     }
     bool derived = kind == c10::prim::Constant || !dependsOnSymbols;  // else: the same number at every size
     if (derived) {

@@ -27,14 +27,9 @@ using torch::jit::Value;
 // Arithmetic on symbolic sizes (a program's `_operator.mul` of two SymInts, imported as
 // aten::mul.int): no tensor in or out. torch.export does not count these as operator calls.
 bool isSizeArithmetic(const Node* node) {
-  auto scalar = [](const torch::jit::Value* v) {
-    const auto k = v->type()->kind();
-    return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
-           k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
-  };
   if (node->outputs().empty()) return false;
-  for (const auto* v : node->inputs()) if (!scalar(v)) return false;
-  for (const auto* v : node->outputs()) if (!scalar(v)) return false;
+  for (const auto* v : node->inputs()) if (!isScalarValue(v)) return false;
+  for (const auto* v : node->outputs()) if (!isScalarValue(v)) return false;
   return true;
 }
 

@@ -17,18 +17,12 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-bool isScalar(const Value* v) {
-  const auto k = v->type()->kind();
-  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
-         k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
-}
-
 // Reads of a tensor's size: an int from a tensor, which is all these ops look at.
 bool readsASize(const Node* n) {
   static const std::set<c10::Symbol> ops{c10::Symbol::fromQualString("aten::sym_size"), c10::aten::size,
                                          c10::Symbol::fromQualString("aten::sym_numel"), c10::aten::numel,
                                          c10::Symbol::fromQualString("aten::sym_stride"), c10::aten::dim};
-  return ops.count(n->kind()) && n->outputs().size() == 1 && isScalar(n->output());
+  return ops.count(n->kind()) && n->outputs().size() == 1 && isScalarValue(n->output());
 }
 
 const std::map<c10::Symbol, const char*>& infixOperators() {
@@ -87,6 +81,12 @@ QString expression(const Value* v, int depth) {
 
 }  // namespace
 
+bool isScalarValue(const Value* value) {
+  const auto k = value->type()->kind();
+  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType ||
+         k == c10::TypeKind::SymIntType || k == c10::TypeKind::SymFloatType || k == c10::TypeKind::SymBoolType;
+}
+
 bool isSizeComputation(const Node* node) {
   if (!node->blocks().empty() || node->outputs().size() != 1) return false;
   if (readsASize(node)) return true;
@@ -98,8 +98,8 @@ bool isSizeComputation(const Node* node) {
            std::any_of(node->inputs().begin(), node->inputs().end(), [](const Value* in) { return in->node()->kind() != c10::prim::Constant; });
   }
   if (node->kind().is_prim() && node->kind() != c10::prim::max && node->kind() != c10::prim::min) return false;
-  if (!isScalar(node->output()) || node->inputs().empty()) return false;
-  return std::all_of(node->inputs().begin(), node->inputs().end(), [&](const Value* in) { return isScalar(in) && sized(in); });
+  if (!isScalarValue(node->output()) || node->inputs().empty()) return false;
+  return std::all_of(node->inputs().begin(), node->inputs().end(), [&](const Value* in) { return isScalarValue(in) && sized(in); });
 }
 
 QString sizeExpression(const Value* value) { return expression(value, 0); }

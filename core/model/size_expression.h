@@ -9,6 +9,10 @@ namespace torch::jit { struct Node; struct Value; }
 
 namespace graft::core::model {
 
+// An int, float or bool, symbolic or not: what size arithmetic computes with (a SymInt, SymFloat
+// or SymBool in the export schema).
+bool isScalarValue(const torch::jit::Value* value);
+
 bool isSizeComputation(const torch::jit::Node* node);
 
 // `value` written from its constants and the symbolic sizes of the tensors it reads.
