@@ -130,6 +130,10 @@ struct CompareResult {
   // part), outputs equal while an intermediate is beyond tolerance, or equal throughout.
   enum class Verdict { Equal, OutputsEqualIntermediateDiffers, OutputsDiffer };
   Verdict verdict() const;
+  bool exact = false;  // every output bit-identical (NaN where the other side has NaN)
+  // Why the verdict is what it is, in one line: "within float32 rounding (SQNR 130 dB)",
+  // "overflow: B is inf where A is 9.3e+05", "beyond atol 1e-05, rtol 0.0001".
+  QString reason;
   // The first row beyond tolerance when the outputs differ (null otherwise).
   const NodeDiff* firstDivergence() const;
   // The first intermediate beyond tolerance when the outputs are equal (null otherwise).
