@@ -4,6 +4,7 @@
 #include "core/io/pt2_python_ops.h"
 #include "core/io/pt2_schema.h"
 #include "core/model/fx_text.h"
+#include "core/model/op_symbols.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/revision.h"
 #include "core/model/size_expression.h"
@@ -791,7 +792,7 @@ class Exporter {
       if (d < 0) d += int64_t(shape.size());
       derived = d >= 0 && size_t(d) < shape.size();
       if (derived) result.expr = shape[size_t(d)].expr;
-    } else if ((kind == c10::aten::sym_numel || kind == c10::aten::numel) && n->inputs().size() == 1) {
+    } else if ((kind == c10::aten::sym_numel || kind == model::ops::numel) && n->inputs().size() == 1) {
       SymSize count{1, {}};
       for (const auto& size : shapeOf(n->input(0))) count = times(count, size);
       result.expr = count.expr;

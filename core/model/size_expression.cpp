@@ -1,5 +1,6 @@
 #include "core/model/size_expression.h"
 
+#include "core/model/op_symbols.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/value_format.h"
 
@@ -20,7 +21,7 @@ using torch::jit::Value;
 // Reads of a tensor's size: an int from a tensor, which is all these ops look at.
 bool readsASize(const Node* n) {
   static const std::set<c10::Symbol> ops{c10::Symbol::fromQualString("aten::sym_size"), c10::aten::size,
-                                         c10::Symbol::fromQualString("aten::sym_numel"), c10::aten::numel,
+                                         c10::Symbol::fromQualString("aten::sym_numel"), ops::numel,
                                          c10::Symbol::fromQualString("aten::sym_stride"), c10::aten::dim};
   return ops.count(n->kind()) && n->outputs().size() == 1 && isScalarValue(n->output());
 }
