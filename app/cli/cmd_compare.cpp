@@ -2,8 +2,34 @@
 #include "app/cli/side_options.h"
 #include "core/report/compare_report.h"
 #include "core/run/compare.h"
+#include "core/run/executor.h"
+#include "core/run/precision_relax.h"
 
 namespace graft::cli {
+
+namespace {
+// The runs' own notes as info lines: a device remapped ("program exported for cpu, run on
+// cuda:0", device_remap.h) and what a lower-precision side relaxed (precision_relax.h); for
+// --json, `device_notes` and `relaxed_a`/`relaxed_b` (each line once).
+QJsonObject reportRunNotes(const core::run::CompareResult& result) {
+  QJsonObject out;
+  QStringList deviceNotes;
+  for (const auto& [run, side] : {std::pair{result.runA, QStringLiteral("A")}, std::pair{result.runB, QStringLiteral("B")}}) {
+    if (!run) continue;
+    if (!run->deviceNote.isEmpty()) {
+      deviceNotes << QStringLiteral("%1: %2").arg(side, run->deviceNote);
+      report(core::model::Diagnostic::info(QStringLiteral("compare"), deviceNotes.back()));
+    }
+    if (run->relaxed.isEmpty()) continue;
+    report(core::model::Diagnostic::info(QStringLiteral("compare"), core::run::relaxedSummary(QStringLiteral("side ") + side, run->relaxed)));
+    QStringList lines = run->relaxed;
+    lines.removeDuplicates();
+    out.insert(QStringLiteral("relaxed_") + side.toLower(), QJsonArray::fromStringList(lines));
+  }
+  if (!deviceNotes.isEmpty()) out.insert(QStringLiteral("device_notes"), QJsonArray::fromStringList(deviceNotes));
+  return out;
+}
+}  // namespace
 
 Command compareCommand() {
   Command c{QStringLiteral("compare"),
@@ -39,12 +65,14 @@ Command compareCommand() {
     if (!inputs) return int(kUsageOrInput);
 
     const auto result = core::run::compareRevisions(docA->current(), docB->current(), *inputs, options);
+    const QJsonObject runNotes = reportRunNotes(result);
     if (!result.ok) return fail(result.diagnostics());
     report(result.diagnostics());  // differing outputs: a warning naming the first divergence
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject j = core::report::compareReport(result, options.tol, options.perNode, docB->outputNames());
       j["a"] = docA->displayName();
       j["b"] = docB->displayName();
+      for (auto it = runNotes.begin(); it != runNotes.end(); ++it) j[it.key()] = it.value();
       printJson(j);
     } else {
       printText(core::report::compareText(result, options.tol, docB->outputNames()));

@@ -2,6 +2,8 @@
 #include "core/io/atomic_write.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
+#include "core/run/device_remap.h"
+#include "core/run/executor.h"
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
@@ -51,6 +53,9 @@ Command profileCommand() {
     options.recordMemory = parser.isSet(QStringLiteral("memory"));
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
+    if (const auto device = core::run::Executor::parseDevice(options.device, nullptr))  // device_remap.h
+      if (const QString note = core::run::deviceRemapNote(*doc->current(), *device); !note.isEmpty())
+        report(core::model::Diagnostic::info(QStringLiteral("profile"), note));
     const auto inputs = inputsOrFail(parser, *doc, seed);
     if (!inputs) return int(kUsageOrInput);
     auto profiled = core::profile::runProfile(doc->current(), *inputs, options);

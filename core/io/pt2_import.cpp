@@ -10,7 +10,9 @@
 #include "core/model/graph_walk.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/symbol_ranges.h"
+#include "core/run/precision.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/export/pt2_archive_constants.h>
 #include <torch/csrc/jit/frontend/source_range.h>
@@ -81,6 +83,27 @@ QString symbolicName(const QJsonValue& v) {
   return m.hasMatch() ? m.captured(1) : (expr.isEmpty() ? QStringLiteral("?") : expr);
 }
 
+// A serialized device ({"type": "cuda", "index": 0}, or "cuda:1" as move_to_device_pass writes
+// it): cpu, cuda and cuda:N, any other device type libtorch knows; the CPU when absent.
+c10::Device deviceOf(const QJsonValue& v) {
+  std::string text = v.isString() ? v.toString().toStdString()
+                                  : v.toObject().value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
+  if (v.isObject() && v.toObject().value(QLatin1String("index")).isDouble())
+    text += ":" + std::to_string(v.toObject().value(QLatin1String("index")).toInt());
+  try {
+    return c10::Device(text);
+  } catch (const std::exception&) {
+    fail(QStringLiteral("unknown device '%1' in the program").arg(QString::fromStdString(text)));
+  }
+}
+
+// Whether an operator argument takes a device (Device or Device?).
+bool isDeviceArgument(const c10::Argument& a) {
+  c10::TypePtr t = a.type();
+  if (const auto optional = t->cast<c10::OptionalType>()) t = optional->getElementType();
+  return t->kind() == c10::TypeKind::DeviceObjType;
+}
+
 // A tensor's type from its TensorMeta: dtype, device, and sizes, symbolic ones by name.
 c10::TensorTypePtr tensorType(const QJsonObject& meta) {
   std::vector<c10::ShapeSymbol> symbols;
@@ -88,9 +111,7 @@ c10::TensorTypePtr tensorType(const QJsonObject& meta) {
     const auto size = concreteInt(s);
     symbols.push_back(size ? c10::ShapeSymbol::fromStaticSize(*size) : model::symbolNamed(symbolicName(s)));
   }
-  const auto device = meta.value(QLatin1String("device")).toObject();
-  const std::string deviceType = device.value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
-  const c10::Device dev(deviceType == "cuda" ? c10::kCUDA : c10::kCPU);
+  const c10::Device dev = deviceOf(meta.value(QLatin1String("device")).toObject());
   return c10::TensorType::create(scalarType(meta.value(QLatin1String("dtype")).toInt()), dev,
                                  c10::SymbolicShape(symbols), c10::VaryingShape<c10::Stride>(symbols.size()),
                                  /*requires_grad=*/false);
@@ -428,12 +449,7 @@ class Importer {
     if (kind == QLatin1String("as_memory_format"))
       return graph_->insertConstant(static_cast<int64_t>(pt2::memoryFormatOf(v.toInt())));
     if (kind == QLatin1String("as_layout")) return graph_->insertConstant(static_cast<int64_t>(pt2::layoutOf(v.toInt())));
-    if (kind == QLatin1String("as_device")) {
-      const auto d = v.toObject();
-      std::string text = d.value(QLatin1String("type")).toString().toStdString();
-      if (d.value(QLatin1String("index")).isDouble()) text += ":" + std::to_string(d.value(QLatin1String("index")).toInt());
-      return graph_->insertConstant(c10::Device(text));
-    }
+    if (kind == QLatin1String("as_device")) return graph_->insertConstant(deviceOf(v));
     // Symbolic sizes: a name is a value computed in the graph (aten.sym_size.int, _operator.mul,
     // …), a number a constant. They run as ints.
     if (kind == QLatin1String("as_sym_int") || kind == QLatin1String("as_sym_bool") || kind == QLatin1String("as_sym_float"))
@@ -525,6 +541,10 @@ class Importer {
   void addNode(const QJsonObject& n) {
     const QString target = n.value(QLatin1String("target")).toString();
     if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
+    if (target == QLatin1String("torch.ops.higher_order.wrap_with_set_grad_enabled") ||
+        target == QLatin1String("torch.ops.higher_order.wrap_with_autocast") ||
+        target == QLatin1String("torch.ops.higher_order.invoke_subgraph"))
+      return addInlinedRegion(n, target);
     if (auto op = pt2::torchScriptOperatorOf(target)) return addPythonOperatorCall(n, *op);
     const auto op = findOperator(target);
     const auto& schema = op->schema();
@@ -542,11 +562,15 @@ class Importer {
         // implied is made explicit below.
         inputs.push_back(graph_->insertConstant(int64_t(it->second.value(QLatin1String("as_bool")).toBool() ? 1 : 0)));
         boolScalar = true;
+      } else if (it != given.end() && isDeviceArgument(a) && it->second.contains(QLatin1String("as_string"))) {
+        // torch.export.passes.move_to_device_pass writes the new device as a string ("cuda").
+        inputs.push_back(graph_->insertConstant(deviceOf(it->second.value(QLatin1String("as_string")))));
       } else if (it != given.end()) inputs.push_back(argValue(it->second));
       else if (a.default_value()) inputs.push_back(graph_->insertConstant(*a.default_value()));
       else fail(QStringLiteral("%1: argument %2 is missing").arg(target, QString::fromStdString(a.name())));
     }
     if (boolScalar) keepBoolResult(n, schema, inputs);
+    if (!autocast_.empty() && autocast_.back().enabled) castForAutocast(schema, inputs, n);
     Node* node = graph_->create(c10::Symbol::fromQualString(schema.name()), inputs, schema.returns().size());
     graph_->insertNode(node);
     const auto outputs = n.value(QLatin1String("outputs")).toArray();
@@ -657,6 +681,123 @@ class Importer {
     setSource(ifNode, meta.value(QLatin1String("stack_trace")).toString());
   }
 
+  // An autocast region being imported: the casts torch.autocast makes at run time are written
+  // as explicit nodes before each op of its body.
+  struct AutocastRegion {
+    bool enabled = true;
+    c10::ScalarType dtype = c10::kBFloat16;
+    c10::DispatchKey key = c10::DispatchKey::AutocastCPU;  // whose cast lists apply
+  };
+
+  // wrap_with_set_grad_enabled(enabled, body, *operands), wrap_with_autocast(device_type, dtype,
+  // enabled, cache_enabled, body, *operands) and invoke_subgraph(body, identifier, *operands):
+  // the body (a GraphModule the program references) is imported in place, its ops counted,
+  // drawn in their own modules (their nn_module_stack), run, compared, rewritten and saved as
+  // the program's own. Grad mode changes nothing a forward computes. An autocast region keeps
+  // its dtype semantics as explicit casts (castForAutocast); the region's device type decides
+  // the cast lists (those of the device the program was exported for).
+  void addInlinedRegion(const QJsonObject& n, const QString& target) {
+    const auto inputs = n.value(QLatin1String("inputs")).toArray();
+    auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
+    int body = -1;
+    for (int i = 0; i < inputs.size() && body < 0; ++i)
+      if (arg(i).contains(QLatin1String("as_graph"))) body = i;
+    if (body < 0) fail(QStringLiteral("%1 without a body graph").arg(target));
+    const QJsonObject sub = arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("graph")).toObject();
+    int firstOperand = body + 1;
+    if (target.endsWith(QLatin1String("invoke_subgraph")) && firstOperand < inputs.size() &&
+        (arg(firstOperand).contains(QLatin1String("as_string")) || arg(firstOperand).contains(QLatin1String("as_none"))))
+      ++firstOperand;  // the subgraph's identifier
+    std::vector<Value*> operands;
+    for (int i = firstOperand; i < inputs.size(); ++i) operands.push_back(argValue(arg(i)));
+
+    const bool autocast = target.endsWith(QLatin1String("wrap_with_autocast"));
+    if (autocast) {
+      if (body < 3) fail(QStringLiteral("torch.ops.higher_order.wrap_with_autocast with %1 arguments before its body").arg(body));
+      AutocastRegion region;
+      const QString deviceType = arg(0).value(QLatin1String("as_string")).toString(QStringLiteral("cuda"));
+      region.key = deviceType == QLatin1String("cpu") ? c10::DispatchKey::AutocastCPU : c10::DispatchKey::AutocastCUDA;
+      const bool cpu = region.key == c10::DispatchKey::AutocastCPU;
+      region.dtype = arg(1).contains(QLatin1String("as_scalar_type")) ? scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())
+                                                                      : (cpu ? c10::kBFloat16 : c10::kHalf);
+      region.enabled = arg(2).value(QLatin1String("as_bool")).toBool(true);
+      autocast_.push_back(region);
+    }
+    QStringList outNames;
+    for (const auto& o : n.value(QLatin1String("outputs")).toArray()) {
+      const auto obj = o.toObject();
+      if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
+    }
+    const std::vector<Value*> results = importInline(sub, operands, target);
+    if (autocast) autocast_.pop_back();
+    if (results.size() != size_t(outNames.size()))
+      fail(QStringLiteral("%1: the body returns %2 values for %3 outputs").arg(target).arg(results.size()).arg(outNames.size()));
+    for (int i = 0; i < outNames.size(); ++i) {
+      if (outNames[i].isEmpty()) continue;
+      values_[outNames[i]] = results[size_t(i)];
+    }
+  }
+
+  // A body graph's nodes imported at the current insertion point, its inputs bound to
+  // `operands`; returns the values it returns. Its names and metadata stay its own.
+  std::vector<Value*> importInline(const QJsonObject& sub, const std::vector<Value*>& operands, const QString& target) {
+    const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
+    if (size_t(subInputs.size()) != operands.size())
+      fail(QStringLiteral("%1: the body takes %2 inputs for %3 operands").arg(target).arg(subInputs.size()).arg(operands.size()));
+    const auto outerValues = values_;
+    const auto outerMeta = tensorMeta_;
+    addTensorMeta(sub.value(QLatin1String("tensor_values")).toObject());
+    for (int i = 0; i < subInputs.size(); ++i) {
+      const QJsonObject in = subInputs[i].toObject();
+      QString name = in.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const char* kind : {"as_sym_int", "as_sym_bool", "as_sym_float"})
+        if (name.isEmpty()) name = in.value(QLatin1String(kind)).toObject().value(QLatin1String("as_name")).toString();
+      if (!name.isEmpty()) values_[name] = operands[size_t(i)];
+    }
+    for (const auto& node : sub.value(QLatin1String("nodes")).toArray()) addNode(node.toObject());
+    std::vector<Value*> results;
+    for (const auto& o : sub.value(QLatin1String("outputs")).toArray()) results.push_back(argValue(o.toObject()));
+    // The body's values are the program's now: later nodes see them only through the outputs.
+    values_ = outerValues;
+    tensorMeta_ = outerMeta;
+    return results;
+  }
+
+  // What torch.autocast does to an op's inputs at run time, as explicit nodes: an op on the
+  // region's lower-precision list gets its float32 tensors at the region's dtype
+  // (aten::_autocast_to_reduced_precision), one on its float32 list its float16/bfloat16
+  // tensors at float32 (aten::_autocast_to_full_precision). Which ops are listed is libtorch's
+  // own: those with a kernel for the region's Autocast dispatch key. Both casts check the
+  // tensor's dtype when they run, so they hold at any precision a run chooses.
+  void castForAutocast(const c10::FunctionSchema& schema, std::vector<Value*>& inputs, const QJsonObject& n) {
+    const AutocastRegion& region = autocast_.back();
+    const auto handle = c10::Dispatcher::singleton().findOp(c10::OperatorName(schema.name(), schema.overload_name()));
+    if (!handle || !handle->hasKernelForDispatchKey(region.key)) return;
+    const QString op = QString::fromStdString(schema.name());
+    const bool lower = run::autocastLowersPrecision(op);
+    const bool full = !lower && run::autocastKeepsFloat32(op);
+    if (!lower && !full) return;  // promote-to-widest ops and others: as torch's lists may differ, left as written
+    const QString stack = n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
+    for (Value*& v : inputs) {
+      if (!v->type()->cast<c10::TensorType>()) continue;
+      Node* cast = lower ? graph_->create(c10::Symbol::fromQualString("aten::_autocast_to_reduced_precision"),
+                                          {v, graph_->insertConstant(true), graph_->insertConstant(true),
+                                           graph_->insertConstant(int64_t(region.dtype)), graph_->insertConstant(int64_t(region.dtype))})
+                         : graph_->create(c10::Symbol::fromQualString("aten::_autocast_to_full_precision"),
+                                          {v, graph_->insertConstant(true), graph_->insertConstant(true)});
+      graph_->insertNode(cast);
+      const auto t = v->type()->cast<c10::TensorType>();
+      const auto from = t->scalarType();
+      c10::TypePtr type = t;
+      if (from && ((lower && *from == c10::kFloat) || (full && (*from == c10::kHalf || *from == c10::kBFloat16))))
+        type = t->withScalarType(lower ? region.dtype : c10::kFloat);
+      cast->output()->setType(type);
+      setModuleStack(cast, stack);
+      v = cast->output();
+    }
+  }
+
   // A branch's subgraph, with its own names and tensor metadata, imported into `block`.
   void importBranch(const QJsonObject& sub, torch::jit::Block* block, const std::vector<Value*>& operands, int outputs) {
     const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
@@ -748,6 +889,7 @@ class Importer {
   std::shared_ptr<torch::jit::Module> module_;
   std::shared_ptr<Graph> graph_;
   std::optional<TreeSpec> inSpec_;
+  std::vector<AutocastRegion> autocast_;  // the autocast regions around the node being imported
 };
 
 }  // namespace

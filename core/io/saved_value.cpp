@@ -43,7 +43,9 @@ c10::IValue loadSavedValue(const QByteArray& bytes) {
     if (const QString why = checkPickleLengths(static_cast<const char*>(data.get()), size); !why.isEmpty())
       throw std::runtime_error("a damaged torch.save pickle: " + why.toStdString());
   }
-  return torch::jit::readArchiveAndTensors("data", "", "", std::nullopt, std::nullopt, std::nullopt, reader);
+  // On the CPU whatever device the value was saved from (a program exported on a GPU saves its
+  // sample inputs there): a run moves them where it runs.
+  return torch::jit::readArchiveAndTensors("data", "", "", std::nullopt, std::nullopt, c10::Device(c10::kCPU), reader);
 }
 
 }  // namespace graft::core::io

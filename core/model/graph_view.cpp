@@ -199,7 +199,10 @@ GraphView GraphView::build(const Revision& revision) {
     for (Node* n : block->nodes()) {
       ++view.jitNodes;
       if (!n->kind().is_prim()) ++view.histogram[QString::fromStdString(n->kind().toQualString())];
-      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n)) ++view.programOps;
+      // The casts an autocast region's import writes (pt2_import) are torch.autocast's, not the program's ops.
+      const bool autocastCast = n->kind() == c10::Symbol::fromQualString("aten::_autocast_to_reduced_precision") ||
+                                n->kind() == c10::Symbol::fromQualString("aten::_autocast_to_full_precision");
+      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n) && !autocastCast) ++view.programOps;
       if (shown && isSizeComputation(n)) {
         hiddenSizes.push_back({n, int(view.steps.size())});
         view.steps.push_back({revision.idOf(n), QString::fromStdString(n->kind().toQualString()), kNoNode});

@@ -1,4 +1,5 @@
 #include "core/run/device_forward.h"
+#include "core/run/device_remap.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/script.h>
@@ -22,11 +23,15 @@ void placeConstants(torch::jit::Block* block, c10::Device device) {
 
 DeviceForward::DeviceForward(const model::Revision& revision, c10::Device device)
     : module_(revision.runnable()), device_(device) {
-  if (device.is_cpu()) return;
-  if (!revision.frozen())
+  // A program made for another device (device constants such as arange's `device="cuda"`) runs
+  // on a copy with them remapped (device_remap.h).
+  const bool remap = holdsOtherDevice(*module_.get_method("forward").graph()->block(), device);
+  if (device.is_cpu() && !remap) return;
+  if (!device.is_cpu() && !revision.frozen())
     throw std::runtime_error("running off the CPU needs a frozen model: open it without --no-freeze");
   auto graph = module_.get_method("forward").graph()->copy();
-  placeConstants(graph->block(), device);
+  if (!device.is_cpu()) placeConstants(graph->block(), device);
+  remapDevices(graph->block(), device);
   function_ = std::make_shared<torch::jit::GraphFunction>("graft_forward_on_device", graph, nullptr);
 }
 

@@ -5,6 +5,8 @@
 #include "core/model/job_guard.h"
 #include "core/model/module_path.h"
 #include "core/run/device_forward.h"
+#include "core/run/device_remap.h"
+#include "core/run/precision_relax.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -286,6 +288,7 @@ struct Executor::Plan {
   }
 
   c10::IValue constantOn(const c10::IValue& v, const RunOptions& o) {
+    if (v.isDevice()) return onRunDevice(v, o.device);  // the program's device, remapped (device_remap.h)
     if ((o.device.is_cpu() && !o.precision.dtype) || !v.isTensor()) return v;
     return prepared(v.toTensor(), o.device, o.precision.dtype);
   }
@@ -325,10 +328,11 @@ struct Executor::Plan {
     torch::jit::Stack stack;
     for (int i : s.in) {
       const auto dtype = localDtype[size_t(i)] ? localDtype[size_t(i)] : local.precision.dtype;
-      stack.push_back(castFloating(env[i], dtype, local.device, /*fresh=*/true));
+      stack.push_back(onRunDevice(castFloating(env[i], dtype, local.device, /*fresh=*/true), local.device));
     }
     try {
       adaptInputs(s, local.precision, stack, local.device);
+      relaxForPrecision(s.opName, local.precision, stack, local.device, nullptr);
       invoke(s, stack);
       for (size_t k = 0; k < stack.size() && k < s.out.size(); ++k)
         if (stack[k].isTensor() && stack[k].toTensor().defined() && stack[k].toTensor().is_floating_point())
@@ -439,8 +443,26 @@ struct Executor::Plan {
       else stack.push_back(env[s.in[k]]);
     }
     adaptInputs(s, o.precision, stack, o.device);
+    // A lower-precision run passes dtype asserts and mixed-dtype products the way autocast would.
+    torch::jit::Stack retry;
+    const auto where = [&s] {
+      return s.modulePath.isEmpty() ? QStringLiteral("%1 (node %2)").arg(s.opName).arg(s.id)
+                                    : QStringLiteral("%1 (node %2, module %3)").arg(s.opName).arg(s.id).arg(s.modulePath);
+    };
+    if (o.precision.dtype) {
+      if (QString why = relaxForPrecision(s.opName, o.precision, stack, o.device, &retry); !why.isEmpty())
+        result.relaxed << QStringLiteral("%1: %2").arg(where(), why);
+    }
     const auto start = std::chrono::steady_clock::now();
-    invoke(s, stack);
+    try {
+      invoke(s, stack);
+    } catch (const std::exception&) {
+      const QString cast = retry.empty() ? QString() : unifyFloatingInputs(s.opName, o.precision, retry, o.device);
+      if (cast.isEmpty()) throw;
+      stack = std::move(retry);
+      invoke(s, stack);
+      result.relaxed << QStringLiteral("%1: %2").arg(where(), cast);
+    }
     rec.selfMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
@@ -513,6 +535,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   }
   ensureThreads();
   RunResult result;
+  result.deviceNote = deviceRemapNote(*revision_, options.device);
   if (!planError_.isEmpty() && options.instrumented) {
     result.error.message = planError_;
     return result;

@@ -10,6 +10,7 @@
 #include <c10/core/Device.h>
 
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -65,6 +66,12 @@ struct RunResult {
   std::vector<c10::IValue> outputs;  // forward's result, tuples/lists flattened one level kept as is
   std::vector<NodeRecord> nodes;     // instrumented: op nodes in execution order
   double totalMs = 0;
+  // "program exported for cpu, run on cuda:0" when the run remapped the program's device
+  // (device_remap.h); empty otherwise.
+  QString deviceNote;
+  // What a lower-precision run let pass the way autocast would (precision_relax.h), one line per
+  // node: "aten::_assert_tensor_metadata (node 52, module model): float32 assert relaxed for bfloat16".
+  QStringList relaxed;
 };
 
 // Runs graphs as written while it lives: the optimising executor would fuse and specialise (and

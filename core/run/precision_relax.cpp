@@ -1,0 +1,110 @@
+#include "core/run/precision_relax.h"
+
+#include <ATen/ATen.h>
+
+#include <set>
+
+namespace graft::core::run {
+
+namespace {
+
+QString nameOf(c10::ScalarType dtype) {
+  Precision p;
+  p.dtype = dtype;
+  return p.describe();
+}
+
+bool lowerOrSingle(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16 || t == c10::kFloat; }
+
+// The floating dtypes among the tensors of `stack` (float64 left out: autocast leaves it be).
+std::set<c10::ScalarType> floatingDtypes(const torch::jit::Stack& stack) {
+  std::set<c10::ScalarType> out;
+  const auto add = [&](const at::Tensor& t) {
+    if (t.defined() && lowerOrSingle(t.scalar_type())) out.insert(t.scalar_type());
+  };
+  for (const auto& v : stack) {
+    if (v.isTensor()) add(v.toTensor());
+    else if (v.isTensorList())
+      for (const at::Tensor& t : v.toTensorList()) add(t);
+    else if (v.isList())
+      for (const c10::IValue& e : v.toListRef())
+        if (e.isTensor()) add(e.toTensor());
+  }
+  return out;
+}
+
+QString names(const std::set<c10::ScalarType>& dtypes) {
+  QStringList out;
+  for (auto t : dtypes) out << nameOf(t);
+  return out.join(QStringLiteral(" and "));
+}
+
+// Every float16/bfloat16/float32 tensor of `v` at `dtype` (float64 and integers as they are).
+c10::IValue castLower(const c10::IValue& v, c10::ScalarType dtype, c10::Device device) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || !lowerOrSingle(t.scalar_type()) || t.scalar_type() == dtype) return v;
+    return t.to(device, dtype);
+  }
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(castLower(t, dtype, device).toTensor());
+    return out;
+  }
+  if (v.isList()) {
+    auto list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const c10::IValue& e : list) out.push_back(castLower(e, dtype, device));
+    return out;
+  }
+  return v;
+}
+
+}  // namespace
+
+QString relaxForPrecision(const QString& op, const Precision& precision, torch::jit::Stack& stack, c10::Device device,
+                          torch::jit::Stack* retry) {
+  if (!precision.dtype) return {};
+  if (op == QLatin1String("aten::_assert_tensor_metadata")) {
+    // _assert_tensor_metadata(Tensor a, SymInt[]? size, SymInt[]? stride, ScalarType? dtype, *, Device? device, Layout? layout)
+    if (stack.size() < 4 || !stack[0].isTensor() || !stack[3].isInt()) return {};
+    const at::Tensor& a = stack[0].toTensor();
+    const auto asserted = static_cast<c10::ScalarType>(stack[3].toInt());
+    if (!a.defined() || !a.is_floating_point() || !c10::isFloatingType(asserted) || a.scalar_type() == asserted) return {};
+    stack[3] = c10::IValue();
+    return QStringLiteral("%1 assert relaxed for a %2 tensor").arg(nameOf(asserted), nameOf(a.scalar_type()));
+  }
+  const auto dtypes = floatingDtypes(stack);
+  if (dtypes.size() < 2) return {};
+  if (autocastLowersPrecision(op)) {
+    const QString given = names(dtypes);
+    for (auto& v : stack) v = castLower(v, *precision.dtype, device);
+    return QStringLiteral("inputs of %1 cast to %2, as autocast runs it").arg(given, nameOf(*precision.dtype));
+  }
+  if (retry) *retry = stack;
+  return {};
+}
+
+QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
+  const auto dtypes = floatingDtypes(stack);
+  if (dtypes.size() < 2 || !precision.dtype) return {};
+  const c10::ScalarType target = autocastKeepsFloat32(op) ? c10::kFloat : *precision.dtype;
+  const QString given = names(dtypes);
+  for (auto& v : stack) v = castLower(v, target, device);
+  return QStringLiteral("failed on inputs of %1: run again with them at %2").arg(given, nameOf(target));
+}
+
+QString relaxedSummary(const QString& side, const QStringList& relaxed) {
+  QStringList lines = relaxed;
+  lines.removeDuplicates();
+  int asserts = 0;
+  for (const QString& l : lines) asserts += l.contains(QLatin1String(" assert relaxed")) ? 1 : 0;
+  const int casts = int(lines.size()) - asserts;
+  if (lines.isEmpty()) return {};
+  QStringList parts;
+  if (asserts) parts << QStringLiteral("%1 dtype assert%2 relaxed").arg(asserts).arg(asserts == 1 ? "" : "s");
+  if (casts) parts << QStringLiteral("%1 op%2 given mixed dtypes cast").arg(casts).arg(casts == 1 ? "" : "s");
+  return QStringLiteral("%1: %2, the way autocast would").arg(side, parts.join(QStringLiteral(", ")));
+}
+
+}  // namespace graft::core::run
