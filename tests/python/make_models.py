@@ -48,6 +48,10 @@ MODELS = {
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
     "densenet121": (lambda: torchvision.models.densenet121(), (1, 3, 224, 224)),
     "vit_b_16": (lambda: torchvision.models.vit_b_16(), (1, 3, 224, 224)),
+    # cat-heavy and channel-shuffling nets: lists of computed tensors built for one op
+    "googlenet": (lambda: torchvision.models.googlenet(init_weights=True), (1, 3, 224, 224)),
+    "squeezenet1_1": (lambda: torchvision.models.squeezenet1_1(), (1, 3, 224, 224)),
+    "shufflenet_v2_x0_5": (lambda: torchvision.models.shufflenet_v2_x0_5(), (1, 3, 224, 224)),
 }
 
 

@@ -60,6 +60,14 @@ def bert():
     return BertModel(cfg)
 
 
+def vit_dynamic():
+    """A 2-layer Hugging Face ViT (random weights): five eval-mode dropouts, sizes from the batch."""
+    from transformers import ViTConfig, ViTModel
+    cfg = ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, image_size=32,
+                    patch_size=8, num_channels=3)
+    return ViTModel(cfg, add_pooling_layer=False)
+
+
 def image(size=224):
     return (torch.randn(1, 3, size, size),)
 
@@ -73,6 +81,8 @@ PROGRAMS = {
     "resnet18_decomposed": (torchvision.models.resnet18, image, None, True, True),
     "dynamic_batch": (DynamicBatch, lambda: (torch.randn(4, 8),), ({0: torch.export.Dim("batch", min=2, max=64)},),
                       False, True),
+    "vit_dynamic": (vit_dynamic, lambda: (torch.randn(2, 3, 32, 32),),
+                    ({0: torch.export.Dim("batch", min=1, max=16)},), False, True),
     "cond": (WithCond, lambda: (torch.randn(2, 8),), None, False, True),
     "while_loop": (WithWhileLoop, lambda: (torch.randn(2, 3),), None, False, False),
 }
