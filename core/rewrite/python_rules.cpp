@@ -1,0 +1,355 @@
+#include "core/rewrite/python_rules.h"
+
+#include "core/io/load.h"
+#include "core/rewrite/rule_parser.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+
+#include <ATen/Parallel.h>
+
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
+
+#include <dlfcn.h>
+
+static void initPythonResources() { Q_INIT_RESOURCE(graft_python); }
+
+namespace graft::core::rewrite {
+
+namespace {
+
+RuleError errorAt(const QString& file, int line, const QString& message) { return RuleError{file, line, 0, message}; }
+
+// The line of `file` a Python stack dump (faulthandler, a traceback) was last in, 0 if none.
+int lastLineIn(const QString& dump, const QString& file) {
+  static const QRegularExpression frame(QStringLiteral(R"re(File "([^"]+)", line (\d+))re"));
+  const QString want = QFileInfo(file).canonicalFilePath();
+  int line = 0;
+  // faulthandler lists the innermost frame first: the first hit is where it was.
+  for (auto it = frame.globalMatch(dump); it.hasNext();) {
+    const auto m = it.next();
+    if (QFileInfo(m.captured(1)).canonicalFilePath() == want) return m.captured(2).toInt();
+  }
+  return line;
+}
+
+bool writeResource(const QString& from, const QString& to) {
+  QFile in(from);
+  if (!in.open(QIODevice::ReadOnly)) return false;
+  QFile out(to);
+  if (!out.open(QIODevice::WriteOnly)) return false;
+  return out.write(in.readAll()) >= 0;
+}
+
+bool isTensorType(const c10::TypePtr& t) { return t->cast<c10::TensorType>() != nullptr; }
+
+// The graph as rule IR: module input dropped, inputs named after the function's arguments, tensor
+// types plain (a pattern matches values of any shape), no dead code.
+QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, QString& error, QVector<int>* ranks,
+                QStringList* sizedInputs) {
+  if (!g->inputs().empty() && g->inputs()[0]->type()->cast<c10::ClassType>()) {
+    if (g->inputs()[0]->hasUses()) {
+      error = QStringLiteral("the function reads module state");
+      return {};
+    }
+    g->eraseInput(0);
+  }
+  if (g->inputs().size() != size_t(args.size())) {
+    error = QStringLiteral("the graph takes %1 inputs for %2 arguments (arguments that are not tensors are not supported)")
+                .arg(g->inputs().size())
+                .arg(args.size());
+    return {};
+  }
+  if (g->outputs().size() != 1 || !isTensorType(g->outputs()[0]->type())) {
+    error = QStringLiteral("the function must return one tensor");
+    return {};
+  }
+  if (g->outputs()[0]->node()->kind() == c10::prim::Param) {
+    error = QStringLiteral("the function returns one of its arguments unchanged: there is no operation to match");
+    return {};
+  }
+  for (size_t i = 0; i < g->inputs().size(); ++i) {
+    torch::jit::Value* in = g->inputs()[i];
+    if (ranks) {
+      auto t = in->type()->cast<c10::TensorType>();
+      ranks->push_back(t && t->dim() ? int(*t->dim()) : -1);
+    }
+    if (sizedInputs) {
+      for (const auto& use : in->uses()) {
+        const std::string kind = use.user->kind().toQualString();
+        if (kind == "aten::size" || kind == "aten::sym_size" || kind == "aten::dim" || kind == "aten::numel") {
+          sizedInputs->push_back(args[qsizetype(i)]);
+          break;
+        }
+      }
+    }
+    in->setDebugName(args[qsizetype(i)].toStdString());
+  }
+  torch::jit::EliminateDeadCode(g);
+  std::function<void(torch::jit::Block*)> plain = [&](torch::jit::Block* b) {
+    for (torch::jit::Value* v : b->inputs())
+      if (isTensorType(v->type())) v->setType(c10::TensorType::get());
+    for (torch::jit::Node* n : b->nodes()) {
+      if (n->kind() == c10::prim::Constant && !n->outputs().empty() && isTensorType(n->output()->type()) &&
+          n->hasAttribute(torch::jit::attr::value)) {
+        error = QStringLiteral("the function holds a tensor constant (%1): compute it from the arguments or pass it as one")
+                    .arg(QString::fromStdString(n->output()->debugName()));
+        return;
+      }
+      for (torch::jit::Value* v : n->outputs())
+        if (isTensorType(v->type())) v->setType(c10::TensorType::get());
+      for (auto* sub : n->blocks()) plain(sub);
+    }
+  };
+  plain(g->block());
+  if (!error.isEmpty()) return {};
+  return QString::fromStdString(g->toString(false));
+}
+
+QString quoteCondition(const QString& c) { return c.simplified(); }
+
+// A text rule assembled from the two IR texts, parsed back by the text-rule parser so that the
+// same checks apply. Problems are reported at `line` of the Python file.
+std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& pattern, const QString& replacement,
+                             const QStringList& extraConditions, RuleError& error) {
+  const QString name = r.value(QLatin1String("name")).toString();
+  const QString description = r.value(QLatin1String("description")).toString().simplified();
+  QString text = QStringLiteral("id: %1\ntitle: %2\n").arg(name, description.isEmpty() ? name : description);
+  if (!description.isEmpty()) text += QStringLiteral("description: %1\n").arg(description);
+  text += QStringLiteral("[pattern]\n") + pattern;
+  if (!text.endsWith(QLatin1Char('\n'))) text += QLatin1Char('\n');
+  text += QStringLiteral("[replacement]\n") + replacement;
+  if (!text.endsWith(QLatin1Char('\n'))) text += QLatin1Char('\n');
+  QStringList conditions;
+  for (const auto& c : r.value(QLatin1String("condition")).toArray()) conditions << quoteCondition(c.toString());
+  conditions << extraConditions;
+  if (!conditions.isEmpty()) text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
+  auto parsed = parseRule(text, file);
+  const int line = r.value(QLatin1String("line")).toInt();
+  if (!parsed.ok()) {
+    error = errorAt(file, line, QStringLiteral("rule '%1': %2").arg(name, parsed.error.message));
+    return std::nullopt;
+  }
+  parsed.rule.patternLine = line;
+  parsed.rule.replacementLine = r.value(QLatin1String("replacement_line")).toInt();
+  return parsed.rule;
+}
+
+QString torchLibraryPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) && info.dli_fname) return QString::fromLocal8Bit(info.dli_fname);
+  return {};
+}
+
+}  // namespace
+
+bool isPythonRuleFile(const QString& spec) { return spec.endsWith(QLatin1String(".py"), Qt::CaseInsensitive); }
+
+QString pythonInterpreter() {
+  const QString env = qEnvironmentVariable("GRAFT_PYTHON");
+  if (!env.isEmpty()) return env;
+  // …/<env>/lib/pythonX.Y/site-packages/torch/lib/libtorch_cpu.so → …/<env>/bin/python
+  const QString lib = torchLibraryPath();
+  if (!lib.isEmpty()) {
+    QDir dir = QFileInfo(lib).absoluteDir();  // torch/lib
+    for (int up = 0; up < 4 && dir.cdUp(); ++up) {}
+    for (const char* name : {"bin/python", "bin/python3"}) {
+      const QString candidate = dir.filePath(QLatin1String(name));
+      if (QFileInfo(candidate).isExecutable()) return candidate;
+    }
+  }
+  return QStringLiteral("python3");
+}
+
+int pythonTimeoutSeconds() {
+  bool ok = false;
+  const int s = qEnvironmentVariableIntValue("GRAFT_PYTHON_TIMEOUT", &ok);
+  return ok && s > 0 ? s : 120;
+}
+
+QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir, const QJsonObject& request,
+                           RuleError& error) {
+  initPythonResources();
+  if (!QFileInfo(path).isFile()) {
+    error = errorAt(path, 0, QStringLiteral("no such rule file"));
+    return {};
+  }
+  // The child's graft package (graft.rules and the compiler) comes from Graft's own resources,
+  // so the rule file gets the API of this Graft whatever is installed in that Python.
+  const QString pkg = QDir(workDir).filePath(QStringLiteral("pkg/graft"));
+  QDir().mkpath(pkg);
+  for (const char* name : {"__init__.py", "rules.py", "_rule_compiler.py", "_module_compiler.py"})
+    if (!writeResource(QStringLiteral(":/python/graft/") + QLatin1String(name), pkg + QLatin1Char('/') + QLatin1String(name))) {
+      error = errorAt(path, 0, QStringLiteral("cannot write Graft's Python helper %1 into %2").arg(QLatin1String(name), pkg));
+      return {};
+    }
+  const QString out = QDir(workDir).filePath(QStringLiteral("out"));
+  QDir().mkpath(out);
+  const int timeout = pythonTimeoutSeconds();
+  QStringList args{pkg + QStringLiteral("/_rule_compiler.py"), mode, QFileInfo(path).absoluteFilePath(), out,
+                   QString::number(timeout)};
+  if (!request.isEmpty()) {
+    const QString req = QDir(workDir).filePath(QStringLiteral("request.json"));
+    QFile f(req);
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(request).toJson(QJsonDocument::Compact)) < 0) {
+      error = errorAt(path, 0, QStringLiteral("cannot write %1").arg(req));
+      return {};
+    }
+    args << req;
+  }
+  QProcess p;
+  auto env = QProcessEnvironment::systemEnvironment();
+  const QString pythonPath = env.value(QStringLiteral("PYTHONPATH"));
+  env.insert(QStringLiteral("PYTHONPATH"), QDir(workDir).filePath(QStringLiteral("pkg")) +
+                                               (pythonPath.isEmpty() ? QString() : QLatin1Char(':') + pythonPath));
+  env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+  env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+  p.setProcessEnvironment(env);
+  p.setWorkingDirectory(QFileInfo(path).absolutePath());
+  const QString python = pythonInterpreter();
+  p.start(python, args);
+  if (!p.waitForStarted(30000)) {
+    error = errorAt(path, 0, QStringLiteral("cannot start Python '%1' to run the rule file: %2 (set GRAFT_PYTHON to a Python with torch)")
+                                 .arg(python, p.errorString()));
+    return {};
+  }
+  p.closeWriteChannel();
+  // The child stops itself at the timeout with its stack dumped (faulthandler); this is the backstop.
+  const bool finished = p.waitForFinished((timeout + 30) * 1000);
+  if (!finished) {
+    p.kill();
+    p.waitForFinished(5000);
+  }
+  const QString stderrText = QString::fromUtf8(p.readAllStandardError());
+  QFile result(QDir(out).filePath(QStringLiteral("result.json")));
+  if (finished && result.open(QIODevice::ReadOnly)) {
+    const QJsonObject json = QJsonDocument::fromJson(result.readAll()).object();
+    if (json.contains(QLatin1String("error"))) {
+      const QJsonObject e = json.value(QLatin1String("error")).toObject();
+      error = errorAt(path, e.value(QLatin1String("line")).toInt(), e.value(QLatin1String("message")).toString());
+      return {};
+    }
+    return json;
+  }
+  QFile dumped(QDir(out).filePath(QStringLiteral("timeout.txt")));
+  const QString dump = dumped.open(QIODevice::ReadOnly) ? QString::fromUtf8(dumped.readAll()) : QString();
+  if (!finished || dump.contains(QLatin1String("Timeout"))) {
+    error = errorAt(path, lastLineIn(dump, path),
+                    QStringLiteral("the rule file did not finish within %1 s (an endless loop?); it was stopped "
+                                   "(GRAFT_PYTHON_TIMEOUT sets the limit)").arg(timeout));
+    return {};
+  }
+  QStringList tail = stderrText.trimmed().split(QLatin1Char('\n'));
+  error = errorAt(path, lastLineIn(stderrText, path),
+                  QStringLiteral("Python (%1) exited with code %2 before it wrote its rules: %3")
+                      .arg(python)
+                      .arg(p.exitCode())
+                      .arg(tail.isEmpty() ? QString() : tail.last().trimmed()));
+  return {};
+}
+
+QString pt2FunctionIr(const QString& file, const QStringList& args, QString& error, QVector<int>* ranks,
+                      QStringList* sizedInputs) {
+  auto loaded = io::loadFile(file);
+  if (!loaded.ok()) {
+    error = QStringLiteral("Graft cannot read the exported function: %1").arg(loaded.error.headline);
+    return {};
+  }
+  try {
+    return cleanIr(loaded.document->current()->graph()->copy(), args, error, ranks, sizedInputs);
+  } catch (const c10::Error& e) {
+    error = QString::fromStdString(e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    error = QString::fromUtf8(e.what());
+  }
+  return {};
+}
+
+QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error) {
+  try {
+    auto g = std::make_shared<torch::jit::Graph>();
+    torch::jit::parseIR(ir.toStdString(), g.get());
+    return cleanIr(g, args, error, nullptr, nullptr);
+  } catch (const c10::Error& e) {
+    error = QString::fromStdString(e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    error = QString::fromUtf8(e.what());
+  }
+  return {};
+}
+
+PythonRuleSet compilePythonRules(const QString& path) {
+  PythonRuleSet set;
+  set.file = path;
+  QTemporaryDir work;
+  if (!work.isValid()) {
+    set.error = errorAt(path, 0, QStringLiteral("cannot make a temporary folder: %1").arg(work.errorString()));
+    return set;
+  }
+  const QJsonObject json = runPythonChild(QStringLiteral("rules"), path, work.path(), {}, set.error);
+  if (set.error.isError()) return set;
+  for (const auto& item : json.value(QLatin1String("rules")).toArray()) {
+    const QJsonObject r = item.toObject();
+    const QString name = r.value(QLatin1String("name")).toString();
+    QStringList args;
+    for (const auto& a : r.value(QLatin1String("args")).toArray()) args << a.toString();
+    auto fail = [&](const char* what, int line, const QString& why) {
+      set.error = errorAt(path, line, QStringLiteral("rule '%1': the %2 %3").arg(name, QLatin1String(what), why));
+    };
+    const int patternLine = r.value(QLatin1String("line")).toInt();
+    const int replacementLine = r.value(QLatin1String("replacement_line")).toInt();
+    // TorchScript form.
+    QString why;
+    QString tsPattern, tsReplacement;
+    QVector<int> ranks;
+    QStringList sized;
+    try {
+      auto pg = std::make_shared<torch::jit::Graph>();
+      torch::jit::parseIR(r.value(QLatin1String("ts_pattern")).toString().toStdString(), pg.get());
+      tsPattern = cleanIr(pg, args, why, nullptr, nullptr);
+      if (tsPattern.isEmpty()) return fail("pattern", patternLine, QStringLiteral("as TorchScript: ") + why), set;
+      auto rg = std::make_shared<torch::jit::Graph>();
+      torch::jit::parseIR(r.value(QLatin1String("ts_replacement")).toString().toStdString(), rg.get());
+      // A traced replacement computes sizes for the example's rank only.
+      const bool traced = r.value(QLatin1String("ts_replacement_how")).toString() == QLatin1String("trace");
+      tsReplacement = cleanIr(rg, args, why, &ranks, traced ? &sized : nullptr);
+      if (tsReplacement.isEmpty()) return fail("replacement", replacementLine, QStringLiteral("as TorchScript: ") + why), set;
+    } catch (const std::exception& e) {
+      return fail("function", patternLine, QStringLiteral("gave TorchScript IR Graft cannot read: %1").arg(QString::fromUtf8(e.what()))), set;
+    }
+    auto rankConditions = [&](const QStringList& inputs, const QVector<int>& rk) {
+      QStringList out;
+      for (const QString& in : inputs) {
+        const int i = int(args.indexOf(in));
+        if (i >= 0 && i < rk.size() && rk[i] >= 0) out << QStringLiteral("%%1 rank %2").arg(in).arg(rk[i]);
+      }
+      return out;
+    };
+    auto ts = makeRule(path, r, tsPattern, tsReplacement, rankConditions(sized, ranks), set.error);
+    if (!ts) return set;
+    set.torchscript.push_back(*ts);
+    // torch.export form: the exported programs read by Graft's .pt2 import.
+    const QString pattern = pt2FunctionIr(r.value(QLatin1String("pt2_pattern")).toString(), args, why);
+    if (pattern.isEmpty()) return fail("pattern", patternLine, QStringLiteral("as a torch.export program: ") + why), set;
+    QVector<int> pt2Ranks;
+    QStringList pt2Sized;
+    const QString replacement = pt2FunctionIr(r.value(QLatin1String("pt2_replacement")).toString(), args, why, &pt2Ranks, &pt2Sized);
+    if (replacement.isEmpty()) return fail("replacement", replacementLine, QStringLiteral("as a torch.export program: ") + why), set;
+    // Exported size computations hold for the example's rank: the rule asks for it.
+    auto pt2 = makeRule(path, r, pattern, replacement, rankConditions(pt2Sized, pt2Ranks), set.error);
+    if (!pt2) return set;
+    set.pt2.push_back(*pt2);
+  }
+  if (set.torchscript.isEmpty()) set.error = errorAt(path, 1, QStringLiteral("the file defines no rules"));
+  return set;
+}
+
+}  // namespace graft::core::rewrite

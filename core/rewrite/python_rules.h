@@ -1,0 +1,58 @@
+#pragma once
+// Rules written as Python (python/graft/rules.py): a `.py` rule file the user chose defines
+// `pattern` and `replacement` functions, or `RULES = [Rule(...)]`. Graft runs the file in a child
+// Python (QProcess, with a timeout; never in its own process, never from a model file), which
+// turns each function into ATen graphs twice: TorchScript (torch.jit.trace for patterns, as traced
+// models hold them; torch.jit.script for replacements where it scripts, so shape computations stay
+// rank-generic, else trace) and torch.export (read back through Graft's own .pt2 import). Each form
+// becomes an ordinary text rule (rule_parser), so matching, skip reasons, provenance, journaling,
+// undo and saves are those of text rules. A model gets the form of its format.
+#include "core/rewrite/rule.h"
+
+#include <QtCore/QJsonObject>
+#include <QtCore/QStringList>
+
+namespace graft::core::rewrite {
+
+struct PythonRuleSet {
+  QString file;
+  QVector<Rule> torchscript;  // for TorchScript models (.pt, samples)
+  QVector<Rule> pt2;          // for torch.export programs (.pt2)
+  RuleError error;            // file:line: message when the file gave no rules
+  bool ok() const { return !error.isError(); }
+  // The rules for a document of `format` ("torchscript" or "pt2").
+  const QVector<Rule>& forFormat(const QString& format) const {
+    return format == QLatin1String("pt2") ? pt2 : torchscript;
+  }
+};
+
+// `spec` names a Python rule file (ends in .py).
+bool isPythonRuleFile(const QString& spec);
+
+// The Python that runs rule files: $GRAFT_PYTHON, else the interpreter of the environment whose
+// torch wheel Graft's libtorch comes from (…/site-packages/torch/lib → …/bin/python), else python3.
+QString pythonInterpreter();
+
+// Seconds a rule file may run: $GRAFT_PYTHON_TIMEOUT, else 120.
+int pythonTimeoutSeconds();
+
+// Runs `path` in a child Python and returns its rules in both forms; never throws, never hangs
+// past the timeout (an endless loop is reported with the line it was on).
+PythonRuleSet compilePythonRules(const QString& path);
+
+// Internal, shared with module replacement: runs the child compiler (`mode` "rules" or "module")
+// on `path` in `workDir`, with `request` written as its request file when not empty. Returns
+// result.json's object; on failure it is empty and `error` says why, at the file's line.
+QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir,
+                           const QJsonObject& request, RuleError& error);
+
+// Graph IR text read back from a .pt2 the child exported: through Graft's own import, the module
+// input dropped, inputs renamed to `args`, tensor types left plain. `ranks` gets each input's rank
+// where the program knows it (-1 otherwise). Empty with `error` set when it cannot be used.
+QString pt2FunctionIr(const QString& file, const QStringList& args, QString& error, QVector<int>* ranks = nullptr,
+                      QStringList* sizedInputs = nullptr);
+
+// The same for TorchScript IR text the child printed (a trace or a script).
+QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error);
+
+}  // namespace graft::core::rewrite
