@@ -3,7 +3,8 @@
 #   packaging/dev.sh build  install what is missing (Debian packages, .venv with the pinned torch
 #                           wheel), build Release into build/release/
 #   packaging/dev.sh run    the same, then open the GUI on a sample
-#   packaging/dev.sh test   the same, then run the whole test suite
+#   packaging/dev.sh test   the same, then run the whole test suite, and build graft_core and
+#                           graft-cli against torch 2.11 too (packaging/check-torch211.sh)
 # Never waits for input (CI sets CI=true).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +29,13 @@ case "$mode" in
     ;;
   test)
     # Qt Test prints its own totals per executable; ctest closes with the overall count.
-    ctest --preset release --output-on-failure
+    status=0
+    ctest --preset release --output-on-failure || status=$?
+    # graft_core and graft-cli against torch 2.11 (the oldest supported, the GPU machine's):
+    # a compile and link check, a few minutes; GRAFT_SKIP_TORCH211=1 skips it.
+    if [ -z "${GRAFT_SKIP_TORCH211:-}" ]; then
+      bash packaging/check-torch211.sh || status=1
+    fi
+    exit "$status"
     ;;
 esac

@@ -2,6 +2,7 @@
 
 #include "core/edit/edit_targets.h"
 #include "core/edit/session.h"
+#include "core/io/file_policy.h"
 #include "core/io/save.h"
 #include "ui/history_dock.h"
 #include "ui/main_window.h"
@@ -188,13 +189,12 @@ bool EditActions::mayDropDocument() {
 bool EditActions::saveRevisionAs(const QString& path, bool confirmed) {
   if (!session_) return false;
   const auto& doc = session_->document();
-  if (!confirmed && !doc.sourcePath().isEmpty() &&
-      QFileInfo(path).absoluteFilePath() == QFileInfo(doc.sourcePath()).absoluteFilePath()) {
-    const auto answer = QMessageBox::question(window_, tr("Overwrite the opened model?"),
-                                              tr("%1 is the file this session was opened from. Overwrite it with "
-                                                 "revision %2?").arg(path).arg(doc.currentIndex()),
-                                              QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-    if (answer != QMessageBox::Yes) return false;
+  // The output policy (core/io/file_policy.h): never the opened model (by its canonical path, a
+  // symlink or a hard link included), never a device.
+  Q_UNUSED(confirmed);
+  if (const QString why = core::io::checkOutputPath(path, {doc.sourcePath()}); !why.isEmpty()) {
+    QMessageBox::warning(window_, tr("Save refused"), why);
+    return false;
   }
   const auto r = core::io::saveAs(doc, doc.current(), path);
   if (!r.ok) {
@@ -269,7 +269,9 @@ bool EditActions::recover(const QString& journalPath) {
     return false;
   }
   edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
-  window_->statusBar()->showMessage(tr("Recovered %1 edits").arg(r.applied));
+  if (!r.warning.isEmpty()) Q_EMIT diagnosticsReported(r.diagnostics(journalPath));  // what a journal cut short dropped
+  window_->statusBar()->showMessage(r.warning.isEmpty() ? tr("Recovered %1 edits").arg(r.applied)
+                                                        : tr("Recovered %1 edits; %2").arg(r.applied).arg(r.warning));
   return true;
 }
 

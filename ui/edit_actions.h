@@ -44,7 +44,7 @@ class EditActions : public QObject {
   // Applies `edit` to the current revision; a refusal is shown in the status bar (and a message
   // box when `interactive`). Returns whether it was applied.
   bool applyEdit(const core::edit::Edit& edit, bool interactive = true);
-  // Saves the current revision; asks before overwriting the opened file (unless `confirmed`).
+  // Saves the current revision; the opened file itself is never overwritten (core/io/file_policy.h).
   bool saveRevisionAs(const QString& path, bool confirmed = false);
   // File > Save: to the file the last save wrote, else through the Save As dialog. True when saved.
   bool saveCurrent();

@@ -832,6 +832,11 @@ DiffView* MainWindow::showDiff(int a, int b) {
     const auto& after = profileDock_->after() ? *profileDock_->after() : before;
     for (const auto& n : before.nodes) metrics.selfMsA.insert(n.node, n.selfMs.median);
     for (const auto& n : after.nodes) metrics.selfMsB.insert(n.node, n.selfMs.median);
+  // The output policy: an export never replaces the opened model, nor writes to a device.
+  if (const QString why = core::io::checkOutputPath(path, {document_ ? document_->sourcePath() : QString()}); !why.isEmpty()) {
+    statusBar()->showMessage(why);
+    return;
+  }
   }
   view->setMetrics(metrics);
   view->setWindowTitle(tr("Diff: %1 — Graft").arg(document_->displayName()));
@@ -919,8 +924,8 @@ bool MainWindow::exportPng(const QString& path) {
 
 bool MainWindow::exportReport(const QString& path) {
   if (!document_ || !view_) return false;
-  if (!document_->sourcePath().isEmpty() && QFileInfo(path).absoluteFilePath() == QFileInfo(document_->sourcePath()).absoluteFilePath()) {
-    statusBar()->showMessage(tr("%1 is the opened model: choose another file").arg(path));
+  if (const QString why = core::io::checkOutputPath(path, {document_->sourcePath()}); !why.isEmpty()) {
+    statusBar()->showMessage(why);
     return false;
   }
   const int current = document_->currentIndex();

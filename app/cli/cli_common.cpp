@@ -1,5 +1,6 @@
 #include "app/cli/cli_common.h"
 
+#include "core/io/file_policy.h"
 #include "core/run/threads.h"
 
 #include <QtCore/QFileInfo>
@@ -124,6 +125,30 @@ bool jsonPrinted() { return state().jsonPrinted; }
 bool samePath(const QString& x, const QString& y) {
   const QFileInfo a(x), b(y);
   return a.exists() && b.exists() ? a.canonicalFilePath() == b.canonicalFilePath() : a.absoluteFilePath() == b.absoluteFilePath();
+}
+
+QStringList inputFiles(const QCommandLineParser& parser) {
+  QStringList files = parser.positionalArguments();
+  for (const char* option : {"against", "input", "rule"}) {
+    const QString name = QString::fromLatin1(option);
+    if (!parser.optionNames().contains(name)) continue;
+    for (const QString& value : parser.values(name)) {
+      files << value;
+      if (const qsizetype eq = value.indexOf(QLatin1Char('=')); eq > 0) files << value.mid(eq + 1);
+    }
+  }
+  QStringList existing;
+  for (const QString& f : files)
+    if (QFileInfo::exists(f)) existing << f;
+  return existing;
+}
+
+bool outputAllowed(const QCommandLineParser& parser, const QString& out) {
+  if (const QString why = core::io::checkOutputPath(out, inputFiles(parser)); !why.isEmpty()) {
+    fail(why);
+    return false;
+  }
+  return true;
 }
 
 int fail(const QString& message, const QString& hint) {

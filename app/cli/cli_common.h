@@ -58,6 +58,13 @@ bool jsonPrinted();
 bool samePath(const QString& a, const QString& b);
 
 int fail(const QString& message, const QString& hint = {});
+
+// The files a command reads: its positional arguments and the values of --against, --input
+// (NAME=SPEC's SPEC) and --rule, where they name files.
+QStringList inputFiles(const QCommandLineParser& parser);
+// Whether `out` may be written under the output policy (core/io/file_policy.h): not a device, a
+// pipe or a folder, and none of inputFiles(parser). Reports why not and returns false.
+bool outputAllowed(const QCommandLineParser& parser, const QString& out);
 // Reports `diagnostics` and returns kUsageOrInput.
 int fail(const core::model::Diagnostics& diagnostics);
 // Prints `object` with `diagnostics[]` (everything reported so far) added.

@@ -29,6 +29,9 @@ Command layoutCommand() {
     const int depth = expand.toInt(&numeric);
     if (expand != QLatin1String("all") && (!numeric || depth < 0))
       return fail(QStringLiteral("--expand takes \"all\" or a depth N >= 0, not \"%1\"").arg(expand));
+    for (const char* option : {"svg", "png", "dot"})
+      if (parser.isSet(QString::fromLatin1(option)) && !outputAllowed(parser, parser.value(QString::fromLatin1(option))))
+        return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     auto view = std::make_shared<const core::model::GraphView>(core::model::GraphView::build(*doc->current(), *doc));

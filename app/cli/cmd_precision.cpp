@@ -25,8 +25,7 @@ Command precisionCommand() {
     const QStringList files = parser.positionalArguments();
     if (sample == !files.isEmpty() || files.size() > 1) return fail(QStringLiteral("precision needs one model: a file or --sample NAME"));
     const QString out = parser.value(QStringLiteral("output"));
-    if (!out.isEmpty() && !files.isEmpty() && samePath(out, files[0]))
-      return fail(QStringLiteral("-o %1 would overwrite the model; choose another file").arg(out));
+    if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
 
     core::run::CompareOptions options;
     quint64 seed = 0;

@@ -57,6 +57,8 @@ Command profileCommand() {
       if (const QString note = core::run::deviceRemapNote(*doc->current(), *device); !note.isEmpty())
         report(core::model::Diagnostic::info(QStringLiteral("profile"), note));
     const auto inputs = inputsOrFail(parser, *doc, seed);
+    if (parser.isSet(QStringLiteral("trace")) && !outputAllowed(parser, parser.value(QStringLiteral("trace"))))
+      return int(kUsageOrInput);
     if (!inputs) return int(kUsageOrInput);
     auto profiled = core::profile::runProfile(doc->current(), *inputs, options);
     if (!profiled.ok()) return fail(profiled.diagnostics);

@@ -50,7 +50,7 @@ Command reduceCommand() {
     const QString out = parser.value(QStringLiteral("output"));
     if (out.isEmpty() || !out.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive))
       return fail(QStringLiteral("reduce writes its subgraph as a torch.export program: give -o REPRO.pt2"));
-    if (!files.isEmpty() && samePath(out, files[0])) return fail(QStringLiteral("-o %1 would overwrite the model; choose another file").arg(out));
+    if (!outputAllowed(parser, out)) return int(kUsageOrInput);
 
     core::run::CompareOptions options;
     quint64 seed = 0;

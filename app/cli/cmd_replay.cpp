@@ -34,6 +34,7 @@ Command replayCommand() {
     const QString out = parser.value(QStringLiteral("output"));
     const bool ledger = parser.isSet(QStringLiteral("ledger"));
     if (out.isEmpty() && !ledger) return fail(QStringLiteral("missing -o OUT.pt (or --ledger)"));
+    if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
     core::run::LedgerOptions ledgerOptions;
     bool numbersOk = true, ok = false;
     ledgerOptions.atol = parser.value(QStringLiteral("atol")).toDouble(&ok);
@@ -52,9 +53,8 @@ Command replayCommand() {
     core::edit::Session session(*doc);
     const auto r = session.replay(*journal);
     if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
+    report(r.diagnostics(pos[sessionIndex]));  // what a journal cut short dropped
     if (!out.isEmpty()) {
-      if (!doc->sourcePath().isEmpty() && samePath(out, doc->sourcePath()))
-        return fail(QStringLiteral("refusing to overwrite the model the session was made on: choose another -o"));
       const auto saved = core::io::saveAs(*doc, doc->current(), out);
       if (!saved.ok) return fail(saved.diagnostics(out));
     }

@@ -52,6 +52,7 @@ Command reportCommand() {
     const int runs = parser.value(QStringLiteral("runs")).toInt(&okRuns);
     const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong(&okSeed);
     if (!okRuns || runs < 1 || !okSeed) return fail(QStringLiteral("--runs must be >= 1 and --seed a number"));
+    if (!outputAllowed(parser, out)) return int(kUsageOrInput);
     auto a = openModel(parser, 0);
     if (!a) return int(kUsageOrInput);
     std::unique_ptr<core::model::Document> b;
@@ -60,9 +61,6 @@ Command reportCommand() {
       if (!loaded.ok()) return fail(loaded.error.diagnostics(parser.value(QStringLiteral("against"))));
       b = std::move(loaded.document);
     }
-    for (const auto* doc : {a.get(), b.get()})
-      if (doc && !doc->sourcePath().isEmpty() && samePath(doc->sourcePath(), out))
-        return fail(QStringLiteral("%1 is an input model: choose another --html file").arg(out));
 
     core::report::HtmlReport r = core::report::assembleReport(*a, *a->current(), b.get(), b ? b->current().get() : nullptr,
                                                               a->displayName(), b ? b->displayName() : QString());

@@ -87,11 +87,7 @@ Command rewriteCommand() {
         if (!s.pass.isEmpty()) return fail(QStringLiteral("--dry-run lists rule matches; pass '%1' has none to list").arg(s.pass));
     const QString out = parser.value(QStringLiteral("output"));
     if (out.isEmpty() && !dryRun) return fail(QStringLiteral("missing -o OUT.pt"));
-    const QStringList files = parser.positionalArguments();
-    if (!parser.isSet(QStringLiteral("sample")) && !files.isEmpty()) {
-      if (samePath(files.first(), out))
-        return fail(QStringLiteral("refusing to overwrite the input model %1: choose another -o").arg(files.first()));
-    }
+    if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     if (dryRun) {

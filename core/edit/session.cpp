@@ -161,10 +161,87 @@ QJsonObject Session::toJson(bool closed) const {
           {"updated", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
 }
 
+namespace {
+// A journal's bytes with every other member before "edits" (QJsonDocument sorts keys, which
+// would put the source after the edits): a journal cut short then still says which model it was
+// made on, and each edit written whole before the cut can be recovered.
+QByteArray journalBytes(const QJsonObject& journal) {
+  QJsonObject head = journal;
+  head.remove(QStringLiteral("edits"));
+  QByteArray text = QJsonDocument(head).toJson(QJsonDocument::Indented);
+  text.truncate(text.lastIndexOf('}'));
+  while (!text.isEmpty() && (text.endsWith('\n') || text.endsWith(' '))) text.chop(1);
+  text += ",\n    \"edits\": ";
+  text += QJsonDocument(journal.value(QStringLiteral("edits")).toArray()).toJson(QJsonDocument::Indented).trimmed();
+  text += "\n}\n";
+  return text;
+}
+
+// The intact part of a journal cut short (a crash or a full disk while it was written): the text
+// up to the last edit that ends before the cut, closed, when every member before "edits" is whole.
+// One pass over the text, which only tracks strings and nesting. Empty when nothing is salvageable.
+struct Salvaged {
+  QJsonObject journal;
+  int kept = 0;
+};
+std::optional<Salvaged> salvageJournal(const QByteArray& text) {
+  int depth = 0;
+  bool inString = false, escaped = false, editsOpen = false;
+  qsizetype keyStart = -1, lastKeyStart = -1, lastKeyEnd = -1, lastEditEnd = -1, editsBracket = -1;
+  int kept = 0;
+  for (qsizetype i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') {
+        inString = false;
+        if (depth == 1) { lastKeyStart = keyStart; lastKeyEnd = i; }
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        inString = true;
+        keyStart = i + 1;
+        break;
+      case '{':
+      case '[':
+        ++depth;
+        if (c == '[' && depth == 2 && lastKeyStart >= 0 &&
+            text.mid(lastKeyStart, lastKeyEnd - lastKeyStart) == "edits") {
+          editsOpen = true;
+          editsBracket = i;
+        }
+        break;
+      case '}':
+      case ']':
+        --depth;
+        if (editsOpen && depth == 2 && c == '}') {
+          lastEditEnd = i;
+          ++kept;
+        }
+        if (editsOpen && depth == 1) return std::nullopt;  // the edits array is whole: not a cut journal
+        if (depth < 0) return std::nullopt;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!editsOpen) return std::nullopt;
+  QByteArray whole = text.left((lastEditEnd >= 0 ? lastEditEnd : editsBracket) + 1);
+  whole += "]}";
+  QJsonParseError pe{};
+  const auto doc = QJsonDocument::fromJson(whole, &pe);
+  if (pe.error != QJsonParseError::NoError || !doc.isObject()) return std::nullopt;
+  return Salvaged{doc.object(), kept};
+}
+}  // namespace
+
 void Session::write() {
   if (journalPath_.isEmpty()) return;
   QDir().mkpath(QFileInfo(journalPath_).absolutePath());
-  const QString why = io::writeAtomically(journalPath_, QJsonDocument(toJson(false)).toJson(QJsonDocument::Indented));
+  const QString why = io::writeAtomically(journalPath_, journalBytes(toJson(false)));
   if (!why.isEmpty()) {
     journalError_ = QStringLiteral("cannot write the session journal %1: %2").arg(journalPath_, why);
     qCWarning(lcSession).noquote() << journalError_;
@@ -173,7 +250,7 @@ void Session::write() {
 
 bool Session::close() {
   if (journalPath_.isEmpty()) return true;
-  const bool ok = io::writeAtomically(journalPath_, QJsonDocument(toJson(true)).toJson(QJsonDocument::Indented)).isEmpty();
+  const bool ok = io::writeAtomically(journalPath_, journalBytes(toJson(true))).isEmpty();
   lock_.reset();
   return ok;
 }
@@ -191,18 +268,36 @@ QString Session::newJournalPath() {
 }
 
 std::optional<QJsonObject> Session::readJournal(const QString& path, QString* error) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
+  // The input policy: a regular file of at most 256 MiB, never a FIFO, a device or a /proc file.
+  QString why;
+  const auto bytes = io::readInputFile(path, io::kMaxTextFileBytes, QStringLiteral("journal"), &why);
+  if (!bytes) {
+    if (error) *error = why;
     return std::nullopt;
   }
   QJsonParseError pe;
-  const auto doc = QJsonDocument::fromJson(f.readAll(), &pe);
-  if (!doc.isObject() || doc.object().value(QLatin1String("format")).toString() != QLatin1String("graft-session")) {
+  auto doc = QJsonDocument::fromJson(*bytes, &pe);
+  QJsonObject journal = doc.object();
+  if (pe.error != QJsonParseError::NoError) {
+    // Cut short: every edit written whole before the cut is kept, and the journal says what was
+    // dropped (replay reports it).
+    if (auto salvaged = salvageJournal(*bytes); salvaged && salvaged->journal.contains(QLatin1String("source"))) {
+      journal = salvaged->journal;
+      journal.insert(QLatin1String(kTruncatedKey),
+                     QStringLiteral("the journal %1 is cut short inside edit %2: the %3 edit(s) before it are recovered; "
+                                    "edit %2 and anything written after it are dropped")
+                         .arg(path).arg(salvaged->kept + 1).arg(salvaged->kept));
+      doc = QJsonDocument(journal);
+    } else if (salvaged) {
+      if (error) *error = QStringLiteral("%1 is cut short before it names its model: nothing in it can be recovered").arg(path);
+      return std::nullopt;
+    }
+  }
+  if (!doc.isObject() || journal.value(QLatin1String("format")).toString() != QLatin1String("graft-session")) {
     if (error) *error = QStringLiteral("%1 is not a Graft session journal%2").arg(path, pe.error ? QStringLiteral(" (") + pe.errorString() + QLatin1Char(')') : QString());
     return std::nullopt;
   }
-  return doc.object();
+  return journal;
 }
 
 bool Session::markClosed(const QString& path) {
@@ -210,7 +305,8 @@ bool Session::markClosed(const QString& path) {
   auto journal = readJournal(path, nullptr);
   if (!journal) return false;
   journal->insert(QStringLiteral("closed"), true);
-  return io::writeAtomically(path, QJsonDocument(*journal).toJson(QJsonDocument::Indented)).isEmpty();
+  journal->remove(QLatin1String(kTruncatedKey));
+  return io::writeAtomically(path, journalBytes(*journal)).isEmpty();
 }
 
 QStringList Session::unclosedJournals() {
@@ -225,7 +321,12 @@ QStringList Session::unclosedJournals() {
 }
 
 model::Diagnostics Session::ReplayResult::diagnostics(const QString& journal) const {
-  if (ok) return {};
+  if (ok) {
+    if (warning.isEmpty()) return {};
+    auto w = model::Diagnostic::warning(QStringLiteral("edit"), warning);
+    w.file = journal;
+    return {w};
+  }
   auto d = model::Diagnostic::error(QStringLiteral("edit"), error,
                                     sourceMismatch ? QStringLiteral("replay the session onto the file it was made on") : QString());
   d.file = journal;
@@ -264,6 +365,7 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
     return r;
   }
   const QJsonArray edits = journal.value(QLatin1String("edits")).toArray();
+  r.warning = journal.value(QLatin1String(kTruncatedKey)).toString();
   for (int i = 0; i < edits.size(); ++i) {
     const QJsonObject rec = edits[i].toObject();
     const int parent = rec.value(QLatin1String("parent")).toInt(-1);
@@ -318,7 +420,9 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
     }
     ++r.applied;
   }
-  document_.setCurrent(journal.value(QLatin1String("current")).toInt(document_.count() - 1));
+  // A journal cut short may name a current revision whose edit was dropped: the newest kept one.
+  const int current = journal.value(QLatin1String("current")).toInt(document_.count() - 1);
+  document_.setCurrent(current >= 0 && current < document_.count() ? current : document_.count() - 1);
   r.ok = true;
   return r;
 }

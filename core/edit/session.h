@@ -70,7 +70,11 @@ class Session {
   static QStringList unclosedJournals();
   // Whether another live process holds `journal`'s lock.
   static bool isLockedElsewhere(const QString& journal);
+  // Reads a journal under the input policy (io/file_policy.h). A journal cut short (a crash or a
+  // full disk while it was written) keeps every edit written whole before the cut: the object
+  // then holds kTruncatedKey, saying what was dropped, which replay reports as its warning.
   static std::optional<QJsonObject> readJournal(const QString& path, QString* error);
+  static constexpr const char* kTruncatedKey = "truncated";
   // Marks a journal file closed (recovered or declined) so it is not offered again; refused
   // (false) for a journal a live Graft holds.
   static bool markClosed(const QString& path);
@@ -82,7 +86,9 @@ class Session {
     bool sourceMismatch = false;
     int applied = 0;
     QString error;
-    model::Diagnostics diagnostics(const QString& journal = {}) const;  // the error as an "edit" error
+    QString warning;  // what a journal cut short dropped (readJournal), empty otherwise
+    // The error as an "edit" error; when ok, the warning (if any) as an "edit" warning.
+    model::Diagnostics diagnostics(const QString& journal = {}) const;
   };
   ReplayResult replay(const QJsonObject& journal);
 

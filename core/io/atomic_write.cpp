@@ -58,22 +58,17 @@ QString writeFailure(const QFileDevice& file) {
   return why;
 }
 
-QString checkOutputPath(const QString& path) {
-  const QFileInfo info(path);
-  if (info.exists() && !info.isFile())
-    return QStringLiteral("%1 is not a regular file (a device, a pipe or a folder): choose a file to write").arg(path);
-  return {};
-}
-
-QString writeAtomically(const QString& path, const QByteArray& bytes) {
-  if (const QString why = checkOutputPath(path); !why.isEmpty()) return why;
+QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs) {
+  if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
+  ignoreFileSizeSignal();
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) return writeFailure(file);
   return {};
 }
 
-QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write) {
-  if (const QString why = checkOutputPath(path); !why.isEmpty()) return why;
+QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write, const QStringList& inputs) {
+  if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
+  ignoreFileSizeSignal();
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly)) return writeFailure(file);
   SaveFileBuffer buffer(file);

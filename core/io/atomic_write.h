@@ -5,6 +5,8 @@
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
 
+#include "core/io/file_policy.h"
+
 #include <functional>
 #include <ostream>
 
@@ -15,14 +17,13 @@ namespace graft::core::io {
 // Why a write to `file` failed, worded for the user (QFileDevice often says only "Unknown error").
 QString writeFailure(const QFileDevice& file);
 
-// Empty when `path` may be written, else why not.
-QString checkOutputPath(const QString& path);
-
-// Returns an empty string on success, else why it failed (QSaveFile's error string).
-QString writeAtomically(const QString& path, const QByteArray& bytes);
+// Returns an empty string on success, else why it failed (QSaveFile's error string). The output
+// policy (file_policy.h) holds: `inputs` are never written over.
+QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs = {});
 
 // Streams into `path` atomically: `write` gets a std::ostream over the save file, so a large
 // model is never held in memory whole. A failed write (a full disk) is reported, never thrown.
-QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write);
+QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write,
+                         const QStringList& inputs = {});
 
 }  // namespace graft::core::io

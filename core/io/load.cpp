@@ -2,6 +2,7 @@
 #include "core/model/job_guard.h"
 
 #include "core/io/archive_probe.h"
+#include "core/io/file_policy.h"
 #include "core/io/operator_libraries.h"
 #include "core/io/pt2_import.h"
 #include "core/io/save.h"
@@ -111,6 +112,12 @@ LoadResult loadFile(const QString& path, const LoadOptions& options) {
 
 namespace {
 LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
+  // The input policy before anything opens the file: a FIFO or a device is never opened for a
+  // blocking read, and a /proc file (size 0, yet bytes) is refused.
+  if (QFileInfo::exists(path) && !QFileInfo(path).isDir())
+    if (const QString why = checkInputFile(path, QStringLiteral("model")); !why.isEmpty())
+      return failure({LoadErrorKind::FileUnreadable, why.left(1).toUpper() + why.mid(1) + QLatin1Char('.'),
+                      QStringLiteral("Open a .pt or .pt2 file."), {}});
   loadTorchvisionOperators();  // once: detection and segmentation models call torchvision::*
   if (QFileInfo(path).isFile() && isPt2Archive(path)) {
     auto imported = importPt2(path);

@@ -940,6 +940,7 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
                   const Exporter& exporter, const model::SavedRecord* provenance,
                   const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& carry) {
   if (const QString why = checkOutputPath(outPath); !why.isEmpty()) fail(why);
+  ignoreFileSizeSignal();
   QSaveFile file(outPath);
   if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
   // A short write is remembered, not reported to libtorch's writer: it would throw, then throw
@@ -1011,8 +1012,7 @@ Pt2SaveResult guardedSave(const std::function<void()>& save) {
 
 Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourcePt2, const QString& outPath,
                       const std::vector<c10::IValue>& sampleInputs, const model::SavedRecord* provenance) {
-  if (QFileInfo(outPath).absoluteFilePath() == QFileInfo(sourcePt2).absoluteFilePath())
-    return {false, QStringLiteral("%1 is the program this model was opened from: save to another file.").arg(outPath)};
+  if (const QString why = checkOutputPath(outPath, {sourcePt2}); !why.isEmpty()) return {false, why};
   return guardedSave([&] {
     caffe2::serialize::PyTorchStreamReader reader(sourcePt2.toStdString());
     const QString modelJson = pt2::modelRecordOf(reader.getAllRecords());

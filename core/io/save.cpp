@@ -3,6 +3,7 @@
 
 #include "core/io/pt2_export.h"
 #include "core/model/document.h"
+#include "core/run/executor.h"
 #include "core/run/input_set.h"
 
 #include <QtCore/QFileInfo>
@@ -43,10 +44,39 @@ SaveResult saveRevision(const model::Revision& revision, const QString& path, co
   return {true, {}};
 }
 
+namespace {
+// A changed revision is run once on the model's inputs before it is written as TorchScript, as a
+// .pt2 save runs it to check every size: a rule that changed a shape (a conv given a weight of
+// another channel count) would otherwise be saved, and fail only when someone runs the file.
+// Where the model records no inputs there is nothing to run it on, and it is saved unchecked.
+QString checkRuns(const model::Document& document, const model::RevisionPtr& revision) {
+  if (revision == document.original()) return {};
+  const auto inputs = run::defaultInputs(document, 0);
+  if (!inputs.inputs) return {};
+  QString why;
+  try {
+    run::Executor executor(revision);
+    const auto result = executor.run(*inputs.inputs, run::RunOptions{});
+    if (!result.ok) why = result.error.headline();
+  } catch (const std::exception& e) {
+    why = QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0);
+  }
+  if (why.isEmpty()) return {};
+  return QStringLiteral("the revision “%1” does not run on the model's inputs (%2), so it is not saved (a change may "
+                        "have altered a shape): %3")
+      .arg(revision->name(), inputs.inputs->descriptions.join(QStringLiteral(", ")), why);
+}
+}  // namespace
+
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
                   const QString& path) {
+  // The output policy: never the file the document was opened from, never a device.
+  if (const QString why = checkOutputPath(path, {document.sourcePath()}); !why.isEmpty()) return {false, why};
   const model::SavedRecord record = model::recordFor(document, *revision);
-  if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) return saveRevision(*revision, path, &record);
+  if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) {
+    if (const QString why = checkRuns(document, revision); !why.isEmpty()) return {false, why};
+    return saveRevision(*revision, path, &record);
+  }
   if (document.format() != QLatin1String("pt2"))
     return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
                        .arg(QFileInfo(path).fileName())};

@@ -1,6 +1,8 @@
 #include "core/profile/profile_job.h"
 
 #include "core/model/job_guard.h"
+#include "core/model/revision.h"
+#include "core/run/dimension_check.h"
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
 
@@ -49,6 +51,15 @@ ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet
   try {
     result.profile = profileWithInputs(*revision, inputs, options);
   } catch (const InputError& e) {
+  // The checks every run makes (as compare's executor does): a program's static dimensions and
+  // range_constraints, before anything is allocated for inputs it would refuse.
+  if (const QString why = run::checkSymbolicDimensions(*revision->graph(), run::withDefaults(*revision, inputs.values),
+                                                       revision->symbolRanges());
+      !why.isEmpty()) {
+    result.inputError = true;
+    result.diagnostics.push_back(model::Diagnostic::error(job, why, QStringLiteral("give inputs the program accepts")));
+    return result;
+  }
     result.inputError = true;
     result.diagnostics.push_back(model::Diagnostic::error(job, QString::fromUtf8(e.what()),
                                                           QStringLiteral("choose a device this machine has (cpu)")));

@@ -70,8 +70,11 @@ const Rule* RuleLibrary::find(const QString& id) const {
 
 std::optional<Rule> RuleLibrary::resolveText(const QString& spec, QString* error, model::Diagnostic* diagnostic) const {
   if (const Rule* r = find(spec)) return *r;
-  if (spec.endsWith(QLatin1String(".rule")) || QFileInfo(spec).isFile()) {
-    if (!QFileInfo(spec).isFile()) {
+  // A path that exists and is not a folder is read as a rule file under the input policy, which
+  // refuses devices, pipes and /proc files with a reason.
+  const QFileInfo specFile(spec);
+  if (spec.endsWith(QLatin1String(".rule")) || (specFile.exists() && !specFile.isDir())) {
+    if (!specFile.exists()) {
       if (error) *error = QStringLiteral("no such rule file: %1").arg(spec);
       return std::nullopt;
     }
