@@ -16,6 +16,7 @@
 #include <torch/script.h>
 
 #include <QtCore/QDir>
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QProcess>
@@ -26,6 +27,8 @@
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QListWidget>
 #include <QtWidgets/QMessageBox>
+
+#include <sys/stat.h>
 
 using namespace graft;
 using core::model::NodeId;
@@ -155,7 +158,109 @@ class TstRecovery : public QObject {
     QVERIFY2(r.error.contains(QLatin1String("rewrite 1")), qPrintable(r.error));
   }
 
-  void saveAsAsksBeforeOverwriting() {
+  // The opened model is never overwritten (the output policy): Save As onto it, or onto a
+  // symlink to it, is refused with a message and the file stays as it was.
+  // A journal cut short inside an edit (a crash or a full disk while it was written) keeps every
+  // edit written whole before the cut, says what was dropped, and replays: in core, through
+  // graft-cli replay, and through the GUI's recovery at start-up.
+  void truncatedJournalKeepsIntactEdits() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("journal.json"));
+    auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
+    {
+      core::edit::Session session(*doc);
+      session.setJournalPath(path);
+      QVERIFY(session.apply(core::edit::ReplaceOp{nth(*doc->current(), "aten::relu"), QStringLiteral("aten::gelu")}).ok());
+      QVERIFY(session.apply(core::edit::EditConstant{nth(*doc->current(), "aten::conv2d"), QStringLiteral("padding"), QStringLiteral("[2, 2]")}).ok());
+      QVERIFY(session.apply(core::edit::InsertOp{nth(*doc->current(), "aten::conv2d", 2), 0, QStringLiteral("aten::sigmoid"), {}}).ok());
+    }
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray whole = f.readAll();
+    f.close();
+    // The source is written before the edits, so a cut anywhere in them still names the model.
+    QVERIFY(whole.indexOf("\"source\"") < whole.indexOf("\"edits\""));
+    auto startOfEdit = [&](int n) {  // where edit n (1-based) starts: its "parent" key
+      qsizetype at = whole.indexOf("\"edits\"");
+      for (int i = 0; i < n; ++i) at = whole.indexOf("\"parent\"", at + 1);
+      return at;
+    };
+    auto writeCut = [&](const QString& to, qsizetype length) {
+      QFile out(to);
+      QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      out.write(whole.left(length));
+    };
+    struct Case {
+      const char* name;
+      qsizetype cut;
+      int kept;
+    };
+    for (const Case& c : {Case{"inside edit 2", startOfEdit(2) + 12, 1}, Case{"inside edit 3", startOfEdit(3) + 40, 2},
+                          Case{"inside edit 1", startOfEdit(1) + 5, 0}, Case{"at the last byte", whole.size() - 3, 3}}) {
+      const QString cut = dir.filePath(QStringLiteral("cut.json"));
+      writeCut(cut, c.cut);
+      QString error;
+      const auto journal = core::edit::Session::readJournal(cut, &error);
+      QVERIFY2(journal, qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(c.name), error)));
+      QCOMPARE(journal->value(QLatin1String("edits")).toArray().size(), c.kept);
+      auto fresh = core::io::loadSample(QStringLiteral("cnn")).document;
+      core::edit::Session again(*fresh);
+      const auto replayed = again.replay(*journal);
+      QVERIFY2(replayed.ok, qPrintable(replayed.error));
+      QCOMPARE(replayed.applied, c.kept);
+      QCOMPARE(fresh->current()->irText(), doc->revision(c.kept)->irText());
+      QVERIFY2(replayed.warning.contains(QStringLiteral("edit %1").arg(c.kept + 1)), qPrintable(replayed.warning));
+      QCOMPARE(replayed.diagnostics(cut).size(), size_t(1));
+    }
+    // Cut before the edits begin (inside the source): nothing can be recovered, and it says so.
+    writeCut(dir.filePath(QStringLiteral("headless.json")), whole.indexOf("\"source\"") + 10);
+    QString error;
+    QVERIFY(!core::edit::Session::readJournal(dir.filePath(QStringLiteral("headless.json")), &error));
+    QVERIFY(!error.isEmpty());
+
+    // graft-cli replay: the first edit is replayed and saved, the drop is a warning.
+    writeCut(dir.filePath(QStringLiteral("cut.json")), startOfEdit(2) + 12);
+    const QString out = dir.filePath(QStringLiteral("replayed.pt"));
+    const auto r = graft::test::runCli({QStringLiteral("replay"), QStringLiteral("--sample"), QStringLiteral("cnn"),
+                                        dir.filePath(QStringLiteral("cut.json")), QStringLiteral("-o"), out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.contains("warning") && r.err.contains("cut short"), r.err.constData());
+    QVERIFY2(r.out.contains("replayed 1 edits"), r.out.constData());
+    QVERIFY(QFileInfo::exists(out));
+
+    // The GUI's recovery at start-up offers the journal and restores its intact edit.
+    const QString left = QDir(sessions_.path()).filePath(QStringLiteral("cut-short.json"));
+    writeCut(left, startOfEdit(2) + 12);
+    ui::MainWindow w;
+    answered = 0;
+    answerSoon(QMessageBox::Yes);
+    QVERIFY(w.editActions()->offerRecovery());
+    QCOMPARE(answered, 1);
+    QCOMPARE(w.document()->count(), 2);
+    QCOMPARE(w.document()->current()->irText(), doc->revision(1)->irText());
+    QVERIFY(!core::edit::Session::unclosedJournals().contains(left));
+  }
+
+  // A journal path or a source model that is a FIFO is refused at once, never opened for a
+  // blocking read (the GUI hung recovering a journal whose source was a FIFO).
+  void fifosNeverBlock() {
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("fifo"));
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    QElapsedTimer clock;
+    clock.start();
+    QString error;
+    QVERIFY(!core::edit::Session::readJournal(fifo, &error));
+    QVERIFY2(error.contains(QLatin1String("not a regular file")), qPrintable(error));
+    const auto loaded = core::io::loadFile(fifo);
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error.headline.contains(QLatin1String("not a regular file")), qPrintable(loaded.error.headline));
+    ui::MainWindow w;
+    QVERIFY(!w.openFile(fifo));
+    QVERIFY2(clock.elapsed() < 20000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+  }
+
+  void saveAsNeverOverwritesTheModel() {
     QTemporaryDir dir;
     const QString model = dir.filePath(QStringLiteral("cnn.pt"));
     QVERIFY(core::io::saveRevision(*core::io::loadSample(QStringLiteral("cnn")).document->current(), model).ok);
@@ -167,15 +272,20 @@ class TstRecovery : public QObject {
     QVERIFY(w.openFile(model));
     QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{nth(*w.document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
     answered = 0;
-    answerSoon(QMessageBox::No);
+    answerSoon(QMessageBox::Ok);
     QVERIFY(!w.editActions()->saveRevisionAs(model));
     QCOMPARE(answered, 1);
+    const QString link = dir.filePath(QStringLiteral("link.pt"));
+    QVERIFY(QFile::link(model, link));
+    answerSoon(QMessageBox::Ok);
+    QVERIFY(!w.editActions()->saveRevisionAs(link));
+    QCOMPARE(answered, 2);
     QVERIFY(in.open(QIODevice::ReadOnly));
-    QCOMPARE(in.readAll(), original);  // declined: the opened file is untouched
+    QCOMPARE(in.readAll(), original);  // refused: the opened file is untouched
     in.close();
     const QString other = dir.filePath(QStringLiteral("edited.pt"));
     QVERIFY(w.editActions()->saveRevisionAs(other));  // another path: no question
-    QCOMPARE(answered, 1);
+    QCOMPARE(answered, 2);
     auto reloaded = core::io::loadFile(other);
     QVERIFY(reloaded.ok());
     QVERIFY(reloaded.document->current()->irText().contains(QStringLiteral("aten::gelu")));

@@ -4,6 +4,8 @@
 // and records a saved program does not need. Each case runs graft-cli as a user would.
 #include "test_support.h"
 
+#include <QtCore/QCryptographicHash>
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
@@ -11,6 +13,7 @@
 #include <QtTest/QtTest>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using graft::test::runCli;
 
@@ -36,6 +39,14 @@ class TestSafety : public QObject {
     const auto made = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_safety_files.py"),
                                              {dir_.path()});
     QVERIFY2(made.exitCode == 0, made.err.constData());
+    QVERIFY(damaged_.isValid());
+    const auto records = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_damaged_records.py"),
+                                                {damaged_.path()});
+    QVERIFY2(records.exitCode == 0, records.err.constData());
+    QFile gelu(damaged_.filePath(QStringLiteral("relu-to-gelu.rule")));
+    QVERIFY(gelu.open(QIODevice::WriteOnly));
+    gelu.write("id: relu-to-gelu\ntitle: relu to gelu\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
+               "[replacement]\ngraph(%x):\n  %y = aten::gelu(%x)\n  return (%y)\n");
   }
 
   // libtorch raising inside a program's run is an error naming the node, as for TorchScript.
@@ -251,8 +262,286 @@ class TestSafety : public QObject {
     QVERIFY(listed.out.contains("models/model.json"));
   }
 
+  // Records shorter than the tensors they hold, in both formats and as --input files, are refused
+  // with a message as torch.load refuses them: never a crash, never a run on garbage.
+  void damagedRecordsAreRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    const QString d = damaged_.path() + QLatin1Char('/');
+    const QString out = damaged_.filePath(QStringLiteral("out.pt"));
+    QTest::newRow("short weight: info") << QStringList{"info", d + "short_weight.pt"} << "does not match expected size";
+    QTest::newRow("short weight: compare") << QStringList{"compare", d + "short_weight.pt", d + "conv.pt", "--input", "2x3x16x16"}
+                                           << "does not match expected size";
+    QTest::newRow("short weight: profile") << QStringList{"profile", d + "short_weight.pt", "--input", "2x3x16x16", "--runs", "1"}
+                                           << "does not match expected size";
+    QTest::newRow("short weight: rewrite") << QStringList{"rewrite", d + "short_weight.pt", "--pass", "dead-code-elimination", "-o", out}
+                                           << "does not match expected size";
+    QTest::newRow("empty weight: info") << QStringList{"info", d + "empty_weight.pt"} << "does not match expected size";
+    QTest::newRow("short constant: info") << QStringList{"info", d + "short_constant.pt"} << "does not match expected size";
+    QTest::newRow("short --input") << QStringList{"compare", d + "conv.pt", d + "conv.pt", "--input", d + "short_tensor.pt"}
+                                   << "does not match expected size";
+    QTest::newRow("empty --input") << QStringList{"profile", d + "conv.pt", "--runs", "1", "--input", d + "empty_tensor.pt"}
+                                   << "does not match expected size";
+    QTest::newRow("short view --input") << QStringList{"shapes", d + "conv.pt", "--input", d + "short_view.pt"}
+                                        << "does not match expected size";
+    QTest::newRow("short --input by name") << QStringList{"compare", d + "program.pt2", d + "program.pt2", "--input", "x=" + d + "short_tensor.pt"}
+                                           << "does not match expected size";
+    QTest::newRow("short weight: .pt2") << QStringList{"info", d + "short_weight.pt2"} << "does not hold the tensor";
+  }
+  void damagedRecordsAreRefused() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const auto r = runCli(args, 120000);
+    checkRefused(r, args.join(QLatin1Char(' ')), mentions);
+    QVERIFY(!QFileInfo::exists(damaged_.filePath(QStringLiteral("out.pt"))));
+  }
+
+  // A .pt2 whose sample input record is cut short never runs on the garbage past its end: its
+  // self-compare is either refused or exact on real values.
+  void damagedSampleInputIsNeverRun() {
+    const QString program = damaged_.filePath(QStringLiteral("short_sample.pt2"));
+    const auto r = runCli({QStringLiteral("compare"), program, program, QStringLiteral("--json")}, 120000);
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 2, r.err.constData());
+    if (r.exitCode == 0) {
+      const auto out = r.json().value(QStringLiteral("outputs")).toArray().first().toObject();
+      QCOMPARE(out.value(QStringLiteral("cosine")).toDouble(), 1.0);
+      QCOMPARE(out.value(QStringLiteral("max_abs")).toDouble(), 0.0);
+    }
+  }
+
+  // Input specs nested thousands deep are refused at once with a message (they overflowed the
+  // stack), and fast at any length.
+  void deepInputSpecsAreAMessage_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::newRow("( 20,000 deep") << QString(20000, QLatin1Char('(')) + QStringLiteral("1x3x16x16") + QString(20000, QLatin1Char(')'));
+    QTest::newRow("[ 60,000 deep") << QString(60000, QLatin1Char('['));
+    QTest::newRow("{ 60,000 deep") << QString(60000, QLatin1Char('{'));
+    QTest::newRow("([ 30,000 deep") << QStringLiteral("([").repeated(30000) + QStringLiteral("1") + QStringLiteral("])").repeated(30000);
+    QTest::newRow("( 10,000 deep") << QString(10000, QLatin1Char('(')) + QStringLiteral("2x3x16x16") + QString(10000, QLatin1Char(')'));
+    QTest::newRow("33 deep") << QString(33, QLatin1Char('[')) + QStringLiteral("1") + QString(33, QLatin1Char(']'));
+  }
+  void deepInputSpecsAreAMessage() {
+    QFETCH(QString, spec);
+    QElapsedTimer clock;
+    clock.start();
+    const QString model = damaged_.filePath(QStringLiteral("conv.pt"));
+    for (const char* command : {"compare", "profile", "shapes"}) {
+      QStringList args{QString::fromLatin1(command), model, QStringLiteral("--input"), spec};
+      if (QLatin1String(command) == QLatin1String("compare")) args.insert(2, model);
+      checkRefused(runCli(args, 60000), QStringLiteral("%1 --input (%2 characters)").arg(QLatin1String(command)).arg(spec.size()),
+                   QStringLiteral("nests"));
+    }
+    QVERIFY2(clock.elapsed() < 60000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+  }
+
+  // Rule files nested thousands deep (types, list constants, blocks) are a parse error with a
+  // line and column; an invalid glob is a parse error; a replacement whose operators or outputs do
+  // not fit is a clear message, never libtorch's INTERNAL ASSERT.
+  void badRulesAreParseErrors_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("mentions");
+    const QString head = QStringLiteral("id: bad\ntitle: bad\n[pattern]\ngraph(%x):\n");
+    const QString identity = QStringLiteral("[replacement]\ngraph(%x):\n  %y = aten::gelu(%x)\n  return (%y)\n");
+    const QString relu = QStringLiteral("  %y = aten::relu(%x)\n  return (%y)\n");
+    QTest::newRow("type ( 50,000 deep") << head + QStringLiteral("  %y : ") + QString(50000, QLatin1Char('(')) + QStringLiteral("Tensor") +
+                                               QString(50000, QLatin1Char(')')) + QStringLiteral(" = aten::relu(%x)\n  return (%y)\n") + identity
+                                        << "nest";
+    QTest::newRow("constant [ 50,000 deep") << head + QStringLiteral("  %c = prim::Constant[value=") + QString(50000, QLatin1Char('[')) +
+                                                   QStringLiteral("1") + QString(50000, QLatin1Char(']')) + QStringLiteral("]()\n") + relu + identity
+                                            << "nest";
+    QString blocks;
+    for (int i = 0; i < 3000; ++i) blocks += QString(2 + 2 * i, QLatin1Char(' ')) + QStringLiteral("%b%1 = prim::If(%c)\n").arg(i) +
+                                             QString(3 + 2 * i, QLatin1Char(' ')) + QStringLiteral("block0():\n");
+    QTest::newRow("blocks 3,000 deep") << head + blocks + relu + identity << "nest";
+    QTest::newRow("glob [") << head + relu + identity + QStringLiteral("[condition]\nmodule ~ [\n") << "glob";
+    QTest::newRow("glob a[b") << head + relu + identity + QStringLiteral("[condition]\nmodule ~ layer[1\n") << "glob";
+    QTest::newRow("arity: op") << head + relu + QStringLiteral("[replacement]\ngraph(%x):\n  %y = aten::relu(%x, %x, %x)\n  return (%y)\n")
+                               << "argument";
+    QTest::newRow("arity: inputs") << head + relu + QStringLiteral("[replacement]\ngraph(%x, %z):\n  %y = aten::relu(%x)\n  return (%y)\n")
+                                   << "input";
+    QTest::newRow("arity: outputs") << head + relu + QStringLiteral("[replacement]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y, %x)\n")
+                                    << "value";
+  }
+  void badRulesAreParseErrors() {
+    QFETCH(QString, text);
+    QFETCH(QString, mentions);
+    const QString rule = damaged_.filePath(QStringLiteral("bad.rule"));
+    QFile f(rule);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text.toUtf8());
+    f.close();
+    QElapsedTimer clock;
+    clock.start();
+    const QString out = damaged_.filePath(QStringLiteral("ruled.pt"));
+    const auto r = runCli({QStringLiteral("rewrite"), damaged_.filePath(QStringLiteral("conv.pt")), QStringLiteral("--rule"), rule,
+                           QStringLiteral("-o"), out}, 60000);
+    checkRefused(r, QTest::currentDataTag(), mentions);
+    QVERIFY2(!r.err.contains("INTERNAL ASSERT"), r.err.constData());
+    QVERIFY2(r.err.contains("bad.rule:"), r.err.constData());  // located in the file
+    QVERIFY(!QFileInfo::exists(out));
+    QVERIFY2(clock.elapsed() < 30000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+  }
+
+  // Every path a command reads goes through one input policy: a FIFO never blocks (the model,
+  // the journal, a rule, an input), a device is refused, and a /proc file whose size reads 0 is
+  // never read without a bound.
+  void inputPolicyHoldsForEveryPath_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    const QString d = damaged_.path() + QLatin1Char('/');
+    const QString fifo = d + QStringLiteral("pipe");
+    const QString model = d + QStringLiteral("conv.pt"), out = d + QStringLiteral("out.pt");
+    QTest::newRow("model: FIFO") << QStringList{"info", fifo} << "not a regular file";
+    QTest::newRow("model: /dev/zero") << QStringList{"info", "/dev/zero"} << "not a regular file";
+    QTest::newRow("model: /proc/self/pagemap") << QStringList{"info", "/proc/self/pagemap"} << "size of 0";
+    QTest::newRow("model: /proc/self/status") << QStringList{"compare", "/proc/self/status", model} << "size of 0";
+    QTest::newRow("journal: FIFO") << QStringList{"replay", model, fifo, "-o", out} << "not a regular file";
+    QTest::newRow("journal: /dev/zero") << QStringList{"replay", model, "/dev/zero", "-o", out} << "not a regular file";
+    QTest::newRow("journal: /proc/self/pagemap") << QStringList{"replay", model, "/proc/self/pagemap", "-o", out} << "system reports";
+    QTest::newRow("rule: FIFO") << QStringList{"rewrite", model, "--rule", fifo, "-o", out} << "not a regular file";
+    QTest::newRow("rule: /dev/zero") << QStringList{"rewrite", model, "--rule", "/dev/zero", "-o", out} << "not a regular file";
+    QTest::newRow("rule: /proc/self/pagemap") << QStringList{"rewrite", model, "--rule", "/proc/self/pagemap", "-o", out} << "system reports";
+    QTest::newRow("input: /proc/self/pagemap") << QStringList{"shapes", model, "--input", "/proc/self/pagemap"} << "system reports";
+    QTest::newRow("input: /proc/self/environ") << QStringList{"shapes", model, "--input", "/proc/self/environ"} << "system reports";
+    QTest::newRow("input: /dev/urandom") << QStringList{"shapes", model, "--input", "/dev/urandom"} << "not a regular file";
+    QTest::newRow("input: FIFO") << QStringList{"profile", model, "--runs", "1", "--input", fifo} << "not a regular file";
+  }
+  void inputPolicyHoldsForEveryPath() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const QString fifo = damaged_.filePath(QStringLiteral("pipe"));
+    if (!QFileInfo::exists(fifo)) QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    QElapsedTimer clock;
+    clock.start();
+    checkRefused(runCli(args, 60000), args.join(QLatin1Char(' ')), mentions);
+    QVERIFY2(clock.elapsed() < 60000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+    QVERIFY(!QFileInfo::exists(damaged_.filePath(QStringLiteral("out.pt"))));
+  }
+
+  // No command writes over a file it reads (the model, another input, a rule; through a symlink
+  // or a hard link too) or into a device; the file is left byte for byte as it was.
+  void outputPolicyHoldsForEveryCommand_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("mentions");
+    const QString d = damaged_.path() + QLatin1Char('/');
+    const QString pt = d + "conv.pt", pt2 = d + "program.pt2", input = d + "good_tensor.pt";
+    for (const char* option : {"--svg", "--png", "--dot"}) {
+      QTest::addRow("layout %s over the .pt2", option) << QStringList{"layout", pt2, QString::fromLatin1(option), pt2} << pt2 << "refusing to overwrite";
+      QTest::addRow("layout %s over the .pt", option) << QStringList{"layout", pt, QString::fromLatin1(option), pt} << pt << "refusing to overwrite";
+      QTest::addRow("layout %s to /dev/null", option) << QStringList{"layout", pt, QString::fromLatin1(option), "/dev/null"} << QString()
+                                                      << "not a regular file";
+    }
+    QTest::newRow("profile --trace over the .pt") << QStringList{"profile", pt, "--runs", "1", "--input", input, "--trace", pt} << pt
+                                                  << "refusing to overwrite";
+    QTest::newRow("profile --trace over the input") << QStringList{"profile", pt, "--runs", "1", "--input", input, "--trace", input}
+                                                    << input << "refusing to overwrite";
+    QTest::newRow("profile --trace to /dev/null") << QStringList{"profile", pt, "--runs", "1", "--input", input, "--trace", "/dev/null"}
+                                                  << QString() << "not a regular file";
+    QTest::newRow("rewrite -o symlink to the .pt") << QStringList{"rewrite", pt, "--pass", "dead-code-elimination", "-o", d + "link.pt"} << pt
+                                                   << "refusing to overwrite";
+    QTest::newRow("rewrite -o hard link to the .pt") << QStringList{"rewrite", pt, "--pass", "dead-code-elimination", "-o", d + "hard.pt"} << pt
+                                                     << "refusing to overwrite";
+    QTest::newRow("rewrite -o the rule file") << QStringList{"rewrite", pt, "--rule", d + "keep.rule", "-o", d + "keep.rule"} << d + "keep.rule"
+                                              << "refusing to overwrite";
+    QTest::newRow("rewrite -o /dev/null") << QStringList{"rewrite", pt, "--pass", "dead-code-elimination", "-o", "/dev/null"} << QString()
+                                          << "not a regular file";
+    QTest::newRow("report --html over the .pt2") << QStringList{"report", pt2, "--no-profile", "--html", pt2} << pt2 << "refusing to overwrite";
+    QTest::newRow("report --html over --against") << QStringList{"report", pt2, "--against", pt, "--no-profile", "--html", pt} << pt
+                                                  << "refusing to overwrite";
+    QTest::newRow("precision -o over the .pt") << QStringList{"precision", pt, "--dtype-b", "float16", "-o", pt} << pt << "refusing to overwrite";
+    QTest::newRow("reduce -o over the .pt2") << QStringList{"reduce", pt2, "--dtype-b", "float16", "-o", pt2} << pt2 << "refusing to overwrite";
+  }
+  void outputPolicyHoldsForEveryCommand() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, target);
+    QFETCH(QString, mentions);
+    const QString pt = damaged_.filePath(QStringLiteral("conv.pt"));
+    const QString link = damaged_.filePath(QStringLiteral("link.pt")), hard = damaged_.filePath(QStringLiteral("hard.pt"));
+    if (!QFileInfo::exists(link)) QVERIFY(QFile::link(pt, link));
+    if (!QFileInfo::exists(hard)) QVERIFY(::link(QFile::encodeName(pt).constData(), QFile::encodeName(hard).constData()) == 0);
+    const QString rule = damaged_.filePath(QStringLiteral("keep.rule"));
+    if (!QFileInfo::exists(rule)) QVERIFY(QFile::copy(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/resources/rules/remove-dropout.rule"), rule));
+    auto bytes = [](const QString& path) {
+      QFile f(path);
+      return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+    };
+    const QByteArray before = target.isEmpty() ? QByteArray() : bytes(target);
+    checkRefused(runCli(args, 300000), args.join(QLatin1Char(' ')), mentions);
+    if (!target.isEmpty()) QCOMPARE(bytes(target), before);
+    struct stat st {};
+    QVERIFY(::stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+  }
+
+  // A file size limit (`ulimit -f`) with SIGXFSZ left at its default: the save fails with a
+  // message, no partial file is left, and the process is not killed by the signal.
+  void fileSizeLimitIsAMessage_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("out");
+    const QString d = damaged_.path() + QLatin1Char('/');
+    QTest::newRow("rewrite .pt") << QStringList{"rewrite", d + "conv.pt", "--pass", "dead-code-elimination", "-o", d + "limited.pt"} << d + "limited.pt";
+    QTest::newRow("rewrite .pt2") << QStringList{"rewrite", d + "program.pt2", "--pass", "dead-code-elimination", "-o", d + "limited.pt2"}
+                                  << d + "limited.pt2";
+    QTest::newRow("layout --svg") << QStringList{"layout", d + "conv.pt", "--svg", d + "limited.svg"} << d + "limited.svg";
+  }
+  void fileSizeLimitIsAMessage() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, out);
+    QProcess p;
+    p.start(QStringLiteral("bash"), QStringList{QStringLiteral("-c"), QStringLiteral("ulimit -f 2; exec \"$0\" \"$@\""), cli()} + args);
+    QVERIFY(p.waitForFinished(300000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit, qPrintable(QStringLiteral("killed by a signal: ") + err));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY2(err.startsWith(QLatin1String("graft-cli: error: ")), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
+  // profile makes the checks compare makes: a program's range_constraints and static dimensions
+  // refuse inputs before anything runs.
+  void profileChecksTheProgramsRanges_data() {
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("batch above its range") << QStringLiteral("17x3x16x16") << QStringLiteral("range_constraints");
+    QTest::newRow("batch below its range") << QStringLiteral("1x3x16x16") << QStringLiteral("range_constraints");
+    QTest::newRow("static height") << QStringLiteral("2x3x15x16") << QStringLiteral("not a dynamic dimension");
+  }
+  void profileChecksTheProgramsRanges() {
+    QFETCH(QString, input);
+    QFETCH(QString, mentions);
+    const QString program = damaged_.filePath(QStringLiteral("program.pt2"));
+    checkRefused(runCli({QStringLiteral("profile"), program, QStringLiteral("--runs"), QStringLiteral("1"), QStringLiteral("--input"), input}),
+                 QStringLiteral("profile --input ") + input, mentions);
+    const auto inRange = runCli({QStringLiteral("profile"), program, QStringLiteral("--runs"), QStringLiteral("1"), QStringLiteral("--input"),
+                                 QStringLiteral("16x3x16x16")});
+    QVERIFY2(inRange.exitCode == 0, inRange.err.constData());
+  }
+
+  // A rewrite that changes a shape is refused before a TorchScript save, as a .pt2 save refuses
+  // it: the model would otherwise be written and fail only when run ("expected 8 channels").
+  void ptSaveRunsTheRevisionFirst() {
+    const QString rule = damaged_.filePath(QStringLiteral("relu-to-channel-sum.rule"));
+    QFile f(rule);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("id: relu-to-channel-sum\ntitle: relu to a sum over channels\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
+            "[replacement]\ngraph(%x):\n  %d : int[] = prim::Constant[value=[1]]()\n  %k : bool = prim::Constant[value=1]()\n"
+            "  %n : NoneType = prim::Constant()\n  %y = aten::sum(%x, %d, %k, %n)\n  return (%y)\n");
+    f.close();
+    const QString out = damaged_.filePath(QStringLiteral("summed.pt"));
+    const auto r = runCli({QStringLiteral("rewrite"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--rule"), rule,
+                           QStringLiteral("-o"), out});
+    checkRefused(r, QStringLiteral("a shape-changing rule saved as .pt"), QStringLiteral("does not run"));
+    QVERIFY(!QFileInfo::exists(out));
+    const QString kept = damaged_.filePath(QStringLiteral("gelu.pt"));
+    const auto fine = runCli({QStringLiteral("rewrite"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--rule"),
+                              damaged_.filePath(QStringLiteral("relu-to-gelu.rule")), QStringLiteral("-o"), kept});
+    QVERIFY2(fine.exitCode == 0, fine.err.constData());
+    QVERIFY(QFileInfo::exists(kept));
+  }
+
  private:
   QTemporaryDir dir_;
+  QTemporaryDir damaged_;
 };
 
 QTEST_GUILESS_MAIN(TestSafety)

@@ -1,4 +1,5 @@
 #include "core/io/archive_probe.h"
+#include "core/io/tensor_records.h"
 #include "core/io/zip_directory.h"
 
 #include "core/io/operator_libraries.h"
@@ -113,6 +114,11 @@ LoadError probeArchive(const QString& path) {
                         QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."),
                         QStringLiteral("%1: %2").arg(QString::fromStdString(record), why));
         }
+        // Every weight and constant against its record: libtorch would read past a short one.
+        for (const char* archive : {"constants", "data"})
+          if (const QString why = checkTensorRecords(reader, archive); !why.isEmpty())
+            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+                        QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
         return {};
       }
       if (reader.hasRecord("data.pkl")) {

@@ -2,6 +2,7 @@
 
 #include "core/io/archive_probe.h"
 #include "core/io/pickle_check.h"
+#include "core/io/tensor_records.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -43,6 +44,9 @@ c10::IValue loadSavedValue(const QByteArray& bytes) {
     if (const QString why = checkPickleLengths(static_cast<const char*>(data.get()), size); !why.isEmpty())
       throw std::runtime_error("a damaged torch.save pickle: " + why.toStdString());
   }
+  // Each tensor against its record (torch.load refuses a record shorter than its tensor).
+  if (const QString why = checkTensorRecords(reader, "data"); !why.isEmpty())
+    throw std::runtime_error("a damaged torch.save archive: " + why.toStdString());
   // On the CPU whatever device the value was saved from (a program exported on a GPU saves its
   // sample inputs there): a run moves them where it runs.
   return torch::jit::readArchiveAndTensors("data", "", "", std::nullopt, std::nullopt, c10::Device(c10::kCPU), reader);

@@ -53,11 +53,48 @@ RuleError mapParseError(const QString& what, const QStringList& irLines, int fir
   return err;
 }
 
+// Brackets and indented blocks nest at most this deep in rule IR (real patterns nest a few levels).
+constexpr int kMaxIrNesting = 64;
+
+RuleError nestingError(const QStringList& lines, int firstLine, const QString& file) {
+  int depth = 0;
+  std::vector<qsizetype> indents;  // the open indentation levels
+  for (qsizetype l = 0; l < lines.size(); ++l) {
+    const QString& line = lines[l];
+    if (!line.trimmed().isEmpty()) {
+      qsizetype indent = 0;
+      while (indent < line.size() && line[indent].isSpace()) ++indent;
+      while (!indents.empty() && indents.back() >= indent) indents.pop_back();
+      indents.push_back(indent);
+      if (indents.size() > size_t(kMaxIrNesting))
+        return RuleError{file, firstLine + int(l), int(indent) + 1,
+                         QStringLiteral("blocks nest more than %1 levels deep").arg(kMaxIrNesting)};
+    }
+    for (qsizetype c = 0; c < line.size(); ++c) {
+      const QChar ch = line[c];
+      if (ch == QLatin1Char('(') || ch == QLatin1Char('[') || ch == QLatin1Char('{')) {
+        if (++depth > kMaxIrNesting)
+          return RuleError{file, firstLine + int(l), int(c) + 1,
+                           QStringLiteral("brackets nest more than %1 levels deep").arg(kMaxIrNesting)};
+      } else if (ch == QLatin1Char(')') || ch == QLatin1Char(']') || ch == QLatin1Char('}')) {
+        depth = std::max(0, depth - 1);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 IrParse parseIrAt(const QString& ir, int firstLine, const QString& file) {
   IrParse out;
   const QStringList irLines = ir.split(QLatin1Char('\n'));
+  // libtorch's IR parser recurses once per bracket and per indented block: text nested thousands
+  // deep would overflow the stack. One pass over the text refuses it first, whatever its length.
+  if (RuleError deep = nestingError(irLines, firstLine, file); deep.isError()) {
+    out.error = deep;
+    return out;
+  }
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
     // Tensor constants (`value=<Tensor>`) parse as uninitialised tensors of the written type.
@@ -68,14 +105,40 @@ IrParse parseIrAt(const QString& ir, int firstLine, const QString& file) {
     if (out.error.message.isEmpty()) out.error.message = QStringLiteral("invalid IR");
     return out;
   }
-  // parseIR accepts any name::op; an unknown operator would only fail later, so say it here.
+  // parseIR accepts any name::op with any number of arguments; an unknown operator, or one given
+  // a number of arguments none of its overloads takes, would only fail later (libtorch's
+  // "INTERNAL ASSERT FAILED"), so say it here.
   for (auto* n : graph->nodes()) {
     const auto kind = n->kind();
     if (!kind.is_aten()) continue;
-    if (!torch::jit::getAllOperatorsFor(kind).empty()) continue;
+    const auto operators = torch::jit::getAllOperatorsFor(kind);
+    QString problem;
+    if (operators.empty()) {
+      problem = QStringLiteral("unknown operator %1").arg(QString::fromStdString(kind.toQualString()));
+    } else {
+      const size_t given = n->inputs().size(), results = n->outputs().size();
+      bool fits = false;
+      QStringList takes;
+      for (const auto& op : operators) {
+        const auto& schema = op->schema();
+        size_t required = 0;
+        for (const auto& a : schema.arguments())
+          if (!a.default_value() && !a.kwarg_only()) ++required;
+        const size_t most = schema.arguments().size();
+        fits = fits || (given >= required && (given <= most || schema.is_vararg()) &&
+                        (results == schema.returns().size() || schema.is_varret()));
+        takes << (required == most ? QString::number(most) : QStringLiteral("%1 to %2").arg(required).arg(most));
+      }
+      takes.removeDuplicates();
+      if (!fits)
+        problem = QStringLiteral("%1 is given %2 argument(s) and %3 result(s); its overloads take %4 argument(s)")
+                      .arg(QString::fromStdString(kind.toQualString())).arg(given).arg(results)
+                      .arg(takes.join(QStringLiteral(", ")));
+    }
+    if (problem.isEmpty()) continue;
     const QString name = QString::fromStdString(kind.toQualString());
     out.error.file = file;
-    out.error.message = QStringLiteral("unknown operator %1").arg(name);
+    out.error.message = problem;
     out.error.line = firstLine;
     out.error.column = 1;
     for (int i = 0; i < irLines.size(); ++i) {

@@ -1,6 +1,9 @@
 #include "core/rewrite/rule_parser.h"
 
+#include "core/io/file_policy.h"
 #include "core/rewrite/ir_text.h"
+
+#include <torch/csrc/jit/ir/ir.h>
 
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
@@ -27,6 +30,23 @@ QString sectionText(const Section& s) {
   return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
+// Why `glob` is not a valid wildcard pattern (`*`, `?`, `[set]`), empty when it is.
+QString globError(const QString& glob) {
+  for (qsizetype i = 0; i < glob.size(); ++i) {
+    if (glob[i] != QLatin1Char('[')) continue;
+    // A set: `[!` or `[]` may start it; it ends at the next `]` after its first character.
+    qsizetype j = i + 1;
+    if (j < glob.size() && (glob[j] == QLatin1Char('!') || glob[j] == QLatin1Char('^'))) ++j;
+    if (j < glob.size() && glob[j] == QLatin1Char(']')) ++j;
+    while (j < glob.size() && glob[j] != QLatin1Char(']')) ++j;
+    if (j >= glob.size()) return QStringLiteral("the [ at column %1 is never closed by ]").arg(i + 1);
+    i = j;
+  }
+  const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(glob));
+  if (!re.isValid()) return re.errorString();
+  return {};
+}
+
 bool parseCondition(const QString& raw, int line, const QString& file, Condition& c, RuleError& err) {
   const QString text = raw.trimmed();
   c.line = line;
@@ -38,6 +58,13 @@ bool parseCondition(const QString& raw, int line, const QString& file, Condition
   if (auto m = module.match(text); m.hasMatch()) {
     c.kind = Condition::Kind::ModuleGlob;
     c.expected = m.captured(1);
+    // A glob that does not parse (`module ~ [`: a bracket never closed) is an error here, not a
+    // pattern that silently matches nothing.
+    if (QString why = globError(c.expected); !why.isEmpty()) {
+      err = errorAt(file, line, int(raw.indexOf(c.expected)) + 1,
+                    QStringLiteral("condition '%1': the glob %2 is not valid: %3").arg(text, c.expected, why));
+      return false;
+    }
   } else if (auto m = equals.match(text); m.hasMatch()) {
     c.kind = m.captured(2) == QLatin1String("==") ? Condition::Kind::ConstEquals : Condition::Kind::NotEquals;
     c.value = m.captured(1);
@@ -63,6 +90,7 @@ bool parseCondition(const QString& raw, int line, const QString& file, Condition
 }  // namespace
 
 RuleParseResult parseRule(const QString& text, const QString& file) {
+  std::shared_ptr<torch::jit::Graph> patternGraph, replacementGraph;
   RuleParseResult result;
   Rule& rule = result.rule;
   rule.source = file;
@@ -153,9 +181,11 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     if (s.name == QLatin1String("pattern")) {
       rule.pattern = ir;
       rule.patternLine = s.firstLine;
+      patternGraph = parsed.graph;
     } else if (s.name == QLatin1String("replacement")) {
       rule.replacement = ir;
       rule.replacementLine = s.firstLine;
+      replacementGraph = parsed.graph;
     } else if (s.name == QLatin1String("test expect")) {
       if (rule.tests.isEmpty() || !rule.tests.last().shouldMatch || !rule.tests.last().expect.isEmpty()) {
         result.error = errorAt(file, s.headerLine, 1, QStringLiteral("[test expect] must follow a [test match]"));
@@ -169,6 +199,19 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
       t.ir = ir;
       t.line = s.firstLine;
       rule.tests.push_back(t);
+    }
+  }
+  // The replacement stands in for the pattern: it takes the same inputs and gives as many
+  // outputs (libtorch's rewriter asserts otherwise, as an internal error).
+  if (patternGraph && replacementGraph) {
+    const size_t pin = patternGraph->inputs().size(), rin = replacementGraph->inputs().size();
+    const size_t pout = patternGraph->outputs().size(), rout = replacementGraph->outputs().size();
+    if (pin != rin || pout != rout) {
+      result.error = errorAt(file, rule.replacementLine, 1,
+                             QStringLiteral("the replacement takes %1 input(s) and returns %2 value(s), but the pattern takes %3 "
+                                            "and returns %4: a replacement must match its pattern's inputs and outputs")
+                                 .arg(rin).arg(rout).arg(pin).arg(pout));
+      return result;
     }
   }
   if (rule.isBuiltinPass()) {
@@ -213,13 +256,15 @@ QString ruleText(const Rule& rule) {
 }
 
 RuleParseResult parseRuleFile(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
+  // The input policy: a regular file of at most 256 MiB, never a device, a pipe or a /proc file.
+  QString why;
+  const auto bytes = io::readInputFile(path, io::kMaxTextFileBytes, QStringLiteral("rule file"), &why);
+  if (!bytes) {
     RuleParseResult r;
-    r.error = RuleError{path, 0, 0, QStringLiteral("cannot read rule file: %1").arg(f.errorString())};
+    r.error = RuleError{path, 0, 0, QStringLiteral("cannot read rule file: %1").arg(why)};
     return r;
   }
-  return parseRule(QString::fromUtf8(f.readAll()), path);
+  return parseRule(QString::fromUtf8(*bytes), path);
 }
 
 }  // namespace graft::core::rewrite

@@ -1,5 +1,6 @@
 #include "core/run/input_set.h"
 
+#include "core/io/file_policy.h"
 #include "core/io/saved_value.h"
 #include "core/model/document.h"
 #include "core/model/revision.h"
@@ -44,6 +45,22 @@ struct Parser {
 };
 
 std::optional<c10::IValue> parseOne(const QString& spec, at::Generator& gen, QString& error);
+
+// Tuples and lists nest at most this deep: parseOne recurses once per level, so a spec such as
+// "((((…1x3…))))" 60,000 deep would overflow the stack; no forward takes more than a few levels.
+constexpr int kMaxNesting = 32;
+
+// Why `spec` nests too deep, empty otherwise; one pass over it, whatever its length.
+QString nestingError(const QString& spec) {
+  int depth = 0, deepest = 0;
+  for (const QChar c : spec) {
+    if (c == '(' || c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if (c == ')' || c == ']' || c == '}') depth = std::max(0, depth - 1);
+  }
+  if (deepest <= kMaxNesting) return {};
+  return QStringLiteral("input spec nests tuples and lists %1 deep; at most %2 levels are read ('%3')")
+      .arg(deepest).arg(kMaxNesting).arg(spec.size() > 40 ? spec.left(40) + QStringLiteral("…") : spec);
+}
 
 std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen, QString& error) {
   const QString shapePart = spec.section(':', 0, 0);
@@ -159,28 +176,15 @@ c10::IValue typedLists(const c10::IValue& v) {
   return v;
 }
 
-// The largest input file read (4 GiB): an input is a tensor for one forward, and a path such as
-// /dev/zero would otherwise be read until memory runs out.
-constexpr qint64 kMaxInputFileBytes = qint64(4) << 30;
-
+// An input file is read under the input policy (io/file_policy.h): a regular file of at most
+// 4 GiB (an input is a tensor for one forward), read with that bound even where its reported size
+// is 0 (/proc), never a device or a pipe.
 std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
-  const QFileInfo info(path);
-  if (!info.isFile()) {
-    error = QStringLiteral("input %1 is not a regular file (a device, a pipe or a folder): give a .npy or torch.save'd tensor file").arg(path);
-    return std::nullopt;
-  }
-  if (info.size() > kMaxInputFileBytes) {
-    error = QStringLiteral("input file %1 is %2 GiB; inputs are read up to 4 GiB").arg(path).arg(double(info.size()) / double(qint64(1) << 30), 0, 'f', 1);
-    return std::nullopt;
-  }
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    error = QStringLiteral("cannot read input file %1: %2").arg(path, f.errorString());
-    return std::nullopt;
-  }
-  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(f.readAll(), path, error);
+  const auto bytes = io::readInputFile(path, io::kMaxTensorFileBytes, QStringLiteral("input"), &error);
+  if (!bytes) return std::nullopt;
+  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(*bytes, path, error);
   try {
-    return typedLists(io::loadSavedValue(f.readAll()));
+    return typedLists(io::loadSavedValue(*bytes));
   } catch (const c10::Error& e) {
     error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
                 .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));
@@ -306,6 +310,10 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
   InputSet set;
   for (const QString& spec : specs) {
+    if (QString why = nestingError(spec); !why.isEmpty()) {
+      result.error = why;
+      return result;
+    }
     auto v = parseOne(spec, gen, result.error);
     if (!v) return result;
     // A file holding a tuple of tensors supplies that many positional inputs.

@@ -19,8 +19,10 @@ mkdir -p "$corpus/load" "$corpus/inputs" "$corpus/journal"
 
 "$py" "$root/tests/python/make_run_models.py" "$scratch" >/dev/null
 "$py" "$root/tests/python/make_programs.py" "$scratch" dynamic_batch cond >/dev/null
+"$py" "$root/tests/python/make_damaged_records.py" "$scratch/damaged" >/dev/null
 "$py" "$here/archive_seed.py" "$corpus/load" "$scratch"/run_cnn.pt "$scratch"/run_tuple.pt "$scratch"/run_x.pt \
-  "$scratch"/pt2/dynamic_batch.pt2 "$scratch"/pt2/cond.pt2 "$scratch"/pt2/cond.pt
+  "$scratch"/pt2/dynamic_batch.pt2 "$scratch"/pt2/cond.pt2 "$scratch"/pt2/cond.pt \
+  "$scratch"/damaged/short_weight.pt "$scratch"/damaged/short_constant.pt "$scratch"/damaged/short_sample.pt2
 
 i=0
 for spec in '1x64:float32' '1x3x32x32' '2x2:int64 3' '(2x2, 3x3) none' '[1x2, 1x2]' '[1, 2, 3]' '[0.5, 1e-3]' \
@@ -29,6 +31,15 @@ for spec in '1x64:float32' '1x3x32x32' '2x2:int64 3' '(2x2, 3x3) none' '[1x2, 1x
 done
 { printf 'N'; cat "$scratch/run_x.npy"; } > "$corpus/inputs/run_x_npy"
 { printf 'T'; cat "$scratch/run_x.pt"; } > "$corpus/inputs/run_x_pt"
+# Records shorter than their tensors, and specs nested deeper than the parser reads.
+for f in short_tensor short_view empty_tensor; do { printf 'T'; cat "$scratch/damaged/$f.pt"; } > "$corpus/inputs/$f"; done
+"$py" - "$corpus/inputs" <<'PY'
+import os, sys
+seeds = {"nest_parens": "(" * 300 + "2x8" + ")" * 300, "nest_brackets": "[" * 2000,
+         "nest_mixed": "([{" * 100 + "1x8" + "}])" * 100, "nest_unclosed": "([" * 500 + "1"}
+for name, spec in seeds.items():
+    open(os.path.join(sys.argv[1], name), "w").write("S" + spec)
+PY
 
 "$root/build/fuzz/tests/fuzz/fuzz_journal_seeds" "$corpus/journal"
 du -sh "$corpus"

@@ -35,7 +35,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_one() {
   local h=$1 out=$build/out/$1 corpus=$build/corpus/$1 start=$SECONDS part=0
   local seeds=("$here/corpus/$h")
-  [ "$h" = rules ] && seeds=("$root/resources/rules")
+  [ "$h" = rules ] && seeds=("$root/resources/rules" "$here/corpus/rules")
   rm -rf "$out"
   mkdir -p "$out" "$corpus"
   while :; do
