@@ -397,12 +397,12 @@ class TestSafety : public QObject {
     QTest::newRow("model: /proc/self/status") << QStringList{"compare", "/proc/self/status", model} << "size of 0";
     QTest::newRow("journal: FIFO") << QStringList{"replay", model, fifo, "-o", out} << "not a regular file";
     QTest::newRow("journal: /dev/zero") << QStringList{"replay", model, "/dev/zero", "-o", out} << "not a regular file";
-    QTest::newRow("journal: /proc/self/pagemap") << QStringList{"replay", model, "/proc/self/pagemap", "-o", out} << "system reports";
+    QTest::newRow("journal: /proc/self/pagemap") << QStringList{"replay", model, "/proc/self/pagemap", "-o", out} << "size of 0";
     QTest::newRow("rule: FIFO") << QStringList{"rewrite", model, "--rule", fifo, "-o", out} << "not a regular file";
     QTest::newRow("rule: /dev/zero") << QStringList{"rewrite", model, "--rule", "/dev/zero", "-o", out} << "not a regular file";
-    QTest::newRow("rule: /proc/self/pagemap") << QStringList{"rewrite", model, "--rule", "/proc/self/pagemap", "-o", out} << "system reports";
-    QTest::newRow("input: /proc/self/pagemap") << QStringList{"shapes", model, "--input", "/proc/self/pagemap"} << "system reports";
-    QTest::newRow("input: /proc/self/environ") << QStringList{"shapes", model, "--input", "/proc/self/environ"} << "system reports";
+    QTest::newRow("rule: /proc/self/pagemap") << QStringList{"rewrite", model, "--rule", "/proc/self/pagemap", "-o", out} << "size of 0";
+    QTest::newRow("input: /proc/self/pagemap") << QStringList{"shapes", model, "--input", "/proc/self/pagemap"} << "size of 0";
+    QTest::newRow("input: /proc/self/environ") << QStringList{"shapes", model, "--input", "/proc/self/environ"} << "size of 0";
     QTest::newRow("input: /dev/urandom") << QStringList{"shapes", model, "--input", "/dev/urandom"} << "not a regular file";
     QTest::newRow("input: FIFO") << QStringList{"profile", model, "--runs", "1", "--input", fifo} << "not a regular file";
   }

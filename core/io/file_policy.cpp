@@ -60,20 +60,32 @@ qint64 readUpTo(int fd, char* buffer, qint64 limit) {
   return total;
 }
 
+// A file whose size reads 0 but which yields bytes, or refuses a plain read (/proc/self/pagemap
+// reads only in 8-byte steps): a /proc or /sys file, whose size says nothing about its content.
+bool isPseudoFile(int fd, const struct stat& st) {
+  if (st.st_size != 0) return false;
+  char probe[4096];
+  return readUpTo(fd, probe, sizeof(probe)) != 0;
+}
+
+QString pseudoFileError(const QString& path, const QString& what) {
+  return QStringLiteral("%1 %2 reports a size of 0 bytes but is not empty (a /proc or /sys file): the system does not "
+                        "say how large it is, so it is not read")
+      .arg(what, path);
+}
+
+QString sizeText(qint64 bytes) {
+  if (bytes < (qint64(1) << 20)) return QStringLiteral("%1 bytes").arg(bytes);
+  return QStringLiteral("%1 MiB").arg(double(bytes) / double(1 << 20), 0, 'f', 1);
+}
+
 }  // namespace
 
 QString checkInputFile(const QString& path, const QString& what) {
   Fd file;
   struct stat st {};
   if (QString why = openRegular(path, what, file, st); !why.isEmpty()) return why;
-  if (st.st_size == 0) {
-    // An empty file, or one whose size the system does not report (/proc): one byte tells.
-    char byte = 0;
-    if (readUpTo(file.fd, &byte, 1) > 0)
-      return QStringLiteral("%1 %2 reports a size of 0 bytes but has content (a /proc or /sys file): its size "
-                            "cannot be trusted, so it is not read")
-          .arg(what, path);
-  }
+  if (isPseudoFile(file.fd, st)) return pseudoFileError(path, what);
   return {};
 }
 
@@ -85,9 +97,12 @@ std::optional<QByteArray> readInputFile(const QString& path, qint64 maxBytes, co
   Fd file;
   struct stat st {};
   if (QString why = openRegular(path, what, file, st); !why.isEmpty()) return failWith(why);
-  auto mib = [](qint64 bytes) { return QString::number(double(bytes) / double(1 << 20), 'f', 1); };
   if (st.st_size > maxBytes)
-    return failWith(QStringLiteral("%1 %2 is %3 MiB; Graft reads such files up to %4 MiB").arg(what, path, mib(st.st_size), mib(maxBytes)));
+    return failWith(QStringLiteral("%1 %2 is %3; Graft reads such files up to %4").arg(what, path, sizeText(st.st_size), sizeText(maxBytes)));
+  if (st.st_size == 0) {
+    if (isPseudoFile(file.fd, st)) return failWith(pseudoFileError(path, what));
+    return QByteArray();
+  }
   // One byte past the reported size tells a file whose size is not what the system says; the
   // read never goes past the bound, whatever the size says.
   const qint64 limit = std::min<qint64>(qint64(st.st_size), maxBytes) + 1;
