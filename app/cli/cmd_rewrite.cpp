@@ -1,6 +1,8 @@
 #include "app/cli/commands.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
+#include "core/rewrite/module_replace.h"
+#include "core/rewrite/python_rules.h"
 #include "core/report/rewrite_report.h"
 
 
@@ -34,12 +36,18 @@ Command rulesCommand() {
 
 Command rewriteCommand() {
   Command c{QStringLiteral("rewrite"), QStringLiteral("Apply rules and passes to a model and save the result."),
-            QStringLiteral("MODEL --rule ID|FILE [--rule ...] [--pass NAME ...] [--at NODE] (-o OUT.pt | --dry-run) [--json]"), {}};
+            QStringLiteral("MODEL --rule ID|FILE|FILE.py [--rule ...] [--pass NAME ...] [--replace-module CLASS=FILE.py:NewModule [--param NEW=OLD ...]] "
+                           "[--at NODE] (-o OUT.pt | --dry-run) [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
-    parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id or .rule file (repeatable)."), QStringLiteral("ID|FILE")});
+    parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id, .rule file or Python rule file .py (repeatable)."), QStringLiteral("ID|FILE")});
+    parser.addOption({QStringLiteral("replace-module"),
+                      QStringLiteral("Replace every instance of module class CLASS by NewModule's forward from FILE.py, with the old parameters (repeatable)."),
+                      QStringLiteral("CLASS=FILE.py:NewModule")});
+    parser.addOption({QStringLiteral("param"), QStringLiteral("With --replace-module: NewModule's parameter NEW is the old module's OLD (repeatable)."),
+                      QStringLiteral("NEW=OLD")});
     parser.addOption({QStringLiteral("pass"), QStringLiteral("A libtorch pass (repeatable)."), QStringLiteral("NAME")});
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
     parser.addOption({QStringLiteral("at"), QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."), QStringLiteral("NODE")});
@@ -47,6 +55,7 @@ Command rewriteCommand() {
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     // Steps run in command-line order, rules and passes interleaved as written.
     QVector<core::rewrite::Step> steps;
+    QHash<int, QString> pythonRules;  // step index → Python rule file, compiled once the model's format is known
     const auto library = RuleLibrary::load();
     QStringList argv = args;
     for (int i = 0; i + 1 < argv.size(); ++i) {
@@ -58,7 +67,12 @@ Command rewriteCommand() {
         isRule = a == QLatin1String("--rule");
         isPass = !isRule;
       }
-      if (isRule) {
+      if (isRule && core::rewrite::isPythonRuleFile(value)) {
+        pythonRules.insert(int(steps.size()), value);
+        core::rewrite::Rule placeholder;
+        placeholder.id = value;
+        steps.push_back(core::rewrite::Step::ofRule(placeholder));
+      } else if (isRule) {
         QString error;
         core::model::Diagnostic diagnostic;
         auto rule = library.resolve(value, &error, &diagnostic);
@@ -73,7 +87,11 @@ Command rewriteCommand() {
     for (const auto& a : argv)
       if (a.startsWith(QLatin1String("--rule=")) || a.startsWith(QLatin1String("--pass=")))
         return fail(QStringLiteral("write --rule ID and --pass NAME as two arguments"));
-    if (steps.isEmpty()) return fail(QStringLiteral("nothing to do: give --rule ID|FILE or --pass NAME"));
+    const QStringList replaceModules = parser.values(QStringLiteral("replace-module"));
+    if (steps.isEmpty() && replaceModules.isEmpty())
+      return fail(QStringLiteral("nothing to do: give --rule ID|FILE or --pass NAME"));
+    if (parser.isSet(QStringLiteral("param")) && replaceModules.isEmpty())
+      return fail(QStringLiteral("--param maps parameters for --replace-module"));
     const bool dryRun = parser.isSet(QStringLiteral("dry-run"));
     if (parser.isSet(QStringLiteral("at"))) {
       bool isId = false;
@@ -90,6 +108,42 @@ Command rewriteCommand() {
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
+    // Python rules: compiled now, in the form of the model's format (TorchScript or torch.export).
+    if (!pythonRules.isEmpty()) {
+      QVector<core::rewrite::Step> expanded;
+      for (int i = 0; i < steps.size(); ++i) {
+        if (!pythonRules.contains(i)) {
+          expanded.push_back(steps[i]);
+          continue;
+        }
+        const auto set = core::rewrite::compilePythonRules(pythonRules.value(i));
+        if (!set.ok()) return fail(core::model::Diagnostics{set.error.diagnostic()});
+        const auto& rules = set.forFormat(doc->format());
+        if (steps[i].onlyAt != core::model::kNoNode && rules.size() != 1)
+          return fail(QStringLiteral("--at applies to exactly one rule; %1 has %2").arg(pythonRules.value(i)).arg(rules.size()));
+        for (const auto& r : rules) {
+          auto step = core::rewrite::Step::ofRule(r);
+          step.onlyAt = steps[i].onlyAt;
+          expanded.push_back(step);
+        }
+      }
+      steps = expanded;
+    }
+    // Module replacements: one step per instance, each limited to that instance's match.
+    QSet<int> moduleSteps;
+    for (const QString& spec : replaceModules) {
+      auto request = core::rewrite::parseModuleReplacement(spec, parser.values(QStringLiteral("param")));
+      if (!request.error.isEmpty()) return fail(request.error);
+      const auto plan = core::rewrite::planModuleReplacement(*doc, request);
+      if (plan.error.isError()) return fail(core::model::Diagnostics{plan.error.diagnostic()});
+      for (const auto& d : plan.diagnostics) report(core::model::Diagnostics{d});
+      for (const auto& s : plan.steps) {
+        moduleSteps.insert(int(steps.size()));
+        steps.push_back(s);
+      }
+      if (plan.steps.isEmpty())
+        return fail(QStringLiteral("--replace-module %1: no instance of %2 could be replaced").arg(spec, request.className));
+    }
     if (dryRun) {
       // Each rule on the model as loaded, independently: nothing is rewritten.
       core::rewrite::ApplyResult preview;
@@ -104,8 +158,12 @@ Command rewriteCommand() {
       return int(kOk);
     }
     core::edit::Session session(*doc);
-    const auto result = session.applyRewrite(steps);
+    auto result = session.applyRewrite(steps);
     if (!result.ok()) return fail(result.diagnostics());
+    // A module replacement step is limited to its instance: the other instances are not skips.
+    for (int i : moduleSteps)
+      if (i < result.reports.size())
+        result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.reason == QLatin1String("not the chosen match"); });
     report(result.diagnostics());  // skipped matches, as warnings
     const auto saved = core::io::saveAs(*doc, result.revision, out);
     if (!saved.ok) return fail(saved.diagnostics(out));

@@ -93,6 +93,21 @@ QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, Q
     }
     in->setDebugName(args[qsizetype(i)].toStdString());
   }
+  // A trace records Python numbers as 0-dim tensor constants (`var + 1e-5`): written as scalars,
+  // the op takes its Scalar overload, which computes the same.
+  std::vector<torch::jit::Node*> scalars;
+  for (torch::jit::Node* n : g->nodes())
+    if (n->kind() == c10::prim::Constant && n->outputs().size() == 1 && isTensorType(n->output()->type()))
+      if (auto iv = torch::jit::toIValue(n->output()); iv && iv->isTensor() && iv->toTensor().dim() == 0) scalars.push_back(n);
+  for (torch::jit::Node* n : scalars) {
+    const at::Tensor t = torch::jit::toIValue(n->output())->toTensor();
+    torch::jit::WithInsertPoint guard(n);
+    torch::jit::Value* s = t.is_floating_point() ? g->insertConstant(t.item<double>())
+                           : t.scalar_type() == at::kBool ? g->insertConstant(t.item<bool>())
+                                                          : g->insertConstant(t.item<int64_t>());
+    n->output()->replaceAllUsesWith(s);
+    n->destroy();
+  }
   torch::jit::EliminateDeadCode(g);
   std::function<void(torch::jit::Block*)> plain = [&](torch::jit::Block* b) {
     for (torch::jit::Value* v : b->inputs())

@@ -127,9 +127,23 @@ def compile_module(path, outdir, request, load, RuleFileError, line_of, short, d
                 mapping[name] = index[old_name]
             activations = [k for k, a in enumerate(args) if a["kind"] == "input"]
 
-            def forward(*values, _new=new, _mapping=mapping, _activations=activations):
-                state = {n: values[k] for n, k in _mapping.items()}
-                return torch.func.functional_call(_new, state, tuple(values[k] for k in _activations))
+            # NewModule's parameters and buffers become plain attributes that the forward sets from
+            # its arguments, so traces and exports take them as inputs, never as constants.
+            owners = {}
+            for name in mapping:
+                owner = new
+                for part in name.split(".")[:-1]:
+                    owner = getattr(owner, part)
+                leaf = name.split(".")[-1]
+                owner._parameters.pop(leaf, None)
+                owner._buffers.pop(leaf, None)
+                owners[name] = (owner, leaf)
+
+            def forward(*values, _new=new, _mapping=mapping, _activations=activations, _owners=owners):
+                for n, k in _mapping.items():
+                    owner, leaf = _owners[n]
+                    owner.__dict__[leaf] = values[k]
+                return _new(*[values[k] for k in _activations])
 
             examples = tuple(_example(a, old_params) if a["kind"] == "input" else old_params[a["old"]].detach().clone()
                              for a in args)

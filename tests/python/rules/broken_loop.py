@@ -1,0 +1,12 @@
+import torch
+
+while True:
+    pass
+
+
+def pattern(x):
+    return torch.relu(x)
+
+
+def replacement(x):
+    return torch.clamp_min(x, 0)
