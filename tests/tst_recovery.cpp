@@ -209,7 +209,8 @@ class TstRecovery : public QObject {
       QVERIFY2(replayed.ok, qPrintable(replayed.error));
       QCOMPARE(replayed.applied, c.kept);
       QCOMPARE(fresh->current()->irText(), doc->revision(c.kept)->irText());
-      QVERIFY2(replayed.warning.contains(QStringLiteral("edit %1").arg(c.kept + 1)), qPrintable(replayed.warning));
+      QVERIFY2(replayed.warning.contains(QLatin1String("cut short")), qPrintable(replayed.warning));
+      if (c.kept < 3) QVERIFY2(replayed.warning.contains(QStringLiteral("inside edit %1").arg(c.kept + 1)), qPrintable(replayed.warning));
       QCOMPARE(replayed.diagnostics(cut).size(), size_t(1));
     }
     // Cut before the edits begin (inside the source): nothing can be recovered, and it says so.

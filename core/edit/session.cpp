@@ -183,11 +183,12 @@ QByteArray journalBytes(const QJsonObject& journal) {
 struct Salvaged {
   QJsonObject journal;
   int kept = 0;
+  bool everyEdit = false;  // the cut came after the edits: none was dropped
 };
 std::optional<Salvaged> salvageJournal(const QByteArray& text) {
   int depth = 0;
   bool inString = false, escaped = false, editsOpen = false;
-  qsizetype keyStart = -1, lastKeyStart = -1, lastKeyEnd = -1, lastEditEnd = -1, editsBracket = -1;
+  qsizetype keyStart = -1, lastKeyStart = -1, lastKeyEnd = -1, lastEditEnd = -1, editsBracket = -1, editsEnd = -1;
   int kept = 0;
   for (qsizetype i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -221,7 +222,7 @@ std::optional<Salvaged> salvageJournal(const QByteArray& text) {
           lastEditEnd = i;
           ++kept;
         }
-        if (editsOpen && depth == 1) return std::nullopt;  // the edits array is whole: not a cut journal
+        if (editsOpen && depth == 1 && editsEnd < 0) editsEnd = i;  // the edits array is whole
         if (depth < 0) return std::nullopt;
         break;
       default:
@@ -229,12 +230,11 @@ std::optional<Salvaged> salvageJournal(const QByteArray& text) {
     }
   }
   if (!editsOpen) return std::nullopt;
-  QByteArray whole = text.left((lastEditEnd >= 0 ? lastEditEnd : editsBracket) + 1);
-  whole += "]}";
+  QByteArray whole = editsEnd >= 0 ? text.left(editsEnd + 1) + "}" : text.left((lastEditEnd >= 0 ? lastEditEnd : editsBracket) + 1) + "]}";
   QJsonParseError pe{};
   const auto doc = QJsonDocument::fromJson(whole, &pe);
   if (pe.error != QJsonParseError::NoError || !doc.isObject()) return std::nullopt;
-  return Salvaged{doc.object(), kept};
+  return Salvaged{doc.object(), kept, editsEnd >= 0};
 }
 }  // namespace
 
@@ -284,9 +284,12 @@ std::optional<QJsonObject> Session::readJournal(const QString& path, QString* er
     if (auto salvaged = salvageJournal(*bytes); salvaged && salvaged->journal.contains(QLatin1String("source"))) {
       journal = salvaged->journal;
       journal.insert(QLatin1String(kTruncatedKey),
-                     QStringLiteral("the journal %1 is cut short inside edit %2: the %3 edit(s) before it are recovered; "
-                                    "edit %2 and anything written after it are dropped")
-                         .arg(path).arg(salvaged->kept + 1).arg(salvaged->kept));
+                     salvaged->everyEdit
+                         ? QStringLiteral("the journal %1 is cut short after its last edit: all %2 edit(s) are recovered")
+                               .arg(path).arg(salvaged->kept)
+                         : QStringLiteral("the journal %1 is cut short inside edit %2: the %3 edit(s) before it are recovered; "
+                                          "edit %2 and anything written after it are dropped")
+                               .arg(path).arg(salvaged->kept + 1).arg(salvaged->kept));
       doc = QJsonDocument(journal);
     } else if (salvaged) {
       if (error) *error = QStringLiteral("%1 is cut short before it names its model: nothing in it can be recovered").arg(path);
