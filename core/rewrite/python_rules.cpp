@@ -238,7 +238,7 @@ QJsonObject runPythonChild(const QString& mode, const QString& path, const QStri
   }
   p.closeWriteChannel();
   // The child stops itself at the timeout with its stack dumped (faulthandler); this is the backstop.
-  const bool finished = p.waitForFinished((timeout + 30) * 1000);
+  const bool finished = p.waitForFinished((2 * timeout + 60) * 1000);
   if (!finished) {
     p.kill();
     p.waitForFinished(5000);
