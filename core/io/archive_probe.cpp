@@ -117,7 +117,7 @@ LoadError probeArchive(const QString& path) {
         // Every weight and constant against its record: libtorch would read past a short one.
         for (const char* archive : {"constants", "data"})
           if (const QString why = checkTensorRecords(reader, archive); !why.isEmpty())
-            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive: %2.").arg(name, why),
                         QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
         return {};
       }
