@@ -256,6 +256,10 @@ QString ruleText(const Rule& rule) {
 }
 
 RuleParseResult parseRuleFile(const QString& path) {
+  if (path.startsWith(QLatin1String(":/"))) {  // a built-in rule (Qt resource)
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly)) return parseRule(QString::fromUtf8(f.readAll()), path);
+  }
   // The input policy: a regular file of at most 256 MiB, never a device, a pipe or a /proc file.
   QString why;
   const auto bytes = io::readInputFile(path, io::kMaxTextFileBytes, QStringLiteral("rule file"), &why);

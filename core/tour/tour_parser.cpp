@@ -1,4 +1,5 @@
 #include "core/tour/tour_parser.h"
+#include "core/io/file_policy.h"
 
 #include "core/tour/json_positions.h"
 
@@ -214,13 +215,19 @@ TourParseResult parseTour(const QByteArray& utf8, const QString& file) {
 }
 
 TourParseResult parseTourFile(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
+  // The input policy (io/file_policy.h): a regular file of bounded size, never a FIFO or a device.
+  if (path.startsWith(QLatin1String(":/"))) {  // a built-in tour (Qt resource)
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly)) return parseTour(f.readAll(), path);
+  }
+  QString why;
+  const auto bytes = io::readInputFile(path, io::kMaxTextFileBytes, QStringLiteral("tour file"), &why);
+  if (!bytes) {
     TourParseResult r;
-    r.error = TourError{path, 0, 0, QStringLiteral("cannot read tour file: %1").arg(f.errorString())};
+    r.error = TourError{path, 0, 0, QStringLiteral("cannot read tour file: %1").arg(why)};
     return r;
   }
-  return parseTour(f.readAll(), path);
+  return parseTour(*bytes, path);
 }
 
 }  // namespace graft::core::tour
