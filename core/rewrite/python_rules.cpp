@@ -358,10 +358,21 @@ PythonRuleSet compilePythonRules(const QString& path) {
     QStringList pt2Sized;
     const QString replacement = pt2FunctionIr(r.value(QLatin1String("pt2_replacement")).toString(), args, why, &pt2Ranks, &pt2Sized);
     if (replacement.isEmpty()) return fail("replacement", replacementLine, QStringLiteral("as a torch.export program: ") + why), set;
-    // Exported size computations hold for the example's rank: the rule asks for it.
+    // Exported size computations hold for the example's rank only: the rule asks for it.
     auto pt2 = makeRule(path, r, pattern, replacement, rankConditions(pt2Sized, pt2Ranks), set.error);
     if (!pt2) return set;
     set.pt2.push_back(*pt2);
+    // The child exported such a replacement again at other ranks of its first sized argument:
+    // one rule per rank, each asking for its rank, so the rule covers them all.
+    for (const auto& v : r.value(QLatin1String("pt2_variants")).toArray()) {
+      QVector<int> vRanks;
+      QStringList vSized;
+      const QString vReplacement = pt2FunctionIr(v.toObject().value(QLatin1String("file")).toString(), args, why, &vRanks, &vSized);
+      if (vReplacement.isEmpty()) continue;
+      auto variant = makeRule(path, r, pattern, vReplacement, rankConditions(vSized, vRanks), set.error);
+      if (!variant) return set;
+      set.pt2.push_back(*variant);
+    }
   }
   if (set.torchscript.isEmpty()) set.error = errorAt(path, 1, QStringLiteral("the file defines no rules"));
   return set;

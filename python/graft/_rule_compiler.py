@@ -241,6 +241,51 @@ def _export(fn, examples, path, what, out_file):
     raise RuleFileError(f"the {what} does not export with torch.export: {_short(first)}", _line_of(first, path, _def_line(fn)))
 
 
+def _sized_arguments(program_file):
+    """Indices of the arguments whose sizes an exported program reads (aten.sym_size)."""
+    import torch
+
+    ep = torch.export.load(program_file)
+    names = [n.name for n in ep.graph.nodes if n.op == "placeholder"]
+    sized = set()
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and str(n.target).startswith("aten.sym_size"):
+            src = n.args[0]
+            if getattr(src, "op", None) == "placeholder":
+                sized.add(names.index(src.name))
+    return sorted(sized)
+
+
+def _rank_variants(rule, fn, examples, program_file, path, outdir, i):
+    """An exported replacement that reads sizes holds for its example's ranks: export it again
+    with the first such argument at ranks 1 to 4, where pattern and replacement run there."""
+    import torch
+
+    from graft.rules import EXAMPLE_SIZE
+
+    sized = _sized_arguments(program_file)
+    if not sized or rule.example_inputs is not None:
+        return []
+    k = sized[0]
+    variants = []
+    for rank in range(1, 5):
+        if rank == examples[k].dim():
+            continue
+        shaped = list(examples)
+        shaped[k] = torch.randn((EXAMPLE_SIZE,) * rank, dtype=examples[k].dtype)
+        shaped = tuple(shaped)
+        try:
+            with torch.no_grad():
+                rule.pattern(*[t.clone() for t in shaped])
+                fn(*[t.clone() for t in shaped])
+            file = os.path.join(outdir, f"rule{i}_replacement_rank{rank}.pt2")
+            _export(fn, shaped, path, "replacement", file)
+            variants.append({"file": file, "rank": rank})
+        except Exception:
+            continue
+    return variants
+
+
 def compile_rules(path, outdir):
     import torch
 
@@ -284,6 +329,8 @@ def compile_rules(path, outdir):
             pt2 = os.path.join(outdir, f"rule{i}_{what}.pt2")
             entry[f"pt2_{what}_shapes"] = _export(fn, examples, path, what, pt2)
             entry[f"pt2_{what}"] = pt2
+            if what == "replacement":
+                entry["pt2_variants"] = _rank_variants(rule, fn, examples, pt2, path, outdir, i)
         out.append(entry)
     return {"rules": out}
 
