@@ -24,7 +24,12 @@ using torch::jit::Value;
 
 namespace {
 
-bool classMatches(const QString& recorded, const QString& wanted) {
+bool classMatches(const QString& recordedName, const QString& wanted) {
+  // TorchScript records "__torch__.torch.nn.modules.linear.___torch_mangle_3.Linear".
+  QString recorded = recordedName;
+  static const QRegularExpression mangle(QStringLiteral(R"(___torch_mangle_\d+\.)"));
+  recorded.remove(mangle);
+  if (recorded.startsWith(QLatin1String("__torch__."))) recorded = recorded.mid(10);
   if (recorded == wanted) return true;
   const QString shortRecorded = recorded.section(QLatin1Char('.'), -1);
   const QString shortWanted = wanted.section(QLatin1Char('.'), -1);
