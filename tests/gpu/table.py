@@ -86,7 +86,7 @@ def main():
             ("vit_b_16.pt2", "1x3x224x224", "pf-vit", "mem-vit", f"{M}/vit_b_16.pt2@1x3x224x224"),
             ("llama.pt2", "ids 2x16", "pf-llama", "mem-llama", f"{M}/llama.pt2@{M}/llama.ids.pt")]
     head = ["model", "input", "PT eager ms", "Graft fwd ms", "Graft/PT", "profiled ms", "Graft prof.",
-            "torch.profiler", "kernel ms", "kernels", "PT peak MiB", "Graft peak MiB"]
+            "torch.profiler", "kernel ms", "kernels", "PT peak MiB", "Graft peak MiB", "peak diff B"]
     table = [head]
     for model, inp, pf, mem, key in rows:
         p, m, r = out.get(pf) or {}, (out.get(mem) or {}) if mem else {}, ref.get(key) or {}
@@ -95,7 +95,9 @@ def main():
                       num(p.get("overhead"), "{:.2f}x"), num(r.get("profiler_overhead"), "{:.2f}x"),
                       num(p.get("kernel_ms_median")),
                       num(p.get("kernels_per_run"), "{:.0f}") if p.get("kernels_recorded") else "-",
-                      mib(r.get("peak_bytes")) if mem else "-", mib(m.get("peak_bytes")) if mem else "-"])
+                      mib(r.get("peak_bytes")) if mem else "-", mib(m.get("peak_bytes")) if mem else "-",
+                      str(m["peak_bytes"] - r["peak_bytes"]) if mem and isinstance(m.get("peak_bytes"), int)
+                      and isinstance(r.get("peak_bytes"), int) else "-"])
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     print()
     print("PyTorch (eager CUDA forward, torch.profiler with CPU+CUDA activities, peak CUDA memory of one")
