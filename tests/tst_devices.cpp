@@ -7,7 +7,9 @@
 //   mode with a dynamic batch, opens with torch.export's op count, runs at two sizes with stock
 //   outputs (the autocast region at bfloat16, as torch runs it) and saves back as a program
 //   stock PyTorch runs;
-// - a transformers OPT, as exported and decomposed, gives a verdict at --dtype-b bfloat16.
+// - transformers' OPT (as exported and decomposed), GPT-NeoX, Falcon, Gemma, ALBERT and a
+//   decomposed DistilBERT give a verdict at --dtype-b bfloat16 and float16, and say what they
+//   relaxed.
 #include "core/io/load.h"
 #include "core/io/save.h"
 #include "core/model/graph_view.h"
@@ -161,14 +163,37 @@ class TestDevices : public QObject {
     QTest::addColumn<QString>("file");
     QTest::newRow("OPT") << QStringLiteral("opt_dyn.pt2");
     QTest::newRow("OPT decomposed") << QStringLiteral("opt_dyn_decomp.pt2");
+    QTest::newRow("GPT-NeoX") << QStringLiteral("gpt_neox_dyn.pt2");
+    QTest::newRow("Falcon") << QStringLiteral("falcon_dyn.pt2");
+    QTest::newRow("Gemma") << QStringLiteral("gemma_dyn.pt2");
+    QTest::newRow("ALBERT") << QStringLiteral("albert_dyn.pt2");
+    QTest::newRow("DistilBERT decomposed") << QStringLiteral("distilbert_dyn_decomp.pt2");
   }
   void bfloat16GivesAVerdict() {
     QFETCH(QString, file);
-    const auto r = graft::test::runCli({QStringLiteral("compare"), QDir(dir_.path()).filePath(file), QStringLiteral("--dtype-b"),
-                                        QStringLiteral("bfloat16"), QStringLiteral("--json")});
-    qInfo("%s: exit %d, %s", qPrintable(file), r.exitCode, r.err.left(2000).constData());
-    QVERIFY2(r.exitCode == 0 || r.exitCode == 1 || r.exitCode == 3, (r.err + r.out).right(4000).constData());
-    QVERIFY(r.json().contains(QStringLiteral("outputs")));
+    for (const char* dtype : {"bfloat16", "float16"}) {
+      const auto r = graft::test::runCli({QStringLiteral("compare"), QDir(dir_.path()).filePath(file), QStringLiteral("--dtype-b"),
+                                          QString::fromLatin1(dtype), QStringLiteral("--json")});
+      qInfo("%s at %s: exit %d, %s", qPrintable(file), dtype, r.exitCode, r.err.left(2000).constData());
+      QVERIFY2(r.exitCode == 0 || r.exitCode == 1 || r.exitCode == 3, (r.err + r.out).right(4000).constData());
+      const QJsonObject json = r.json();
+      QVERIFY(json.contains(QStringLiteral("outputs")));
+      // What was relaxed is said, line by line, beside a one-line summary.
+      const auto relaxed = json.value(QStringLiteral("relaxed_b")).toArray();
+      if (!relaxed.isEmpty()) {
+        QVERIFY2(r.err.contains("the way autocast would"), r.err.constData());
+        for (const auto& line : relaxed)
+          QVERIFY2(line.toString().contains(QLatin1String(" (node ")), qPrintable(line.toString()));
+      }
+    }
+    if (file.startsWith(QLatin1String("opt_dyn"))) {  // OPT asserts its embeddings' float32
+      const auto r = graft::test::runCli({QStringLiteral("compare"), QDir(dir_.path()).filePath(file), QStringLiteral("--dtype-b"),
+                                          QStringLiteral("bfloat16"), QStringLiteral("--json")});
+      bool assertRelaxed = false;
+      for (const auto& line : r.json().value(QStringLiteral("relaxed_b")).toArray())
+        assertRelaxed = assertRelaxed || line.toString().contains(QLatin1String("float32 assert relaxed for a bfloat16 tensor"));
+      QVERIFY(assertRelaxed);
+    }
   }
 
  private:

@@ -15,6 +15,9 @@ PyTorch's outputs.
                    wrap_with_set_grad_enabled and wrap_with_autocast.
   opt_dyn          transformers' OPTForCausalLM (small config, random weights), as make_lm_zoo.py
                    exports causal LMs; opt_dyn_decomp after run_decompositions().
+  gpt_neox_dyn, falcon_dyn, gemma_dyn, albert_dyn, distilbert_dyn_decomp
+                   the other Hugging Face programs whose float16/bfloat16 runs failed on dtype
+                   asserts and bmm dtype checks, exported the same way.
 Per program, in OUTDIR (as make_lm_zoo.py): <name>.pt2 (or .pt), <name>.ref.json {"ops": op
 overloads of the graph and of the bodies of its higher-order ops, as torch.export lists them,
 "sizes"}, <name>.<i>.in.pt and <name>.<i>.out.pt (flat input and output tensors at sizes[i]).
@@ -226,6 +229,48 @@ def make_opt(out):
         os.replace(tmp, os.path.join(out, name + ".pt2"))
 
 
+def hf_models():
+    """The Hugging Face programs whose lower-precision runs failed on dtype asserts and bmm dtype
+    checks (as stock .half() does): name -> (model factory, run_decompositions or not)."""
+    import transformers as T
+
+    v = 96
+    return {
+        "gpt_neox_dyn": (lambda: T.GPTNeoXForCausalLM(T.GPTNeoXConfig(
+            vocab_size=v, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+            max_position_embeddings=64, use_cache=False)), False),
+        "falcon_dyn": (lambda: T.FalconForCausalLM(T.FalconConfig(
+            vocab_size=v, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, use_cache=False)), False),
+        "gemma_dyn": (lambda: T.GemmaForCausalLM(T.GemmaConfig(
+            vocab_size=v, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, head_dim=8, max_position_embeddings=64, use_cache=False)), False),
+        "albert_dyn": (lambda: T.AlbertModel(T.AlbertConfig(
+            vocab_size=v, embedding_size=16, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+            num_attention_heads=4, max_position_embeddings=64)), False),
+        "distilbert_dyn_decomp": (lambda: T.DistilBertModel(T.DistilBertConfig(
+            vocab_size=v, dim=32, hidden_dim=64, n_layers=2, n_heads=4, max_position_embeddings=64)), True),
+    }
+
+
+def make_hf(out, name):
+    import transformers.modeling_outputs  # noqa: F401  output classes registered for torch.export.load
+
+    factory, decompose = hf_models()[name]
+    torch.manual_seed(0)
+    model = factory().eval()
+    batch, seq = torch.export.Dim("batch", min=1, max=16), torch.export.Dim("seq", min=2, max=48)
+    ids = torch.randint(0, 96, (2, 8), generator=torch.Generator().manual_seed(1))
+    mask = torch.ones(2, 8, dtype=torch.long)
+    ep = torch.export.export(model, (), {"input_ids": ids, "attention_mask": mask},
+                             dynamic_shapes={"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}},
+                             strict=False)
+    if decompose:
+        ep = ep.run_decompositions()
+    tmp = os.path.join(out, ".tmp.%s.pt2" % name)
+    torch.export.save(ep, tmp)
+    os.replace(tmp, os.path.join(out, name + ".pt2"))
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     for name, make in (("device_cuda.pt2", make_device_cuda), ("device_cuda_ts.pt", make_device_cuda_ts),
@@ -233,6 +278,10 @@ def main(out):
         if not os.path.exists(os.path.join(out, name)):
             make(out)
             print("devices: %s" % name)
+    for name in hf_models():
+        if not os.path.exists(os.path.join(out, name + ".pt2")):
+            make_hf(out, name)
+            print("devices: %s.pt2" % name)
 
 
 if __name__ == "__main__":
