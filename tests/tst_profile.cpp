@@ -3,6 +3,7 @@
 #include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
+#include "core/profile/kernel_attribution.h"
 #include "core/profile/profile_job.h"
 #include "core/profile/profiler.h"
 #include "core/run/executor.h"
@@ -75,6 +76,183 @@ class TstProfile : public QObject {
     // Node times fit inside the run they were measured in.
     QVERIFY(sum <= p.run.p90 * 1.05);
     QVERIFY(p.forward.median > 0);
+    if (device == "cpu") {
+      QVERIFY(!p.kernelsRecorded);  // CPU profiling is unchanged: no device activity collected
+      QVERIFY(p.kernels.isEmpty());
+      return;
+    }
+    // On CUDA: kernels from the profiler's GPU activity, each given to the node that launched it.
+    QVERIFY2(p.kernelsRecorded && !p.kernels.isEmpty(), qPrintable(p.kernelNote));
+    int attributed = 0;
+    for (const auto& k : p.kernels) attributed += k.node != model::kNoNode;
+    QVERIFY2(attributed >= p.kernels.size() * 9 / 10, qPrintable(QStringLiteral("%1 of %2 kernels attributed").arg(attributed).arg(p.kernels.size())));
+    for (const auto& n : p.nodes)
+      if (n.op == QLatin1String("aten::conv2d") || n.op == QLatin1String("aten::linear") || n.op == QLatin1String("aten::_convolution"))
+        QVERIFY2(n.kernels > 0 && n.kernelMs.median > 0, qPrintable(n.op + " launched no kernel"));
+    // The kernels of a run sit inside that run's wall time.
+    QVERIFY(p.kernel.median > 0 && p.kernel.median <= p.run.p90 * 1.05);
+  }
+
+  // Kernel attribution against recorded activity: the profiler's device records (kernels with a
+  // correlation id) and host records (the runtime call with the same id, at its host time), and
+  // the top-level op spans of two runs.
+  void kernelsGoToTheOpThatLaunchedThem() {
+    auto op = [](const char* name, int run, qint64 start, qint64 duration, model::NodeId node, int depth = 0) {
+      profile::OpEvent e;
+      e.name = QLatin1String(name);
+      e.run = run;
+      e.startNs = start;
+      e.durationNs = duration;
+      e.node = node;
+      e.depth = depth;
+      return e;
+    };
+    QVector<profile::OpEvent> ops;
+    for (int run = 0; run < 2; ++run) {
+      const qint64 t = run * 100000;
+      ops << op("aten::conv2d", run, t + 0, 100, 11)
+          << op("aten::relu", run, t + 150, 150, 12)
+          << op("aten::clamp_min", run, t + 160, 40, model::kNoNode, 1)  // nested in relu: not a launcher
+          << op("aten::linear", run, t + 300, 100, 13);
+    }
+    std::reverse(ops.begin(), ops.end());  // any order
+    auto host = [](quint64 corr, qint64 at) {
+      return profile::ActivityRecord{QStringLiteral("cudaLaunchKernel"), false, corr, at, at + 5, 0};
+    };
+    auto kernel = [](const char* name, quint64 corr, qint64 start, qint64 end, qint64 stream = 7) {
+      return profile::ActivityRecord{QLatin1String(name), true, corr, start, end, stream};
+    };
+    QVector<profile::ActivityRecord> activity;
+    for (int run = 0; run < 2; ++run) {
+      const qint64 t = run * 100000;
+      const quint64 c = run * 100;
+      activity << kernel("conv_kernel", c + 1, t + 500, t + 900) << host(c + 1, t + 50)  // device before host: any order
+               << host(c + 2, t + 170) << kernel("relu_kernel", c + 2, t + 900, t + 950)   // inside relu's nested op
+               << host(c + 3, t + 300) << kernel("gemm_a", c + 3, t + 950, t + 1150)       // on linear's first ns
+               << kernel("gemm_b", c + 3, t + 1150, t + 1200)                             // one launch, two kernels
+               << host(c + 4, t + 120) << kernel("memset", c + 4, t + 1200, t + 1210)      // in the gap: 20 ns after conv
+               << host(c + 5, t + 50000) << kernel("stray", c + 5, t + 50010, t + 50020);  // far from every op
+    }
+    activity << kernel("no_launch", 999, 5, 10);  // no host record with its id, none after it
+    // Recorded without their launching call: id 11 lies between ids 10 and 12, both calls made by
+    // relu in run 0, so relu launched it; id 7 lies between 5 (the stray call) and 10 (relu's), so
+    // its op is unknown, though its run is not.
+    activity << host(10, 180) << host(12, 190) << kernel("driver_launch", 11, 960, 970)
+             << kernel("between_ops", 7, 60000, 60010);
+    const auto a = profile::attributeKernels(activity, ops, 1000);
+    QCOMPARE(a.kernels.size(), 15);
+    QCOMPARE(a.unattributed, 4);  // two strays, the one with no recorded call near, the one between ops
+    for (int i = 1; i < a.kernels.size(); ++i) QVERIFY(a.kernels[i - 1].startNs <= a.kernels[i].startNs);
+    QHash<QString, QVector<const profile::KernelEvent*>> byName;
+    for (const auto& k : a.kernels) byName[k.name] << &k;
+    auto check = [&](const char* name, model::NodeId node) {
+      const auto& ks = byName.value(QLatin1String(name));
+      QVERIFY2(ks.size() == 2, name);
+      for (int run = 0; run < 2; ++run) {
+        QCOMPARE(ks[run]->run, run);
+        QVERIFY2(ks[run]->node == node, qPrintable(QStringLiteral("%1 run %2 went to %3").arg(name).arg(run).arg(ks[run]->node)));
+        QCOMPARE(ks[run]->stream, qint64(7));
+      }
+    };
+    check("conv_kernel", 11);
+    check("relu_kernel", 12);
+    check("gemm_a", 13);
+    check("gemm_b", 13);
+    check("memset", 11);
+    QCOMPARE(byName.value("conv_kernel")[1]->launchNs, qint64(100050));
+    QCOMPARE(byName.value("conv_kernel")[0]->durationNs, qint64(400));
+    // Strays count in their run's total but belong to no node; without a launch, to no run either.
+    QCOMPARE(byName.value("stray")[0]->node, model::kNoNode);
+    QCOMPARE(byName.value("stray")[1]->run, 1);
+    QCOMPARE(byName.value("no_launch")[0]->run, -1);
+    QCOMPARE(byName.value("no_launch")[0]->launchNs, qint64(-1));
+    QCOMPARE(byName.value("driver_launch")[0]->node, model::NodeId(12));
+    QCOMPARE(byName.value("driver_launch")[0]->run, 0);
+    QCOMPARE(byName.value("between_ops")[0]->node, model::kNoNode);
+    QCOMPARE(byName.value("between_ops")[0]->run, 0);
+    // Without a tolerance, the launch in the gap belongs to nobody.
+    QCOMPARE(profile::attributeKernels(activity, ops, 0).unattributed, 6);
+
+    const auto perRun = profile::kernelMsPerRun(a.kernels, 2);
+    QCOMPARE(perRun.size(), 3);
+    for (int run = 0; run < 2; ++run) {
+      QCOMPARE(perRun.value(11)[run], (400 + 10) / 1e6);
+      QCOMPARE(perRun.value(12)[run], (run == 0 ? 60 : 50) / 1e6);
+      QCOMPARE(perRun.value(13)[run], (200 + 50) / 1e6);
+    }
+  }
+
+  // Kernels in graft-cli's JSON (per node) and in the Chrome trace (a GPU process, a row per stream).
+  void kernelsInTheReportAndTrace() {
+    profile::Profile p;
+    p.device = QStringLiteral("cuda:0");
+    p.runMs = {2.0, 2.0};
+    p.forwardMs = {1.9, 1.9};
+    p.run = profile::Stats::of(p.runMs);
+    p.forward = profile::Stats::of(p.forwardMs);
+    profile::OpEvent e;
+    e.name = QStringLiteral("aten::conv2d");
+    e.node = 11;
+    e.durationNs = 1000;
+    p.events << e;
+    profile::NodeTiming n;
+    n.node = 11;
+    n.op = e.name;
+    n.modulePath = QStringLiteral("features.0");
+    n.calls = 1;
+    n.kernels = 2;
+    n.kernelMs = profile::Stats::of({0.25, 0.35});
+    p.nodes << n;
+    p.kernelsRecorded = true;
+    for (int run = 0; run < 2; ++run)
+      for (qint64 stream : {7, 9}) {
+        profile::KernelEvent k;
+        k.name = QStringLiteral("implicit_gemm");
+        k.run = run;
+        k.node = 11;
+        k.stream = stream;
+        k.startNs = 5000 + run * 10000;
+        k.durationNs = 1500;
+        k.launchNs = 100;
+        p.kernels << k;
+      }
+    p.unattributedKernels = 1;
+    p.kernel = profile::Stats::of({0.3, 0.3});
+    const auto json = report::profileReport(p);
+    QCOMPARE(json.value("kernels_recorded").toBool(), true);
+    QCOMPARE(json.value("unattributed_kernels").toInt(), 1);
+    QCOMPARE(json.value("kernels_per_run").toDouble(), 2.0);
+    const auto node = json.value("nodes").toArray().at(0).toObject();
+    QCOMPARE(node.value("kernels").toInt(), 2);
+    QCOMPARE(node.value("kernel_ms_median").toDouble(), n.kernelMs.median);
+    const auto trace = report::chromeTrace(p, QStringLiteral("m"));
+    int kernelEvents = 0;
+    QSet<qint64> rows;
+    bool gpuNamed = false;
+    for (const auto& v : trace.value("traceEvents").toArray()) {
+      const auto o = v.toObject();
+      if (o.value("cat").toString() == "kernel") {
+        ++kernelEvents;
+        QCOMPARE(o.value("pid").toInt(), 2);
+        QCOMPARE(o.value("dur").toDouble(), 1.5);
+        QCOMPARE(o.value("args").toObject().value("node").toString(), QStringLiteral("11"));
+        QCOMPARE(o.value("args").toObject().value("module_path").toString(), QStringLiteral("features.0"));
+        rows.insert(o.value("tid").toInteger());
+      }
+      if (o.value("name").toString() == "process_name" && o.value("pid").toInt() == 2)
+        gpuNamed = o.value("args").toObject().value("name").toString().contains("cuda:0");
+    }
+    QCOMPARE(kernelEvents, 4);
+    QCOMPARE(rows, (QSet<qint64>{7, 9}));
+    QVERIFY(gpuNamed);
+    // A CPU profile says it recorded no kernels, and carries none of their keys.
+    profile::Profile cpu = p;
+    cpu.kernelsRecorded = false;
+    cpu.kernels.clear();
+    const auto cpuJson = report::profileReport(cpu);
+    QCOMPARE(cpuJson.value("kernels_recorded").toBool(), false);
+    QVERIFY(!cpuJson.contains("kernel_ms_median"));
+    QVERIFY(!cpuJson.value("nodes").toArray().at(0).toObject().contains("kernels"));
   }
   void chromeTraceParses() {
     auto doc = io::loadSample(QStringLiteral("cnn")).document;
@@ -206,6 +384,30 @@ class TstProfile : public QObject {
       return e.run == 0 && e.name == QLatin1String("aten::linear");
     });
     QCOMPARE(int(linears), 3);
+  }
+  // A profile that fails names the node that raised, on every device, as compare does.
+  void failedProfileNamesTheNode_data() {
+    QTest::addColumn<QString>("device");
+    QTest::newRow("cpu") << "cpu";
+    QTest::newRow("cuda") << "cuda";
+  }
+  void failedProfileNamesTheNode() {
+    QFETCH(QString, device);
+    if (device == "cuda" && !torch::cuda::is_available()) QSKIP("CUDA is not available here: the CUDA row runs where it is");
+    auto doc = io::loadSample(QStringLiteral("cnn")).document;
+    run::InputSet inputs;
+    inputs.values = {torch::randn({1, 5, 32, 32})};
+    profile::ProfileOptions options;
+    options.device = device;
+    options.runs = 1;
+    options.warmup = 0;
+    const auto r = profile::runProfile(doc->current(), inputs, options);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.diagnostics.size(), 1);
+    const auto& d = r.diagnostics.front();
+    QVERIFY2(d.node != model::kNoNode, qPrintable(d.message));
+    QVERIFY2(d.message.contains("aten::conv2d (node ") || d.message.contains("aten::_convolution (node "), qPrintable(d.message));
+    QVERIFY2(d.message.contains("channels"), qPrintable(d.message));
   }
   void wrongInputIsAReadableError() {
     auto doc = io::loadSample(QStringLiteral("cnn")).document;

@@ -20,6 +20,12 @@ QString profileText(const core::profile::Profile& p) {
   lines << QStringLiteral("overhead:  %1x").arg(p.run.median / std::max(1e-9, p.forward.median), 0, 'f', 3);
   if (p.memoryRecorded)
     lines << QStringLiteral("memory:    peak %1 MiB allocated (one node-by-node run)").arg(p.peakBytes / 1048576.0, 0, 'f', 2);
+  if (p.kernelsRecorded)
+    lines << QStringLiteral("kernels:   median %1 ms on the device per run (%2 kernels per run, %3 launched outside any node)")
+                 .arg(p.kernel.median, 0, 'f', 3)
+                 .arg(double(p.kernels.size()) / std::max<qsizetype>(1, p.runMs.size()), 0, 'f', 1)
+                 .arg(p.unattributedKernels);
+  if (!p.kernelNote.isEmpty()) lines << QStringLiteral("kernels:   %1").arg(p.kernelNote);
   lines << QStringLiteral("by op kind (median ms per run):");
   for (const auto& k : p.byOp) lines << QStringLiteral("  %1  %2 (%3 nodes)").arg(k.totalMs.median, 9, 'f', 3).arg(k.op).arg(k.nodes);
   return lines.join(QLatin1Char('\n'));

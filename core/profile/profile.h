@@ -20,6 +20,18 @@ struct OpEvent {
   model::NodeId node = model::kNoNode;  // the graph node a depth-0 event belongs to
 };
 
+// One GPU kernel (or memcpy, memset) from the profiler's device activity (Kineto/CUPTI):
+// core/profile/kernel_attribution.
+struct KernelEvent {
+  QString name;
+  int run = -1;           // measured run index; -1 when its launch fell in no op's span
+  qint64 startNs = 0;     // on the device, in the profile's clock
+  qint64 durationNs = 0;
+  qint64 launchNs = -1;   // host time of the runtime call that launched it; -1 when not recorded
+  qint64 stream = 0;
+  model::NodeId node = model::kNoNode;  // the graph node whose op launched it
+};
+
 struct Stats {
   double median = 0, p10 = 0, p90 = 0, q1 = 0, q3 = 0;
   double iqr() const { return q3 - q1; }
@@ -35,6 +47,9 @@ struct NodeTiming {
   // With memory recorded: bytes the node allocated and still held when it returned (its outputs;
   // scratch it freed before returning shows in the peak only), over all its calls.
   qint64 allocBytes = 0;
+  // On CUDA: the device time of the kernels the node launched (Profile::kernelsRecorded).
+  int kernels = 0;      // kernels per run
+  Stats kernelMs;       // over runs
 };
 
 // The allocated level right after one op node ran: a point of the memory timeline.
@@ -70,6 +85,13 @@ struct Profile {
   int unmatchedEvents = 0;    // depth-0 events no graph node accounted for
   QVector<UnmatchedKind> unmatched;
   bool cancelled = false;
+  // On CUDA: kernels from the profiler's device activity, attributed to the nodes that launched
+  // them; ops are then not synchronised, so a node's self time is its host (launch) time.
+  bool kernelsRecorded = false;
+  QVector<KernelEvent> kernels;   // every measured run's, in start order
+  int unattributedKernels = 0;    // launched outside every top-level op (the interpreter, allocator)
+  Stats kernel;                   // per run: the sum of all kernels' device time
+  QString kernelNote;             // why kernels were not recorded on CUDA, when they were not
   // ProfileOptions::recordMemory: one separate, untimed node-by-node run's allocations.
   bool memoryRecorded = false;
   qint64 peakBytes = 0;                 // the most allocated at once, above the level at the start

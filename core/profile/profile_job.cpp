@@ -23,15 +23,18 @@ Profile profileWithInputs(const model::Revision& revision, const run::InputSet& 
 
 namespace {
 
-// A failed profile, at the node it stopped: the instrumented run names it and says what that
-// node raised (never throws). `why` is the profiler's own message, kept as the details.
-model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::InputSet& inputs, const QString& why) {
+// A failed profile, at the node it stopped: the instrumented run on the same device names it and
+// says what that node raised, as compare does (never throws). `why` is the profiler's own message,
+// kept as the details.
+model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::InputSet& inputs, const QString& device,
+                                const QString& why) {
   const QString job = QStringLiteral("profile");
   const auto located = model::guarded(
       [&]() -> std::optional<run::RunError> {
         run::Executor executor(revision);
         run::RunOptions options;
         options.instrumented = true;
+        if (const auto d = run::Executor::parseDevice(device, nullptr)) options.device = *d;
         const auto result = executor.run(inputs, options);
         if (result.ok || result.error.node == model::kNoNode) return std::nullopt;
         return result.error;
@@ -48,9 +51,6 @@ model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::I
 ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet& inputs, const ProfileOptions& options) {
   ProfileResult result;
   const QString job = QStringLiteral("profile");
-  try {
-    result.profile = profileWithInputs(*revision, inputs, options);
-  } catch (const InputError& e) {
   // The checks every run makes (as compare's executor does): a program's static dimensions and
   // range_constraints, before anything is allocated for inputs it would refuse.
   if (const QString why = run::checkSymbolicDimensions(*revision->graph(), run::withDefaults(*revision, inputs.values),
@@ -60,15 +60,15 @@ ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet
     result.diagnostics.push_back(model::Diagnostic::error(job, why, QStringLiteral("give inputs the program accepts")));
     return result;
   }
+  try {
+    result.profile = profileWithInputs(*revision, inputs, options);
+  } catch (const InputError& e) {
     result.inputError = true;
     result.diagnostics.push_back(model::Diagnostic::error(job, QString::fromUtf8(e.what()),
                                                           QStringLiteral("choose a device this machine has (cpu)")));
   } catch (...) {
     const QString why = model::currentExceptionText();
-    if (options.device == QLatin1String("cpu"))
-      result.diagnostics.push_back(locateFailure(revision, inputs, why));
-    else
-      result.diagnostics.push_back(model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(why.section(QStringLiteral(" | "), 0, 0))));
+    result.diagnostics.push_back(locateFailure(revision, inputs, options.device, why));
   }
   return result;
 }

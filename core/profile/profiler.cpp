@@ -1,4 +1,5 @@
 #include "core/profile/profiler.h"
+#include "core/profile/kernel_attribution.h"
 #include "core/profile/memory_recorder.h"
 #include "core/run/threads.h"
 
@@ -10,6 +11,7 @@
 #include "core/run/input_set.h"
 
 #include <ATen/record_function.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
 
@@ -55,8 +57,9 @@ struct Recorder {
   int run = 0;
   std::atomic<bool> recording{false};
   bool shapesRun = false;  // the separate, untimed run that records input shapes
-  // On CUDA kernels run asynchronously: each top-level op waits for its kernels before it is
-  // timed, so an op's time is its device time rather than its launch time.
+  // On CUDA kernels run asynchronously. Their device times come from the profiler's GPU activity
+  // (DeviceActivity); only where that cannot be had does each top-level op wait for its kernels
+  // before it is timed, so that its time is its device time rather than its launch time.
   bool syncOps = false;
   size_t capacity = 0;
   int generation = 0;
@@ -143,6 +146,69 @@ c10::Device deviceOf(const std::vector<c10::IValue>& inputs) {
   }
   return c10::Device(c10::kCPU);
 }
+
+// The profiler's GPU activity (Kineto/CUPTI, which libtorch carries) over one run: kernels,
+// copies and sets on the device with their correlation ids, and the CUDA runtime calls that
+// launched them, on the host. CPU ops are not collected by it (Graft's own callbacks time them),
+// so the run pays CUPTI's per-kernel cost only, and no op waits for its kernels.
+class DeviceActivity {
+ public:
+  // Starts collecting; throws c10::Error where the profiler cannot (no CUPTI, another profiler on).
+  void start() {
+    namespace impl = torch::profiler::impl;
+    const impl::ProfilerConfig config(impl::ProfilerState::KINETO);
+    const std::set<impl::ActivityType> activities{impl::ActivityType::CUDA};
+    torch::autograd::profiler::prepareProfiler(config, activities);
+    torch::autograd::profiler::enableProfiler(config, activities);
+    // The profiler's clock is the system clock (ns since the epoch); the profile's is
+    // steady_clock since its origin. Their difference, taken between two reads of the first.
+    offsetNs_ = offsetToSystem();
+    active_ = true;
+  }
+  // Stops collecting and appends the run's records, converted to the profile's clock.
+  void stop(QVector<ActivityRecord>& out) {
+    if (!active_) return;
+    active_ = false;
+    const qint64 offset = (offsetNs_ + offsetToSystem()) / 2;
+    const auto result = torch::autograd::profiler::disableProfiler();
+    if (!result) return;
+    for (const auto& e : result->events()) {
+      const bool onDevice = e.deviceType() == c10::DeviceType::CUDA;
+      if (!onDevice && e.correlationId() == 0) continue;  // host records that launched nothing
+      ActivityRecord r;
+      r.name = QString::fromStdString(e.name());
+      r.onDevice = onDevice;
+      r.correlation = e.correlationId();
+      r.startNs = qint64(e.startNs()) - offset;
+      r.endNs = qint64(e.endNs()) - offset;
+      r.stream = onDevice ? e.deviceResourceId() : 0;
+      out.push_back(std::move(r));
+    }
+  }
+  ~DeviceActivity() {
+    if (active_) {
+      try {
+        torch::autograd::profiler::disableProfiler();
+      } catch (...) {
+      }
+    }
+  }
+  void setOrigin(Clock::time_point origin) { origin_ = origin; }
+
+ private:
+  qint64 offsetToSystem() const {
+    using namespace std::chrono;
+    const auto a = system_clock::now();
+    const auto steady = Clock::now();
+    const auto b = system_clock::now();
+    const qint64 system = duration_cast<nanoseconds>(a.time_since_epoch()).count() / 2 +
+                          duration_cast<nanoseconds>(b.time_since_epoch()).count() / 2;
+    return system - duration_cast<nanoseconds>(steady - origin_).count();
+  }
+  Clock::time_point origin_;
+  qint64 offsetNs_ = 0;
+  bool active_ = false;
+};
 
 double timedForward(run::DeviceForward& forward, const std::vector<c10::IValue>& inputs) {
   const auto start = Clock::now();
@@ -251,8 +317,14 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   profile.device = QString::fromStdString(device.str());
 
   Recorder recorder;
-  recorder.syncOps = !device.is_cpu();
   recorder.origin = Clock::now();
+  // On CUDA, kernels come from the profiler's GPU activity; only without it does each op wait.
+  const bool onCuda = device.is_cuda();
+  bool kernels = onCuda;
+  DeviceActivity activity;
+  activity.setOrigin(recorder.origin);
+  QVector<ActivityRecord> records;
+  recorder.syncOps = !device.is_cpu() && !kernels;
   recorder.generation = ++gGeneration;
   Recorder* expected = nullptr;
   if (!gRecorder.compare_exchange_strong(expected, &recorder))
@@ -276,9 +348,27 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   try {
     // One untimed sizing run: the buffers are then reserved for every measured run's events.
     recorder.capacity = 1 << 16;
+    if (kernels) {
+      // The first start initialises CUPTI (slow): in this untimed run, which also says whether
+      // the profiler can collect here at all.
+      try {
+        activity.start();
+      } catch (const std::exception& e) {
+        kernels = false;
+        recorder.syncOps = true;
+        profile.kernelNote = QStringLiteral("the profiler's GPU activity is not available (%1): each op was "
+                                            "synchronised instead")
+                                 .arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
+      }
+    }
     recorder.recording = true;
     forward(inputs);
     recorder.recording = false;
+    if (kernels) {
+      if (!device.is_cpu()) torch::cuda::synchronize();
+      QVector<ActivityRecord> sizing;
+      activity.stop(sizing);
+    }
     size_t perRun = 0;
     for (const auto& b : recorder.buffers) perRun = std::max(perRun, b->events.size());
     recorder.capacity = (perRun + 16) * size_t(options.runs);
@@ -291,9 +381,11 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
       // The baseline: the module's own forward with no callbacks recording, right before.
       const double plain = timedForward(forward, inputs);
       recorder.run = i - options.warmup;
+      if (measured && kernels) activity.start();
       recorder.recording = measured;
       const double profiled = timedForward(forward, inputs);
       recorder.recording = false;
+      if (measured && kernels) activity.stop(records);
       if (measured) {
         profile.forwardMs.push_back(plain);
         profile.runMs.push_back(profiled);
@@ -357,6 +449,27 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   profile.run = Stats::of(profile.runMs);
   profile.forward = Stats::of(profile.forwardMs);
 
+  // Kernels: each to the op whose host span holds its launch, so to that op's node.
+  std::unordered_map<model::NodeId, QVector<double>> kernelPerRun;
+  std::unordered_map<model::NodeId, int> kernelCalls;
+  if (kernels) {
+    auto attributed = attributeKernels(records, profile.events);
+    profile.kernelsRecorded = true;
+    profile.unattributedKernels = attributed.unattributed;
+    profile.kernels = std::move(attributed.kernels);
+    if (profile.kernels.isEmpty())
+      profile.kernelNote = QStringLiteral("the profiler recorded no GPU activity (CUPTI may be unavailable)");
+    QVector<double> total(profile.runMs.size(), 0.0);
+    for (const auto& k : profile.kernels) {
+      if (k.run < 0 || k.run >= total.size()) continue;
+      total[k.run] += k.durationNs / 1e6;
+      if (k.node != model::kNoNode && k.run == 0) ++kernelCalls[k.node];
+    }
+    profile.kernel = Stats::of(total);
+    const auto perNode = kernelMsPerRun(profile.kernels, profile.runMs.size());
+    for (auto it = perNode.begin(); it != perNode.end(); ++it) kernelPerRun[it.key()] = it.value();
+  }
+
   // Per node: the sum of its events in each run, then statistics over runs.
   const int runs = profile.runMs.size();
   std::unordered_map<model::NodeId, QVector<double>> perRun;
@@ -373,7 +486,12 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   for (const auto& n : view.nodes) {
     auto it = perRun.find(n.id);
     if (it == perRun.end()) continue;
-    profile.nodes.push_back({n.id, n.kind, n.modulePath, calls[n.id], Stats::of(it->second), memory.allocBytes.value(n.id)});
+    NodeTiming timing{n.id, n.kind, n.modulePath, calls[n.id], Stats::of(it->second), memory.allocBytes.value(n.id)};
+    if (auto k = kernelPerRun.find(n.id); k != kernelPerRun.end()) {
+      timing.kernels = kernelCalls[n.id];
+      timing.kernelMs = Stats::of(k->second);
+    }
+    profile.nodes.push_back(timing);
     auto& k = kindPerRun[n.kind];
     if (k.isEmpty()) k.fill(0.0, runs);
     for (int r = 0; r < runs; ++r) k[r] += it->second[r];

@@ -1,6 +1,7 @@
 #pragma once
 // Runs a revision repeatedly and times every op node with RecordFunction callbacks
-// (the callbacks carry no timestamps, so we take our own; no dependency on kineto).
+// (the callbacks carry no timestamps, so we take our own). On CUDA the kernels come from the
+// profiler's GPU activity (Kineto/CUPTI), attributed to the nodes that launched them.
 #include "core/profile/profile.h"
 
 #include <functional>
@@ -25,8 +26,10 @@ struct ProfileOptions {
 };
 
 // Runs where the inputs are ("cpu" or "cuda"; frozen weights are copied there once). On CUDA
-// every timed region ends with a device synchronisation, and each top-level op waits for its
-// kernels, so per-op times are device times.
+// every timed region ends with one device synchronisation; ops are not synchronised: a node's
+// self time is its host time, and its kernels' device time is `NodeTiming::kernelMs`
+// (core/profile/kernel_attribution). Only where the profiler cannot collect GPU activity does
+// each top-level op wait for its kernels instead (`Profile::kernelNote` says so).
 // Throws std::runtime_error with a readable message when the model fails to run.
 Profile profileRevision(const model::Revision& revision, const std::vector<c10::IValue>& inputs,
                         const ProfileOptions& options);

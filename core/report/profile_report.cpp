@@ -5,6 +5,8 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QSet>
 
+#include <algorithm>
+
 namespace graft::core::report {
 
 namespace {
@@ -51,6 +53,12 @@ QJsonObject profileReport(const profile::Profile& p) {
                   {"calls", n.calls}, {"self_ms_median", n.selfMs.median}, {"self_ms_p10", n.selfMs.p10},
                   {"self_ms_p90", n.selfMs.p90}};
     if (p.memoryRecorded) o.insert("alloc_bytes", n.allocBytes);
+    if (p.kernelsRecorded) {
+      o.insert("kernels", n.kernels);
+      o.insert("kernel_ms_median", n.kernelMs.median);
+      o.insert("kernel_ms_p10", n.kernelMs.p10);
+      o.insert("kernel_ms_p90", n.kernelMs.p90);
+    }
     nodes.append(o);
   }
   QJsonArray byOp;
@@ -86,6 +94,16 @@ QJsonObject profileReport(const profile::Profile& p) {
     out.insert("peak_bytes", p.peakBytes);
     out.insert("memory_run_ms", p.memoryRunMs);
   }
+  out.insert("kernels_recorded", p.kernelsRecorded);
+  if (p.kernelsRecorded) {
+    const int runCount = std::max<int>(1, p.runMs.size());
+    out.insert("kernels_per_run", double(p.kernels.size()) / runCount);
+    out.insert("unattributed_kernels", p.unattributedKernels);
+    out.insert("kernel_ms_median", p.kernel.median);
+    out.insert("kernel_ms_p10", p.kernel.p10);
+    out.insert("kernel_ms_p90", p.kernel.p90);
+  }
+  if (!p.kernelNote.isEmpty()) out.insert("kernel_note", p.kernelNote);
   return out;
 }
 
@@ -109,6 +127,28 @@ QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
                               {"pid", 1}, {"tid", static_cast<qint64>(e.thread)}, {"args", args}});
   }
   for (const QJsonValue& c : memoryCounters(p)) events.append(c);
+  // Kernels: a GPU process under the CPU one, one row per stream.
+  QSet<qint64> streams;
+  for (const auto& k : p.kernels) {
+    streams.insert(k.stream);
+    QJsonObject args{{"run", k.run}, {"stream", k.stream}};
+    if (k.node != model::kNoNode) {
+      args.insert("node", QString::number(k.node));
+      args.insert("module_path", modulePathOf.value(k.node));
+    }
+    if (k.launchNs >= 0) args.insert("launch_us", k.launchNs / 1000.0);
+    events.append(QJsonObject{{"name", k.name}, {"cat", "kernel"}, {"ph", "X"}, {"ts", k.startNs / 1000.0},
+                              {"dur", k.durationNs / 1000.0}, {"pid", 2}, {"tid", k.stream}, {"args", args}});
+  }
+  if (!p.kernels.isEmpty()) {
+    events.append(QJsonObject{{"name", "process_name"}, {"ph", "M"}, {"pid", 2},
+                              {"args", QJsonObject{{"name", QStringLiteral("GPU: %1").arg(p.device)}}}});
+    events.append(QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 2}, {"args", QJsonObject{{"sort_index", 2}}}});
+    events.append(QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 1}, {"args", QJsonObject{{"sort_index", 1}}}});
+    for (qint64 stream : streams)
+      events.append(QJsonObject{{"name", "thread_name"}, {"ph", "M"}, {"pid", 2}, {"tid", stream},
+                                {"args", QJsonObject{{"name", QStringLiteral("stream %1").arg(stream)}}}});
+  }
   for (quint64 lane : lanes)
     events.append(QJsonObject{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", static_cast<qint64>(lane)},
                               {"args", QJsonObject{{"name", QStringLiteral("thread %1").arg(lane)}}}});
