@@ -33,10 +33,16 @@ QJsonObject reportRunNotes(const core::run::CompareResult& result) {
 
 Command compareCommand() {
   Command c{QStringLiteral("compare"),
-            QStringLiteral("Run two models (or one model at two precisions) on the same inputs and compare outputs and intermediates "
-                           "(default atol 1e-5, rtol 1e-4; with --dtype-b float16: rtol 1e-3, bfloat16: 1.6e-2)."),
+            QStringLiteral("Run two models (or one model at two precisions or on two devices) on the same inputs and compare outputs "
+                           "and intermediates. Verdicts: EXACT (bit-identical); EQUAL within rounding (A is also run at float64 on the "
+                           "CPU, and B's error against it is within what the arithmetic in play explains: A's own error per unit "
+                           "roundoff, times B's unit roundoff (float32, TF32 convolutions on CUDA, float16, bfloat16), times 10); "
+                           "DIFFERENT beyond that. Finite against inf or NaN always differs; NaN against NaN at the same place is "
+                           "equal; integer values (indices) are compared for equality. Each verdict says why in one line. "
+                           "--atol/--rtol judge elementwise instead (torch.allclose). Exit 0 equal, 1 different, 3 outputs equal "
+                           "but an intermediate differs, 2 usage or input error."),
             QStringLiteral("A B | --sample NAME [B] [--input SPEC ...] [--seed N] [--atol X] [--rtol Y] [--device D] [--device-b D] "
-                           "[--dtype-a T] [--dtype-b T] [--autocast] [--per-node] [--json]"), {}};
+                           "[--dtype-a T] [--dtype-b T] [--autocast] [--tf32 default|on|off|emulate] [--per-node] [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -73,9 +79,11 @@ Command compareCommand() {
       j["a"] = docA->displayName();
       j["b"] = docB->displayName();
       for (auto it = runNotes.begin(); it != runNotes.end(); ++it) j[it.key()] = it.value();
+      j["tf32"] = core::run::tf32Name(options.tf32);
       printJson(j);
     } else {
       printText(core::report::compareText(result, options.tol, docB->outputNames()));
+      if (options.tf32 != core::run::Tf32::Default) printText(QStringLiteral("tf32: %1").arg(core::run::tf32Name(options.tf32)));
     }
     switch (result.verdict()) {
       case core::run::CompareResult::Verdict::Equal: return int(kOk);

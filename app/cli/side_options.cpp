@@ -20,8 +20,9 @@ bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
 void addSideOptions(QCommandLineParser& parser) {
   addInputOption(parser);
   parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-  parser.addOption({QStringLiteral("atol"), QStringLiteral("Absolute tolerance (default 1e-5)."), QStringLiteral("X")});
-  parser.addOption({QStringLiteral("rtol"), QStringLiteral("Relative tolerance (default 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16): |a-b| <= atol + rtol*|b|."), QStringLiteral("Y")});
+  parser.addOption({QStringLiteral("atol"), QStringLiteral("Judge elementwise instead of by rounding: absolute tolerance (default then 1e-5)."), QStringLiteral("X")});
+  parser.addOption({QStringLiteral("rtol"), QStringLiteral("Judge elementwise instead of by rounding: relative tolerance, |a-b| <= atol + rtol*|b| (default then 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16)."), QStringLiteral("Y")});
+  parser.addOption({QStringLiteral("tf32"), QStringLiteral("TF32 for float32 convolutions and matrix products on CUDA: default (PyTorch's: cuDNN convolutions yes, cuBLAS no), on, off; emulate: B rounds their inputs to TF32 on any device, as tensor cores do."), QStringLiteral("MODE"), QStringLiteral("default")});
   parser.addOption({QStringLiteral("device"), QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
   parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B."), QStringLiteral("D")});
   parser.addOption({QStringLiteral("dtype-a"), QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."), QStringLiteral("T")});
@@ -40,8 +41,16 @@ bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions
     }
   }
   options.precisionB.autocast = parser.isSet(QStringLiteral("autocast"));
+  const auto tf32 = core::run::tf32FromName(parser.value(QStringLiteral("tf32")));
+  if (!tf32) {
+    fail(QStringLiteral("--tf32 needs default, on, off or emulate, got '%1'").arg(parser.value(QStringLiteral("tf32"))));
+    return false;
+  }
+  options.tf32 = *tf32;
   options.tol = core::run::defaultTolerance(options);
   if (!parseNumber(parser, "atol", options.tol.atol) || !parseNumber(parser, "rtol", options.tol.rtol)) return false;
+  // The user's own tolerance means what it says: elementwise, as torch.allclose.
+  options.tol.elementwise = parser.isSet(QStringLiteral("atol")) || parser.isSet(QStringLiteral("rtol"));
   bool seedOk = false;
   seed = parser.value(QStringLiteral("seed")).toULongLong(&seedOk);
   if (!seedOk) {

@@ -15,6 +15,12 @@ QJsonObject tensorDiffJson(const run::TensorDiff& d) {
                 {"numel", double(d.numel)}, {"allclose", d.allclose}, {"cosine", number(d.cosine)},
                 {"sqnr_db", number(d.sqnrDb)}};
   if (!d.note.isEmpty()) o["note"] = d.note;
+  o["exact"] = d.exact;
+  o["reason"] = d.reason;
+  o["non_finite_mismatched"] = double(d.nonFinite);
+  o["nan_both"] = double(d.nanBoth);
+  o["integer"] = d.integer;
+  o["error_ratio"] = number(d.errorRatio);
   return o;
 }
 
@@ -28,6 +34,8 @@ QJsonObject nodeJson(const run::NodeDiff& n) {
   o["op_a"] = n.opA;
   o["module_path"] = n.modulePath;
   o["change"] = n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null);
+  o["integer_mismatched"] = double(n.integerMismatched);
+  if (n.writtenLater) o["written_later"] = true;
   if (n.local) {
     o["local_max_abs"] = number(n.local->maxAbs);
     o["local_max_rel"] = number(n.local->maxRel);
@@ -36,6 +44,19 @@ QJsonObject nodeJson(const run::NodeDiff& n) {
     if (!n.local->note.isEmpty()) o["local_note"] = n.local->note;
   }
   return o;
+}
+
+// exact, within_rounding, within_tolerance (the user's --atol/--rtol) or different.
+QString agreementName(const run::CompareResult& r) {
+  if (r.verdict() != run::CompareResult::Verdict::Equal) return QStringLiteral("different");
+  if (r.exact) return QStringLiteral("exact");
+  return r.roundingJudged ? QStringLiteral("within_rounding") : QStringLiteral("within_tolerance");
+}
+
+QString judgedName(const run::CompareResult& r, const run::Tolerance& tol) {
+  if (r.exact) return QStringLiteral("bitwise");
+  if (r.roundingJudged) return QStringLiteral("rounding");
+  return tol.elementwise ? QStringLiteral("elementwise") : QStringLiteral("elementwise_fallback");
 }
 
 QString verdictName(run::CompareResult::Verdict v) {
@@ -60,6 +81,11 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
   QJsonObject j{{"outputs", outputs}, {"equal", r.equal}, {"atol", tol.atol}, {"rtol", tol.rtol},
                 {"first_divergence", QJsonValue(QJsonValue::Null)}};
   j["verdict"] = verdictName(r.verdict());
+  j["agreement"] = agreementName(r);
+  j["verdict_reason"] = r.reason;
+  j["exact"] = r.exact;
+  j["judged"] = judgedName(r, tol);
+  if (!r.referenceError.isEmpty()) j["reference_error"] = r.referenceError;
   j["intermediate_divergence"] = QJsonValue(QJsonValue::Null);
   if (const auto* f = r.firstDivergence()) j["first_divergence"] = nodeJson(*f);
   if (const auto* f = r.intermediateDivergence()) j["intermediate_divergence"] = nodeJson(*f);
@@ -107,15 +133,16 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
 QString compareText(const run::CompareResult& r, const run::Tolerance& tol, const QStringList& outputNames) {
   const bool named = size_t(outputNames.size()) == r.outputs.size();
   QStringList lines;
-  const QString head = r.verdict() == run::CompareResult::Verdict::Equal ? QStringLiteral("EQUAL")
+  const QString head = r.verdict() == run::CompareResult::Verdict::Equal ? (r.exact ? QStringLiteral("EXACT") : QStringLiteral("EQUAL"))
                        : r.equal ? QStringLiteral("OUTPUTS EQUAL, INTERMEDIATE DIFFERS") : QStringLiteral("DIFFERENT");
-  lines << QStringLiteral("%1 (atol %2, rtol %3)").arg(head).arg(tol.atol).arg(tol.rtol);
+  lines << QStringLiteral("%1: %2").arg(head, r.reason);
+  if (tol.elementwise) lines << QStringLiteral("judged elementwise at atol %1, rtol %2").arg(tol.atol).arg(tol.rtol);
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const auto& d = r.outputs[i];
     lines << QStringLiteral("output %1: %2  max_abs %3  max_rel %4  mismatched %5/%6  cosine %7%8")
                  .arg(named ? outputNames[int(i)] : QString::number(i)).arg(d.allclose ? QStringLiteral("ok  ") : QStringLiteral("FAIL"))
                  .arg(d.maxAbs, 0, 'g', 4).arg(d.maxRel, 0, 'g', 4).arg(d.mismatched).arg(d.numel).arg(d.cosine, 0, 'f', 6)
-                 .arg(d.note.isEmpty() ? QString() : QStringLiteral("  (") + d.note + QLatin1Char(')'));
+                 .arg(d.reason.isEmpty() ? QString() : QStringLiteral("  (") + d.reason + QLatin1Char(')'));
   }
   auto where = [](const run::NodeDiff& f) {
     const QString at = f.modulePath.isEmpty() ? QStringLiteral("<top>") : f.modulePath;

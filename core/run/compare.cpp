@@ -20,12 +20,14 @@ at::Tensor asFloat64(const at::Tensor& t) {
 }
 
 namespace {
-TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol);
+TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol, const at::Tensor& ref,
+                         const RoundingModel* rounding);
 }
 
-TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol) {
+TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol, const at::Tensor& ref,
+                          const RoundingModel* rounding) {
   // A pair libtorch cannot compare (an unusual layout or dtype) is a failed row, never a crash.
-  return model::guarded([&] { return compareValues(a, b, tol); }, [&](const QString& why) {
+  return model::guarded([&] { return compareValues(a, b, tol, ref, rounding); }, [&](const QString& why) {
     TensorDiff d;
     d.allclose = false;
     d.numel = std::max(a.defined() ? a.numel() : 0, b.defined() ? b.numel() : 0);
@@ -33,58 +35,143 @@ TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolera
     d.maxAbs = d.maxRel = std::numeric_limits<double>::quiet_NaN();
     d.cosine = 0;
     d.sqnrDb = -std::numeric_limits<double>::infinity();
-    d.note = QStringLiteral("cannot compare %1 with %2: %3").arg(describe(a), describe(b), why);
+    d.note = d.reason = QStringLiteral("cannot compare %1 with %2: %3").arg(describe(a), describe(b), why);
     return d;
   });
 }
 
 namespace {
-TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol) {
+TensorDiff failedPair(const QString& why) {
+  TensorDiff d;
+  d.allclose = false;
+  d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
+  d.cosine = 0;
+  d.sqnrDb = -std::numeric_limits<double>::infinity();
+  d.note = d.reason = why;
+  return d;
+}
+
+// Floating values (quantized ones dequantized) are judged numerically; integers and bools by
+// equality.
+bool numeric(const at::Tensor& t) { return t.is_floating_point() || t.is_complex() || t.is_quantized(); }
+
+QString number(double v) { return QString::number(v, 'g', 3); }
+
+// The non-finite place that says most: the one whose finite side is largest ("overflow: B is inf
+// where A is 9.3e+05").
+QString describeNonFinite(const at::Tensor& a, const at::Tensor& b, const at::Tensor& mask) {
+  const at::Tensor finiteMagnitude =
+      at::where(a.isfinite(), a.abs(), at::where(b.isfinite(), b.abs(), at::zeros_like(a)));
+  const int64_t i = at::where(mask, finiteMagnitude, at::full_like(a, -1)).flatten().argmax().item<int64_t>();
+  const double va = a.flatten()[i].item<double>(), vb = b.flatten()[i].item<double>();
+  const bool bOff = !std::isfinite(vb) && (std::isfinite(va) || std::isnan(vb));
+  const double off = bOff ? vb : va, other = bOff ? va : vb;
+  const QString kind = std::isnan(off) ? QStringLiteral("NaN") : QStringLiteral("overflow");
+  return QStringLiteral("%1: %2 is %3 where %4 is %5")
+      .arg(kind, bOff ? QStringLiteral("B") : QStringLiteral("A"), number(off), bOff ? QStringLiteral("A") : QStringLiteral("B"),
+           number(other));
+}
+
+QString sqnrText(double db) {
+  return std::isinf(db) ? QString() : QStringLiteral(" (SQNR %1 dB)").arg(db, 0, 'f', 0);
+}
+
+TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol, const at::Tensor& refIn,
+                         const RoundingModel* rounding) {
   TensorDiff d;
   if (!aIn.defined() || !bIn.defined()) {  // an optional output that is None
-    if (aIn.defined() == bIn.defined()) return d;
-    d.allclose = false;
-    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
-    d.cosine = 0;
-    d.sqnrDb = -std::numeric_limits<double>::infinity();
-    d.note = QStringLiteral("one side is None");
-    return d;
+    if (aIn.defined() == bIn.defined()) {
+      d.exact = true;
+      d.reason = QStringLiteral("both None");
+      return d;
+    }
+    return failedPair(QStringLiteral("one side is None"));
   }
   d.numel = std::max(aIn.numel(), bIn.numel());
   if (aIn.sizes() != bIn.sizes()) {
-    d.allclose = false;
-    d.mismatched = d.numel;
-    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
-    d.cosine = 0;
-    d.sqnrDb = -std::numeric_limits<double>::infinity();
-    d.note = QStringLiteral("shapes differ: %1 vs %2").arg(describe(aIn), describe(bIn));
+    TensorDiff f = failedPair(QStringLiteral("shapes differ: %1 vs %2").arg(describe(aIn), describe(bIn)));
+    f.numel = f.mismatched = d.numel;
+    return f;
+  }
+  d.integer = !numeric(aIn) && !numeric(bIn);
+  if (d.numel == 0) {
+    d.exact = true;
+    d.reason = QStringLiteral("empty");
     return d;
   }
-  if (d.numel == 0) return d;
+  // Always in float64, the higher of any two precisions: never A cast down to B.
   const at::Tensor a = asFloat64(aIn);
   const at::Tensor b = asFloat64(bIn);
-  // torch.allclose compares a == b first: equal infinities (a causal mask's -inf) are close.
-  const at::Tensor diff = at::where(a == b, at::zeros_like(a), (a - b).abs());
-  const at::Tensor absB = b.abs();
-  const at::Tensor within = diff <= (tol.atol + tol.rtol * absB);  // NaN compares false: a mismatch
-  d.mismatched = d.numel - within.sum().item<int64_t>();
-  d.allclose = d.mismatched == 0;
-  const at::Tensor nan = diff.isnan();
-  d.maxAbs = nan.any().item<bool>() ? std::numeric_limits<double>::quiet_NaN() : diff.max().item<double>();
+  const at::Tensor zero = at::zeros_like(a);
+  const at::Tensor bothNan = a.isnan().logical_and(b.isnan());
+  const at::Tensor same = (a == b).logical_or(bothNan);  // equal infinities (a causal mask's -inf) too
+  const at::Tensor finitePair = a.isfinite().logical_and(b.isfinite());
+  const at::Tensor nonFinite = same.logical_not().logical_and(finitePair.logical_not());
+  d.exact = same.all().item<bool>();
+  d.nanBoth = bothNan.sum().item<int64_t>();
+  d.nonFinite = nonFinite.sum().item<int64_t>();
+  const at::Tensor diff = at::where(finitePair.logical_and(same.logical_not()), (a - b).abs(), zero);
+  d.maxAbs = d.nonFinite ? std::numeric_limits<double>::infinity() : diff.max().item<double>();
+  const at::Tensor absB = at::where(finitePair, b.abs(), zero);
   const at::Tensor nonzero = absB > 0;
-  d.maxRel = nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / absB.masked_select(nonzero)).max().item<double>() : 0.0;
-  const double na = a.norm().item<double>(), nb = b.norm().item<double>();
+  d.maxRel = d.nonFinite ? std::numeric_limits<double>::infinity()
+             : nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / absB.masked_select(nonzero)).max().item<double>()
+                                          : 0.0;
+  const at::Tensor fa = at::where(finitePair, a, zero), fb = at::where(finitePair, b, zero);
+  const double na = fa.norm().item<double>(), nb = fb.norm().item<double>();
   if (na == 0 && nb == 0) d.cosine = 1;
   else if (na == 0 || nb == 0) d.cosine = 0;
-  else d.cosine = (a.flatten().dot(b.flatten())).item<double>() / (na * nb);
-  if (a.is_floating_point() && !aIn.is_floating_point()) d.cosine = std::clamp(d.cosine, -1.0, 1.0);
-  const at::Tensor finiteB = at::where(absB.isfinite(), absB, at::zeros_like(absB));
-  d.refMaxAbs = finiteB.max().item<double>();
+  else d.cosine = std::clamp(fa.flatten().dot(fb.flatten()).item<double>() / (na * nb), -1.0, 1.0);
+  if (d.nonFinite) d.cosine = std::numeric_limits<double>::quiet_NaN();  // of the finite part only: no answer
+  d.refMaxAbs = absB.max().item<double>();
   const double noise = (diff * diff).sum().item<double>();
-  const double signal = (finiteB * finiteB).sum().item<double>();
-  d.sqnrDb = noise == 0 ? std::numeric_limits<double>::infinity()
-             : std::isnan(noise) ? -std::numeric_limits<double>::infinity()
-                                 : 10 * std::log10(signal / noise);
+  const double signal = (fb * fb).sum().item<double>();
+  d.sqnrDb = d.nonFinite ? -std::numeric_limits<double>::infinity()
+             : noise == 0 ? std::numeric_limits<double>::infinity()
+                          : 10 * std::log10(signal / noise);
+
+  const QString nanNote = d.nanBoth ? QStringLiteral("; NaN on both sides at the same %1 place(s)").arg(d.nanBoth) : QString();
+  if (d.exact) {
+    d.reason = QStringLiteral("bit-identical") + nanNote;
+    return d;
+  }
+  if (d.integer) {
+    d.mismatched = same.logical_not().sum().item<int64_t>();
+    d.allclose = false;
+    d.reason = QStringLiteral("%1 of %2 integer values differ").arg(d.mismatched).arg(d.numel);
+    return d;
+  }
+  const QString nonFiniteWhy = d.nonFinite ? describeNonFinite(a, b, nonFinite) : QString();
+  const bool judgeRounding = rounding && refIn.defined() && !tol.elementwise && refIn.sizes() == aIn.sizes();
+  if (judgeRounding) {
+    // A model saved at a lower precision rounds at its own dtype, whatever the sides ask.
+    RoundingModel m = *rounding;
+    if (aIn.is_floating_point()) m.unitRoundoffA = std::max(m.unitRoundoffA, unitRoundoff(aIn.scalar_type()));
+    if (bIn.is_floating_point())
+      for (Explanation& rung : m.ladderB) rung.unitRoundoff = std::max(rung.unitRoundoff, unitRoundoff(bIn.scalar_type()));
+    const RoundingJudgement j = run::judgeRounding(a, b, asFloat64(refIn), m);
+    d.errorRatio = j.ratio;
+    d.rung = j.rung;
+    d.mismatched = (j.within ? 0 : j.beyond) + d.nonFinite;
+    d.allclose = j.within && d.nonFinite == 0;
+    if (d.nonFinite) d.reason = nonFiniteWhy;
+    else if (j.within) d.reason = QStringLiteral("within ") + j.explainedBy + sqnrText(d.sqnrDb);
+    else
+      d.reason = QStringLiteral("beyond %1: the error is %2x what it explains (max abs %3 at scale %4%5)")
+                     .arg(m.ladderB.empty() ? QStringLiteral("rounding") : m.ladderB.back().name)
+                     .arg(number(j.ratio), number(d.maxAbs), number(d.refMaxAbs))
+                     .arg(d.sqnrDb == -std::numeric_limits<double>::infinity() ? QString()
+                                                                                : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0));
+    return d;
+  }
+  // Elementwise, torch.allclose's rule on the finite pairs; non-finite mismatches never pass.
+  const at::Tensor within = same.logical_or(finitePair.logical_and(diff <= (tol.atol + tol.rtol * absB)));
+  d.mismatched = d.numel - within.sum().item<int64_t>();
+  d.allclose = d.mismatched == 0;
+  const QString tolText = QStringLiteral("atol %1, rtol %2").arg(number(tol.atol), number(tol.rtol));
+  d.reason = d.nonFinite ? nonFiniteWhy
+             : d.allclose ? QStringLiteral("within ") + tolText + sqnrText(d.sqnrDb)
+                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs));
   return d;
 }
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
@@ -103,15 +190,29 @@ TensorDiff worstOf(const std::vector<TensorDiff>& diffs) {
   TensorDiff w;
   std::int64_t numel = 0, mismatched = 0;
   bool first = true;
+  std::int64_t nonFinite = 0, nanBoth = 0;
+  bool exact = true;
+  auto worse = [](const TensorDiff& d, const TensorDiff& w) {
+    if (d.allclose != w.allclose) return !d.allclose;
+    if ((d.nonFinite > 0) != (w.nonFinite > 0)) return d.nonFinite > 0;
+    if (d.rung != w.rung) return d.rung > w.rung;  // TF32 explains more than float32 does
+    if (!std::isnan(d.errorRatio) && !std::isnan(w.errorRatio)) return d.errorRatio > w.errorRatio;
+    return !(d.maxAbs <= w.maxAbs);
+  };
   for (const auto& d : diffs) {
     numel += d.numel;
     mismatched += d.mismatched;
-    const bool worse = first || (!d.allclose && w.allclose) || (d.allclose == w.allclose && !(d.maxAbs <= w.maxAbs));
-    if (worse) w = d;
+    nonFinite += d.nonFinite;
+    nanBoth += d.nanBoth;
+    exact = exact && d.exact;
+    if (first || worse(d, w)) w = d;
     first = false;
   }
   w.numel = numel;
   w.mismatched = mismatched;
+  w.nonFinite = nonFinite;
+  w.nanBoth = nanBoth;
+  w.exact = exact;
   return w;
 }
 
@@ -122,19 +223,15 @@ std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values) {
 }
 
 std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
-                                       const Tolerance& tol) {
+                                       const Tolerance& tol, const std::vector<c10::IValue>* ref,
+                                       const RoundingModel* rounding) {
   const auto ta = flattenTensors(a), tb = flattenTensors(b);
+  const auto tr = ref ? flattenTensors(*ref) : std::vector<at::Tensor>();
   std::vector<TensorDiff> diffs;
-  for (size_t i = 0; i < std::min(ta.size(), tb.size()); ++i) diffs.push_back(compareTensors(ta[i], tb[i], tol));
-  if (ta.size() != tb.size()) {
-    TensorDiff d;
-    d.allclose = false;
-    d.maxAbs = d.maxRel = std::numeric_limits<double>::infinity();
-    d.cosine = 0;
-    d.sqnrDb = -std::numeric_limits<double>::infinity();
-    d.note = QStringLiteral("A has %1 output tensor(s), B has %2").arg(ta.size()).arg(tb.size());
-    diffs.push_back(d);
-  }
+  for (size_t i = 0; i < std::min(ta.size(), tb.size()); ++i)
+    diffs.push_back(compareTensors(ta[i], tb[i], tol, tr.size() == ta.size() ? tr[i] : at::Tensor(), rounding));
+  if (ta.size() != tb.size())
+    diffs.push_back(failedPair(QStringLiteral("A has %1 output tensor(s), B has %2").arg(ta.size()).arg(tb.size())));
   return diffs;
 }
 
@@ -155,11 +252,24 @@ Occurrences occurrences(const RunResult& run) {
   return out;
 }
 
+struct RecordedDiff {
+  TensorDiff diff;  // the floating values' (the integers' when the node has no floating value)
+  std::int64_t integerMismatched = 0;
+};
+
 // Compares two recorded values; nullopt when neither holds a tensor or number to compare.
-std::optional<TensorDiff> compareRecorded(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
-                                          const Tolerance& tol) {
+// Numeric error is judged on floating values; integer values beside them (max_pool's indices,
+// which ties may swap) are counted apart.
+std::optional<RecordedDiff> compareRecorded(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
+                                            const Tolerance& tol, const std::vector<c10::IValue>* ref = nullptr,
+                                            const RoundingModel* rounding = nullptr) {
   if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
-  return worstOf(compareOutputs(a, b, tol));
+  std::vector<TensorDiff> floating, integers;
+  for (TensorDiff& d : compareOutputs(a, b, tol, ref, rounding)) (d.integer ? integers : floating).push_back(std::move(d));
+  RecordedDiff out;
+  for (const TensorDiff& d : integers) out.integerMismatched += d.mismatched;
+  out.diff = worstOf(floating.empty() ? integers : floating);
+  return out;
 }
 
 // A's node run locally at B's precision and device, against A's own outputs (reference side).
@@ -174,15 +284,52 @@ std::optional<TensorDiff> localDiff(const NodeRecord& ra, const Tolerance& tol) 
     return d;
   }
   if (ra.localOutputs.empty()) return std::nullopt;
-  return compareRecorded(ra.localOutputs, ra.outputs, tol);
+  auto d = compareRecorded(ra.localOutputs, ra.outputs, tol);
+  if (!d || d->diff.integer) return std::nullopt;  // numeric error lives in floating values only
+  return d->diff;
 }
+
+// A row of two recorded nodes (and A's float64 reference record, when there is one).
+NodeDiff row(const NodeRecord& ra, const NodeRecord& rb, const RecordedDiff& d, const QString& modulePath, int change,
+             const Tolerance& tol) {
+  NodeDiff n{ra.id, rb.id, ra.op, rb.op, modulePath, d.diff, change, localDiff(ra, tol)};
+  n.integerMismatched = d.integerMismatched;
+  n.writtenLater = ra.writtenLater;
+  return n;
+}
+
+// A's float64 reference run, record by record: the reference of A's nth run of a node is R's nth.
+class ReferenceRecords {
+ public:
+  ReferenceRecords(const RunResult& a, const RunResult* ref) : a_(a), ref_(ref) {
+    if (!ref) return;
+    inRef_ = occurrences(*ref);
+    inA_ = occurrences(a);
+  }
+  // R's outputs for A's record `ia` (null without a reference or when R did not run it then).
+  const std::vector<c10::IValue>* outputs(size_t ia) const {
+    if (!ref_) return nullptr;
+    const model::NodeId id = a_.nodes[ia].id;
+    const auto& occA = inA_.at(id);
+    const size_t nth = size_t(std::find(occA.begin(), occA.end(), ia) - occA.begin());
+    auto r = inRef_.find(id);
+    if (r == inRef_.end() || nth >= r->second.size()) return nullptr;
+    return &ref_->nodes[r->second[nth]].outputs;
+  }
+
+ private:
+  const RunResult& a_;
+  const RunResult* ref_;
+  Occurrences inRef_, inA_;
+};
 
 NodeComparison compareByProvenance(const RunResult& a, const model::Revision& revA, const RunResult& b,
                                    const model::Revision& revB, const Tolerance& tol, const model::Lineage& la,
-                                   const model::Lineage& lb) {
+                                   const model::Lineage& lb, const RunResult* ref, const RoundingModel* rounding) {
   NodeComparison result;
   const Correspondence c = correspond(revA, la, revB, lb);
   const Occurrences inA = occurrences(a), inB = occurrences(b);
+  const ReferenceRecords refs(a, ref);
   std::vector<std::pair<size_t, NodeDiff>> rows;  // keyed by A's record index
   auto skip = [&](const NodeRecord& r, bool onB, int change, QString why) {
     result.notCompared.push_back({r.id, r.op, r.modulePath, onB, change, std::move(why)});
@@ -201,12 +348,12 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
       skip(ra, false, 0, QStringLiteral("uninitialised memory"));
       continue;
     }
-    auto diff = compareRecorded(ra.outputs, rb.outputs, tol);
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding);
     if (!diff) {
       skip(ra, false, 0, QStringLiteral("no tensor or number to compare"));
       continue;
     }
-    rows.push_back({ia, NodeDiff{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0, localDiff(ra, tol)}});
+    rows.push_back({ia, row(ra, rb, *diff, ra.modulePath, 0, tol)});
   }
 
   for (const ChangeGroup& g : c.groups) {
@@ -225,9 +372,14 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
         skip(rb, true, g.number, QStringLiteral("uninitialised memory"));
         continue;
       }
-      auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol);
+      const auto* refOut = refs.outputs(oa->second.front());
+      const std::vector<c10::IValue> refExit = refOut && size_t(e.outA) < refOut->size()
+                                                   ? std::vector<c10::IValue>{(*refOut)[size_t(e.outA)]}
+                                                   : std::vector<c10::IValue>{};
+      auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol,
+                                  refExit.empty() ? nullptr : &refExit, rounding);
       if (!diff) continue;
-      rows.push_back({oa->second.front(), NodeDiff{ra.id, rb.id, ra.op, rb.op, rb.modulePath, *diff, g.number, localDiff(ra, tol)}});
+      rows.push_back({oa->second.front(), row(ra, rb, *diff, rb.modulePath, g.number, tol)});
     }
     auto inside = [&](const std::vector<model::NodeId>& ids, const std::unordered_set<model::NodeId>& exits,
                       const Occurrences& occ, const RunResult& run, bool onB) {
@@ -251,7 +403,9 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
 }
 
 NodeComparison compareByStructure(const RunResult& a, const model::Revision& revA, const RunResult& b,
-                                  const model::Revision& revB, const Tolerance& tol) {
+                                  const model::Revision& revB, const Tolerance& tol, const RunResult* ref,
+                                  const RoundingModel* rounding) {
+  const ReferenceRecords refs(a, ref);
   const size_t na = a.nodes.size(), nb = b.nodes.size();
   std::vector<int> partnerOfA(na, -1), partnerOfB(nb, -1);
   std::unordered_map<model::NodeId, size_t> indexA, indexB;
@@ -302,12 +456,12 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
       result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("uninitialised memory")});
       continue;
     }
-    auto diff = compareRecorded(ra.outputs, rb.outputs, tol);
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding);
     if (!diff) {
       result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
       continue;
     }
-    NodeDiff nd{ra.id, rb.id, ra.op, rb.op, ra.modulePath, *diff, 0, localDiff(ra, tol)};
+    NodeDiff nd = row(ra, rb, *diff, ra.modulePath, 0, tol);
     if (!nd.diff.allclose && !result.firstBeyond) result.firstBeyond = nd;
     result.nodes.push_back(std::move(nd));
   }
@@ -320,9 +474,10 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
 
 NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
                             const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
-                            const model::Lineage* la, const model::Lineage* lb) {
-  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol);
-  return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage());
+                            const model::Lineage* la, const model::Lineage* lb, const RunResult* ref,
+                            const RoundingModel* rounding) {
+  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol, ref, rounding);
+  return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage(), ref, rounding);
 }
 
 CompareResult::Verdict CompareResult::verdict() const {
@@ -349,21 +504,80 @@ std::pair<RunOptions, RunOptions> sideRunOptions(const CompareOptions& options) 
   b.device = options.deviceB;
   a.precision = options.precisionA;
   b.precision = options.precisionB;
+  // --tf32 on/off switches CUDA sides; emulation stands B in for a CUDA run on any device.
+  const bool emulate = options.tf32 == Tf32::Emulate;
+  a.precision.tf32 = a.device.is_cuda() && !emulate ? options.tf32 : Tf32::Default;
+  b.precision.tf32 = emulate || b.device.is_cuda() ? options.tf32 : Tf32::Default;
   a.cancel = b.cancel = options.cancel;
   return {a, b};
 }
 
 bool comparesPrecision(const CompareOptions& options) {
-  return options.deviceA != options.deviceB || options.precisionA.describe() != options.precisionB.describe();
+  const auto [a, b] = sideRunOptions(options);
+  return a.device != b.device || a.precision.describe() != b.precision.describe();
 }
 
 namespace {
-// The larger unit roundoff of the two sides' floating dtypes (a model's own: float32).
+// Whether a side's float32 convolutions or matrix products round to TF32 in its run.
+bool roundsToTf32(const RunOptions& side, bool convolutions, bool products) {
+  switch (side.precision.tf32) {
+    case Tf32::Emulate: return convolutions || products;
+    case Tf32::Off: return false;
+    case Tf32::On: return side.device.is_cuda() && (convolutions || products);
+    case Tf32::Default: return side.device.is_cuda() && convolutions;  // cuDNN allows TF32 by default, cuBLAS not
+  }
+  return false;
+}
+
+// Whether a side may round to TF32 at all (the culprit's noise floor; no graph at hand).
+bool mayRoundToTf32(const RunOptions& side) { return roundsToTf32(side, true, side.precision.tf32 != Tf32::Default); }
+
+double sideUnitRoundoff(const RunOptions& side, bool tf32) {
+  const double u = unitRoundoff(side.precision.dtype.value_or(c10::kFloat));
+  return tf32 ? std::max(u, kTf32UnitRoundoff) : u;
+}
+
+// The larger unit roundoff of the two sides' arithmetic (a model's own: float32).
 double lowerUnitRoundoff(const CompareOptions& options) {
-  return std::max(unitRoundoff(options.precisionA.dtype.value_or(c10::kFloat)),
-                  unitRoundoff(options.precisionB.dtype.value_or(c10::kFloat)));
+  const auto [a, b] = sideRunOptions(options);
+  return std::max(sideUnitRoundoff(a, mayRoundToTf32(a)), sideUnitRoundoff(b, mayRoundToTf32(b)));
+}
+
+QString dtypeRounding(const RunOptions& side) {
+  Precision plain;
+  plain.dtype = side.precision.dtype.value_or(c10::kFloat);
+  return plain.describe() + QStringLiteral(" rounding");
+}
+
+QString tf32Rounding(Tf32 mode) {
+  switch (mode) {
+    case Tf32::Emulate: return QStringLiteral("emulated TF32 rounding (--tf32 emulate)");
+    case Tf32::On: return QStringLiteral("TF32 rounding (--tf32 on)");
+    default: return QStringLiteral("TF32 rounding (cuDNN's TF32 convolutions on CUDA, PyTorch's default)");
+  }
+}
+
+void opsRoundedByTf32(const torch::jit::Block* block, bool& convolutions, bool& products) {
+  for (const torch::jit::Node* n : block->nodes()) {
+    const QString op = QString::fromLatin1(n->kind().toQualString());
+    if (tf32Rounds(op)) (op.contains(QLatin1String("conv")) ? convolutions : products) = true;
+    for (const torch::jit::Block* b : n->blocks()) opsRoundedByTf32(b, convolutions, products);
+  }
 }
 }  // namespace
+
+RoundingModel roundingModel(const CompareOptions& options, const model::Revision& revA, const model::Revision& revB) {
+  const auto [a, b] = sideRunOptions(options);
+  bool convA = false, productsA = false, convB = false, productsB = false;
+  opsRoundedByTf32(revA.graph()->block(), convA, productsA);
+  opsRoundedByTf32(revB.graph()->block(), convB, productsB);
+  RoundingModel m;
+  m.unitRoundoffA = sideUnitRoundoff(a, roundsToTf32(a, convA, productsA));
+  const double uB = sideUnitRoundoff(b, false);
+  m.ladderB.push_back({uB, dtypeRounding(b)});
+  if (roundsToTf32(b, convB, productsB) && kTf32UnitRoundoff > uB) m.ladderB.push_back({kTf32UnitRoundoff, tf32Rounding(b.precision.tf32)});
+  return m;
+}
 
 Tolerance defaultTolerance(const CompareOptions& options) {
   const double u = lowerUnitRoundoff(options);
@@ -371,6 +585,8 @@ Tolerance defaultTolerance(const CompareOptions& options) {
   if (u >= unitRoundoff(c10::kHalf)) return {1e-5, 1e-3};
   return {};
 }
+
+Tolerance elementwiseTolerance(double atol, double rtol) { return {atol, rtol, true}; }
 
 double noiseFloor(const CompareOptions& options) { return culpritNoiseFloor(lowerUnitRoundoff(options)); }
 
@@ -421,6 +637,29 @@ CompareResult compareRevisions(model::RevisionPtr revA, model::RevisionPtr revB,
 }
 
 namespace {
+// A's float64 reference: A's revision on the CPU with its floating weights and inputs at float64.
+RunOptions referenceRun(const CompareOptions& options, bool keepIntermediates) {
+  RunOptions r;
+  r.precision.dtype = c10::kDouble;
+  r.instrumented = true;
+  r.keepIntermediates = keepIntermediates;
+  r.cancel = options.cancel;
+  return r;
+}
+
+// The verdict's one line, from the same diffs as everything else.
+QString verdictReason(const CompareResult& r) {
+  const TensorDiff outputs = worstOf(r.outputs);
+  if (r.exact) return outputs.reason;
+  QString why = outputs.reason;
+  if (const NodeDiff* f = r.intermediateDivergence())
+    why = QStringLiteral("outputs %1; intermediate %2 at %3 is not: %4")
+              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath, f->diff.reason);
+  if (!r.roundingJudged && !r.referenceError.isEmpty())
+    why += QStringLiteral(" (judged elementwise: no float64 reference, %1)").arg(r.referenceError);
+  return why;
+}
+
 CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, const InputSet& inputs,
                              const CompareOptions& options) {
   CompareResult result;
@@ -438,9 +677,24 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   RunResult rb = eb.run(inputs, ob);
   if (!rb.ok) return fail(rb, true);
   result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol);
+  result.exact = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.exact; });
+  const RoundingModel rounding = roundingModel(options, *revA, *revB);
+  const bool judgeRounding = !options.tol.elementwise && !result.exact;
+  std::optional<RunResult> ref;
+  auto runReference = [&](bool keepIntermediates) {
+    RunResult r = ea.run(inputs, referenceRun(options, keepIntermediates));
+    if (r.ok) ref = std::move(r);
+    else result.referenceError = r.error.headline();
+  };
+  if (judgeRounding) runReference(options.perNode);
+  if (ref) {
+    result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol, &ref->outputs, &rounding);
+    result.roundingJudged = true;
+  }
   result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
   result.ok = true;
   if (result.equal && !options.perNode) {
+    result.reason = verdictReason(result);
     // Kept for what they say (a device remapped, dtype asserts relaxed), with no records.
     result.runA = std::make_shared<RunResult>(std::move(ra));
     result.runB = std::make_shared<RunResult>(std::move(rb));
@@ -451,15 +705,22 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   oa.instrumented = ob.instrumented = true;
   oa.keepIntermediates = ob.keepIntermediates = true;
   result.localErrors = comparesPrecision(options);
-  if (result.localErrors) oa.local = LocalRun{options.deviceB, options.precisionB};
+  if (result.localErrors) oa.local = LocalRun{ob.device, ob.precision};
   ra = ea.run(inputs, oa);
   rb = eb.run(inputs, ob);
   if (!ra.ok) return fail(ra, false);
   if (!rb.ok) return fail(rb, true);
+  if (!options.tol.elementwise && (!ref || ref->nodes.empty())) {
+    ref.reset();
+    runReference(true);
+  }
+  const bool perNodeRounding = ref && !options.tol.elementwise;
   result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
-                              options.lineageB.get());
+                              options.lineageB.get(), perNodeRounding ? &*ref : nullptr,
+                              perNodeRounding ? &rounding : nullptr);
   if (result.localErrors && result.verdict() != CompareResult::Verdict::Equal)
     result.culprit = findCulprit(result.nodes->nodes, noiseFloor(options));
+  result.reason = verdictReason(result);
   // NodeComparison points into the runs' records: keep them alive with the result.
   result.runA = std::make_shared<RunResult>(std::move(ra));
   result.runB = std::make_shared<RunResult>(std::move(rb));

@@ -110,7 +110,7 @@ bool optionsFor(const CompareRequest& req, CompareOptions& o, QString* error) {
   auto devA = Executor::parseDevice(req.deviceA, error);
   auto devB = devA ? Executor::parseDevice(req.deviceB, error) : std::nullopt;
   if (!devA || !devB) return false;
-  o.tol = {req.atol, req.rtol};
+  o.tol = {req.atol, req.rtol, req.elementwise};
   o.deviceA = *devA;
   o.deviceB = *devB;
   if (!precisionOf(req.dtypeA, false, o.precisionA, *error) || !precisionOf(req.dtypeB, req.autocastB, o.precisionB, *error))

@@ -26,6 +26,7 @@ struct CompareRequest {
   model::RevisionPtr a, b;
   InputsPtr inputs;
   double atol = 1e-5, rtol = 1e-4;
+  bool elementwise = false;  // judged at atol/rtol; otherwise by the rounding model (verdict.h)
   QString deviceA = QStringLiteral("cpu"), deviceB = QStringLiteral("cpu");
   // Precision of each side: empty for the model as saved, else "float16", "bfloat16", "float64", …
   QString dtypeA, dtypeB;

@@ -19,6 +19,8 @@ std::optional<Culprit> findCulprit(const std::vector<NodeDiff>& rows, double noi
   const NodeDiff* worst = nullptr;
   double worstScaled = 0;
   for (const NodeDiff& row : rows) {
+    // A buffer filled in place later (new_zeros then fill_) does not hold its final value here.
+    if (row.writtenLater) continue;
     const double scaled = scaledLocalError(row);
     if (scaled > worstScaled) {
       worst = &row;

@@ -66,9 +66,10 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
       return s;
     };
     if (ranking.empty() || !passes(top(ranking.size()))) {
-      result.error = QStringLiteral("even with every node in float32 the outputs stay beyond tolerance (atol %1, rtol %2): "
+      result.noKeepSet = true;
+      result.error = QStringLiteral("even with every node in float32 the outputs stay different (%1): "
                                     "the difference does not come from the nodes' precision")
-                         .arg(options.tol.atol).arg(options.tol.rtol);
+                         .arg(first.reason);
       return result;
     }
     size_t lo = 0, hi = ranking.size();  // top(lo) fails (nothing kept fails), top(hi) passes

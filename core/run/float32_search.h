@@ -13,6 +13,7 @@ namespace graft::core::run {
 struct Float32Search {
   bool ok = false;
   QString error;                     // worded for the user
+  bool noKeepSet = false;            // ran, but no set of float32 nodes makes it pass (`error` says so)
   bool passesAlready = false;        // the lower-precision run is within tolerance as it is
   std::vector<model::NodeId> nodes;  // kept in float32, in graph order
   model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed

@@ -25,7 +25,7 @@ LedgerEntry check(const model::RevisionPtr& original, const model::RevisionPtr& 
   LedgerEntry entry;
   ensureThreads();
   CompareOptions compare;
-  compare.tol = {options.atol, options.rtol};
+  compare.tol = {options.atol, options.rtol, options.elementwise};
   compare.cancel = options.cancel;
   const CompareResult r = compareRevisions(original, revision, inputs, compare);
   if (!r.ok) {

@@ -24,6 +24,7 @@ struct LedgerEntry {
 
 struct LedgerOptions {
   double atol = 1e-5, rtol = 1e-4;
+  bool elementwise = false;  // judged at atol/rtol; otherwise by the rounding model (verdict.h)
   int runs = 5;  // timed forwards (after one warm-up)
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -13,7 +13,47 @@ QString Precision::describe() const {
   if (text == QLatin1String("half")) text = QStringLiteral("float16");
   else if (text == QLatin1String("float")) text = QStringLiteral("float32");
   else if (text == QLatin1String("double")) text = QStringLiteral("float64");
-  return autocast ? text + QStringLiteral(" (autocast)") : text;
+  if (autocast) text += QStringLiteral(" (autocast)");
+  if (tf32 == Tf32::Emulate) text += QStringLiteral(" (emulated TF32)");
+  return text;
+}
+
+std::optional<Tf32> tf32FromName(const QString& name) {
+  const QString n = name.trimmed().toLower();
+  if (n == QLatin1String("default")) return Tf32::Default;
+  if (n == QLatin1String("on")) return Tf32::On;
+  if (n == QLatin1String("off")) return Tf32::Off;
+  if (n == QLatin1String("emulate")) return Tf32::Emulate;
+  return std::nullopt;
+}
+
+QString tf32Name(Tf32 mode) {
+  switch (mode) {
+    case Tf32::Default: return QStringLiteral("default");
+    case Tf32::On: return QStringLiteral("on");
+    case Tf32::Off: return QStringLiteral("off");
+    case Tf32::Emulate: return QStringLiteral("emulate");
+  }
+  return {};
+}
+
+bool tf32Rounds(const QString& op) {
+  static const QStringList kOps{
+      QStringLiteral("aten::conv1d"), QStringLiteral("aten::conv2d"), QStringLiteral("aten::conv3d"),
+      QStringLiteral("aten::convolution"), QStringLiteral("aten::_convolution"), QStringLiteral("aten::conv_transpose1d"),
+      QStringLiteral("aten::conv_transpose2d"), QStringLiteral("aten::conv_transpose3d"), QStringLiteral("aten::linear"),
+      QStringLiteral("aten::matmul"), QStringLiteral("aten::mm"), QStringLiteral("aten::bmm"), QStringLiteral("aten::addmm"),
+      QStringLiteral("aten::baddbmm"), QStringLiteral("aten::addbmm"), QStringLiteral("aten::einsum")};
+  return kOps.contains(op);
+}
+
+at::Tensor roundToTf32(const at::Tensor& t) {
+  if (!t.defined() || t.scalar_type() != c10::kFloat) return t;
+  // Round half away from zero on the 13 bits TF32 drops (cvt.rna.tf32.f32); inf and NaN keep
+  // their exponent, so they stay what they are.
+  const at::Tensor c = t.contiguous();
+  const at::Tensor rounded = at::bitwise_and(c.view(c10::kInt) + 0x1000, static_cast<int64_t>(~0x1FFF)).view(c10::kFloat);
+  return at::where(c.isfinite(), rounded, c);
 }
 
 std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error) {

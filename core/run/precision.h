@@ -14,14 +14,31 @@
 
 namespace graft::core::run {
 
+// TensorFloat-32 for float32 convolutions and matrix products. On CUDA: PyTorch's default
+// (cuDNN convolutions allow TF32, cuBLAS matrix products do not), on, or off for the run.
+// Emulate: on any device, their float32 inputs are rounded to TF32's 10-bit mantissa first, as
+// tensor cores do (a CPU stand-in for a CUDA run).
+enum class Tf32 { Default, On, Off, Emulate };
+// "default", "on", "off", "emulate" (nullopt for anything else).
+std::optional<Tf32> tf32FromName(const QString& name);
+QString tf32Name(Tf32 mode);
+// TF32's unit roundoff: 10 explicit mantissa bits.
+constexpr double kTf32UnitRoundoff = 1.0 / 2048;
+// Ops whose float32 inputs TF32 rounds: convolutions, linear layers and matrix products.
+bool tf32Rounds(const QString& op);
+// `t` (float32) rounded to the nearest TF32 value; other dtypes unchanged.
+at::Tensor roundToTf32(const at::Tensor& t);
+
 struct Precision {
   std::optional<c10::ScalarType> dtype;  // unset: the model's own dtypes
+  Tf32 tf32 = Tf32::Default;
   // Reductions and normalisations (softmax, layer_norm, sum, mean, …) kept in float32 too, as
   // autocast does.
   bool autocast = false;
 
-  bool isDefault() const { return !dtype && !autocast; }
-  // "float16", "bfloat16 (autocast)", "as saved".
+  // TF32 on or off is a switch of the CUDA libraries, not a node-by-node run.
+  bool isDefault() const { return !dtype && !autocast && tf32 != Tf32::Emulate; }
+  // "float16", "bfloat16 (autocast)", "as saved", "as saved (emulated TF32)".
   QString describe() const;
 };
 

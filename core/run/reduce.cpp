@@ -128,6 +128,24 @@ Cut cut(const model::RevisionPtr& rev, const std::vector<Node*>& chosen, const N
   return out;
 }
 
+// Every top-level node that reads, directly or through others, a value `from` computes.
+std::unordered_set<const Node*> fedBy(const Node* from) {
+  std::unordered_set<const Node*> seen{from};
+  std::vector<const Node*> todo{from};
+  const auto* top = from->owningBlock();
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    for (const Value* o : n->outputs())
+      for (const auto& use : o->uses()) {
+        const Node* user = use.user;
+        while (user && user->owningBlock() != top) user = user->owningBlock()->owningNode();
+        if (user && seen.insert(user).second) todo.push_back(user);
+      }
+  }
+  return seen;
+}
+
 }  // namespace
 
 ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
@@ -142,6 +160,7 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     Executor ea(rev), eb(rev);
     auto [oa, ob] = sideRunOptions(options);
     oa.instrumented = ob.instrumented = oa.keepIntermediates = ob.keepIntermediates = true;
+    oa.local = LocalRun{ob.device, ob.precision};  // each node's own error: where the failure starts
     const RunResult ra = ea.run(inputs, oa);
     if (!ra.ok) return refuse(QStringLiteral("the reference run failed: ") + ra.error.headline());
     const RunResult rb = eb.run(inputs, ob);
@@ -155,11 +174,27 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     // every linear layer leaves a tight tolerance somewhere, and none of them is the failure.
     const double floor = noiseFloor(options);
     const auto failed = [&](const TensorDiff& d) { return !d.allclose && scaledError(d) > floor; };
+    // The repro holds the node that introduces the error (the culprit compare names): the failure
+    // reduced is the first one it feeds, itself included.
+    const auto culprit = findCulprit(rows.nodes, floor);
+    Node* culpritNode = culprit ? rev->nodeOf(culprit->nodeA) : nullptr;
+    if (culpritNode && culpritNode->owningBlock() != graph->block()) culpritNode = nullptr;
+    const std::unordered_set<const Node*> fed = culpritNode ? fedBy(culpritNode) : std::unordered_set<const Node*>{};
     for (const NodeDiff& row : rows.nodes) {
       if (!failed(row.diff)) continue;
       Node* n = rev->nodeOf(row.nodeA);
-      if (n && n->owningBlock() == graph->block()) { failing = n; break; }
+      if (!n || n->owningBlock() != graph->block()) continue;
+      if (culpritNode && !fed.count(n)) continue;
+      failing = n;
+      break;
     }
+    if (!failing && culpritNode) culpritNode = nullptr;  // nothing it feeds fails: reduce the first failure
+    if (!failing)
+      for (const NodeDiff& row : rows.nodes) {
+        if (!failed(row.diff)) continue;
+        Node* n = rev->nodeOf(row.nodeA);
+        if (n && n->owningBlock() == graph->block()) { failing = n; break; }
+      }
     if (!failing) {
       for (const NodeDiff& row : rows.nodes)
         if (failed(row.diff))
@@ -240,7 +275,9 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     // Bisection: the latest start whose window still fails. The whole prefix fails (it is the
     // full run); the failing node alone is tried first.
     size_t lo = 0, hi = order.size() - 1;
-    if (fails({failing}, result.bisectionRuns)) {
+    if (culpritNode)  // windows start at or before the culprit
+      hi = size_t(std::find(order.begin(), order.end(), culpritNode) - order.begin());
+    if (hi == order.size() - 1 ? fails({failing}, result.bisectionRuns) : fails(reaching(window(hi)), result.bisectionRuns)) {
       lo = hi;
     } else {
       while (hi - lo > 1) {
@@ -252,10 +289,15 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     std::vector<Node*> chosen = reaching(window(lo));
     // Then each node in turn: dropped (its values fed from the reference) while it still fails.
     for (size_t i = 0; i + 1 < chosen.size();) {
+      if (chosen[i] == culpritNode) {
+        ++i;
+        continue;
+      }
       std::vector<Node*> without = chosen;
       without.erase(without.begin() + long(i));
       without = reaching(without);
-      if (without.size() < chosen.size() && fails(without, result.removalRuns)) chosen = std::move(without);
+      const bool keepsCulprit = !culpritNode || std::find(without.begin(), without.end(), culpritNode) != without.end();
+      if (without.size() < chosen.size() && keepsCulprit && fails(without, result.removalRuns)) chosen = std::move(without);
       else ++i;
     }
     if (!fails(chosen, result.removalRuns)) return refuse(QStringLiteral("no subgraph fails on its own: the failure needs the whole prefix of %1 nodes").arg(order.size()));
