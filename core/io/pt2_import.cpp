@@ -250,8 +250,12 @@ class Importer {
       }
       const c10::IValue args = saved.toTupleRef().elements()[0];
       if (args.isTuple()) sampleInputs = args.toTupleRef().elements().vec();
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
       sampleInputs.clear();
+      // A record shorter than its tensor is damage, as torch.export.load finds it: refused, never
+      // run on what lies past its end.
+      const QString why = QString::fromUtf8(e.what());
+      if (why.contains(QLatin1String("does not match expected size"))) fail(QStringLiteral("%1: %2").arg(name, why.section(QLatin1Char('\n'), 0, 0)));
     }
   }
 

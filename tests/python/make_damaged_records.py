@@ -50,7 +50,7 @@ def cut(path, dst, pick, keep):
 
 def largest(prefix):
     def pick(sizes):
-        names = [n for n in sizes if ("/" + prefix + "/") in n and not n.endswith(".pkl")]
+        names = [n for n in sizes if ("/" + prefix + "/") in n and not n.endswith((".pkl", ".json"))]
         return max(names, key=lambda n: sizes[n])
     return pick
 
