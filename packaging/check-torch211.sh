@@ -54,7 +54,7 @@ if [ "$mode" = check ]; then
   # Only whether it compiles and links: no optimisation, no debug info.
   flags=(-DCMAKE_BUILD_TYPE=Check "-DCMAKE_CXX_FLAGS_CHECK=-O0 -g0")
 else
-  flags=(-DCMAKE_BUILD_TYPE=Release)
+  flags=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
 fi
 generator=()
 if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja > /dev/null; then generator=(-G Ninja); fi

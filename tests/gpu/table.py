@@ -37,10 +37,8 @@ def summary(name, d):
     if name.startswith("info"):
         parts += [f"{d.get('format', '?')}", f"ops {d.get('ops', '?')}"]
     elif name.startswith(("cc-", "gg-", "bf16-", "foldcc-")):
-        verdict = d.get("verdict")
-        if isinstance(verdict, dict):
-            verdict = verdict.get("kind") or verdict.get("verdict") or json.dumps(verdict)[:60]
-        parts.append(f"verdict {verdict}" if verdict else f"equal {d.get('equal')}")
+        verdict = d.get("agreement") or d.get("verdict")
+        parts.append(f"{verdict}: {d.get('verdict_reason', '')}" if verdict else f"equal {d.get('equal')}")
         outs = d.get("outputs") or []
         if outs and isinstance(outs[0], dict):
             parts.append(f"max_abs {num(outs[0].get('max_abs'), '{:.3g}')}")
