@@ -3,7 +3,8 @@
 # Graphviz there): graft-cli from the bundle that tests/gpu/bundle.sh made here, models made with
 # that machine's own torch (make_models.py), every job of graft-cli on CUDA, and PyTorch's own
 # figures for the same files and inputs (torch_ref.py), in one table (table.py). At most 8 minutes:
-# steps still to run after GRAFT_GPU_LIMIT seconds (default 420) are listed as skipped.
+# steps still to run after GRAFT_GPU_LIMIT seconds (default 420) are listed as skipped, and none
+# runs past GRAFT_GPU_DEADLINE (450). The Llama's own compares come last: they are the first cut.
 #
 #   bash tests/gpu/run.sh [BUNDLE]     from the repository root; BUNDLE defaults to
 #                                      build/gpu-bundle/bundle.tar.xz
@@ -14,7 +15,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="${1:-${GRAFT_GPU_BUNDLE:-$here/build/gpu-bundle/bundle.tar.xz}}"
 OUT="${OUT:-/tmp/graft-gpu-out}"
 work="${GRAFT_GPU_WORK:-/tmp/graft-gpu}"
-limit="${GRAFT_GPU_LIMIT:-420}"
+limit="${GRAFT_GPU_LIMIT:-420}"      # no step starts after this many seconds
+deadline="${GRAFT_GPU_DEADLINE:-450}"  # and none runs past this: the table follows, under 8 minutes in all
 py="${GRAFT_GPU_PYTHON:-python3}"
 G="$here/tests/gpu"
 mkdir -p "$OUT"
@@ -41,7 +43,9 @@ ldd "$C" | grep "not found"
 step() {
   local name=$1 limit_s=$2
   shift 2
-  if [ $(($(date +%s) - t0)) -gt "$limit" ]; then
+  local left=$((deadline - ($(date +%s) - t0)))
+  [ "$limit_s" -gt "$left" ] && limit_s=$left
+  if [ $(($(date +%s) - t0)) -gt "$limit" ] || [ "$limit_s" -lt 10 ]; then
     printf "%-22s skipped (past %ss)\n" "$name" "$limit"
     printf "%s\tskipped\t0\n" "$name" >> "$J/steps.tsv"
     return
@@ -56,11 +60,11 @@ step() {
   printf "%-22s rc=%-3s %6ss  %s\n" "$name" "$rc" "$took" "$(grep -v '^\s*$' "$J/$name.err" | head -c 200 | tr '\n' ' ')"
 }
 
-el "models: resnet50 (.pt, .pt2 with a dynamic batch), vit_b_16 (.pt2)"
-timeout 150 "$py" "$G/make_models.py" cnn "$M" | tail -n 1
-# The ~1B Llama takes a minute or two to build and export: in the background meanwhile.
+el "models: resnet50 (.pt, .pt2 with a dynamic batch), vit_b_16 (.pt2); the Llama in the background"
+# The ~1B Llama takes a minute or two to build and export: in the background, from the start.
 (timeout 300 "$py" "$G/make_models.py" llm "$M" > "$M/llm.log" 2>&1) &
 llm_pid=$!
+timeout 150 "$py" "$G/make_models.py" cnn "$M" | tail -n 1
 
 el "info"
 step info-r50pt 60 "$C" info "$M/resnet50.pt" --json
@@ -87,33 +91,38 @@ step foldcc-r50pt2 90 "$C" compare "$M/resnet50.pt2" "$work/folded.pt2" --device
 el "waiting for the Llama export"
 wait "$llm_pid"
 tail -n 1 "$M/llm.log"
-if [ -f "$M/llama.pt2" ]; then
-  L="$M/llama.pt2"
-  step info-llama 90 "$C" info "$L" --json
-  step cc-llama 120 "$C" compare "$L" "$L" --device cpu --device-b cuda --json
-  step cc-llama-seq40 120 "$C" compare "$L" "$L" --input "$M/llama.ids40.pt" --device cpu --device-b cuda --json
-  step cc-llama-tf32off 120 "$C" compare "$L" "$L" --device cpu --device-b cuda --tf32 off --json
-  step gg-llama 120 "$C" compare "$L" "$L" --device cuda --per-node --json
-  step bf16-llama 120 "$C" compare "$L" "$L" --device cuda --dtype-b bfloat16 --per-node --json
-  step pf-llama 120 "$C" profile "$L" --device cuda --runs 20 --json
-  step mem-llama 120 "$C" profile "$L" --device cuda --memory --runs 3 --json
-else
-  el "no llama.pt2: $(tail -c 300 "$M/llm.log")"
-fi
+L="$M/llama.pt2"
+[ -f "$L" ] || el "no llama.pt2: $(tail -c 300 "$M/llm.log")"
+[ -f "$L" ] && step info-llama 90 "$C" info "$L" --json
 
+# Timings with the machine otherwise quiet (the export is over): Graft's, then PyTorch's.
 el "profile on CUDA: kernels from the profiler's GPU activity, and memory"
 step pf-r50pt-b1 90 "$C" profile "$M/resnet50.pt" --input 1x3x224x224 --device cuda --runs 30 --json
 step pf-r50pt-b32 90 "$C" profile "$M/resnet50.pt" --input 32x3x224x224 --device cuda --runs 30 --json
 step pf-r50pt2-b32 90 "$C" profile "$M/resnet50.pt2" --input 32x3x224x224 --device cuda --runs 30 --json
 step pf-vit 90 "$C" profile "$M/vit_b_16.pt2" --device cuda --runs 30 --trace "$J/vit-trace.json" --json
+[ -f "$L" ] && step pf-llama 120 "$C" profile "$L" --device cuda --runs 20 --json
 step mem-r50pt-b32 90 "$C" profile "$M/resnet50.pt" --input 32x3x224x224 --device cuda --memory --runs 3 --json
 step mem-vit 90 "$C" profile "$M/vit_b_16.pt2" --device cuda --memory --runs 3 --json
+[ -f "$L" ] && step mem-llama 120 "$C" profile "$L" --device cuda --memory --runs 3 --json
 
 el "PyTorch's own figures"
 refs=("$M/resnet50.pt@1x3x224x224" "$M/resnet50.pt@32x3x224x224" "$M/resnet50.pt2@32x3x224x224" "$M/vit_b_16.pt2@1x3x224x224")
-[ -f "$M/llama.pt2" ] && refs+=("$M/llama.pt2@$M/llama.ids.pt")
-timeout 150 "$py" "$G/torch_ref.py" "${refs[@]}" > "$J/torch_ref.json" 2> "$J/torch_ref.err"
+[ -f "$L" ] && refs+=("$L@$M/llama.ids.pt")
+ref_s=$((deadline - ($(date +%s) - t0) - 10))
+[ "$ref_s" -gt 150 ] && ref_s=150
+[ "$ref_s" -lt 20 ] && ref_s=20
+timeout "$ref_s" "$py" "$G/torch_ref.py" "${refs[@]}" > "$J/torch_ref.json" 2> "$J/torch_ref.err"
 el "torch_ref rc=$?"
+
+if [ -f "$L" ]; then
+  el "the Llama: CPU against CUDA (sample and a longer sequence), self per node on CUDA, bfloat16"
+  step cc-llama 120 "$C" compare "$L" "$L" --device cpu --device-b cuda --json
+  step cc-llama-seq40 120 "$C" compare "$L" "$L" --input "$M/llama.ids40.pt" --device cpu --device-b cuda --json
+  step bf16-llama 120 "$C" compare "$L" "$L" --device cuda --dtype-b bfloat16 --per-node --json
+  step gg-llama 120 "$C" compare "$L" "$L" --device cuda --per-node --json
+  step cc-llama-tf32off 120 "$C" compare "$L" "$L" --device cpu --device-b cuda --tf32 off --json
+fi
 
 "$py" "$G/table.py" "$J" "$M" | tee "$OUT/table.txt"
 status=${PIPESTATUS[0]}

@@ -75,7 +75,14 @@ def main():
             name, rc, took = line.rstrip("\n").split("\t")
             steps.append((name, rc, took))
     out = {name: load(f"{J}/{name}.json") for name, _, _ in steps}
-    ref = load(f"{J}/torch_ref.json") or {}
+    ref = {}
+    if os.path.exists(f"{J}/torch_ref.json"):
+        for line in open(f"{J}/torch_ref.json"):
+            try:
+                r = json.loads(line)
+                ref[r.pop("spec")] = r
+            except Exception:
+                pass
     made = load(f"{M}/made-llm.json") or {}
 
     rows = [("resnet50.pt", "1x3x224x224", "pf-r50pt-b1", None, f"{M}/resnet50.pt@1x3x224x224"),

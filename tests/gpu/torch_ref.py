@@ -5,7 +5,7 @@ CUDA activities (median of profiled calls over plain ones) and its kernels per c
 against CUDA max abs difference of the first output.
 
   python3 torch_ref.py SPEC ...      SPEC: MODEL@1x3x224x224 (random, seed 0) or MODEL@ids.pt (a tensor file)
-Prints one JSON object keyed by SPEC."""
+Prints one JSON line per SPEC: {"spec": SPEC, ...}."""
 import json
 import statistics
 import sys
@@ -75,16 +75,15 @@ def measure(path, arg):
 
 
 def main():
-    out = {}
+    # One JSON line per SPEC as soon as it is measured, so a run cut short keeps what it had.
     for spec in sys.argv[1:]:
         path, arg = spec.rsplit("@", 1)
         try:
-            out[spec] = measure(path, arg)
+            r = measure(path, arg)
         except Exception as e:
-            out[spec] = {"error": f"{type(e).__name__}: {e}"[:400]}
+            r = {"error": f"{type(e).__name__}: {e}"[:400]}
         torch.cuda.empty_cache()
-        print(spec, json.dumps(out[spec]), file=sys.stderr, flush=True)
-    print(json.dumps(out, indent=1))
+        print(json.dumps({"spec": spec, **r}), flush=True)
 
 
 if __name__ == "__main__":
