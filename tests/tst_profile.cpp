@@ -173,6 +173,30 @@ class TstProfile : public QObject {
     // Without a tolerance, the launch in the gap belongs to nobody.
     QCOMPARE(profile::attributeKernels(activity, ops, 0).unattributed, 6);
 
+    // On the profile's clock most launches fall inside op spans: no correction.
+    QCOMPARE(profile::clockCorrection(activity, ops), qint64(0));
+    // The launches made inside ops, on a clock 5 s off: none falls in a span, and the correction
+    // found from the launches alone puts every kernel back with its op.
+    QVector<profile::ActivityRecord> shifted;
+    for (const auto& r : activity)
+      if (QSet<quint64>{1, 2, 3, 101, 102, 103}.contains(r.correlation)) shifted << r;
+    const auto clean = profile::attributeKernels(shifted, ops, 0);
+    QCOMPARE(clean.unattributed, 0);
+    for (auto& r : shifted) {
+      r.startNs += 5000000000;
+      r.endNs += 5000000000;
+    }
+    QCOMPARE(profile::attributeKernels(shifted, ops, 0).unattributed, clean.kernels.size());
+    const qint64 shift = profile::clockCorrection(shifted, ops);
+    QVERIFY2(std::abs(shift + 5000000000) < 100, qPrintable(QString::number(shift)));
+    for (auto& r : shifted) {
+      r.startNs += shift;
+      r.endNs += shift;
+    }
+    const auto realigned = profile::attributeKernels(shifted, ops, 0);
+    QCOMPARE(realigned.unattributed, 0);
+    for (int i = 0; i < realigned.kernels.size(); ++i) QCOMPARE(realigned.kernels[i].node, clean.kernels[i].node);
+
     const auto perRun = profile::kernelMsPerRun(a.kernels, 2);
     QCOMPARE(perRun.size(), 3);
     for (int run = 0; run < 2; ++run) {

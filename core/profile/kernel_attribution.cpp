@@ -1,6 +1,7 @@
 #include "core/profile/kernel_attribution.h"
 
 #include <QtCore/QHash>
+#include <QtCore/QSet>
 
 #include <algorithm>
 
@@ -89,6 +90,59 @@ KernelAttribution attributeKernels(const QVector<ActivityRecord>& activity, cons
   std::stable_sort(out.kernels.begin(), out.kernels.end(),
                    [](const KernelEvent& a, const KernelEvent& b) { return a.startNs < b.startNs; });
   return out;
+}
+
+qint64 clockCorrection(const QVector<ActivityRecord>& activity, const QVector<OpEvent>& ops) {
+  QVector<const OpEvent*> spans;
+  for (const auto& e : ops)
+    if (e.depth == 0) spans << &e;
+  std::stable_sort(spans.begin(), spans.end(), [](const OpEvent* a, const OpEvent* b) { return a->startNs < b->startNs; });
+  QSet<quint64> launched;
+  for (const auto& r : activity)
+    if (r.onDevice) launched.insert(r.correlation);
+  std::vector<qint64> launches;
+  for (const auto& r : activity)
+    if (!r.onDevice && launched.contains(r.correlation)) launches.push_back(r.startNs);
+  if (launches.empty() || spans.isEmpty()) return 0;
+  std::sort(launches.begin(), launches.end());
+  // At most a few thousand launches judge a shift.
+  std::vector<qint64> sample;
+  const size_t every = std::max<size_t>(1, launches.size() / 2000);
+  for (size_t i = 0; i < launches.size(); i += every) sample.push_back(launches[i]);
+  auto inside = [&](qint64 shift) {
+    int n = 0;
+    for (qint64 l : sample) {
+      const qint64 at = l + shift;
+      const auto next = std::upper_bound(spans.begin(), spans.end(), at, [](qint64 t, const OpEvent* e) { return t < e->startNs; });
+      if (next != spans.begin() && at <= (*(next - 1))->startNs + (*(next - 1))->durationNs) ++n;
+    }
+    return n;
+  };
+  const int direct = inside(0);
+  if (direct * 2 >= int(sample.size())) return 0;
+  qint64 best = 0;
+  int bestCount = direct;
+  const int firstSpans = std::min<int>(64, spans.size());
+  for (size_t j = 0; j < std::min<size_t>(8, launches.size()); ++j)
+    for (int i = 0; i < firstSpans; ++i) {
+      const qint64 shift = spans[i]->startNs + spans[i]->durationNs / 2 - launches[j];
+      if (const int n = inside(shift); n > bestCount) {
+        bestCount = n;
+        best = shift;
+      }
+    }
+  // Refine around the best: steps of a sixteenth of the median span, half a span either way.
+  std::vector<qint64> durations;
+  for (const auto* e : spans) durations.push_back(e->durationNs);
+  std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
+  const qint64 step = std::max<qint64>(1, durations[durations.size() / 2] / 16);
+  const qint64 centre = best;
+  for (int k = -8; k <= 8; ++k)
+    if (const int n = inside(centre + k * step); n > bestCount) {
+      bestCount = n;
+      best = centre + k * step;
+    }
+  return bestCount > direct ? best : 0;
 }
 
 QHash<model::NodeId, QVector<double>> kernelMsPerRun(const QVector<KernelEvent>& kernels, int runs) {

@@ -36,6 +36,12 @@ struct KernelAttribution {
 KernelAttribution attributeKernels(const QVector<ActivityRecord>& activity, const QVector<OpEvent>& ops,
                                    qint64 toleranceNs = 2000);
 
+// A correction to add to every activity record's time when the profiler's clock was not brought to
+// the profile's (most launches then fall in no op span): the shift that puts the most launches
+// inside top-level op spans, searched by placing each of the first launches in the middle of each
+// of the first ops, then refined. 0 when at least half the launches already fall inside a span.
+qint64 clockCorrection(const QVector<ActivityRecord>& activity, const QVector<OpEvent>& ops);
+
 // Per node: the sum of its kernels' device time in each of `runs` runs.
 QHash<model::NodeId, QVector<double>> kernelMsPerRun(const QVector<KernelEvent>& kernels, int runs);
 

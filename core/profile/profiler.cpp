@@ -453,6 +453,16 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
   std::unordered_map<model::NodeId, QVector<double>> kernelPerRun;
   std::unordered_map<model::NodeId, int> kernelCalls;
   if (kernels) {
+    // Should the two clocks not have been brought together, the launches say by how much.
+    if (const qint64 shift = clockCorrection(records, profile.events); shift != 0) {
+      for (auto& r : records) {
+        r.startNs += shift;
+        r.endNs += shift;
+      }
+      profile.kernelNote = QStringLiteral("the profiler's clock was %1 ms off the profile's: kernels placed by their "
+                                          "launches instead")
+                               .arg(-shift / 1e6, 0, 'f', 3);
+    }
     auto attributed = attributeKernels(records, profile.events);
     profile.kernelsRecorded = true;
     profile.unattributedKernels = attributed.unattributed;
