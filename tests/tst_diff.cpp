@@ -1,6 +1,18 @@
 // Seeing the difference: graft-cli diff between two files (matched by module path, op and order,
 // folded nodes kept as "removed, folded into"), and repeated blocks in graft-cli info.
+// A diff counts what a rewrite did: lists, tuples and size computations are attributes of the op
+// that reads them, a rewrite with no match diffs as equal, and a pass's matches are the ops it
+// removed or added, on cat-heavy torchvision nets and a dynamic .pt2 alike.
+#include "core/edit/graph_diff.h"
+#include "core/edit/session.h"
+#include "core/io/load.h"
+#include "core/model/document.h"
+#include "core/model/revision.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/library.h"
 #include "test_support.h"
+
+#include <torch/csrc/jit/ir/ir.h>
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QTemporaryDir>
@@ -21,6 +33,36 @@ QJsonObject repeatStartingAt(const QJsonArray& repeats, const QString& first) {
   for (const auto& r : repeats)
     if (r.toObject().value(QStringLiteral("modules")).toArray().first().toString() == first) return r.toObject();
   return {};
+}
+
+int countOf(const QJsonArray& nodes, const QString& op) {
+  int n = 0;
+  for (const auto& v : nodes) n += v.toObject().value(QStringLiteral("op")).toString() == op ? 1 : 0;
+  return n;
+}
+
+QString describeDiff(const QJsonObject& diff) {
+  QStringList lines;
+  for (const char* key : {"added", "removed", "changed"})
+    for (const auto& v : diff.value(QLatin1String(key)).toArray())
+      lines << QStringLiteral("%1 %2 %3 %4").arg(QLatin1String(key), v.toObject().value(QStringLiteral("op")).toString(),
+                                                  v.toObject().value(QStringLiteral("module_path")).toString(),
+                                                  v.toObject().value(QStringLiteral("what")).toVariant().toStringList().join(QLatin1Char(',')));
+  return lines.mid(0, 12).join(QLatin1Char('\n'));
+}
+
+// The same steps in one session: the diff the History dock shows, between the loaded revision
+// and the rewrite's.
+graft::core::edit::GraphDiff sessionDiff(const QString& model, const QVector<graft::core::rewrite::Step>& steps, int* matches) {
+  using namespace graft::core;
+  auto loaded = io::loadFile(model);
+  if (!loaded.ok()) qFatal("cannot load %s", qPrintable(model));
+  edit::Session session(*loaded.document);
+  const auto r = session.applyRewrite(steps);
+  if (!r.ok()) qFatal("%s", qPrintable(r.error));
+  *matches = 0;
+  for (const auto& report : r.reports) *matches += report.matches;
+  return edit::diffGraphs(*loaded.document->revision(0), *loaded.document->current(), edit::DiffMatching::ByProvenance);
 }
 
 }  // namespace
@@ -61,6 +103,116 @@ class TestDiff : public QObject {
       QVERIFY(what.contains(QStringLiteral("constant weight")) && what.contains(QStringLiteral("constant bias")));
     }
     QCOMPARE(foldTargets.size(), 20);
+  }
+
+  // A pass reports as matches the ops it removed or added, and the diff of its result, saved and
+  // reopened, lists exactly those: nothing for a pass with no match (exit 0), whatever lists,
+  // tuples and size computations it touched. In one session too (the History dock's diff).
+  // Expected -1: the count is whatever the pass did, as long as the three agree.
+  void passMatchesAreTheOpsTheDiffShows_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("pass");
+    QTest::addColumn<int>("expected");
+    // googlenet's inception blocks and densenet's dense blocks cat lists of computed tensors.
+    QTest::newRow("googlenet cse") << "googlenet.pt" << "cse" << 0;
+    QTest::newRow("googlenet dce") << "googlenet.pt" << "dead-code-elimination" << 0;
+    QTest::newRow("densenet121 dce") << "densenet121.pt" << "dead-code-elimination" << 0;
+    QTest::newRow("densenet121 cse") << "densenet121.pt" << "cse" << 0;
+    QTest::newRow("squeezenet1_1 cse") << "squeezenet1_1.pt" << "cse" << 0;
+    QTest::newRow("squeezenet1_1 dce") << "squeezenet1_1.pt" << "dead-code-elimination" << 0;
+    // channel shuffles: view and transpose sized from x.size()
+    QTest::newRow("shufflenet_v2 cse") << "shufflenet_v2_x0_5.pt" << "cse" << 0;
+    QTest::newRow("shufflenet_v2 dce") << "shufflenet_v2_x0_5.pt" << "dead-code-elimination" << 0;
+    QTest::newRow("vit_b_16 cse") << "vit_b_16.pt" << "cse" << 0;
+    // A dynamic program: every view and expand sized from sym_size of the batch.
+    QTest::newRow("vit_dynamic cse") << "pt2/vit_dynamic.pt2" << "cse" << -1;
+    QTest::newRow("vit_dynamic dce") << "pt2/vit_dynamic.pt2" << "dead-code-elimination" << -1;
+  }
+  void passMatchesAreTheOpsTheDiffShows() {
+    QFETCH(QString, model);
+    QFETCH(QString, pass);
+    QFETCH(int, expected);
+    const QString original = testdata(model);
+    QVERIFY2(QFileInfo::exists(original), qPrintable(original));
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out.") + QFileInfo(model).suffix());
+    const auto rw = runCli({QStringLiteral("rewrite"), original, QStringLiteral("--pass"), pass, QStringLiteral("-o"), out,
+                            QStringLiteral("--json")});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    const int matches = rw.json().value(QStringLiteral("applied")).toArray().first().toObject().value(QStringLiteral("matches")).toInt(-1);
+    const int opsBefore = rw.json().value(QStringLiteral("ops_before")).toInt();
+    const int opsAfter = rw.json().value(QStringLiteral("ops_after")).toInt();
+    if (expected >= 0) QCOMPARE(matches, expected);
+    if (expected == 0) QCOMPARE(opsAfter, opsBefore);
+
+    const auto d = runCli({QStringLiteral("diff"), original, out, QStringLiteral("--json")});
+    const auto j = d.json();
+    const auto added = j.value(QStringLiteral("added")).toArray(), removed = j.value(QStringLiteral("removed")).toArray();
+    const auto changed = j.value(QStringLiteral("changed")).toArray();
+    QVERIFY2(added.size() + removed.size() == matches && changed.isEmpty(),
+             qPrintable(QStringLiteral("%1 matches; diff:\n").arg(matches) + describeDiff(j)));
+    QCOMPARE(d.exitCode, matches == 0 ? 0 : 1);
+    QCOMPARE(j.value(QStringLiteral("summary")).toObject().value(QStringLiteral("equal")).toBool(), matches == 0);
+
+    int sessionMatches = -1;
+    const auto inSession = sessionDiff(original, {graft::core::rewrite::Step::ofPass(pass)}, &sessionMatches);
+    QCOMPARE(sessionMatches, matches);
+    QVERIFY2(inSession.added.size() + inSession.removed.size() == matches && inSession.changed.isEmpty(),
+             qPrintable(inSession.lines().mid(0, 12).join(QLatin1Char('\n'))));
+  }
+
+  // remove-dropout on a dynamic ViT (.pt2, batch sized by sym_size): the diff is the five
+  // dropouts the rule removed, each folded into what it passed on, and nothing else, though
+  // the save writes every size computation anew.
+  void removeDropoutOnDynamicVitIsTheDropouts() {
+    const QString original = testdata(QStringLiteral("pt2/vit_dynamic.pt2"));
+    const auto info = runCli({QStringLiteral("info"), original, QStringLiteral("--json")});
+    QVERIFY2(info.exitCode == 0, info.err.constData());
+    const int dropouts = info.json().value(QStringLiteral("op_histogram")).toObject().value(QStringLiteral("aten::dropout")).toInt();
+    QCOMPARE(dropouts, 5);  // embeddings, and attention output and MLP output in each of 2 layers
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("nodrop.pt2"));
+    const auto rw = runCli({QStringLiteral("rewrite"), original, QStringLiteral("--rule"), QStringLiteral("remove-dropout"),
+                            QStringLiteral("-o"), out, QStringLiteral("--json")});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    QCOMPARE(rw.json().value(QStringLiteral("applied")).toArray().first().toObject().value(QStringLiteral("matches")).toInt(), dropouts);
+    QCOMPARE(rw.json().value(QStringLiteral("ops_before")).toInt() - rw.json().value(QStringLiteral("ops_after")).toInt(), dropouts);
+    const auto d = runCli({QStringLiteral("diff"), original, out, QStringLiteral("--json")});
+    QCOMPARE(d.exitCode, 1);
+    const auto j = d.json();
+    const auto removed = j.value(QStringLiteral("removed")).toArray();
+    QVERIFY2(removed.size() == dropouts && countOf(removed, QStringLiteral("aten::dropout")) == dropouts &&
+                 j.value(QStringLiteral("added")).toArray().isEmpty() && j.value(QStringLiteral("changed")).toArray().isEmpty(),
+             qPrintable(describeDiff(j)));
+    const auto library = graft::core::rewrite::RuleLibrary::load();
+    int matches = 0;
+    const auto inSession = sessionDiff(original, {graft::core::rewrite::Step::ofRule(*library.find(QStringLiteral("remove-dropout")))}, &matches);
+    QCOMPARE(matches, dropouts);
+    QVERIFY2(inSession.removed.size() == dropouts && inSession.added.isEmpty() && inSession.changed.isEmpty(),
+             qPrintable(inSession.lines().join(QLatin1Char('\n'))));
+  }
+
+  // Lists are compared, not ignored: a cat that reads another tensor through its list is changed.
+  void aRewiredCatItemChangesTheCat() {
+    using namespace graft::core;
+    auto loaded = io::loadFile(testdata(QStringLiteral("googlenet.pt")));
+    QVERIFY(loaded.ok());
+    const auto& base = *loaded.document->current();
+    // The first cat's list: make its second item read its first.
+    const torch::jit::Node* list = nullptr;
+    for (const auto* n : base.graph()->nodes())
+      if (n->kind() == c10::aten::cat) {
+        list = n->input(0)->node();
+        break;
+      }
+    QVERIFY(list && list->kind() == c10::prim::ListConstruct && list->inputs().size() == 4);
+    edit::Session session(*loaded.document);
+    const auto r = session.apply(edit::RewireInput{base.idOf(list), 1, base.idOf(list->input(0)->node()), int(list->input(0)->offset())});
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    const auto d = edit::diffGraphs(base, *loaded.document->current(), edit::DiffMatching::ByProvenance);
+    QVERIFY2(d.added.isEmpty() && d.changed.size() == 1, qPrintable(d.lines().join(QLatin1Char('\n'))));
+    QCOMPARE(d.changed.first().op, QStringLiteral("aten::cat"));
+    QCOMPARE(d.changed.first().what, QStringList{QStringLiteral("input tensors")});
   }
 
   void selfDiffIsEmpty() {

@@ -25,7 +25,10 @@ namespace {
 
 using torch::jit::Node;
 
-bool isOpNode(const Node* n) { return !model::isFolded(n); }
+// A node the diff lists (model::isOpOfItsOwn). Constants, lists and tuples (and their unpacking)
+// and size computations are attributes of the op that reads them: compared as part of its
+// inputs, never counted on their own.
+bool isOpNode(const Node* n) { return model::isOpOfItsOwn(n); }
 
 std::vector<Node*> opNodes(const model::Revision& r) {
   std::vector<Node*> out;
@@ -42,7 +45,7 @@ DiffNode describe(const model::Revision& r, const Node* n) {
 
 // The value of a folded input (constant, parameter, constant list); nullopt for a computed one.
 std::optional<c10::IValue> constantOf(const torch::jit::Value* v) {
-  if (isOpNode(v->node()) || v->node()->kind() == c10::prim::Param) return std::nullopt;
+  if (!model::isFolded(v->node())) return std::nullopt;
   return model::constantValue(v);
 }
 
@@ -135,6 +138,59 @@ std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb, Argument
   return out;
 }
 
+// Whether a value B's op reads is the value A's op read: the same constant, the same graph or
+// block input, the output of the partner of A's producer (or of the node it was folded into), or
+// an attribute (a list, tuple, unpacked item, size computation) built the same way from such
+// values.
+class SameValue {
+ public:
+  SameValue(const std::unordered_map<const Node*, const Node*>& partnerOfA,
+            const std::unordered_map<const Node*, const Node*>& foldedInto)
+      : partnerOfA_(partnerOfA), foldedInto_(foldedInto) {}
+
+  bool operator()(const torch::jit::Value* va, const torch::jit::Value* vb) {
+    if (va->offset() != vb->offset()) return false;
+    const Node* pa = va->node();
+    const Node* pb = vb->node();
+    const auto ca = constantOf(va), cb = constantOf(vb);
+    if (ca || cb) return ca && cb && sameConstant(*ca, *cb);
+    const bool paramA = pa->kind() == c10::prim::Param, paramB = pb->kind() == c10::prim::Param;
+    if (paramA || paramB) {
+      if (!(paramA && paramB)) return false;
+      const Node* ownerA = pa->owningBlock()->owningNode();
+      const Node* ownerB = pb->owningBlock()->owningNode();
+      if (!ownerA || !ownerB) return !ownerA && !ownerB;
+      return partnered(ownerA, ownerB);
+    }
+    if (isOpNode(pa) || isOpNode(pb)) return isOpNode(pa) && isOpNode(pb) && partnered(pa, pb);
+    const auto key = std::make_pair(pa, pb);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    memo_[key] = false;  // a cycle cannot occur in a graph; this also bounds the walk
+    bool same = pa->kind() == pb->kind() && pa->inputs().size() == pb->inputs().size() &&
+                pa->outputs().size() == pb->outputs().size();
+    // A parameter of an unfrozen model: the same chain of attribute names from `self`.
+    if (same && pa->kind() == c10::prim::GetAttr) same = pa->s(c10::attr::name) == pb->s(c10::attr::name);
+    for (size_t i = 0; same && i < pa->inputs().size(); ++i) same = (*this)(pa->input(i), pb->input(i));
+    return memo_[key] = same;
+  }
+
+ private:
+  bool partnered(const Node* a, const Node* b) const {
+    if (auto it = partnerOfA_.find(a); it != partnerOfA_.end() && it->second == b) return true;
+    auto it = foldedInto_.find(a);
+    return it != foldedInto_.end() && it->second == b;
+  }
+
+  struct PairHash {
+    size_t operator()(const std::pair<const Node*, const Node*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+  const std::unordered_map<const Node*, const Node*>& partnerOfA_;
+  const std::unordered_map<const Node*, const Node*>& foldedInto_;
+  std::unordered_map<std::pair<const Node*, const Node*>, bool, PairHash> memo_;
+};
+
 }  // namespace
 
 GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMatching matching,
@@ -150,10 +206,14 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     const model::Lineage& lineageA = la ? *la : a.lineage();
     const model::Lineage& lineageB = lb ? *lb : b.lineage();
     for (size_t ia = 0; ia < nodesA.size(); ++ia) {
+      if (la && nodesA[ia]->kind().is_prim()) continue;
       rootsOfA[nodesA[ia]] = lineageA.originOf(a.idOf(nodesA[ia])).from;
       for (model::NodeId r : rootsOfA[nodesA[ia]]) aByRoot[r].push_back(int(ia));
     }
     for (size_t ib = 0; ib < nodesB.size(); ++ib) {
+      // Roots name op nodes only (a saved record lists those): a prim node of another document
+      // (an if, a loop) pairs by kind and order below.
+      if (la && nodesB[ib]->kind().is_prim()) continue;
       rootsB[ib] = lineageB.originOf(b.idOf(nodesB[ib])).from;
       for (model::NodeId r : rootsB[ib]) firstBOfRoot.try_emplace(r, int(ib));
       for (model::NodeId r : rootsB[ib]) {
@@ -166,6 +226,19 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
             break;
           }
       }
+    }
+    if (la) {
+      auto primKeys = [](const std::vector<Node*>& nodes) {
+        std::vector<QString> keys;
+        for (size_t i = 0; i < nodes.size(); ++i)
+          keys.push_back(nodes[i]->kind().is_prim() ? QString::fromStdString(nodes[i]->kind().toQualString())
+                                                    : QStringLiteral("#%1").arg(i));
+        return keys;
+      };
+      auto keysA = primKeys(nodesA), keysB = primKeys(nodesB);
+      for (auto& k : keysB)
+        if (k.startsWith(QLatin1Char('#'))) k.prepend(QLatin1Char('b'));  // ops never pair here
+      model::pairByOrder(keysA, keysB, pairA, pairB);
     }
   } else {
     // Module path, op and order; then op and order alone for what is left, so a file saved
@@ -210,7 +283,7 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
       continue;
     }
     for (const auto* in : na->inputs()) {
-      if (!isOpNode(in->node()) || in->node()->kind() == c10::prim::Param) continue;
+      if (!isOpNode(in->node())) continue;
       if (auto it = partnerOfA.find(in->node()); it != partnerOfA.end()) r.foldedInto = describe(b, it->second);
       break;
     }
@@ -222,6 +295,7 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
   for (const auto& r : diff.removed)
     if (r.foldedInto) foldedInto[a.nodeOf(r.node)] = b.nodeOf(r.foldedInto->node);
   ArgumentNames argumentNames;
+  SameValue sameValue(partnerOfA, foldedInto);
   for (const Node* na : nodesA) {
     auto it = partnerOfA.find(na);
     if (it == partnerOfA.end()) continue;
@@ -238,22 +312,9 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
       }
       const auto* va = na->input(arg.a);
       const auto* vb = nb->input(arg.b);
-      const auto ca = constantOf(va), cb = constantOf(vb);
-      if (ca && cb) {
-        if (!sameConstant(*ca, *cb)) what << QStringLiteral("constant ") + arg.name;
-        continue;
-      }
-      if (ca.has_value() != cb.has_value()) {
-        what << QStringLiteral("input ") + arg.name;
-        continue;
-      }
-      const Node* pa = va->node();
-      const Node* pb = vb->node();
-      const bool bothGraphInputs = pa->kind() == c10::prim::Param && pb->kind() == c10::prim::Param;
-      const bool samePartner = (partnerOfA.count(pa) && partnerOfA.at(pa) == pb) ||
-                               (foldedInto.count(pa) && foldedInto.at(pa) == pb);
-      if ((!bothGraphInputs && !samePartner) || va->offset() != vb->offset())
-        what << QStringLiteral("input ") + arg.name;
+      if (sameValue(va, vb)) continue;
+      const bool constants = constantOf(va) && constantOf(vb);
+      what << (constants ? QStringLiteral("constant ") : QStringLiteral("input ")) + arg.name;
     }
     if (!what.isEmpty()) {
       ChangedNode c;

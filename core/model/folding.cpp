@@ -1,4 +1,5 @@
 #include "core/model/folding.h"
+#include "core/model/size_expression.h"
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/operator.h>
@@ -14,6 +15,22 @@ bool isFolded(const torch::jit::Node* node) {
     return true;
   }
   return false;
+}
+
+bool isItemList(const torch::jit::Node* node) {
+  if (node->kind() != c10::prim::ListConstruct || isFolded(node) || node->output()->uses().size() != 1) return false;
+  const auto list = node->output()->type()->cast<c10::ListType>();
+  return list && list->getElementType()->kind() == c10::TypeKind::TensorType &&
+         node->output()->uses()[0].user->owningBlock() == node->owningBlock();
+}
+
+bool isAttributeOfItsOp(const torch::jit::Node* node) {
+  return isFolded(node) || isItemList(node) || isSizeComputation(node);
+}
+
+bool isOpOfItsOwn(const torch::jit::Node* node) {
+  if (isAttributeOfItsOp(node)) return false;
+  return !node->kind().is_prim() || !node->blocks().empty() || node->outputs().empty();
 }
 
 QString argumentName(const torch::jit::Node* node, std::size_t index) {

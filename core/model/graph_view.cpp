@@ -33,15 +33,6 @@ bool isSizeArithmetic(const Node* node) {
   return true;
 }
 
-// A list of computed tensors built for the one op that takes it (cat, stack): not a box of its
-// own, its items are that op's inputs.
-bool isItemList(const Node* node) {
-  if (node->kind() != c10::prim::ListConstruct || isFolded(node) || node->output()->uses().size() != 1) return false;
-  const auto list = node->output()->type()->cast<c10::ListType>();
-  return list && list->getElementType()->kind() == c10::TypeKind::TensorType &&
-         node->output()->uses()[0].user->owningBlock() == node->owningBlock();
-}
-
 bool isBranchCondition(const Node* node) {
   if (node->kind() != c10::aten::Bool || node->output()->uses().empty()) return false;
   for (const auto& use : node->output()->uses())

@@ -1,5 +1,7 @@
 #include "core/rewrite/passes.h"
 #include <QtCore/QRegularExpression>
+#include "core/model/folding.h"
+#include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
 
 #include "core/rewrite/fold_batchnorm.h"
@@ -8,20 +10,26 @@
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
+#include <unordered_map>
+
 namespace graft::core::rewrite {
 
 namespace {
 
-int countNodes(torch::jit::Block* b) {
-  int n = 0;
-  for (auto* node : b->nodes()) {
-    ++n;
-    for (auto* sub : node->blocks()) n += countNodes(sub);
-  }
-  return n;
+// The ops of a graph as a diff lists them (model::isOpOfItsOwn), nested blocks included, with the
+// kind each had, so a node freed by the pass and an op made at its address later are told apart.
+std::unordered_map<const torch::jit::Node*, c10::Symbol> opsOf(const torch::jit::Graph& graph) {
+  std::unordered_map<const torch::jit::Node*, c10::Symbol> ops;
+  model::forEachNode(graph, [&](torch::jit::Node* n) {
+    if (model::isOpOfItsOwn(n)) ops.emplace(n, n->kind());
+  });
+  return ops;
 }
 
-// Runs a libtorch pass on the graph (or a copy when only counting) and reports the node delta.
+// Runs a libtorch pass on the graph (or a copy when only counting). Its matches are the ops it
+// changed, as a diff of the result lists them: ops removed plus ops added. Constants it merged or
+// folded, lists and size computations are attributes of their op, not ops (cse on a model with
+// nothing to share makes 0 matches, not one per merged constant).
 NamedPass wrap(const char* name, const char* title, std::function<void(std::shared_ptr<torch::jit::Graph>&)> pass) {
   return NamedPass{QString::fromLatin1(name), QString::fromLatin1(title),
                    [pass](std::shared_ptr<torch::jit::Graph>& graph, bool dryRun, const torch::jit::Node* onlyAt) {
@@ -31,9 +39,16 @@ NamedPass wrap(const char* name, const char* title, std::function<void(std::shar
                        return out;
                      }
                      auto g = dryRun ? graph->copy() : graph;
-                     const int before = countNodes(g->block());
+                     const auto before = opsOf(*g);
                      pass(g);
-                     out.matches = std::max(0, before - countNodes(g->block()));
+                     const auto after = opsOf(*g);
+                     int kept = 0, added = 0;
+                     for (const auto& [node, kind] : after) {
+                       auto it = before.find(node);
+                       if (it != before.end() && it->second == kind) ++kept;
+                       else ++added;
+                     }
+                     out.matches = int(before.size()) - kept + added;
                      return out;
                    }};
 }

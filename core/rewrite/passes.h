@@ -16,8 +16,9 @@ struct NamedPass {
 
 // fold-conv-bn, fold-linear-bn: used by rule files that say `builtin: NAME`.
 const QVector<NamedPass>& builtinRewrites();
-// constant-propagation, dead-code-elimination, cse: libtorch passes; `matches` is how many
-// nodes they removed (net), as libtorch reports no per-match detail.
+// constant-propagation, dead-code-elimination, cse: libtorch passes; `matches` is how many ops
+// they removed or added as a diff lists ops (model::isOpOfItsOwn), as libtorch reports no
+// per-match detail: constants, lists and size computations merged or folded are not matches.
 const QVector<NamedPass>& libtorchPasses();
 // A pattern rule through SubgraphRewriter, or a `builtin:` rule through its code.
 RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
