@@ -40,13 +40,19 @@ class TestSafety : public QObject {
                                              {dir_.path()});
     QVERIFY2(made.exitCode == 0, made.err.constData());
     QVERIFY(damaged_.isValid());
+    // layout and report start a QGuiApplication, which warns on stderr without a runtime folder.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+      QVERIFY(runtime_.isValid());
+      QFile::setPermissions(runtime_.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+      qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime_.path()));
+    }
     const auto records = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_damaged_records.py"),
                                                 {damaged_.path()});
     QVERIFY2(records.exitCode == 0, records.err.constData());
-    QFile gelu(damaged_.filePath(QStringLiteral("relu-to-gelu.rule")));
-    QVERIFY(gelu.open(QIODevice::WriteOnly));
-    gelu.write("id: relu-to-gelu\ntitle: relu to gelu\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
-               "[replacement]\ngraph(%x):\n  %y = aten::gelu(%x)\n  return (%y)\n");
+    QFile sigmoid(damaged_.filePath(QStringLiteral("relu-to-sigmoid.rule")));
+    QVERIFY(sigmoid.open(QIODevice::WriteOnly));
+    sigmoid.write("id: relu-to-sigmoid\ntitle: relu to sigmoid\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
+                  "[replacement]\ngraph(%x):\n  %y = aten::sigmoid(%x)\n  return (%y)\n");
   }
 
   // libtorch raising inside a program's run is an error naming the node, as for TorchScript.
@@ -532,9 +538,9 @@ class TestSafety : public QObject {
                            QStringLiteral("-o"), out});
     checkRefused(r, QStringLiteral("a shape-changing rule saved as .pt"), QStringLiteral("does not run"));
     QVERIFY(!QFileInfo::exists(out));
-    const QString kept = damaged_.filePath(QStringLiteral("gelu.pt"));
+    const QString kept = damaged_.filePath(QStringLiteral("sigmoid.pt"));
     const auto fine = runCli({QStringLiteral("rewrite"), QStringLiteral("--sample"), QStringLiteral("cnn"), QStringLiteral("--rule"),
-                              damaged_.filePath(QStringLiteral("relu-to-gelu.rule")), QStringLiteral("-o"), kept});
+                              damaged_.filePath(QStringLiteral("relu-to-sigmoid.rule")), QStringLiteral("-o"), kept});
     QVERIFY2(fine.exitCode == 0, fine.err.constData());
     QVERIFY(QFileInfo::exists(kept));
   }
@@ -542,6 +548,7 @@ class TestSafety : public QObject {
  private:
   QTemporaryDir dir_;
   QTemporaryDir damaged_;
+  QTemporaryDir runtime_;
 };
 
 QTEST_GUILESS_MAIN(TestSafety)

@@ -58,12 +58,21 @@ QString writeFailure(const QFileDevice& file) {
   return why;
 }
 
+QString commitWhole(QSaveFile& file) {
+  if (!file.flush() || file.error() != QFileDevice::NoError) {
+    const QString why = writeFailure(file);
+    file.cancelWriting();
+    return why;
+  }
+  return commitWhole(file);
+}
+
 QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs) {
   if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
   ignoreFileSizeSignal();
   QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) return writeFailure(file);
-  return {};
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return writeFailure(file);
+  return commitWhole(file);
 }
 
 QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write, const QStringList& inputs) {

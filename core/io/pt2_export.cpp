@@ -989,7 +989,7 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
     file.cancelWriting();
     fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
   }
-  if (!file.commit()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, writeFailure(file)));
+  if (const QString why = commitWhole(file); !why.isEmpty()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
 }
 
 // Runs a save; whatever it throws (a refusal, libtorch's writer) becomes the result's message.
