@@ -1,5 +1,7 @@
 // Loading: every class of bad file gets its own worded error and nothing crashes;
 // good archives load frozen and unfrozen.
+#include "core/io/atomic_write.h"
+#include "core/io/file_policy.h"
 #include "core/io/load.h"
 #include "core/io/pickle_check.h"
 #include "core/io/save.h"
@@ -7,7 +9,11 @@
 #include <torch/script.h>
 #include "test_support.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtTest/QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace graft::core;
 
@@ -138,6 +144,99 @@ class TstIo : public QObject {
     QVERIFY(!r.ok());
     QCOMPARE(r.error.kind, io::LoadErrorKind::UnknownSample);
     QVERIFY(r.error.hint.contains(QStringLiteral("cnn")));
+  }
+
+  // The input policy (core/io/file_policy): regular files only, opened without blocking; files
+  // whose size reads 0 but which have bytes are refused; a bound holds on every read.
+  void inputPolicy_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("refusal");  // empty: read
+    QTest::newRow("FIFO") << QStringLiteral("FIFO") << QStringLiteral("not a regular file");
+    QTest::newRow("/dev/zero") << QStringLiteral("/dev/zero") << QStringLiteral("not a regular file");
+    QTest::newRow("/dev/null") << QStringLiteral("/dev/null") << QStringLiteral("not a regular file");
+    QTest::newRow("/dev/urandom") << QStringLiteral("/dev/urandom") << QStringLiteral("not a regular file");
+    QTest::newRow("/proc/self/pagemap") << QStringLiteral("/proc/self/pagemap") << QStringLiteral("size of 0");
+    QTest::newRow("/proc/self/maps") << QStringLiteral("/proc/self/maps") << QStringLiteral("size of 0");
+    QTest::newRow("/proc/self/cmdline") << QStringLiteral("/proc/self/cmdline") << QStringLiteral("size of 0");
+    QTest::newRow("folder") << QStringLiteral("/tmp") << QStringLiteral("folder");
+    QTest::newRow("missing") << QStringLiteral("/nonexistent/x.pt") << QStringLiteral("does not exist");
+    QTest::newRow("over the bound") << QStringLiteral("BIG") << QStringLiteral("reads such files up to");
+    QTest::newRow("regular") << QStringLiteral("SMALL") << QString();
+    QTest::newRow("empty") << QStringLiteral("EMPTY") << QString();
+  }
+  void inputPolicy() {
+    QFETCH(QString, path);
+    QFETCH(QString, refusal);
+    QTemporaryDir dir;
+    auto make = [&](const char* name, qsizetype bytes) {
+      QFile f(dir.filePath(QString::fromLatin1(name)));
+      if (f.open(QIODevice::WriteOnly)) f.write(QByteArray(bytes, 'x'));
+      return f.fileName();
+    };
+    if (path == QLatin1String("FIFO")) {
+      path = dir.filePath(QStringLiteral("fifo"));
+      QVERIFY(::mkfifo(QFile::encodeName(path).constData(), 0600) == 0);
+    } else if (path == QLatin1String("BIG")) {
+      path = make("big", 4097);
+    } else if (path == QLatin1String("SMALL")) {
+      path = make("small", 4096);
+    } else if (path == QLatin1String("EMPTY")) {
+      path = make("empty", 0);
+    }
+    QElapsedTimer clock;
+    clock.start();
+    QString error;
+    const auto bytes = io::readInputFile(path, 4096, QStringLiteral("input"), &error);
+    const QString checked = io::checkInputFile(path, QStringLiteral("model"));
+    QVERIFY(clock.elapsed() < 5000);  // never blocks, never reads far
+    if (refusal.isEmpty()) {
+      QVERIFY2(bytes, qPrintable(error));
+      QCOMPARE(bytes->size(), QFileInfo(path).size());
+      QVERIFY2(checked.isEmpty(), qPrintable(checked));
+    } else {
+      QVERIFY(!bytes);
+      QVERIFY2(error.contains(refusal), qPrintable(error));
+      if (!path.endsWith(QLatin1String("big")))
+        QVERIFY2(checked.contains(refusal), qPrintable(checked));
+    }
+  }
+
+  // The output policy: never a device, a FIFO or a folder; never an input, by its path, a symlink
+  // or a hard link; a new file or another regular file is fine.
+  void outputPolicy() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("m.pt"));
+    QFile f(model);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("model");
+    f.close();
+    const QString link = dir.filePath(QStringLiteral("link.pt")), hard = dir.filePath(QStringLiteral("hard.pt"));
+    QVERIFY(QFile::link(model, link));
+    QVERIFY(::link(QFile::encodeName(model).constData(), QFile::encodeName(hard).constData()) == 0);
+    const QString fifo = dir.filePath(QStringLiteral("fifo"));
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    for (const QString& same : {model, link, hard, dir.path() + QStringLiteral("/./m.pt"), dir.path() + QStringLiteral("/x/../m.pt")})
+      QVERIFY2(io::checkOutputPath(same, {model}).contains(QLatin1String("refusing to overwrite")), qPrintable(same));
+    for (const QString& device : {QStringLiteral("/dev/null"), QStringLiteral("/dev/full"), fifo, dir.path()})
+      QVERIFY2(io::checkOutputPath(device, {}).contains(QLatin1String("not a regular file")), qPrintable(device));
+    QVERIFY(io::checkOutputPath(dir.filePath(QStringLiteral("new.pt")), {model}).isEmpty());
+    QVERIFY(io::checkOutputPath(model, {dir.filePath(QStringLiteral("other.pt"))}).isEmpty());
+    // A write to an input is refused and leaves it as it was.
+    QVERIFY(!io::writeAtomically(link, "overwritten", {model}).isEmpty());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("model"));
+  }
+
+  // Saving a document never writes over the file it was opened from.
+  void saveNeverOverwritesTheOpenedModel() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("mlp.pt"));
+    QVERIFY(io::saveRevision(*io::loadSample(QStringLiteral("mlp")).document->current(), model).ok);
+    auto loaded = io::loadFile(model);
+    QVERIFY(loaded.ok());
+    const auto r = io::saveAs(*loaded.document, loaded.document->current(), model);
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.contains(QLatin1String("refusing to overwrite")), qPrintable(r.error));
   }
 };
 

@@ -20,6 +20,7 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QElapsedTimer>
 #include <QtTest/QtTest>
 
 Q_DECLARE_METATYPE(graft::core::rewrite::Rule)
@@ -193,11 +194,27 @@ class TstRewrite : public QObject {
     QTest::newRow("unknown key") << QString("id: x\n  colour: red\n") << "2:3: unknown key 'colour'";
     QTest::newRow("no id") << QString("title: t\n") << "1:1: missing `id:`";
     QTest::newRow("no replacement") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n" << "missing [replacement]";
+    const QString reluToX = head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  return (%x)\n";
+    QTest::newRow("unclosed glob") << reluToX + "[condition]\nmodule ~ [\n" << "11:10: condition 'module ~ [': the glob [ is not valid";
+    QTest::newRow("unclosed glob set") << reluToX + "[condition]\nmodule ~ layer[12.*\n" << "11:10: condition 'module ~ layer[12.*'";
+    QTest::newRow("operator arity") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  %r = aten::relu(%x, %x)\n  return (%r)\n"
+                                    << "9:8: aten::relu is given 2 argument(s)";
+    QTest::newRow("replacement inputs") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x, %y):\n  return (%x)\n"
+                                        << "8:1: the replacement takes 2 input(s)";
+    QTest::newRow("replacement outputs") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  return (%x, %x)\n"
+                                         << "8:1: the replacement takes 1 input(s) and returns 2 value(s)";
+    QTest::newRow("brackets 100,000 deep") << head + "[pattern]\ngraph(%x):\n  %c : int[] = prim::Constant[value=" + QString(100000, '[') + "]()\n  return (%x)\n"
+                                           << "5:";
+    QTest::newRow("types 100,000 deep") << head + "[pattern]\ngraph(%x : " + QString(100000, '(') + "Tensor" + QString(100000, ')') + "):\n  return (%x)\n"
+                                        << "4:";
   }
   void parseErrorsNameLineAndColumn() {
     QFETCH(QString, text);
     QFETCH(QString, expected);
+    QElapsedTimer clock;
+    clock.start();
     const auto r = rewrite::parseRule(text, "my.rule");
+    QVERIFY(clock.elapsed() < 5000);  // one pass, whatever the text's length or nesting
     QVERIFY(!r.ok());
     QVERIFY2(r.error.toString().contains(expected), qPrintable(r.error.toString() + " lacks " + expected));
     QVERIFY(r.error.toString().startsWith("my.rule:"));
