@@ -197,8 +197,8 @@ class TstRewrite : public QObject {
     const QString reluToX = head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  return (%x)\n";
     QTest::newRow("unclosed glob") << reluToX + "[condition]\nmodule ~ [\n" << "11:10: condition 'module ~ [': the glob [ is not valid";
     QTest::newRow("unclosed glob set") << reluToX + "[condition]\nmodule ~ layer[12.*\n" << "11:10: condition 'module ~ layer[12.*'";
-    QTest::newRow("operator arity") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  %r = aten::relu(%x, %x)\n  return (%r)\n"
-                                    << "9:8: aten::relu is given 2 argument(s)";
+    QTest::newRow("operator arity") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  %r = aten::relu(%x, %x, %x)\n  return (%r)\n"
+                                    << "9:8: aten::relu is given 3 argument(s)";
     QTest::newRow("replacement inputs") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x, %y):\n  return (%x)\n"
                                         << "8:1: the replacement takes 2 input(s)";
     QTest::newRow("replacement outputs") << head + "[pattern]\ngraph(%x):\n  %r = aten::relu(%x)\n  return (%r)\n[replacement]\ngraph(%x):\n  return (%x, %x)\n"
