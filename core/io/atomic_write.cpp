@@ -64,7 +64,8 @@ QString commitWhole(QSaveFile& file) {
     file.cancelWriting();
     return why;
   }
-  return commitWhole(file);
+  if (!file.commit()) return writeFailure(file);
+  return {};
 }
 
 QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs) {
@@ -89,8 +90,7 @@ QString streamAtomically(const QString& path, const std::function<void(std::ostr
     file.cancelWriting();
     return why;
   }
-  if (!file.commit()) return writeFailure(file);
-  return {};
+  return commitWhole(file);
 }
 
 }  // namespace graft::core::io
