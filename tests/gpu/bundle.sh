@@ -18,7 +18,8 @@ if [ -z "${GRAFT_BUNDLE_NO_BUILD:-}" ]; then
 fi
 [ -x "$build/app/graft-cli" ] || { echo "no $build/app/graft-cli: run without GRAFT_BUNDLE_NO_BUILD" >&2; exit 1; }
 
-stage="$out/stage"
+# Staged beside the bundle, not in it: build/gpu-bundle holds only what travels (carry it whole).
+stage="${out%/}-stage"
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/plugins/platforms"
 cp "$build/app/graft-cli" "$stage/bin/"
