@@ -289,8 +289,17 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
       continue;
     }
     const QString id = QStringLiteral("replace-%1").arg(irName(rq.className.section(QLatin1Char('.'), -1)));
+    QString pattern = cut.pattern, body = replacement;
+    QStringList conditions;
+    try {
+      liftPatternConstants(pattern, body, conditions);
+    } catch (const std::exception& e) {
+      skip(path, QString::fromUtf8(e.what()), cut.anchor);
+      continue;
+    }
     QString text = QStringLiteral("id: %1\ntitle: %2 as %3\n[pattern]\n%4[replacement]\n%5")
-                       .arg(id, rq.className, rq.newClass, cut.pattern, replacement);
+                       .arg(id, rq.className, rq.newClass, pattern, body);
+    if (!conditions.isEmpty()) text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
     auto parsed = parseRule(text, rq.file);
     if (!parsed.ok()) {
       skip(path, parsed.error.message, cut.anchor);

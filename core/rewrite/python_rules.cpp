@@ -131,11 +131,72 @@ QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, Q
 
 QString quoteCondition(const QString& c) { return c.simplified(); }
 
+// A constant as a condition's literal (rule_parser's `%v == LITERAL`), empty when it has none.
+QString literalOf(const c10::IValue& v) {
+  if (v.isNone()) return QStringLiteral("None");
+  if (v.isBool()) return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+  if (v.isInt()) return QString::number(v.toInt());
+  if (v.isDouble()) return QString::number(v.toDouble(), 'g', 17);
+  if (v.isIntList()) {
+    QStringList items;
+    for (auto i : v.toIntVector()) items << QString::number(i);
+    return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
+  }
+  return {};
+}
+
+// A model's frozen graph shares its constants (one `false` for every batch_norm), and the
+// subgraph matcher refuses a pattern node whose value is used outside the match: so the pattern's
+// constants become inputs with an `==` condition each, as hand-written rules do (`%train == false`),
+// and the replacement takes the same inputs (unused).
+}  // namespace
+
+void liftPatternConstants(QString& pattern, QString& replacement, QStringList& conditions) {
+  auto pg = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(pattern.toStdString(), pg.get());
+  auto rg = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(replacement.toStdString(), rg.get());
+  std::vector<torch::jit::Node*> lifted;
+  int k = 0;
+  for (torch::jit::Node* n : pg->nodes()) {
+    if (n->kind() != c10::prim::Constant || n->outputs().size() != 1) continue;
+    const auto iv = torch::jit::toIValue(n->output());
+    if (!iv) continue;
+    const QString literal = literalOf(*iv);
+    if (literal.isEmpty()) continue;
+    QString name;
+    do name = QStringLiteral("c%1").arg(k++);
+    while (std::any_of(pg->inputs().begin(), pg->inputs().end(), [&](const torch::jit::Value* v) { return v->debugName() == name.toStdString(); }));
+    torch::jit::Value* in = pg->addInput();
+    in->setType(n->output()->type());
+    n->output()->replaceAllUsesWith(in);
+    in->setDebugName(name.toStdString());
+    rg->addInput()->setType(n->output()->type());
+    rg->inputs().back()->setDebugName(name.toStdString());
+    conditions << QStringLiteral("%%1 == %2").arg(name, literal);
+    lifted.push_back(n);
+  }
+  for (torch::jit::Node* n : lifted) n->destroy();
+  if (lifted.empty()) return;
+  pattern = QString::fromStdString(pg->toString(false));
+  replacement = QString::fromStdString(rg->toString(false));
+}
+
+namespace {
+
 // A text rule assembled from the two IR texts, parsed back by the text-rule parser so that the
 // same checks apply. Problems are reported at `line` of the Python file.
-std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& pattern, const QString& replacement,
-                             const QStringList& extraConditions, RuleError& error) {
+std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& patternIn, const QString& replacementIn,
+                             const QStringList& extraConditionsIn, RuleError& error) {
   const QString name = r.value(QLatin1String("name")).toString();
+  QString pattern = patternIn, replacement = replacementIn;
+  QStringList extraConditions = extraConditionsIn;
+  try {
+    liftPatternConstants(pattern, replacement, extraConditions);
+  } catch (const std::exception& e) {
+    error = errorAt(file, r.value(QLatin1String("line")).toInt(), QStringLiteral("rule '%1': %2").arg(name, QString::fromUtf8(e.what())));
+    return std::nullopt;
+  }
   const QString description = r.value(QLatin1String("description")).toString().simplified();
   QString text = QStringLiteral("id: %1\ntitle: %2\n").arg(name, description.isEmpty() ? name : description);
   if (!description.isEmpty()) text += QStringLiteral("description: %1\n").arg(description);
@@ -229,7 +290,9 @@ QJsonObject runPythonChild(const QString& mode, const QString& path, const QStri
   env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
   p.setProcessEnvironment(env);
   p.setWorkingDirectory(QFileInfo(path).absolutePath());
-  const QString python = pythonInterpreter();
+  QString python = pythonInterpreter();
+  // A relative path ($GRAFT_PYTHON=.venv/bin/python) is the caller's, not the rule folder's.
+  if (python.contains(QLatin1Char('/')) && QFileInfo(python).isRelative()) python = QFileInfo(python).absoluteFilePath();
   p.start(python, args);
   if (!p.waitForStarted(30000)) {
     error = errorAt(path, 0, QStringLiteral("cannot start Python '%1' to run the rule file: %2 (set GRAFT_PYTHON to a Python with torch)")
@@ -291,7 +354,7 @@ QString pt2FunctionIr(const QString& file, const QStringList& args, QString& err
 QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error) {
   try {
     auto g = std::make_shared<torch::jit::Graph>();
-    torch::jit::parseIR(ir.toStdString(), g.get());
+    torch::jit::parseIR(ir.toStdString(), g.get(), true);
     return cleanIr(g, args, error, nullptr, nullptr);
   } catch (const c10::Error& e) {
     error = QString::fromStdString(e.what_without_backtrace());
@@ -328,11 +391,11 @@ PythonRuleSet compilePythonRules(const QString& path) {
     QStringList sized;
     try {
       auto pg = std::make_shared<torch::jit::Graph>();
-      torch::jit::parseIR(r.value(QLatin1String("ts_pattern")).toString().toStdString(), pg.get());
+      torch::jit::parseIR(r.value(QLatin1String("ts_pattern")).toString().toStdString(), pg.get(), true);
       tsPattern = cleanIr(pg, args, why, nullptr, nullptr);
       if (tsPattern.isEmpty()) return fail("pattern", patternLine, QStringLiteral("as TorchScript: ") + why), set;
       auto rg = std::make_shared<torch::jit::Graph>();
-      torch::jit::parseIR(r.value(QLatin1String("ts_replacement")).toString().toStdString(), rg.get());
+      torch::jit::parseIR(r.value(QLatin1String("ts_replacement")).toString().toStdString(), rg.get(), true);
       // A traced replacement computes sizes for the example's rank only.
       const bool traced = r.value(QLatin1String("ts_replacement_how")).toString() == QLatin1String("trace");
       tsReplacement = cleanIr(rg, args, why, &ranks, traced ? &sized : nullptr);

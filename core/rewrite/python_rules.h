@@ -52,6 +52,11 @@ QJsonObject runPythonChild(const QString& mode, const QString& path, const QStri
 QString pt2FunctionIr(const QString& file, const QStringList& args, QString& error, QVector<int>* ranks = nullptr,
                       QStringList* sizedInputs = nullptr);
 
+// Turns the pattern's scalar constants into inputs with `%cN == LITERAL` conditions (appended to
+// `conditions`), and gives the replacement the same inputs: a frozen graph shares its constants
+// between ops, which the subgraph matcher would refuse. Throws on IR it cannot parse.
+void liftPatternConstants(QString& pattern, QString& replacement, QStringList& conditions);
+
 // The same for TorchScript IR text the child printed (a trace or a script).
 QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error);
 

@@ -169,6 +169,9 @@ def compile_module(path, outdir, request, load, RuleFileError, line_of, short, d
                         traced = torch.jit.trace(forward, examples, check_trace=False, strict=False)
                     g = traced.graph
                     torch._C._jit_pass_inline(g)
+                    from graft._rule_compiler import _scalars
+
+                    _scalars(g)
                     entry["ts"] = str(g)
                 except Exception as e:
                     raise _Skip(f"{cls.__name__}'s forward does not trace: {short(e)}")

@@ -159,10 +159,24 @@ def _check_result(fn, value, path):
                             _def_line(fn))
 
 
+def _scalars(graph):
+    """Python numbers a trace recorded as 0-dim tensor constants become scalar constants (the IR
+    text would print them rounded to 6 digits)."""
+    for n in list(graph.nodes()):
+        if n.kind() == "prim::Constant" and n.hasAttribute("value") and n.kindOf("value") == "t":
+            v = n.t("value")
+            if v.dim() == 0:
+                with graph.insert_point_guard(n):
+                    c = graph.insertConstant(v.item())
+                n.output().replaceAllUsesWith(c)
+                n.destroy()
+
+
 def _ir(graph):
     import torch
 
     torch._C._jit_pass_inline(graph)
+    _scalars(graph)
     return str(graph)
 
 
