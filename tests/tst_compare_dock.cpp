@@ -8,7 +8,9 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/compare_dock.h"
+#include "core/report/verdict_line.h"
 #include "ui/edit_actions.h"
+#include "ui/history_dock.h"
 #include "ui/guarded_application.h"
 #include "ui/input_dialog.h"
 #include "ui/main_window.h"
@@ -29,6 +31,7 @@
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QMessageBox>
 #include <QtWidgets/QLineEdit>
+#include <QtWidgets/QListWidget>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
 
@@ -330,6 +333,7 @@ class TstCompareDock : public QObject {
     QVERIFY2(reloaded.ok(), qPrintable(reloaded.error.message()));
 
     // A looser tolerance (float16 noise passes), then the nodes to keep in float32.
+    compare->setElementwise(true);
     for (auto* edit : compare->findChildren<QLineEdit*>())
       if (edit->text() == QLatin1String("1e-05") || edit->text() == QLatin1String("0.001")) edit->setText(QStringLiteral("0.01"));
     QVERIFY(runCompare(compare));
@@ -377,6 +381,55 @@ class TstCompareDock : public QObject {
     }
     // A float model that does not open: a message, nothing started.
     QVERIFY(!w.showQuantizationError(QStringLiteral("/nonexistent/float.pt")));
+  }
+
+  // A model that records no inputs: the History ledger says it waits for them (its rows are not
+  // left blank), and Run > Quantization Error asks for them in Compare's dialog, then runs with
+  // the answer; given, the ledger checks.
+  void inputsAskedForByHistoryAndQuantizationError() {
+    ui::MainWindow w;
+    const QString quantized = QFileInfo(graft::test::testdata("quant/fx_cnn.quantized.pt")).absoluteFilePath();
+    ui::InputDialog::remember(quantized, {});
+    QVERIFY(w.openFile(quantized));
+    auto* history = w.editActions()->history();
+    QVERIFY(history->waitingForInputs());
+    QCOMPARE(history->list()->count(), 1);
+    QVERIFY2(history->list()->item(0)->text().contains(QLatin1String("waiting for inputs")), qPrintable(history->list()->item(0)->text()));
+    auto* compare = w.compareDock();
+    QVERIFY(!compare->findChild<ui::InputDialog*>());
+    QSignalSpy shown(&w, &ui::MainWindow::quantErrorShown);
+    QVERIFY(w.showQuantizationError(graft::test::testdata("quant/fx_cnn.float.pt")));
+    auto* dialog = compare->findChild<ui::InputDialog*>();
+    QVERIFY(dialog);  // asked, as Compare asks
+    QCOMPARE(shown.count(), 0);
+    dialog->field(0)->setText(graft::test::testdata("quant/fx_cnn.x.pt"));
+    auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(ok->isEnabled());
+    ok->click();
+    QVERIFY(shown.count() == 1 || shown.wait(120000));
+    QVERIFY(w.canvas()->heatVisible());  // ran with the answer
+    QCOMPARE(compare->inputSpec(), graft::test::testdata("quant/fx_cnn.x.pt"));
+    history->recheck();
+    QVERIFY(!history->waitingForInputs());
+    QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(0) != nullptr, 120000);
+    QVERIFY(!history->list()->item(0)->text().contains(QLatin1String("waiting for inputs")));
+    ui::InputDialog::remember(quantized, {});
+  }
+
+  // The verdict line above the table names the verdict in the words the report uses.
+  void verdictLineAboveTheTable() {
+    auto doc = core::io::loadSample(QStringLiteral("cnn")).document;
+    QVERIFY(doc);
+    ui::CompareDock dock;
+    dock.setDocument(doc.get());
+    QVERIFY(runCompare(&dock));
+    QVERIFY(dock.summary().ok);
+    const auto verdict = core::report::verdictLine(dock.summary());
+    QVERIFY(verdict.good());  // a revision against itself
+    QVERIFY2(dock.verdictText().startsWith(verdict.text()), qPrintable(dock.verdictText()));
+    if (!verdict.reason.isEmpty()) QVERIFY(dock.verdictText().contains(verdict.reason));
+    dock.setDocument(nullptr);
+    QVERIFY(!dock.verdictText().startsWith(verdict.text()));
   }
 
   // The GUI's last boundary: an exception thrown by an event handler is reported, and the

@@ -22,6 +22,7 @@
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QListWidget>
+#include <QtWidgets/QTreeWidget>
 
 using namespace graft;
 
@@ -91,6 +92,35 @@ class TestGate : public QObject {
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QCOMPARE(window.document()->count(), 2);
     checkReplays(window);
+  }
+
+  // Journal before announce: when the views rebuild for a change (a rule, an undo, a redo, a
+  // History click), the journal on disk already holds it.
+  void journalBeforeTheViews() {
+    ui::MainWindow window;
+    QVERIFY(window.openSample(QStringLiteral("cnn")));
+    const QString journal = window.editActions()->session()->journalPath();
+    auto* tree = window.findChild<QTreeWidget*>(QStringLiteral("moduleTree"));
+    QVERIFY(tree);
+    int checked = 0;
+    QStringList late;
+    // The Modules tree is rebuilt by the window's view refresh, after every change.
+    connect(tree->model(), &QAbstractItemModel::rowsInserted, this, [&](const QModelIndex& parent) {
+      if (parent.isValid() || !window.document()) return;
+      const auto j = core::edit::Session::readJournal(journal, nullptr);
+      const int current = j ? j->value(QStringLiteral("current")).toInt(-1) : -1;
+      const int edits = j ? int(j->value(QStringLiteral("edits")).toArray().size()) : -1;
+      ++checked;
+      if (current != window.document()->currentIndex() || edits != window.document()->count() - 1)
+        late << QStringLiteral("view at %1 of %2, journal at %3 of %4 edits")
+                    .arg(window.document()->currentIndex()).arg(window.document()->count()).arg(current).arg(edits);
+    });
+    window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    window.editActions()->undo->trigger();
+    window.editActions()->redo->trigger();
+    window.editActions()->undo->trigger();
+    QVERIFY(checked >= 4);
+    QVERIFY2(late.isEmpty(), qPrintable(late.join(QStringLiteral("; "))));
   }
 
   // History counts what the Diff view counts, names nodes by module path and op, never grows

@@ -9,8 +9,20 @@
 #include "core/model/graph_view.h"
 #include "core/tour/tour.h"
 #include "gui_support.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_scene.h"
+#include "ui/canvas/minimap.h"
 #include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
+#include "ui/history_dock.h"
+#include "ui/inspector.h"
+#include "ui/ir_view.h"
+#include "ui/issues_dock.h"
+#include "ui/module_tree.h"
+#include "ui/profile/profile_charts.h"
+#include "ui/profile/profile_dock.h"
+#include "ui/start_page.h"
+#include "ui/tensor_inspector.h"
 #include "ui/main_window.h"
 #include "ui/recent_files.h"
 #include "ui/rewrite/rewrite_dock.h"
@@ -26,6 +38,9 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMenu>
+#include <QtWidgets/QListWidget>
+#include <QtWidgets/QSpinBox>
+#include <QtWidgets/QTableWidget>
 
 using namespace graft;
 using ui::UnsavedAnswer;
@@ -222,6 +237,97 @@ class TestLifecycle : public QObject {
     }
     QVERIFY(journalClosed(discarded));
     QVERIFY(core::edit::Session::markClosed(kept));  // leaves no journal for later tests
+  }
+
+  // File > Close leaves nothing of the closed model in any view or dock: no module row to click,
+  // no overview, no IR, no history, no comparison, profile or heatmap, no issue.
+  void closeEmptiesEveryView() {
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    QVERIFY(test::waitLayout(w.canvas()));
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QVERIFY(test::waitLayout(w.canvas()));
+    QVERIFY(w.document()->count() == 2);
+    auto* compare = w.compareDock();
+    QSignalSpy compared(compare, &ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    QVERIFY(compare->table()->rowCount() > 0);
+    const auto first = compare->table()->item(0, 0)->data(Qt::UserRole).toULongLong();
+    compare->inspectNode(first);
+    QSignalSpy profiled(w.profileDock(), &ui::ProfileDock::finished);
+    w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(2);
+    w.profileDock()->start();
+    QVERIFY(profiled.count() == 1 || profiled.wait(120000));
+    QVERIFY(!w.profileDock()->charts()->isEmpty());
+    w.issuesDock()->add({core::model::Diagnostic::warning(QStringLiteral("compare"), QStringLiteral("about the cnn"))});
+    auto* modules = w.findChild<ui::ModuleTree*>();
+    auto* minimap = w.findChild<ui::canvas::Minimap*>();
+    QVERIFY(modules->topLevelItemCount() > 0);
+    QVERIFY(minimap->showsDiagram());
+    QVERIFY(w.canvas()->heatVisible());  // the fresh profile's heatmap
+
+    w.editActions()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
+    QVERIFY(w.closeDocument());
+    QApplication::processEvents();
+    QVERIFY(!w.document());
+    QCOMPARE(modules->topLevelItemCount(), 0);
+    QVERIFY(!minimap->showsDiagram());
+    QVERIFY(!w.canvas()->view());
+    QVERIFY(w.canvas()->graphScene()->items().isEmpty());
+    QVERIFY(!w.canvas()->heatVisible());
+    QVERIFY(!w.canvas()->heatLegend() || w.canvas()->heatLegend()->isHidden());
+    QVERIFY(!w.view());
+    for (auto* text : w.findChildren<ui::IrView*>())  // IR and Code
+      QVERIFY2(text->toPlainText().isEmpty(), qPrintable(text->objectName()));
+    QVERIFY(w.findChild<ui::Inspector*>()->toPlainText().isEmpty());
+    QCOMPARE(w.editActions()->history()->list()->count(), 0);
+    QCOMPARE(compare->table()->rowCount(), 0);
+    QVERIFY(!compare->summary().ok);
+    QVERIFY(compare->inspector()->isEmpty());
+    QVERIFY(!w.profileDock()->before() && !w.profileDock()->after());
+    QVERIFY(w.profileDock()->charts()->isEmpty());
+    QCOMPARE(w.profileDock()->nodeTable()->rowCount(), 0);
+    QVERIFY(!w.profileDock()->summaryText().contains(QLatin1String("median")));
+    QVERIFY(w.issuesDock()->diagnostics().empty());
+    QCOMPARE(w.rewriteDock()->matchCount(QStringLiteral("fold-conv-bn")), -1);
+    QVERIFY(w.startPage()->isVisible());
+  }
+
+  // Opening another model drops every result about the one before: the comparison (its table,
+  // verdict and histogram) and the profile (its summary, charts and node times).
+  void openingAnotherModelClearsResults() {
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* compare = w.compareDock();
+    QSignalSpy compared(compare, &ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    QVERIFY(compare->summary().ok);
+    const auto first = compare->summary().nodes.front().node;
+    compare->inspectNode(first);
+    QVERIFY(!compare->inspector()->isEmpty());  // the histogram of a cnn node
+    const QString cnnVerdict = compare->verdictText();
+    QSignalSpy profiled(w.profileDock(), &ui::ProfileDock::finished);
+    w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(2);
+    w.profileDock()->start();
+    QVERIFY(profiled.count() == 1 || profiled.wait(120000));
+    QVERIFY(w.profileDock()->summaryText().contains(QLatin1String("median")));
+
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+    QCOMPARE(compare->table()->rowCount(), 0);
+    QVERIFY(!compare->summary().ok);
+    QVERIFY(compare->inspector()->isEmpty());
+    QVERIFY(compare->verdictText() != cnnVerdict);
+    QVERIFY(!w.profileDock()->before() && !w.profileDock()->after());
+    QVERIFY(w.profileDock()->charts()->isEmpty());
+    QCOMPARE(w.profileDock()->nodeTable()->rowCount(), 0);
+    QVERIFY(!w.profileDock()->summaryText().contains(QLatin1String("median")));
+    QVERIFY(!w.canvas()->heatVisible());
   }
 
   // Nothing to lose, nothing to ask.

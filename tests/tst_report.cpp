@@ -4,6 +4,8 @@
 // other than the file itself is made.
 #include "core/model/document.h"
 #include "gui_support.h"
+#include "core/report/verdict_line.h"
+#include "ui/compare_dock.h"
 #include "ui/rewrite/rewrite_dock.h"
 
 #include <QtCore/QJsonArray>
@@ -14,6 +16,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QUrl>
 #include <QtGui/QImage>
+#include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 
 using graft::test::runCli;
@@ -173,6 +176,31 @@ class TstReport : public QObject {
     QCOMPARE(html.count(QStringLiteral("<tr><td class=\"n\">")) + html.count(QStringLiteral("<tr style=\"font-weight:bold\"><td class=\"n\">")),
              w.document()->count());
     QVERIFY(!html.contains(QStringLiteral("<script")));
+  }
+
+  // The report's Compare section gives the verdict in the Compare dock's words, with its reason.
+  void exportCarriesTheVerdict() {
+    qputenv("GRAFT_SESSION_DIR", dir_.filePath(QStringLiteral("sessions")).toUtf8());
+    graft::ui::MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    w.findChild<graft::ui::RewriteDock*>()->applyRules({QStringLiteral("fold-conv-bn")});
+    auto* compare = w.compareDock();
+    QSignalSpy done(compare, &graft::ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    const auto verdict = graft::core::report::verdictLine(compare->summary());
+    QVERIFY(verdict.kind != graft::core::report::VerdictLine::Kind::None);
+    QVERIFY2(compare->verdictText().startsWith(verdict.text()), qPrintable(compare->verdictText()));
+    const QString page = dir_.filePath(QStringLiteral("verdict.html"));
+    QVERIFY(w.exportReport(page));
+    QFile f(page);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(f.readAll());
+    const QString word = verdict.word.left(1).toUpper() + verdict.word.mid(1);
+    QVERIFY2(html.contains(QStringLiteral("verdict\"><b>%1</b>").arg(word.toHtmlEscaped())), qPrintable(word));
+    if (!verdict.reason.isEmpty()) QVERIFY2(html.contains(verdict.reason.toHtmlEscaped()), qPrintable(verdict.reason));
+    QVERIFY(!html.contains(QStringLiteral("No compare has been run")));
   }
 
  private:

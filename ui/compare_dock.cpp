@@ -1,6 +1,7 @@
 #include "ui/compare_dock.h"
 
 #include "core/model/document.h"
+#include "core/report/verdict_line.h"
 #include "core/run/input_specs.h"
 #include "ui/input_dialog.h"
 #include "ui/tensor_inspector.h"
@@ -16,6 +17,7 @@
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QPushButton>
+#include <QtWidgets/QScrollArea>
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QVBoxLayout>
@@ -124,7 +126,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(reduceButton_);
   buttons->addWidget(float32Button_);
   buttons->addWidget(saveRepro_);
-  buttons->addWidget(status_, 1);
+  buttons->addStretch(1);
 
   table_ = new QTableWidget(0, kColumns, this);
   table_->setHorizontalHeaderLabels({tr("Output / module"), tr("Op"), tr("max abs"), tr("max rel"), tr("mismatched"), tr("cosine"), tr("SQNR dB"),
@@ -138,13 +140,47 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(table_);
   split->addWidget(inspector_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 3);  // the table's columns first; the inspector shows one node
+  split->setStretchFactor(1, 2);
 
+  // The verdict and the first rows come first: on a 1366x768 screen the bottom dock is about 300
+  // pixels high, so the settings sit in a column of their own at the left (scrolling there when
+  // short), and the verdict line, the buttons and the table take the rest, unscrolled.
+  verdict_ = new QLabel(tr("Pick A and B, then Compare."), this);
+  verdict_->setObjectName(QStringLiteral("compareVerdict"));
+  verdict_->setWordWrap(true);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setObjectName(QStringLiteral("compareStatus"));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* settings = new QWidget(this);
+  settings->setObjectName(QStringLiteral("compareSettings"));
+  settings->setLayout(form);
+  form->setContentsMargins(0, 0, 4, 0);
+  auto* settingsScroll = new QScrollArea(this);
+  settingsScroll->setWidget(settings);
+  settingsScroll->setWidgetResizable(true);
+  settingsScroll->setFrameShape(QFrame::NoFrame);
+  settingsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  settingsScroll->setMinimumWidth(settings->minimumSizeHint().width() + 16);
+  auto* results = new QWidget(this);
+  auto* resultColumn = new QVBoxLayout(results);
+  resultColumn->setContentsMargins(0, 0, 0, 0);
+  resultColumn->addWidget(verdict_);
+  resultColumn->addLayout(buttons);
+  resultColumn->addWidget(status_);
+  resultColumn->addWidget(split, 1);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  auto* columns = new QSplitter(Qt::Horizontal, this);
+  columns->setObjectName(QStringLiteral("compareColumns"));
+  columns->setChildrenCollapsible(false);
+  columns->addWidget(settingsScroll);
+  columns->addWidget(results);
+  columns->setStretchFactor(0, 0);
+  columns->setStretchFactor(1, 1);
+  columns->setSizes({settings->minimumSizeHint().width() + 16, 1000});
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(form);
-  layout->addLayout(buttons);
-  layout->addWidget(split, 1);
+  layout->setContentsMargins(4, 2, 4, 2);
+  layout->addWidget(columns, 1);
 
   connect(run_, &QPushButton::clicked, this, &CompareDock::start);
   connect(reduceButton_, &QPushButton::clicked, this, &CompareDock::reduce);
@@ -204,6 +240,7 @@ void CompareDock::setDocument(core::model::Document* document) {
   inputs_->setToolTip(core::run::inputFieldHelp(document_));
   table_->setRowCount(0);
   status_->clear();  // the last verdict was about the previous model
+  setVerdict(document_ ? tr("Pick A and B, then Compare.") : tr("Open a model to compare its revisions."), QString());
   inspector_->clear();
   lastRequest_.reset();
   reduce_ = {};
@@ -258,7 +295,7 @@ void CompareDock::start() {
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
     else {
-      status_->setText(tr("Failed: %1").arg(resolved.error));
+      setVerdict(tr("Failed: %1").arg(resolved.error), QStringLiteral("#c62828"));
       Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("compare"), resolved.error)});
     }
     return;
@@ -281,7 +318,8 @@ void CompareDock::start() {
   cancel_->setEnabled(true);
   reduceButton_->setEnabled(false);
   float32Button_->setEnabled(false);
-  status_->setText(tr("Running…"));
+  setVerdict(tr("Running…"), QString());
+  status_->clear();
   // The request holds shared revision and input handles, so the worker never touches the document.
   watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
 }
@@ -312,23 +350,27 @@ void CompareDock::showSummary() {
   table_->setRowCount(0);
   inspector_->clear();
   if (!summary_.ok) {
-    status_->setText(summary_.cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(summary_.error));
+    setVerdict(summary_.cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(summary_.error),
+               summary_.cancelled ? QString() : QStringLiteral("#c62828"));
+    status_->clear();
     return;
   }
-  // One verdict from the rows shown below it: never "equal" beside a divergence.
-  QString text;
+  // One verdict from the rows shown below it: never "equal" beside a divergence. Its word and
+  // reason are the ones the HTML report gives (core/report/verdict_line).
+  const auto verdict = core::report::verdictLine(summary_);
+  QString line = verdict.text();
   if (summary_.intermediateDivergence)
-    text = tr("Outputs equal, but an intermediate is beyond tolerance: %1 at %2 (max abs %3).")
-               .arg(summary_.intermediateDivergence->op, summary_.intermediateDivergence->label)
-               .arg(summary_.intermediateDivergence->maxAbs, 0, 'g', 4);
-  else if (summary_.equal)
-    text = tr("Equal within tolerance.");
-  else if (summary_.firstDivergence)
-    text = tr("Outputs differ. First divergence: %1 at %2 (max abs %3).")
-               .arg(summary_.firstDivergence->op, summary_.firstDivergence->label)
-               .arg(summary_.firstDivergence->maxAbs, 0, 'g', 4);
-  else
-    text = tr("Outputs differ.");
+    line += tr(": %1 at %2 (max abs %3)")
+                .arg(summary_.intermediateDivergence->op, summary_.intermediateDivergence->label)
+                .arg(summary_.intermediateDivergence->maxAbs, 0, 'g', 4);
+  else if (!summary_.equal && summary_.firstDivergence)
+    line += tr(". First divergence: %1 at %2 (max abs %3)")
+                .arg(summary_.firstDivergence->op, summary_.firstDivergence->label)
+                .arg(summary_.firstDivergence->maxAbs, 0, 'g', 4);
+  setVerdict(line, verdict.good() ? QStringLiteral("#2e7d32")
+                   : verdict.kind == core::report::VerdictLine::Kind::IntermediateDiffers ? QStringLiteral("#ef6c00")
+                                                                                          : QStringLiteral("#c62828"));
+  QString text;
   if (!summary_.changes.isEmpty())
     text += QLatin1Char(' ') + (summary_.changes.size() == 1 ? tr("1 change compared where its values leave it.")
                                                              : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
@@ -341,9 +383,20 @@ void CompareDock::showSummary() {
                                           .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
   else if (summary_.localErrors && !summary_.equal)
     text += QLatin1Char(' ') + tr("No node adds more than rounding noise at %1 on its own: the error accumulates.").arg(summary_.precisionB);
-  status_->setText(text);
+  status_->setText(text.trimmed());
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);
+}
+
+void CompareDock::setVerdict(const QString& text, const QString& colour) {
+  verdict_->setText(text);
+  verdict_->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(colour));
+}
+
+QString CompareDock::verdictText() const { return verdict_->text(); }
+
+void CompareDock::askForInputs(std::function<void()> then) {
+  if (document_) askInputs(document_, inputs_, this, std::move(then));
 }
 
 void CompareDock::updateNumericsButtons() {

@@ -42,6 +42,13 @@ class CompareDock : public QWidget {
   bool isRunning() const;
   const core::run::CompareSummary& summary() const { return summary_; }
   QTableWidget* table() const { return table_; }
+  // The verdict line above the table: "Equal within rounding — within float32 rounding (SQNR
+  // 130 dB)", "Different — … First divergence: …", or what is under way or went wrong.
+  QString verdictText() const;
+  QLabel* verdictLabel() const { return verdict_; }
+  // Asks for the open model's inputs in the dialog Compare uses (when the model records none),
+  // writes the answer into the Inputs field and calls `then`.
+  void askForInputs(std::function<void()> then);
   TensorInspector* inspector() const { return inspector_; }
   // Whether the last comparison is drawn on the canvas (the "show on canvas" box).
   bool overlayEnabled() const;
@@ -86,6 +93,7 @@ class CompareDock : public QWidget {
  private:
   void refreshRevisions();
   void showSummary();
+  void setVerdict(const QString& text, const QString& colour);
   void addRow(const core::run::CompareRow& row);
   void precisionChanged();
   void updateNumericsButtons();
@@ -116,7 +124,8 @@ class CompareDock : public QWidget {
   core::run::ReduceSummary reduce_;
   core::run::Float32Summary float32_;
   QFutureWatcher<void> numericsWatcher_;
-  QLabel* status_ = nullptr;
+  QLabel* verdict_ = nullptr;
+  QLabel* status_ = nullptr;  // what the verdict line leaves out: changes, the culprit, reduce
   QTableWidget* table_ = nullptr;
   TensorInspector* inspector_ = nullptr;
   QFutureWatcher<core::run::CompareSummary> watcher_;

@@ -140,6 +140,7 @@ void HistoryDock::recheck() {
   ++generation_;
   if (cancel_) cancel_->store(true);
   ledger_.clear();
+  waitingForInputs_ = false;  // asked again by checkNext
   if (!watcher_.isRunning()) checking_ = -1;
   refresh();
 }
@@ -152,6 +153,7 @@ const core::run::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
 QString HistoryDock::ledgerText(int index) const {
   const auto* e = ledgerEntry(index);
   const auto cost = [e] { return tr("%1 ms · %2 MiB peak").arg(e->medianMs, 0, 'f', 1).arg(e->peakBytes / 1048576.0, 0, 'f', 1); };
+  if (!e && index != checking_ && waitingForInputs_) return tr("waiting for inputs (give them in the Compare dock)");
   if (index == 0) return e && e->ok ? cost() : QString();  // the baseline
   if (!e) return index == checking_ ? tr("checking…") : QString();
   if (!e->ok) return tr("check failed: %1").arg(e->error.section(QLatin1Char('\n'), 0, 0));
@@ -170,10 +172,16 @@ void HistoryDock::checkNext() {
   if (next < 0 && !ledger_.count(0)) next = 0;
   if (next < 0) return;
   const CheckSetup setup = checkSetup_();
-  if (!setup.inputs) return;  // the ledger waits for inputs (the Compare dock asks for them)
+  // The ledger waits for inputs (the Compare dock asks for them), and says so on its rows.
+  if (const bool waiting = !setup.inputs; waiting != waitingForInputs_) {
+    waitingForInputs_ = waiting;
+    for (int row = 0; row < list_->count(); ++row) showRow(list_->item(row));
+  }
+  if (!setup.inputs) return;
   core::run::LedgerOptions options;
   options.atol = setup.atol;
   options.rtol = setup.rtol;
+  options.elementwise = setup.elementwise;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   options.cancel = cancel_.get();
   // Snapshots only: the worker never touches the document.

@@ -45,11 +45,15 @@ class HistoryDock : public QWidget {
   struct CheckSetup {
     core::run::InputsPtr inputs;
     double atol = 1e-5, rtol = 1e-4;
+    bool elementwise = false;
   };
   void setCheckSetup(std::function<CheckSetup()> setup) { checkSetup_ = std::move(setup); }
   // The ledger entry of revision `index`, when its check has finished.
   const core::run::LedgerEntry* ledgerEntry(int index) const;
   bool checking() const { return watcher_.isRunning(); }
+  // Whether the checks wait for inputs (the model records none and none were given): the rows
+  // say "waiting for inputs".
+  bool waitingForInputs() const { return waitingForInputs_; }
   // Forgets the checks (after the inputs or tolerance changed) and starts again.
   void recheck();
 
@@ -77,6 +81,7 @@ class HistoryDock : public QWidget {
   QFutureWatcher<core::run::LedgerEntry> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   int checking_ = -1;    // the revision being checked
+  bool waitingForInputs_ = false;  // the model records no inputs and none were given yet
   int generation_ = 0;   // bumped when the document or the setup changes: late results are dropped
   int runGeneration_ = 0;
 };

@@ -10,6 +10,7 @@
 #include "core/edit/graph_diff.h"
 #include "core/edit/graph_diff.h"
 #include "ui/diff/diff_view.h"
+#include "ui/diff/diff_window.h"
 #include "ui/render/report_diagrams.h"
 #include "core/io/atomic_write.h"
 #include "core/io/save.h"
@@ -24,6 +25,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/canvas/mark_layers.h"
 #include "ui/canvas/minimap.h"
 #include "ui/edit_actions.h"
 #include "ui/compare_dock.h"
@@ -96,6 +98,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   findBar_ = new FindBar(centre);
   findBar_->hide();
   canvas_ = new canvas::GraphCanvas(centre);
+  marks_ = std::make_unique<canvas::MarkLayers>(canvas_->graphScene());
+  diffWindow_ = new DiffWindow(this);
   column->addWidget(findBar_);
   column->addWidget(canvas_, 1);
   // No model open: the start page (samples and tours) takes the centre.
@@ -169,14 +173,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   // A rule's matches: every match outlined orange, the one shown (stepped to) purple.
   connect(rewrites, &RewriteDock::matchesChanged, this, [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
-    matchMarks_.clear();
-    for (int i = 0; i < sites.size(); ++i) {
-      const bool shown = i == current;
-      const QString note = tr("rule match %1 of %2").arg(i + 1).arg(sites.size());
-      for (auto id : sites[i].nodes)
-        matchMarks_[id] = {shown ? QColor(0x8e, 0x24, 0xaa) : QColor(0xf0, 0x8c, 0x00), note, shown ? 2 : 1};
-    }
-    showMarks();
+    marks_->set(canvas::MarkLayers::Matches, canvas::matchMarks(sites, current));
   });
   connect(rewrites, &RewriteDock::revealRequested, this, [this](NodeId id) {
     canvas_->revealNode(id);
@@ -286,9 +283,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(compareDock_, &CompareDock::reduceFinished, this, [this] {
     const auto& r = compareDock_->reduceSummary();
     if (!r.ok) return;
-    for (auto id : r.nodes)
-      divergenceMarks_[id] = {QColor(0x00, 0x83, 0x8f), tr("in the smallest subgraph that still fails on A's values at its boundary"), 4};
-    showMarks();
+    marks_->add(canvas::MarkLayers::Comparison, canvas::reduceMarks(r));
     if (view_ && view_->node(r.failing)) canvas_->revealNode(r.failing);
   });
   connect(compareDock_, &CompareDock::float32Found, this, [this] {
@@ -574,14 +569,17 @@ void MainWindow::setDocument(std::unique_ptr<core::model::Document> document) {
   document_ = std::move(document);
   issuesDock_->setDocumentSerial(++documentSerial_);
   if (compareDock_) compareDock_->setDocument(document_.get());
-  connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   selected_ = core::model::kNoNode;
   profileDock_->setDocument(document_.get());
   heatAction_->setChecked(false);  // the costs belonged to the previous model
-  divergenceMarks_.clear();          // so did the comparison
+  marks_->clear(canvas::MarkLayers::Comparison);  // so did the comparison
+  diffWindow_->hide();                             // and the diff
   heatAction_->setEnabled(false);
   refreshView();
   editActions_->startSession();
+  // Connected after the Session's own connections: the journal has every change (an undo or a
+  // History click included) before the views show it.
+  connect(document_.get(), &core::model::Document::currentChanged, this, &MainWindow::refreshView);
   setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document_->displayName()));
   setWindowModified(false);
   for (QAction* a : modelActions_) a->setEnabled(true);
@@ -597,13 +595,24 @@ bool MainWindow::closeDocument() {
   rewriteDock_->setDocument(nullptr);
   heatAction_->setChecked(false);
   heatAction_->setEnabled(false);
-  divergenceMarks_.clear();
-  matchMarks_.clear();
+  marks_->clearAll();
   selected_ = core::model::kNoNode;
   issuesDock_->setDocumentSerial(++documentSerial_);
+  // Every view forgets the closed model: nothing of it can be clicked or selected any more.
+  canvas_->clear();
+  minimap_->rebuild();
+  moduleTree_->setView(nullptr);
+  findBar_->setView(nullptr);
+  irView_->setRevisionText(QString(), nullptr);
+  codeView_->setListing(QString(), {});
+  inspector_->showNode(nullptr, core::model::kNoNode);
+  issuesDock_->clear();
+  picked_.clear();
+  diffWindow_->hide();
+  view_.reset();
   document_.reset();
-  shownDocument_ = nullptr;          // the views keep the last GraphView (owned by view_) until the next
-  centreStack_->setCurrentIndex(0);  // model; the start page covers the canvas
+  shownDocument_ = nullptr;
+  centreStack_->setCurrentIndex(0);  // the start page takes the centre
   setWindowTitle(QStringLiteral("Graft"));
   setWindowModified(false);
   for (QAction* a : modelActions_) a->setEnabled(false);
@@ -651,7 +660,7 @@ void MainWindow::refreshView() {
   canvas_->setView(view_, shownDocument_ == document_.get());
   picked_.clear();
   canvas_->graphScene()->setPicked(picked_);
-  showMarks();  // group outlines are per view: recompute them for the new one
+  marks_->show();  // group outlines are per view: recompute them for the new one
   if (heatAction_->isChecked()) canvas_->setHeat(profileDock_->nodeCosts());
   showChangesOf(document_->currentIndex());
   shownDocument_ = document_.get();
@@ -716,48 +725,10 @@ QVector<NodeId> MainWindow::selection() const {
 }
 
 void MainWindow::showDivergence(bool reveal) {
-  divergenceMarks_.clear();
-  const auto& s = compareDock_->summary();
   NodeId target = core::model::kNoNode;
-  if (compareDock_->overlayEnabled()) {
-    for (const auto& r : s.nodes) {
-      if (r.node == core::model::kNoNode) continue;
-      if (r.pass)
-        divergenceMarks_[r.node] = {QColor(0x2e, 0x7d, 0x32), tr("same as A within tolerance (max abs %1)").arg(r.maxAbs, 0, 'g', 3), 0};
-      else
-        divergenceMarks_[r.node] = {QColor(0xe5, 0x39, 0x35),
-                                    tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance")
-                                        .arg(r.maxAbs, 0, 'g', 3).arg(r.mismatched).arg(r.numel), 3};
-    }
-    // Nodes inside a change are compared where the change hands its values on, not one by one.
-    for (auto id : s.insideChanges)
-      if (!divergenceMarks_.contains(id))
-        divergenceMarks_[id] = {QColor(0x80, 0x80, 0x80), tr("inside a change: compared where its values leave it"), 0};
-    if (s.firstDivergence && s.firstDivergence->node != core::model::kNoNode) {
-      target = s.firstDivergence->node;
-      divergenceMarks_[target] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3), 5};
-    }
-    if (s.intermediateDivergence && s.intermediateDivergence->node != core::model::kNoNode) {
-      target = s.intermediateDivergence->node;
-      divergenceMarks_[target] = {QColor(0xef, 0x6c, 0x00),
-                                  tr("outputs equal, but this intermediate is beyond tolerance: max abs %1")
-                                      .arg(s.intermediateDivergence->maxAbs, 0, 'g', 3), 5};
-    }
-    if (s.culprit && s.culprit->node != core::model::kNoNode) {
-      target = s.culprit->node;
-      divergenceMarks_[target] = {QColor(0x6a, 0x1b, 0x9a),
-                                  std::isfinite(s.culprit->localScaled)
-                                      ? tr("CULPRIT: run on A's inputs at %1, this node alone is off by %2 of its scale")
-                                            .arg(s.precisionB).arg(s.culprit->localScaled, 0, 'g', 3)
-                                      : tr("CULPRIT: run on A's inputs at %1, this node alone overflows").arg(s.precisionB),
-                                  6};
-    }
-    if (!s.ok && s.errorNode != core::model::kNoNode) {
-      target = s.errorNode;
-      divergenceMarks_[target] = {QColor(0x8b, 0, 0), tr("run %1 failed here").arg(s.errorOnB ? QStringLiteral("B") : QStringLiteral("A")), 6};
-    }
-  }
-  showMarks();
+  marks_->set(canvas::MarkLayers::Comparison, compareDock_->overlayEnabled()
+                                                  ? canvas::comparisonMarks(compareDock_->summary(), &target)
+                                                  : canvas::MarkLayers::Marks{});
   if (reveal && target != core::model::kNoNode && view_ && view_->node(target)) {
     canvas_->revealNode(target);
     selectNode(target);
@@ -785,6 +756,11 @@ bool MainWindow::showQuantizationError(const QString& floatPath) {
     });
   }
   const auto inputs = core::run::resolveInputs(*document_, compareDock_->inputSpec(), 0);
+  if (!inputs.inputs && inputs.missingShape >= 0) {
+    // The model records no inputs: asked for as Compare asks, then started with the answer.
+    compareDock_->askForInputs([this, floatPath] { showQuantizationError(floatPath); });
+    return true;
+  }
   QString error = inputs.inputs ? QString() : inputs.error;
   if (error.isEmpty() && quantError_->start(document_->current(), floatPath, inputs.inputs, &error)) {
     statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
@@ -795,32 +771,8 @@ bool MainWindow::showQuantizationError(const QString& floatPath) {
   return false;
 }
 
-void MainWindow::showMarks() {
-  auto marks = matchMarks_;
-  for (const auto* layer : {&divergenceMarks_, &tourMarks_})
-    for (auto it = layer->begin(); it != layer->end(); ++it)
-      if (!marks.contains(it.key()) || marks[it.key()].rank < it->rank) marks[it.key()] = *it;
-  canvas_->graphScene()->setMarks(marks);
-}
-
-DiffView* MainWindow::ensureDiffView() {
-  if (!diffView_) {
-    diffView_ = new DiffView(this);
-    diffView_->setWindowFlag(Qt::Window);
-    // Its own frame included, within the screen's available area (1366×768 laptops too).
-    diffView_->resize(fittedSize(diffView_, QSize(1366, 768)));
-  }
-  return diffView_;
-}
-
 DiffView* MainWindow::showDiff(int a, int b) {
-  if (!document_ || a < 0 || b < 0 || a >= document_->count() || b >= document_->count()) return nullptr;
-  const auto ra = document_->revision(a), rb = document_->revision(b);
-  auto* view = ensureDiffView();
-  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance);
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, *document_)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, *document_)), diff,
-                  tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
+  if (!document_) return nullptr;
   // Node ids are shared by the revisions of one document, so the last compare and profile apply
   // to the nodes both sides still have.
   DiffMetrics metrics;
@@ -832,21 +784,10 @@ DiffView* MainWindow::showDiff(int a, int b) {
     const auto& after = profileDock_->after() ? *profileDock_->after() : before;
     for (const auto& n : before.nodes) metrics.selfMsA.insert(n.node, n.selfMs.median);
     for (const auto& n : after.nodes) metrics.selfMsB.insert(n.node, n.selfMs.median);
-  // The output policy: an export never replaces the opened model, nor writes to a device.
-  if (const QString why = core::io::checkOutputPath(path, {document_ ? document_->sourcePath() : QString()}); !why.isEmpty()) {
-    statusBar()->showMessage(why);
-    return;
   }
-  }
-  view->setMetrics(metrics);
-  view->setWindowTitle(tr("Diff: %1 — Graft").arg(document_->displayName()));
-  view->show();
-  fitToScreen(view);
-  view->raise();
-  statusBar()->showMessage(diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
-                                        : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
-                                              .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size()),
-                           5000);
+  QString summary;
+  auto* view = diffWindow_->showRevisions(*document_, a, b, metrics, &summary);
+  if (view) statusBar()->showMessage(summary, 5000);
   return view;
 }
 
@@ -854,24 +795,13 @@ DiffView* MainWindow::showDiffWithFile(const QString& path) {
   if (!document_) return nullptr;
   auto other = loadReported(*this, path, /*freeze=*/true);
   if (!other.ok()) return nullptr;
-  const auto ra = document_->current(), rb = other.document->current();
-  const auto diff = core::edit::diffDocuments(*document_, *ra, *other.document, *rb);
-  auto* view = ensureDiffView();
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, *document_)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, *other.document)), diff,
-                  tr("A: %1, revision %2").arg(document_->displayName()).arg(document_->currentIndex()),
-                  tr("B: %1").arg(other.document->displayName()));
-  view->setMetrics({});
-  view->setWindowTitle(tr("Diff: %1 ↔ %2 — Graft").arg(document_->displayName(), other.document->displayName()));
-  view->show();
-  fitToScreen(view);
-  view->raise();
-  return view;
+  return diffWindow_->showDocuments(*document_, *other.document);
 }
 
+DiffView* MainWindow::diffView() const { return diffWindow_->view(); }
+
 void MainWindow::setTourMarks(const QHash<NodeId, canvas::GraphScene::Mark>& marks) {
-  tourMarks_ = marks;
-  showMarks();
+  marks_->set(canvas::MarkLayers::Tour, marks);
 }
 
 void MainWindow::startTour(const core::tour::Tour& tour) {
@@ -903,6 +833,11 @@ void MainWindow::exportDialog(const QString& filter, const QString& suffix, bool
   QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += suffix;
+  // The output policy: an export never replaces the opened model, nor writes to a device.
+  if (const QString why = core::io::checkOutputPath(path, {document_ ? document_->sourcePath() : QString()}); !why.isEmpty()) {
+    statusBar()->showMessage(why);
+    return;
+  }
   if ((this->*write)(path)) statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
 }
 

@@ -18,6 +18,7 @@ class Inspector;
 class EditActions;
 class CompareDock;
 class DiffView;
+class DiffWindow;
 class IrView;
 class IssuesDock;
 class ModuleTree;
@@ -27,7 +28,7 @@ class StartPage;
 class TourDriver;
 class TourPanel;
 class Presentation;
-namespace canvas { class GraphCanvas; class Minimap; }
+namespace canvas { class GraphCanvas; class MarkLayers; class Minimap; }
 
 class QuantErrorOverlay;
 
@@ -65,9 +66,10 @@ class MainWindow : public QMainWindow {
   DiffView* showDiff(int a, int b);
   DiffView* showDiffWithFile(const QString& path);
   // Run > Quantization Error: the open (quantized) model against `floatPath`, module by module,
-  // coloured on the canvas by SQNR when it finishes (quantErrorShown). False when it cannot start.
+  // coloured on the canvas by SQNR when it finishes (quantErrorShown). A model that records no
+  // inputs asks for them first, in Compare's dialog. False when it cannot start.
   bool showQuantizationError(const QString& floatPath);
-  DiffView* diffView() const { return diffView_; }
+  DiffView* diffView() const;
   CompareDock* compareDock() const { return compareDock_; }
   ProfileDock* profileDock() const { return profileDock_; }
   RewriteDock* rewriteDock() const { return rewriteDock_; }
@@ -121,11 +123,8 @@ class MainWindow : public QMainWindow {
   // Outlines on the canvas what revision `index` changed relative to its parent.
   void showChangesOf(int index);
   void showAbout();
-  // The canvas marks: a rule's matches and a comparison's divergence, the higher rank winning.
-  void showMarks();
   // Outlines the last comparison's nodes; `reveal` selects its first divergence or failing node.
   void showDivergence(bool reveal);
-  DiffView* ensureDiffView();
   void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
 
   std::unique_ptr<core::model::Document> document_;
@@ -144,12 +143,12 @@ class MainWindow : public QMainWindow {
   ProfileDock* profileDock_ = nullptr;
   QAction* heatAction_ = nullptr;
   CompareDock* compareDock_ = nullptr;
-  DiffView* diffView_ = nullptr;
+  DiffWindow* diffWindow_ = nullptr;  // the Diff window, made on first use
   RewriteDock* rewriteDock_ = nullptr;
   IssuesDock* issuesDock_ = nullptr;
   int documentSerial_ = 0;  // counts opened documents: node ids of an older one select nothing
   QSet<core::model::NodeId> picked_;
-  QHash<core::model::NodeId, canvas::GraphScene::Mark> matchMarks_, divergenceMarks_, tourMarks_;
+  std::unique_ptr<canvas::MarkLayers> marks_;  // matches, comparison and tour outlines on the canvas
   QStackedWidget* centreStack_ = nullptr;
   StartPage* startPage_ = nullptr;
   TourDriver* tourDriver_ = nullptr;

@@ -64,7 +64,7 @@ TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
   stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   stats_->setWordWrap(true);
   chart_ = new QChartView(new QChart(), this);
-  chart_->setMinimumHeight(120);
+  chart_->setMinimumHeight(90);  // docked at 1366x768 the Compare dock is about 270 pixels high
   layout->addWidget(title_);
   layout->addWidget(stats_);
   maps_ = new QLabel(this);
@@ -77,13 +77,24 @@ TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
 void TensorInspector::clear() {
   title_->setText(tr("Double-click a node row to inspect its output."));
   stats_->clear();
-  chart_->chart()->removeAllSeries();
+  // Nothing of the last node stays: series, axes and the title naming its range.
+  auto* chart = chart_->chart();
+  chart->removeAllSeries();
+  for (auto* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
+  chart->setTitle(QString());
   maps_->clear();
   maps_->setToolTip({});
   grid_ = {};
 }
 
 QString TensorInspector::statsText() const { return stats_->text(); }
+
+bool TensorInspector::isEmpty() const {
+  return stats_->text().isEmpty() && chart_->chart()->series().isEmpty() && chart_->chart()->title().isEmpty() && grid_.isNull();
+}
 
 void TensorInspector::show(const core::run::CompareSummary& summary, core::model::NodeId node, const QString& title) {
   const auto a = core::run::statsFor(summary, node, false);
@@ -92,7 +103,10 @@ void TensorInspector::show(const core::run::CompareSummary& summary, core::model
   stats_->setText(statsLine("A", a) + QLatin1Char('\n') + statsLine("B", b));
   auto* chart = chart_->chart();
   chart->removeAllSeries();
-  for (auto* axis : chart->axes()) chart->removeAxis(axis);
+  for (auto* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
   auto* series = new QBarSeries();
   for (const auto& [name, s] : {std::pair{"A", a}, std::pair{"B", b}}) {
     if (!s) continue;

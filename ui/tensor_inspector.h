@@ -19,6 +19,8 @@ class TensorInspector : public QWidget {
   void show(const core::run::CompareSummary& summary, core::model::NodeId node, const QString& title);
   void clear();
   QString statsText() const;
+  // Nothing shown: no statistics, histogram or channel maps.
+  bool isEmpty() const;
   // The channel grid as drawn (null when the node's output is not a 4-D map).
   QImage channelGrid() const { return grid_; }
 

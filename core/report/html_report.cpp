@@ -3,6 +3,7 @@
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
 #include "core/report/info_report.h"
+#include "core/report/verdict_line.h"
 #include "core/report/versions.h"
 
 #include <QtCore/QDateTime>
@@ -208,8 +209,12 @@ QByteArray htmlReport(const HtmlReport& r) {
   section(h, QStringLiteral("Compare"));
   if (r.compare && r.compare->ok) {
     const auto& c = *r.compare;
-    h += c.equal ? QStringLiteral("<p class=\"good\">Outputs match within tolerance.</p>\n")
-                 : QStringLiteral("<p class=\"bad\">Outputs differ.</p>\n");
+    // The verdict and its reason, worded as the Compare dock words them.
+    const auto verdict = verdictLine(c);
+    h += QStringLiteral("<p class=\"%1 verdict\"><b>%2</b>%3</p>\n")
+             .arg(verdict.good() ? QStringLiteral("good") : QStringLiteral("bad"),
+                  esc(verdict.word.left(1).toUpper() + verdict.word.mid(1)),
+                  verdict.reason.isEmpty() ? QString() : QStringLiteral(" — ") + esc(verdict.reason));
     h += QStringLiteral("<table><tr><th>output</th><th>max abs</th><th>max rel</th><th>mismatched</th><th>cosine</th><th></th></tr>\n");
     for (const auto& o : c.outputs)
       h += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4 of %5</td>"

@@ -69,6 +69,24 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   relayout();
 }
 
+void GraphCanvas::clear() {
+  cancelLayout();  // a layout still on its way is dropped (pending_ is 0)
+  if (animation_) animation_->finish();
+  animation_.reset();
+  previousView_.reset();
+  previousDiagram_ = {};
+  view_.reset();
+  scene_->setHeat({});
+  scene_->setView(nullptr);
+  expanded_ = {0};
+  shown_ = {0};
+  folds_.clear();
+  unfolded_.clear();
+  placeHeatLegend();
+  viewport()->update();
+  Q_EMIT viewportMoved();
+}
+
 void GraphCanvas::cancelLayout() {
   if (!pending_) return;
   service_->cancel();
@@ -308,8 +326,7 @@ void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool
   scene_->setHeat(selfMs, signedDelta);
   if (!heatLegend_) heatLegend_ = new HeatLegend(this);
   heatLegend_->setMaxMs(scene_->heatMaxMs(), signedDelta);
-  heatLegend_->setVisible(scene_->heatVisible());
-  heatLegend_->move(8, height() - heatLegend_->height() - 8);
+  placeHeatLegend();
   viewport()->update();
 }
 
@@ -318,16 +335,30 @@ void GraphCanvas::setErrorHeat(const QHash<core::model::NodeId, double>& error, 
   scene_->setHeat(error, /*signedDelta=*/false, /*groupsTakeMax=*/true);
   if (!heatLegend_) heatLegend_ = new HeatLegend(this);
   heatLegend_->setLabels(title, low, high);
-  heatLegend_->setVisible(scene_->heatVisible());
-  heatLegend_->move(8, height() - heatLegend_->height() - 8);
+  placeHeatLegend();
   viewport()->update();
 }
 
 bool GraphCanvas::heatVisible() const { return scene_->heatVisible(); }
 
+QWidget* GraphCanvas::heatLegend() const { return heatLegend_; }
+
+void GraphCanvas::placeHeatLegend() {
+  const bool shown = heatLegend_ && scene_->heatVisible();
+  if (heatLegend_) {
+    heatLegend_->setVisible(shown);
+    // As wide as its title needs (never cut), as far as the canvas allows.
+    heatLegend_->resize(QSize(std::min(heatLegend_->sizeHint().width(), std::max(160, width() - 16)), heatLegend_->sizeHint().height()));
+  }
+  // The legend has a strip of its own below the drawing, so it never covers a node.
+  const int strip = shown ? heatLegend_->height() + 8 : 0;
+  if (viewportMargins().bottom() != strip) setViewportMargins(0, 0, 0, strip);
+  if (shown) heatLegend_->move(8, viewport()->geometry().bottom() + 5);
+}
+
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  if (heatLegend_) heatLegend_->move(8, height() - heatLegend_->height() - 8);
+  placeHeatLegend();
   Q_EMIT viewportMoved();
 }
 

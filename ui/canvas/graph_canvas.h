@@ -25,6 +25,9 @@ class GraphCanvas : public QGraphicsView {
   // Shows `view` collapsed to the top level, or, with `keepExpansion` (a new revision of the
   // same model), with the groups open that were open before (matched by module path).
   void setView(std::shared_ptr<const core::model::GraphView> view, bool keepExpansion = false);
+  // No model: nothing drawn, no heatmap, no layout in flight (File > Close).
+  void clear();
+  const core::model::GraphView* view() const { return view_.get(); }
   GraphScene* graphScene() const { return scene_; }
   const core::layout::Diagram& diagram() const;
   const core::layout::Expansion& expansion() const { return expanded_; }
@@ -54,6 +57,8 @@ class GraphCanvas : public QGraphicsView {
   void setErrorHeat(const QHash<core::model::NodeId, double>& error, const QString& title, const QString& low,
                     const QString& high);
   bool heatVisible() const;
+  // The heat legend (null before the first heatmap); it sits below the viewport, never over it.
+  QWidget* heatLegend() const;
 
   // Presentation mode: a new revision's diagram replaces the old one with an animation
   // (RevisionAnimation) instead of at once.
@@ -95,6 +100,9 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void relayout();
+  // Shows the heat legend in a strip of its own under the drawing (viewport margins), sized to
+  // its texts; without a heatmap the strip goes.
+  void placeHeatLegend();
   // Drops the fold of the repeat holding `group` (remembered by its first module's path).
   bool dropFold(int group);
   void computeFolds();

@@ -2,7 +2,10 @@
 
 #include "ui/render/diagram_painter.h"
 
+#include <QtGui/QFontMetrics>
 #include <QtGui/QPainter>
+
+#include <algorithm>
 
 namespace graft::ui::canvas {
 
@@ -16,7 +19,36 @@ void HeatLegend::setMaxMs(double ms, bool signedDelta) {
   maxMs_ = ms;
   signed_ = signedDelta;
   title_.clear();
+  resize(sizeHint());
   update();
+}
+
+QString HeatLegend::title() const {
+  if (!title_.isEmpty()) return title_;
+  return signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)");
+}
+
+QString HeatLegend::lowText() const {
+  if (!title_.isEmpty()) return low_;
+  return signed_ ? QStringLiteral("−%1 ms").arg(maxMs_, 0, 'g', 3) : QStringLiteral("0 ms");
+}
+
+QString HeatLegend::highText() const {
+  if (!title_.isEmpty()) return high_;
+  return QStringLiteral("%1%2 ms").arg(signed_ ? QStringLiteral("+") : QString()).arg(maxMs_, 0, 'g', 3);
+}
+
+QFont HeatLegend::smallFont() const {
+  QFont small = font();
+  small.setPointSizeF(font().pointSizeF() * 0.85);
+  return small;
+}
+
+QSize HeatLegend::sizeHint() const {
+  const QFontMetrics title(font()), ends(smallFont());
+  const int width = std::max({330, title.horizontalAdvance(this->title()) + 24,
+                              ends.horizontalAdvance(lowText()) + ends.horizontalAdvance(highText()) + 48});
+  return {width, std::max(44, title.height() + ends.height() + 18)};
 }
 
 void HeatLegend::setLabels(const QString& title, const QString& low, const QString& high) {
@@ -24,6 +56,7 @@ void HeatLegend::setLabels(const QString& title, const QString& low, const QStri
   title_ = title;
   low_ = low;
   high_ = high;
+  resize(sizeHint());
   update();
 }
 
@@ -32,21 +65,18 @@ void HeatLegend::paintEvent(QPaintEvent*) {
   p.setPen(QColor(0x90, 0x90, 0x90));
   p.setBrush(QColor(255, 255, 255, 235));
   p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 4, 4);
-  const QRect ramp(8, 20, width() - 16, 10);
+  const QRect ramp(8, QFontMetrics(font()).height() + 5, width() - 16, 10);
   for (int x = 0; x < ramp.width(); ++x)
     p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()),
                signed_ ? deltaColour(2.0 * x / std::max(1, ramp.width() - 1) - 1.0) : heatColour(double(x) / std::max(1, ramp.width() - 1)));
   p.setPen(Qt::black);
-  const bool labelled = !title_.isEmpty();
-  p.drawText(QRect(8, 3, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter,
-             labelled ? title_ : signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)"));
-  QFont small = font();
-  small.setPointSizeF(font().pointSizeF() * 0.85);
-  p.setFont(small);
-  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignLeft,
-             labelled ? low_ : signed_ ? QStringLiteral("−%1 ms").arg(maxMs_, 0, 'g', 3) : QStringLiteral("0 ms"));
-  p.drawText(QRect(8, 30, width() - 16, 13), Qt::AlignRight,
-             labelled ? high_ : QStringLiteral("%1%2 ms").arg(signed_ ? QStringLiteral("+") : QString()).arg(maxMs_, 0, 'g', 3));
+  // Title above the ramp, end texts below it, each in the height its font needs.
+  const int titleHeight = QFontMetrics(font()).height();
+  p.drawText(QRect(8, 3, width() - 16, titleHeight), Qt::AlignLeft | Qt::AlignVCenter, title());
+  p.setFont(smallFont());
+  const int endsHeight = QFontMetrics(smallFont()).height();
+  p.drawText(QRect(8, ramp.bottom() + 1, width() - 16, endsHeight), Qt::AlignLeft, lowText());
+  p.drawText(QRect(8, ramp.bottom() + 1, width() - 16, endsHeight), Qt::AlignRight, highText());
 }
 
 }  // namespace graft::ui::canvas

@@ -12,12 +12,18 @@ class HeatLegend : public QWidget {
   void setMaxMs(double ms, bool signedDelta = false);
   // Any other quantity: its title and the texts at the two ends of the ramp.
   void setLabels(const QString& title, const QString& low, const QString& high);
-  QSize sizeHint() const override { return {330, 44}; }
+  // Wide enough for its title and both end texts (330 pixels at least).
+  QSize sizeHint() const override;
+  // The title as drawn.
+  QString title() const;
 
  protected:
   void paintEvent(QPaintEvent*) override;
 
  private:
+  QString lowText() const;
+  QString highText() const;
+  QFont smallFont() const;
   double maxMs_ = 0;
   bool signed_ = false;
   QString title_, low_, high_;  // set: shown instead of the self-time texts

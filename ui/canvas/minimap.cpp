@@ -31,7 +31,8 @@ QPointF Minimap::toWidget(QPointF p) const {
 }
 
 void Minimap::rebuild() {
-  sceneRect_ = canvas_->graphScene()->sceneRect();
+  // No model: nothing to show (the scene's rect outlives its items).
+  sceneRect_ = canvas_->graphScene()->view() ? canvas_->graphScene()->sceneRect() : QRectF();
   const QRectF t = target();
   if (t.isEmpty()) {
     picture_ = {};

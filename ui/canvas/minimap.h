@@ -16,6 +16,10 @@ class Minimap : public QWidget {
   QSize sizeHint() const override { return {260, 200}; }
   // Where scene point `p` is drawn in this widget (for tests).
   QPointF toWidget(QPointF scenePos) const;
+  // Whether a diagram is drawn (false with no model open).
+  bool showsDiagram() const { return !picture_.isNull(); }
+  // Redraws the picture from the canvas (after each layout, and when the canvas was emptied).
+  void rebuild();
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -24,7 +28,6 @@ class Minimap : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
 
  private:
-  void rebuild();
   QRectF target() const;  // where the picture goes in this widget
   void moveCanvasTo(QPointF widgetPos);
 

@@ -12,6 +12,9 @@
 #include <QtWidgets/QHBoxLayout>
 #include <QtCore/QSet>
 
+#include <algorithm>
+#include <cmath>
+
 namespace graft::ui {
 
 namespace {
@@ -30,8 +33,27 @@ QChartView* makeView(const QString& title, QWidget* parent) {
   chart->setMargins(QMargins(2, 2, 2, 2));
   auto* view = new QChartView(chart, parent);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(280, 250);
+  view->setMinimumSize(220, 150);
   return view;
+}
+
+// A value axis from 0 (or `low`) to a round number above `high`, with few ticks and labels in
+// plain decimals sized to the range: "%.2g" printed 100 and 140 as "1e+02" and "1.4e+02", which
+// ran together on a narrow chart.
+void fitAxis(QValueAxis* axis, double low, double high, int ticks = 4) {
+  if (!(high > low)) high = low + 1;
+  axis->setRange(low, high);
+  axis->setTickCount(ticks);
+  axis->applyNiceNumbers();
+  const double span = axis->max() - axis->min();
+  const double step = span / std::max(1, axis->tickCount() - 1);
+  int decimals = 0;
+  // As many decimals as the step needs to print exactly (0.25: two; 20: none).
+  for (; decimals < 6; ++decimals) {
+    const double scaled = step * std::pow(10.0, decimals);
+    if (scaled >= 0.999 && std::abs(scaled - std::round(scaled)) < 0.01) break;
+  }
+  axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
 void resetChart(QChart* chart) {
@@ -43,6 +65,17 @@ void resetChart(QChart* chart) {
 }
 
 }  // namespace
+
+void ProfileCharts::clear() {
+  for (QChartView* view : {byOp_, latency_, distribution_, memory_}) resetChart(view->chart());
+  memory_->hide();
+}
+
+bool ProfileCharts::isEmpty() const {
+  for (QChartView* view : {byOp_, latency_, distribution_, memory_})
+    if (!view->chart()->series().isEmpty()) return false;
+  return true;
+}
 
 ProfileCharts::ProfileCharts(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
@@ -95,7 +128,10 @@ void ProfileCharts::showMemory(const QVector<Series>& series) {
     if (i < timingLines.size()) line->setColor(static_cast<QLineSeries*>(timingLines[i])->color());
   }
   x->setRange(0, maxNodes);
-  y->setRange(0, maxMiB * 1.1 + 1e-6);
+  x->setTickCount(5);
+  x->applyNiceNumbers();
+  x->setLabelFormat(QStringLiteral("%d"));
+  fitAxis(y, 0, maxMiB * 1.05 + 1e-6);
   memory_->setVisible(!chart->series().isEmpty());
 }
 
@@ -131,9 +167,12 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   bars->addAxis(cat, Qt::AlignLeft);
   barSeries->attachAxis(cat);
   auto* valueAxis = new QValueAxis();
-  valueAxis->setLabelFormat(QStringLiteral("%.2g"));
+  double maxBar = 0;
+  for (const auto& s : series)
+    for (const auto& k : s.profile->byOp) maxBar = std::max(maxBar, k.totalMs.median);
   bars->addAxis(valueAxis, Qt::AlignBottom);
   barSeries->attachAxis(valueAxis);
+  fitAxis(valueAxis, 0, maxBar * 1.05 + 1e-9, 3);
 
   QChart* lines = latency_->chart();
   resetChart(lines);
@@ -158,7 +197,8 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
     line->attachAxis(y);
   }
   x->setRange(0, std::max(1, maxRuns - 1));
-  y->setRange(0, maxMs * 1.1 + 1e-6);
+  x->setTickCount(std::min(5, std::max(2, maxRuns)));
+  fitAxis(y, 0, maxMs * 1.05 + 1e-6);
 
   QChart* boxes = distribution_->chart();
   resetChart(boxes);
@@ -184,7 +224,8 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   boxes->addSeries(boxSeries);
   boxes->createDefaultAxes();
   if (hi > 0)
-    for (auto* axis : boxes->axes(Qt::Vertical)) axis->setRange(lo * 0.9, hi * 1.1);
+    for (auto* axis : boxes->axes(Qt::Vertical))
+      if (auto* v = qobject_cast<QValueAxis*>(axis)) fitAxis(v, lo * 0.95, hi * 1.05);
   boxes->legend()->hide();
   showMemory(series);
 }

@@ -18,6 +18,9 @@ class ProfileCharts : public QWidget {
     const core::profile::Profile* profile = nullptr;
   };
   void setProfiles(const QVector<Series>& series);
+  // No profile: every chart empty (another model was opened, or it was closed).
+  void clear();
+  bool isEmpty() const;
   QChartView* byOpChart() const { return byOp_; }
   QChartView* latencyChart() const { return latency_; }
   QChartView* distributionChart() const { return distribution_; }

@@ -31,14 +31,21 @@
 #include <QtWidgets/QComboBox>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QSplitter>
+#include <QtWidgets/QTabWidget>
 #include <QtWidgets/QVBoxLayout>
 
 namespace graft::ui {
+
+namespace {
+QString kIdleSummary() { return ProfileDock::tr("Profiles time every node of the original and the current revision over repeated runs."); }
+}  // namespace
 
 ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   setObjectName(QStringLiteral("profileDock"));
   auto* body = new QWidget(this);
   auto* layout = new QVBoxLayout(body);
+  layout->setContentsMargins(4, 2, 4, 2);  // docked at 1366x768 every pixel of height goes to the charts
+  layout->setSpacing(3);
   auto* controls = new QHBoxLayout();
   inputSpec_ = new QLineEdit(body);
   inputSpec_->setObjectName(QStringLiteral("profileInput"));
@@ -77,18 +84,30 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   controls->addWidget(progress_);
   controls->addWidget(exportButton_);
   layout->addLayout(controls);
-  summary_ = new QLabel(tr("Profiles time every node of the original and the current revision over repeated runs."), body);
+  summary_ = new QLabel(kIdleSummary(), body);
   summary_->setObjectName(QStringLiteral("profileSummary"));
   summary_->setWordWrap(true);
+  // A wrapped label asks, as its minimum, for the height of its narrowest layout (a dozen lines),
+  // which would push the charts below the dock's edge: two lines are its minimum here.
+  summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
-  auto* split = new QSplitter(Qt::Vertical, body);
+  // Docked on a 1366x768 screen the dock is about 300 pixels high: the timeline and the charts
+  // stand side by side in the first tab, the paired node times in the second, so nothing is
+  // left below the dock's edge.
+  tabs_ = new QTabWidget(body);
+  tabs_->setObjectName(QStringLiteral("profileTabs"));
+  tabs_->setDocumentMode(true);
+  auto* split = new QSplitter(Qt::Horizontal, tabs_);
+  split->setObjectName(QStringLiteral("profileTimelineCharts"));
+  split->setChildrenCollapsible(false);
   timeline_ = new TimelineView(split);
   auto* scroll = new QScrollArea(split);
   scroll->setWidget(timeline_);
   scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(260);
   charts_ = new ProfileCharts(split);
-  nodeTable_ = new QTableWidget(0, 4, split);
+  nodeTable_ = new QTableWidget(0, 4, tabs_);
   nodeTable_->setObjectName(QStringLiteral("profileNodeTable"));
   nodeTable_->setHorizontalHeaderLabels({tr("Node or change"), tr("Before ms"), tr("After ms"), tr("After / before")});
   nodeTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -100,10 +119,11 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   });
   split->addWidget(scroll);
   split->addWidget(charts_);
-  split->addWidget(nodeTable_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 2);
-  layout->addWidget(split, 1);
+  tabs_->addTab(split, tr("Timeline and charts"));
+  tabs_->addTab(nodeTable_, tr("Node times"));
+  layout->addWidget(tabs_, 1);
   setWidget(scrollable(body));
 
   connect(runButton_, &QPushButton::clicked, this, &ProfileDock::start);
@@ -132,13 +152,21 @@ void ProfileDock::setDocument(core::model::Document* document) {
   document_ = document;
   before_.reset();
   after_.reset();
+  revBefore_.reset();
+  revAfter_.reset();
+  // Every result of the previous model goes: summary, charts and node times.
   timeline_->setTracks({});
+  charts_->clear();
+  nodeTable_->setRowCount(0);
+  summary_->setText(kIdleSummary());
   inputSpec_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   inputSpec_->setToolTip(core::run::inputFieldHelp(document_));
   setRunning(false);
 }
 
 bool ProfileDock::isRunning() const { return watcher_.isRunning(); }
+
+QString ProfileDock::summaryText() const { return summary_->text(); }
 
 void ProfileDock::setRunning(bool running) {
   runButton_->setEnabled(!running && document_);

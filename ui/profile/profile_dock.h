@@ -20,6 +20,7 @@ class QCheckBox;
 class QComboBox;
 class QSpinBox;
 class QTableWidget;
+class QTabWidget;
 
 namespace graft::ui {
 
@@ -43,6 +44,8 @@ class ProfileDock : public QDockWidget {
   // "Peak memory: original 9.48 MiB → rev 1 9.48 MiB"; empty unless memory was recorded.
   QString memoryText() const;
   ProfileCharts* charts() const { return charts_; }
+  // The summary line above the charts ("Speedup …", or what to do first).
+  QString summaryText() const;
   // Median self time per node of the current revision's profile (empty before a run).
   QHash<core::model::NodeId, double> nodeCosts() const;
   // Per node of the current revision, the change of self time against the original, paired
@@ -88,6 +91,7 @@ class ProfileDock : public QDockWidget {
   TimelineView* timeline_;
   ProfileCharts* charts_;
   QTableWidget* nodeTable_;
+  QTabWidget* tabs_;
   QFutureWatcher<Result> watcher_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   std::optional<core::profile::Profile> before_, after_;

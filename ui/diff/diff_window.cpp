@@ -1,0 +1,65 @@
+#include "ui/diff/diff_window.h"
+
+#include "core/edit/graph_diff.h"
+#include "core/model/document.h"
+#include "core/model/graph_view.h"
+#include "ui/fit_screen.h"
+
+namespace graft::ui {
+
+DiffWindow::DiffWindow(QWidget* owner) : QObject(owner), owner_(owner) {}
+
+DiffView* DiffWindow::ensure() {
+  if (!view_) {
+    view_ = new DiffView(owner_);
+    view_->setWindowFlag(Qt::Window);
+    // Its own frame included, within the screen's available area (1366×768 laptops too).
+    view_->resize(fittedSize(view_, QSize(1366, 768)));
+  }
+  return view_;
+}
+
+void DiffWindow::present() {
+  view_->show();
+  fitToScreen(view_);
+  view_->raise();
+}
+
+void DiffWindow::hide() {
+  if (view_) view_->hide();
+}
+
+DiffView* DiffWindow::showRevisions(const core::model::Document& document, int a, int b, const DiffMetrics& metrics,
+                                    QString* summary) {
+  if (a < 0 || b < 0 || a >= document.count() || b >= document.count()) return nullptr;
+  const auto ra = document.revision(a), rb = document.revision(b);
+  auto* view = ensure();
+  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance);
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, document)), diff,
+                  tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
+  view->setMetrics(metrics);
+  view->setWindowTitle(tr("Diff: %1 — Graft").arg(document.displayName()));
+  present();
+  if (summary)
+    *summary = diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
+                            : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
+                                  .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size());
+  return view;
+}
+
+DiffView* DiffWindow::showDocuments(const core::model::Document& document, const core::model::Document& other) {
+  const auto ra = document.current(), rb = other.current();
+  const auto diff = core::edit::diffDocuments(document, *ra, other, *rb);
+  auto* view = ensure();
+  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
+                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, other)), diff,
+                  tr("A: %1, revision %2").arg(document.displayName()).arg(document.currentIndex()),
+                  tr("B: %1").arg(other.displayName()));
+  view->setMetrics({});
+  view->setWindowTitle(tr("Diff: %1 ↔ %2 — Graft").arg(document.displayName(), other.displayName()));
+  present();
+  return view;
+}
+
+}  // namespace graft::ui

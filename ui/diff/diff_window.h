@@ -1,0 +1,35 @@
+#pragma once
+// The Diff window (a DiffView in a window of its own), made on first use and fitted to the
+// screen: two revisions of one document matched by node id, or a revision against another
+// model's document matched by module path, op and order.
+#include "ui/diff/diff_view.h"
+
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+
+namespace graft::core::model { class Document; }
+
+namespace graft::ui {
+
+class DiffWindow : public QObject {
+  Q_OBJECT
+ public:
+  explicit DiffWindow(QWidget* owner);
+  // The window, or null before the first diff.
+  DiffView* view() const { return view_; }
+  // Revisions `a` and `b` of `document`, with the last compare's and profile's figures; null
+  // when either index is out of range. `summary` gets "Revisions 1 and 2: …" for a status bar.
+  DiffView* showRevisions(const core::model::Document& document, int a, int b, const DiffMetrics& metrics,
+                          QString* summary = nullptr);
+  // The current revision of `document` against the current revision of `other`.
+  DiffView* showDocuments(const core::model::Document& document, const core::model::Document& other);
+  void hide();
+
+ private:
+  DiffView* ensure();
+  void present();
+  QWidget* owner_;
+  QPointer<DiffView> view_;
+};
+
+}  // namespace graft::ui
