@@ -124,6 +124,10 @@ class TestDiff : public QObject {
     QTest::newRow("shufflenet_v2 cse") << "shufflenet_v2_x0_5.pt" << "cse" << 0;
     QTest::newRow("shufflenet_v2 dce") << "shufflenet_v2_x0_5.pt" << "dead-code-elimination" << 0;
     QTest::newRow("vit_b_16 cse") << "vit_b_16.pt" << "cse" << 0;
+    // Programs: every fx constant is a prim::Constant of its own, which cse merges (not a match).
+    QTest::newRow("resnet18.pt2 cse") << "pt2/resnet18.pt2" << "cse" << 0;
+    QTest::newRow("mobilenet_v3_small.pt2 cse") << "pt2/mobilenet_v3_small.pt2" << "cse" << 0;
+    QTest::newRow("bert.pt2 cse") << "pt2/bert.pt2" << "cse" << -1;
     // A dynamic program: every view and expand sized from sym_size of the batch.
     QTest::newRow("vit_dynamic cse") << "pt2/vit_dynamic.pt2" << "cse" << -1;
     QTest::newRow("vit_dynamic dce") << "pt2/vit_dynamic.pt2" << "dead-code-elimination" << -1;
