@@ -57,17 +57,22 @@ class TstVerdict : public QObject {
     const at::Tensor r = at::linspace(-3, 3, 1000, at::kDouble);
     const at::Tensor a = r.to(at::kFloat).to(at::kDouble);  // one float32 rounding
     core::run::RoundingModel m;
-    m.ladderB = {{0x1p-24, QStringLiteral("float32 rounding")}, {core::run::kTf32UnitRoundoff, QStringLiteral("TF32 rounding")}};
+    m.ladderB = {{0x1p-24, QStringLiteral("float32 rounding")}, {core::run::kTf32UnitRoundoff, QStringLiteral("TF32 rounding"), true}};
     const auto same = core::run::judgeRounding(a, a, r, m);
     QVERIFY(same.within);
     QCOMPARE(same.explainedBy, QStringLiteral("float32 rounding"));
+    // The TF32 rung is measured: A run with TF32's rounding says how far B may go.
     const at::Tensor tf32 = core::run::roundToTf32(r.to(at::kFloat)).to(at::kDouble);
-    const auto t = core::run::judgeRounding(a, tf32, r, m);
+    const auto t = core::run::judgeRounding(a, tf32, r, m, tf32);
     QVERIFY(t.within);
     QCOMPARE(t.explainedBy, QStringLiteral("TF32 rounding"));
-    const auto planted = core::run::judgeRounding(a, a * 1.01, r, m);
+    const auto planted = core::run::judgeRounding(a, a * 1.01, r, m, tf32);
     QVERIFY(!planted.within);
     QVERIFY(planted.beyond > 0);
+    // Non-finite places are the caller's: here they are left out of the error.
+    const at::Tensor withInf = a.clone();
+    withInf[0] = INFINITY;
+    QVERIFY(core::run::judgeRounding(a, withInf, r, m).within);
   }
 
   // TF32 keeps 10 mantissa bits, rounding half away from zero, and leaves inf and NaN alone.
@@ -154,7 +159,7 @@ class TstVerdict : public QObject {
                           QStringLiteral("--rule"), QStringLiteral("remove-dropout"), QStringLiteral("--rule"), QStringLiteral("gelu-decompose"),
                           QStringLiteral("--rule"), QStringLiteral("hardswish-decompose"), QStringLiteral("--rule"), QStringLiteral("silu-decompose"),
                           QStringLiteral("--rule"), QStringLiteral("linear-to-addmm"), QStringLiteral("--pass"), QStringLiteral("cse"),
-                          QStringLiteral("--pass"), QStringLiteral("dce")};
+                          QStringLiteral("--pass"), QStringLiteral("dead-code-elimination"), QStringLiteral("--pass"), QStringLiteral("constant-propagation")};
     const QString cnn = QStringLiteral("1x3x96x96");
     QTest::newRow("resnet50 fold") << QStringLiteral("resnet50.pt") << QStringLiteral("1x3x224x224")
                                    << QStringList{QStringLiteral("--rule"), QStringLiteral("fold-conv-bn")};
@@ -164,7 +169,10 @@ class TstVerdict : public QObject {
     QTest::newRow("shufflenet all") << QStringLiteral("shufflenet_v2_x0_5.pt") << cnn << all;
     QTest::newRow("squeezenet all") << QStringLiteral("squeezenet1_1.pt") << cnn << all;
     QTest::newRow("mobilenet_v3_small.pt2 all") << QStringLiteral("pt2/mobilenet_v3_small.pt2") << QString() << all;
-    QTest::newRow("resnet18_decomposed.pt2 all") << QStringLiteral("pt2/resnet18_decomposed.pt2") << QString() << all;
+    QStringList decomposed = all;  // fuse-add-relu breaks run_decompositions() programs (refused at save)
+    decomposed.removeAt(decomposed.indexOf(QStringLiteral("fuse-add-relu")) - 1);
+    decomposed.removeAll(QStringLiteral("fuse-add-relu"));
+    QTest::newRow("resnet18_decomposed.pt2 all") << QStringLiteral("pt2/resnet18_decomposed.pt2") << QString() << decomposed;
     QTest::newRow("efficientnet_v2_s all") << QStringLiteral("zoo/efficientnet_v2_s.pt") << QStringLiteral("zoo/efficientnet_v2_s.inputs.pt") << all;
     QTest::newRow("convnext_tiny all") << QStringLiteral("zoo/convnext_tiny.pt") << QStringLiteral("zoo/convnext_tiny.inputs.pt") << all;
   }
@@ -201,7 +209,8 @@ class TstVerdict : public QObject {
       const QJsonObject first = r.json().value(QStringLiteral("first_divergence")).toObject();
       QCOMPARE(first.value(QStringLiteral("module_path")).toString(), stock.value(QStringLiteral("module_path")).toString());
       const double maxAbs = r.json().value(QStringLiteral("outputs")).toArray().first().toObject().value(QStringLiteral("max_abs")).toDouble();
-      QVERIFY2(std::abs(maxAbs - stock.value(QStringLiteral("output_max_abs")).toDouble()) < 1e-4, qPrintable(QString::number(maxAbs)));
+      if (tf32 == QLatin1String("default"))  // on the CPU: stock PyTorch's own difference
+        QVERIFY2(std::abs(maxAbs - stock.value(QStringLiteral("output_max_abs")).toDouble()) < 1e-4, qPrintable(QString::number(maxAbs)));
     }
     QTemporaryDir dir;
     const QString rule = dir.filePath(QStringLiteral("gelu.rule"));

@@ -21,13 +21,13 @@ at::Tensor asFloat64(const at::Tensor& t) {
 
 namespace {
 TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol, const at::Tensor& ref,
-                         const RoundingModel* rounding);
+                         const RoundingModel* rounding, const at::Tensor& refMeasured);
 }
 
 TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol, const at::Tensor& ref,
-                          const RoundingModel* rounding) {
+                          const RoundingModel* rounding, const at::Tensor& refMeasured) {
   // A pair libtorch cannot compare (an unusual layout or dtype) is a failed row, never a crash.
-  return model::guarded([&] { return compareValues(a, b, tol, ref, rounding); }, [&](const QString& why) {
+  return model::guarded([&] { return compareValues(a, b, tol, ref, rounding, refMeasured); }, [&](const QString& why) {
     TensorDiff d;
     d.allclose = false;
     d.numel = std::max(a.defined() ? a.numel() : 0, b.defined() ? b.numel() : 0);
@@ -77,7 +77,7 @@ QString sqnrText(double db) {
 }
 
 TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tolerance& tol, const at::Tensor& refIn,
-                         const RoundingModel* rounding) {
+                         const RoundingModel* rounding, const at::Tensor& refMeasured) {
   TensorDiff d;
   if (!aIn.defined() || !bIn.defined()) {  // an optional output that is None
     if (aIn.defined() == bIn.defined()) {
@@ -149,7 +149,8 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
     if (aIn.is_floating_point()) m.unitRoundoffA = std::max(m.unitRoundoffA, unitRoundoff(aIn.scalar_type()));
     if (bIn.is_floating_point())
       for (Explanation& rung : m.ladderB) rung.unitRoundoff = std::max(rung.unitRoundoff, unitRoundoff(bIn.scalar_type()));
-    const RoundingJudgement j = run::judgeRounding(a, b, asFloat64(refIn), m);
+    const RoundingJudgement j =
+        run::judgeRounding(a, b, asFloat64(refIn), m, refMeasured.defined() ? asFloat64(refMeasured) : at::Tensor());
     d.errorRatio = j.ratio;
     d.rung = j.rung;
     d.mismatched = (j.within ? 0 : j.beyond) + d.nonFinite;
@@ -224,12 +225,14 @@ std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values) {
 
 std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
                                        const Tolerance& tol, const std::vector<c10::IValue>* ref,
-                                       const RoundingModel* rounding) {
+                                       const RoundingModel* rounding, const std::vector<c10::IValue>* refMeasured) {
   const auto ta = flattenTensors(a), tb = flattenTensors(b);
   const auto tr = ref ? flattenTensors(*ref) : std::vector<at::Tensor>();
+  const auto tm = refMeasured ? flattenTensors(*refMeasured) : std::vector<at::Tensor>();
   std::vector<TensorDiff> diffs;
   for (size_t i = 0; i < std::min(ta.size(), tb.size()); ++i)
-    diffs.push_back(compareTensors(ta[i], tb[i], tol, tr.size() == ta.size() ? tr[i] : at::Tensor(), rounding));
+    diffs.push_back(compareTensors(ta[i], tb[i], tol, tr.size() == ta.size() ? tr[i] : at::Tensor(), rounding,
+                                   tm.size() == ta.size() ? tm[i] : at::Tensor()));
   if (ta.size() != tb.size())
     diffs.push_back(failedPair(QStringLiteral("A has %1 output tensor(s), B has %2").arg(ta.size()).arg(tb.size())));
   return diffs;
@@ -262,10 +265,11 @@ struct RecordedDiff {
 // which ties may swap) are counted apart.
 std::optional<RecordedDiff> compareRecorded(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
                                             const Tolerance& tol, const std::vector<c10::IValue>* ref = nullptr,
-                                            const RoundingModel* rounding = nullptr) {
+                                            const RoundingModel* rounding = nullptr,
+                                            const std::vector<c10::IValue>* refMeasured = nullptr) {
   if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
   std::vector<TensorDiff> floating, integers;
-  for (TensorDiff& d : compareOutputs(a, b, tol, ref, rounding)) (d.integer ? integers : floating).push_back(std::move(d));
+  for (TensorDiff& d : compareOutputs(a, b, tol, ref, rounding, refMeasured)) (d.integer ? integers : floating).push_back(std::move(d));
   RecordedDiff out;
   for (const TensorDiff& d : integers) out.integerMismatched += d.mismatched;
   out.diff = worstOf(floating.empty() ? integers : floating);
@@ -325,11 +329,12 @@ class ReferenceRecords {
 
 NodeComparison compareByProvenance(const RunResult& a, const model::Revision& revA, const RunResult& b,
                                    const model::Revision& revB, const Tolerance& tol, const model::Lineage& la,
-                                   const model::Lineage& lb, const RunResult* ref, const RoundingModel* rounding) {
+                                   const model::Lineage& lb, const RunResult* ref, const RoundingModel* rounding,
+                                   const RunResult* refMeasured) {
   NodeComparison result;
   const Correspondence c = correspond(revA, la, revB, lb);
   const Occurrences inA = occurrences(a), inB = occurrences(b);
-  const ReferenceRecords refs(a, ref);
+  const ReferenceRecords refs(a, ref), measured(a, refMeasured);
   std::vector<std::pair<size_t, NodeDiff>> rows;  // keyed by A's record index
   auto skip = [&](const NodeRecord& r, bool onB, int change, QString why) {
     result.notCompared.push_back({r.id, r.op, r.modulePath, onB, change, std::move(why)});
@@ -348,7 +353,7 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
       skip(ra, false, 0, QStringLiteral("uninitialised memory"));
       continue;
     }
-    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding);
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding, measured.outputs(ia));
     if (!diff) {
       skip(ra, false, 0, QStringLiteral("no tensor or number to compare"));
       continue;
@@ -372,12 +377,15 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
         skip(rb, true, g.number, QStringLiteral("uninitialised memory"));
         continue;
       }
-      const auto* refOut = refs.outputs(oa->second.front());
-      const std::vector<c10::IValue> refExit = refOut && size_t(e.outA) < refOut->size()
-                                                   ? std::vector<c10::IValue>{(*refOut)[size_t(e.outA)]}
-                                                   : std::vector<c10::IValue>{};
+      // The exit's own output of each reference run.
+      const auto exitOf = [&](const std::vector<c10::IValue>* outputs) {
+        return outputs && size_t(e.outA) < outputs->size() ? std::vector<c10::IValue>{(*outputs)[size_t(e.outA)]}
+                                                            : std::vector<c10::IValue>{};
+      };
+      const auto refExit = exitOf(refs.outputs(oa->second.front()));
+      const auto measuredExit = exitOf(measured.outputs(oa->second.front()));
       auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol,
-                                  refExit.empty() ? nullptr : &refExit, rounding);
+                                  refExit.empty() ? nullptr : &refExit, rounding, measuredExit.empty() ? nullptr : &measuredExit);
       if (!diff) continue;
       rows.push_back({oa->second.front(), row(ra, rb, *diff, rb.modulePath, g.number, tol)});
     }
@@ -404,8 +412,8 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
 
 NodeComparison compareByStructure(const RunResult& a, const model::Revision& revA, const RunResult& b,
                                   const model::Revision& revB, const Tolerance& tol, const RunResult* ref,
-                                  const RoundingModel* rounding) {
-  const ReferenceRecords refs(a, ref);
+                                  const RoundingModel* rounding, const RunResult* refMeasured) {
+  const ReferenceRecords refs(a, ref), measured(a, refMeasured);
   const size_t na = a.nodes.size(), nb = b.nodes.size();
   std::vector<int> partnerOfA(na, -1), partnerOfB(nb, -1);
   std::unordered_map<model::NodeId, size_t> indexA, indexB;
@@ -456,7 +464,7 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
       result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("uninitialised memory")});
       continue;
     }
-    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding);
+    auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding, measured.outputs(ia));
     if (!diff) {
       result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
       continue;
@@ -475,9 +483,10 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
 NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
                             const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
                             const model::Lineage* la, const model::Lineage* lb, const RunResult* ref,
-                            const RoundingModel* rounding) {
-  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol, ref, rounding);
-  return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage(), ref, rounding);
+                            const RoundingModel* rounding, const RunResult* refMeasured) {
+  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol, ref, rounding, refMeasured);
+  return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage(), ref, rounding,
+                             refMeasured);
 }
 
 CompareResult::Verdict CompareResult::verdict() const {
@@ -575,7 +584,8 @@ RoundingModel roundingModel(const CompareOptions& options, const model::Revision
   m.unitRoundoffA = sideUnitRoundoff(a, roundsToTf32(a, convA, productsA));
   const double uB = sideUnitRoundoff(b, false);
   m.ladderB.push_back({uB, dtypeRounding(b)});
-  if (roundsToTf32(b, convB, productsB) && kTf32UnitRoundoff > uB) m.ladderB.push_back({kTf32UnitRoundoff, tf32Rounding(b.precision.tf32)});
+  if (roundsToTf32(b, convB, productsB) && kTf32UnitRoundoff > uB)
+    m.ladderB.push_back({kTf32UnitRoundoff, tf32Rounding(b.precision.tf32), /*measured=*/true});
   return m;
 }
 
@@ -647,6 +657,19 @@ RunOptions referenceRun(const CompareOptions& options, bool keepIntermediates) {
   return r;
 }
 
+// A at its own precision on the CPU with TF32 emulated: what TF32 rounding does to this model,
+// measured (the TF32 rung of the rounding model).
+RunOptions tf32Run(const CompareOptions& options, bool keepIntermediates) {
+  RunOptions r = referenceRun(options, keepIntermediates);
+  r.precision = options.precisionA;
+  r.precision.tf32 = Tf32::Emulate;
+  return r;
+}
+
+bool hasMeasuredRung(const RoundingModel& m) {
+  return std::any_of(m.ladderB.begin(), m.ladderB.end(), [](const Explanation& e) { return e.measured; });
+}
+
 // The verdict's one line, from the same diffs as everything else.
 QString verdictReason(const CompareResult& r) {
   const TensorDiff outputs = worstOf(r.outputs);
@@ -680,15 +703,21 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   result.exact = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.exact; });
   const RoundingModel rounding = roundingModel(options, *revA, *revB);
   const bool judgeRounding = !options.tol.elementwise && !result.exact;
-  std::optional<RunResult> ref;
+  std::optional<RunResult> ref, measured;
   auto runReference = [&](bool keepIntermediates) {
+    ref.reset();
+    measured.reset();
     RunResult r = ea.run(inputs, referenceRun(options, keepIntermediates));
     if (r.ok) ref = std::move(r);
     else result.referenceError = r.error.headline();
+    if (!ref || !hasMeasuredRung(rounding)) return;
+    RunResult m = ea.run(inputs, tf32Run(options, keepIntermediates));
+    if (m.ok) measured = std::move(m);
   };
   if (judgeRounding) runReference(options.perNode);
   if (ref) {
-    result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol, &ref->outputs, &rounding);
+    result.outputs = compareOutputs(ra.outputs, rb.outputs, options.tol, &ref->outputs, &rounding,
+                                    measured ? &measured->outputs : nullptr);
     result.roundingJudged = true;
   }
   result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
@@ -710,14 +739,11 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   rb = eb.run(inputs, ob);
   if (!ra.ok) return fail(ra, false);
   if (!rb.ok) return fail(rb, true);
-  if (!options.tol.elementwise && (!ref || ref->nodes.empty())) {
-    ref.reset();
-    runReference(true);
-  }
+  if (!options.tol.elementwise && (!ref || ref->nodes.empty())) runReference(true);
   const bool perNodeRounding = ref && !options.tol.elementwise;
   result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
                               options.lineageB.get(), perNodeRounding ? &*ref : nullptr,
-                              perNodeRounding ? &rounding : nullptr);
+                              perNodeRounding ? &rounding : nullptr, perNodeRounding && measured ? &*measured : nullptr);
   if (result.localErrors && result.verdict() != CompareResult::Verdict::Equal)
     result.culprit = findCulprit(result.nodes->nodes, noiseFloor(options));
   result.reason = verdictReason(result);

@@ -48,8 +48,10 @@ at::Tensor asFloat64(const at::Tensor& t);
 // Compares `a` with `b` (the reference side of rtol) on the CPU in float64. With `rounding` and a
 // float64 reference `ref` of A's value, judged by the rounding model, else elementwise at `tol`.
 // Never throws: a pair that cannot be compared is a failed diff with a note.
+// `refMeasured`: A's value from a run with a measured rung's arithmetic (verdict.h), when any.
 TensorDiff compareTensors(const at::Tensor& a, const at::Tensor& b, const Tolerance& tol,
-                          const at::Tensor& ref = {}, const RoundingModel* rounding = nullptr);
+                          const at::Tensor& ref = {}, const RoundingModel* rounding = nullptr,
+                          const at::Tensor& refMeasured = {});
 // Flattens tensors (and numbers, as 0-d tensors) out of nested tuples, lists and dicts (their
 // insertion order), in order.
 std::vector<at::Tensor> flattenTensors(const std::vector<c10::IValue>& values);
@@ -60,7 +62,8 @@ TensorDiff worstOf(const std::vector<TensorDiff>& diffs);
 // `ref` (A's values from a float64 run) and `rounding` as for compareTensors.
 std::vector<TensorDiff> compareOutputs(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b,
                                        const Tolerance& tol, const std::vector<c10::IValue>* ref = nullptr,
-                                       const RoundingModel* rounding = nullptr);
+                                       const RoundingModel* rounding = nullptr,
+                                       const std::vector<c10::IValue>* refMeasured = nullptr);
 
 struct NodeDiff {
   model::NodeId nodeA = model::kNoNode, nodeB = model::kNoNode;
@@ -103,11 +106,13 @@ bool isUninitialised(const QString& op);
 // (`la`, `lb`: both sides' origins in one root), unchanged copies pair and each change group
 // is compared where its values leave it. By structure, nodes left over after the primary
 // matching are paired through their consumers.
-// `ref` (A run at float64, intermediates kept) and `rounding`: rows judged by the rounding model.
+// `ref` (A run at float64, intermediates kept) and `rounding`: rows judged by the rounding model;
+// `refMeasured`: A run with the measured rung's arithmetic (TF32 emulated), when the model has one.
 NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, const RunResult& b,
                             const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
                             const model::Lineage* la = nullptr, const model::Lineage* lb = nullptr,
-                            const RunResult* ref = nullptr, const RoundingModel* rounding = nullptr);
+                            const RunResult* ref = nullptr, const RoundingModel* rounding = nullptr,
+                            const RunResult* refMeasured = nullptr);
 
 // Convenience: the whole comparison of two revisions on given inputs.
 struct CompareOptions {

@@ -8,7 +8,7 @@
 namespace graft::core::run {
 
 RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const at::Tensor& r,
-                                const RoundingModel& model) {
+                                const RoundingModel& model, const at::Tensor& aMeasured) {
   RoundingJudgement j;
   const at::Tensor finite = a.isfinite().logical_and(b.isfinite()).logical_and(r.isfinite());
   const at::Tensor zero = at::zeros_like(r);
@@ -30,10 +30,18 @@ RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const 
     return j;
   }
   const double amplification = std::max(maxErrA / (model.unitRoundoffA * scale), kMinAmplification);
+  const bool measurable = aMeasured.defined() && aMeasured.sizes() == r.sizes();
+  const double measuredErr =
+      measurable ? at::where(finite.logical_and(aMeasured.isfinite()), (aMeasured - r).abs(), zero).max().item<double>() : 0.0;
   j.within = false;
+  double scaledAllowance = 0;
   for (size_t i = 0; i < model.ladderB.size(); ++i) {
     const Explanation& rung = model.ladderB[i];
-    const double allowance = kRoundingSlack * amplification * rung.unitRoundoff * scale;
+    // Never tighter than the rung below: a measured rung only adds what its run showed. Without
+    // its run (it failed), the rung is scaled from unit roundoffs like the others.
+    const double allowance = rung.measured && measurable ? std::max(scaledAllowance, kMeasuredSlack * measuredErr)
+                                           : kRoundingSlack * amplification * rung.unitRoundoff * scale;
+    scaledAllowance = std::max(scaledAllowance, allowance);
     j.ratio = maxErrB / allowance;
     j.beyond = (errB > allowance).sum().item<int64_t>();
     if (j.ratio <= 1) {

@@ -18,6 +18,10 @@ namespace graft::core::run {
 struct Explanation {
   double unitRoundoff = 0;
   QString name;  // "float32 rounding", "TF32 rounding (cuDNN allows TF32 convolutions by default)"
+  // Measured rather than scaled: A itself was also run with this arithmetic (TF32 emulated on the
+  // CPU), and B may err as much as that run does, with kMeasuredSlack. TF32 rounds only the
+  // inputs of convolutions and products, so float32's amplification says little about it.
+  bool measured = false;
 };
 
 struct RoundingModel {
@@ -32,6 +36,9 @@ constexpr double kRoundingSlack = 10;
 // The least amplification assumed: a value A happened to compute exactly still allows B a few
 // roundings of its largest magnitude.
 constexpr double kMinAmplification = 4;
+// A measured rung's slack: the same rounding on another device or kernel errs by a few times as
+// much, not by an order of magnitude.
+constexpr double kMeasuredSlack = 4;
 
 struct RoundingJudgement {
   bool within = true;
@@ -42,8 +49,9 @@ struct RoundingJudgement {
 };
 
 // `a`, `b`, `r`: float64 tensors of one shape, compared where all three are finite (the caller
-// judges non-finite places).
+// judges non-finite places). `aMeasured`: A run with the measured rung's arithmetic (undefined
+// when there is no such run; a measured rung is then scaled like the others).
 RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const at::Tensor& r,
-                                const RoundingModel& model);
+                                const RoundingModel& model, const at::Tensor& aMeasured = {});
 
 }  // namespace graft::core::run
