@@ -37,6 +37,13 @@ Command precisionCommand() {
 
     const auto rev = doc->current();
     const auto found = core::run::findFloat32Nodes(rev, *inputs, options, doc->ids());
+    if (!found.ok && found.noKeepSet) {  // an answer, "no": not a usage error
+      report({core::model::Diagnostic::warning(QStringLiteral("precision"), found.error)});
+      if (parser.isSet(QStringLiteral("json")))
+        printJson({{"model", doc->displayName()}, {"dtype", options.precisionB.describe()}, {"keep_set", QJsonValue()},
+                   {"reason", found.error}, {"runs", found.runs}, {"before", core::report::tensorDiffJson(found.before)}});
+      return int(kAnswerNo);
+    }
     if (!found.ok) return fail(found.error);
     if (found.revision && !out.isEmpty()) {
       const auto saved = core::io::saveAs(*doc, found.revision, out);

@@ -310,15 +310,18 @@ struct Executor::Plan {
   // Applies `precision` to the node's floating inputs (precision.h, NodePrecision).
   static void adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
     switch (nodePrecision(precision, s.opName)) {
-      case NodePrecision::AsReceived: return;
+      case NodePrecision::AsReceived: break;
       case NodePrecision::RunDtype:
         for (auto& v : stack) v = castFloating(v, precision.dtype, device);
-        return;
+        break;
       case NodePrecision::Float32:
         if (firstLowerPrecisionDtype(stack))
           for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
-        return;
+        break;
     }
+    if (precision.tf32 == Tf32::Emulate && tf32Rounds(s.opName))
+      for (auto& v : stack)
+        if (v.isTensor() && v.toTensor().defined()) v = roundToTf32(v.toTensor());
   }
 
   // The node once more on copies of its inputs at the local precision and device. Each input
@@ -467,6 +470,7 @@ struct Executor::Plan {
     if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
     if (!s.record || (!o.keepIntermediates && !o.onNode)) return;
+    for (size_t i = 0; i < s.out.size() && i < s.mutatedLater.size(); ++i) rec.writtenLater = rec.writtenLater || s.mutatedLater[i];
     if (o.keepIntermediates)
       for (size_t i = 0; i < s.out.size(); ++i) {
         const c10::IValue& v = env[s.out[i]];
@@ -518,6 +522,28 @@ std::optional<c10::Device> Executor::parseDevice(const QString& name, QString* e
 }
 
 namespace {
+// --tf32 on/off for a CUDA run: cuDNN's and cuBLAS's switches set for the run, then restored.
+class Tf32Switch {
+ public:
+  Tf32Switch(c10::Device device, Tf32 mode) {
+    if (!device.is_cuda() || (mode != Tf32::On && mode != Tf32::Off)) return;
+    auto& context = at::globalContext();
+    previous_ = {context.allowTF32CuDNN(), context.allowTF32CuBLAS()};
+    context.setAllowTF32CuDNN(mode == Tf32::On);
+    context.setAllowTF32CuBLAS(mode == Tf32::On);
+  }
+  ~Tf32Switch() {
+    if (!previous_) return;
+    at::globalContext().setAllowTF32CuDNN(previous_->first);
+    at::globalContext().setAllowTF32CuBLAS(previous_->second);
+  }
+  Tf32Switch(const Tf32Switch&) = delete;
+  Tf32Switch& operator=(const Tf32Switch&) = delete;
+
+ private:
+  std::optional<std::pair<bool, bool>> previous_;
+};
+
 std::vector<c10::IValue> unpackOutput(c10::IValue out) {
   if (out.isTuple()) return out.toTupleRef().elements().vec();
   return {std::move(out)};
@@ -534,6 +560,7 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
     return result;
   }
   ensureThreads();
+  const Tf32Switch tf32(options.device, options.precision.tf32);
   RunResult result;
   result.deviceNote = deviceRemapNote(*revision_, options.device);
   if (!planError_.isEmpty() && options.instrumented) {

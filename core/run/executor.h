@@ -31,6 +31,7 @@ struct NodeRecord {
   // device (empty with `localError` set when that run failed).
   std::vector<c10::IValue> localOutputs;
   QString localError;
+  bool writtenLater = false;  // an output is written in place later (new_zeros then fill_)
 };
 
 // A second precision and device each op node is also run at, on the very inputs it received:
