@@ -6,7 +6,6 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -251,13 +250,23 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
     plan.error = RuleError{rq.file, 0, 0, QStringLiteral("cannot make a temporary folder")};
     return plan;
   }
-  const QString tensorFile = QDir(work.path()).filePath(QStringLiteral("params.pt"));
+  // The old parameters as raw bytes with their shape and dtype (read with torch.frombuffer).
+  QJsonObject tensorIndex;
   {
-    const std::vector<char> bytes = torch::jit::pickle_save(c10::IValue(tensors));
-    QFile f(tensorFile);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size())) {
-      plan.error = RuleError{rq.file, 0, 0, QStringLiteral("cannot write %1").arg(tensorFile)};
-      return plan;
+    int n = 0;
+    for (auto it = tensors.begin(); it != tensors.end(); ++it, ++n) {
+      const at::Tensor t = it->value().detach().to(at::kCPU).contiguous();
+      const QString file = QDir(work.path()).filePath(QStringLiteral("param%1.bin").arg(n));
+      QFile f(file);
+      const qint64 bytes = qint64(t.numel() * t.element_size());
+      if (!f.open(QIODevice::WriteOnly) || f.write(static_cast<const char*>(t.data_ptr()), bytes) != bytes) {
+        plan.error = RuleError{rq.file, 0, 0, QStringLiteral("cannot write %1").arg(file)};
+        return plan;
+      }
+      QJsonArray shape;
+      for (auto d : t.sizes()) shape.append(qint64(d));
+      tensorIndex.insert(QString::fromStdString(it->key()),
+                         QJsonObject{{"file", file}, {"shape", shape}, {"dtype", QString::fromLatin1(c10::toString(t.scalar_type())).toLower()}});
     }
   }
   QJsonObject paramMap;
@@ -266,7 +275,7 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
   const QJsonObject request{{"class", rq.newClass},
                             {"old_class", instances.front().type},
                             {"param_map", paramMap},
-                            {"tensors", tensorFile},
+                            {"tensors", tensorIndex},
                             {"format", format},
                             {"instances", requested}};
   const QJsonObject json = runPythonChild(QStringLiteral("module"), rq.file, work.path(), request, plan.error);

@@ -97,7 +97,13 @@ def compile_module(path, outdir, request, load, RuleFileError, line_of, short, d
         raise RuleFileError(f"{os.path.basename(path)} defines no `{request['class']}`", 1)
     if not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)):
         raise RuleFileError(f"`{request['class']}` is not an nn.Module class", def_line(cls) if callable(cls) else 1)
-    tensors = torch.load(request["tensors"], weights_only=True)
+    tensors = {}
+    for key, t in request["tensors"].items():
+        with open(t["file"], "rb") as f:
+            data = bytearray(f.read())
+        dtype = getattr(torch, t["dtype"])
+        flat = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
+        tensors[key] = flat.reshape(t["shape"]).clone()
     param_map = request.get("param_map", {})
     fmt = request.get("format", "torchscript")
     out = []
