@@ -20,6 +20,8 @@
 #include <QtGui/QImage>
 #include <QtSvg/QSvgRenderer>
 #include <QtTest/QtTest>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QDockWidget>
 
 using graft::ui::MainWindow;
 using graft::ui::canvas::GraphCanvas;
@@ -485,6 +487,46 @@ class TstCanvas : public QObject {
       p.end();
       QVERIFY(shot.save(QDir(dir).filePath(QStringLiteral("edge_labels_resnet18.png"))));
     }
+  }
+
+  // A heatmap's legend has a strip of its own below the drawing: it never lies over the
+  // viewport (so over no node), and it is as wide as its title, which is never cut.
+  void heatLegendCoversNoNode() {
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    for (auto* dock : w.findChildren<QDockWidget*>()) dock->hide();  // the canvas as wide as the window
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    QHash<graft::core::model::NodeId, double> heat;
+    double v = 0;
+    for (const auto& n : w.view()->nodes) heat.insert(n.id, v += 1);
+    const QString title = QStringLiteral("SQNR against the float model, module by module (red: lowest, grey: not paired)");
+    c->setErrorHeat(heat, title, QStringLiteral("≥ 80 dB"), QStringLiteral("12.5 dB"));
+    QApplication::processEvents();
+    auto* legend = c->heatLegend();
+    QVERIFY(legend && legend->isVisible());
+    QVERIFY2(!legend->geometry().intersects(c->viewport()->geometry()),
+             qPrintable(QStringLiteral("legend %1,%2 %3x%4, viewport bottom %5").arg(legend->x()).arg(legend->y())
+                            .arg(legend->width()).arg(legend->height()).arg(c->viewport()->geometry().bottom())));
+    QVERIFY2(c->rect().contains(legend->geometry()),
+             qPrintable(QStringLiteral("legend %1,%2 %3x%4 in a %5x%6 canvas").arg(legend->x()).arg(legend->y())
+                            .arg(legend->width()).arg(legend->height()).arg(c->width()).arg(c->height())));
+    QVERIFY(legend->width() >= legend->fontMetrics().horizontalAdvance(title) + 16);
+    // Every node drawn after fitting lies in the viewport, above the legend.
+    c->fitToWindow();
+    QApplication::processEvents();
+    for (const auto& n : c->diagram().nodes) {
+      const QRect at = c->mapFromScene(n.rect).boundingRect();
+      QVERIFY(!legend->geometry().intersects(at.translated(c->viewport()->pos())));
+    }
+    // Without a heatmap the strip goes: the drawing takes the height back.
+    const int withLegend = c->viewport()->height();
+    c->setHeat({});
+    QApplication::processEvents();
+    QVERIFY(!legend->isVisible());
+    QVERIFY(c->viewport()->height() > withLegend);
   }
 
   void screenshots() {

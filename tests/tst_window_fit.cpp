@@ -7,6 +7,9 @@
 #include "ui/diff/diff_view.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
+#include "ui/compare_dock.h"
+#include "ui/profile/profile_charts.h"
+#include "ui/profile/profile_dock.h"
 
 #include <QtCore/QDir>
 #include <QtGui/QScreen>
@@ -14,6 +17,15 @@
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QPushButton>
+#include <QtCharts/QChartView>
+#include <QtCharts/QValueAxis>
+#include <QtCore/QRegularExpression>
+#include <QtTest/QSignalSpy>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QScrollArea>
+#include <QtWidgets/QScrollBar>
+#include <QtWidgets/QSpinBox>
+#include <QtWidgets/QTableWidget>
 
 #include <cstdio>
 #include <cstdlib>
@@ -62,6 +74,92 @@ class TstWindowFit : public QObject {
     QDir().mkpath(out);
     QVERIFY(w.grab().save(QStringLiteral("%1/window_fit_%2x%3_%4.png").arg(out).arg(screen.width()).arg(screen.height())
                               .arg(everyDock ? QStringLiteral("every_dock") : QStringLiteral("compare"))));
+  }
+
+  // The Compare dock, docked at the bottom of the window on this screen, shows its verdict line
+  // and the first rows of the table without scrolling: both lie inside the dock's visible area
+  // with the dock's scroll area at its top.
+  void compareDockShowsVerdictAndRows() {
+    graft::ui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("compareDock"));
+    dock->show();
+    dock->raise();
+    auto* compare = w.compareDock();
+    QSignalSpy done(compare, &graft::ui::CompareDock::finished);
+    compare->start();
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    QTest::qWait(200);
+    QApplication::processEvents();
+    QVERIFY(!dock->isFloating());
+    QVERIFY(compare->verdictText().contains(
+        QRegularExpression(QStringLiteral("^(Exact|Equal within rounding|Different|Outputs equal, an intermediate different)"))));
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    QVERIFY(scroll);
+    QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+    const QRect shown = scroll->viewport()->rect();
+    auto inView = [&](QWidget* widget, QRect r) { return QRect(widget->mapTo(scroll->viewport(), r.topLeft()), r.size()); };
+    auto* verdict = compare->verdictLabel();
+    QVERIFY(verdict->isVisible());
+    QVERIFY2(shown.contains(inView(verdict, verdict->rect())),
+             qPrintable(QStringLiteral("verdict at %1,%2 %3x%4 in a %5x%6 dock").arg(inView(verdict, verdict->rect()).x())
+                            .arg(inView(verdict, verdict->rect()).y()).arg(verdict->width()).arg(verdict->height())
+                            .arg(shown.width()).arg(shown.height())));
+    auto* table = compare->table();
+    const int rows = std::min(3, table->rowCount());
+    QVERIFY(rows >= 3);
+    for (int row = 0; row < rows; ++row) {
+      const QRect cell = table->visualRect(table->model()->index(row, 0));
+      QVERIFY2(table->viewport()->rect().contains(cell), qPrintable(QStringLiteral("row %1 outside the table's viewport").arg(row)));
+      QVERIFY2(shown.contains(inView(table->viewport(), cell)),
+               qPrintable(QStringLiteral("row %1 at y %2 in a dock %3 high").arg(row).arg(inView(table->viewport(), cell).y()).arg(shown.height())));
+    }
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(QStringLiteral("%1/compare_dock_%2x%3.png").arg(out).arg(screenWidth).arg(screenHeight)));
+  }
+
+  // Docked, the Profile dock shows its charts (beside the timeline), each whole across and at least
+  // 120 pixels of it unscrolled; value axes print plain decimals, never "1e+02" beside "1.4e+02".
+  void profileDockShowsChartsDocked() {
+    graft::ui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* dock = w.profileDock();
+    dock->show();
+    dock->raise();
+    w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(3);
+    QSignalSpy done(dock, &graft::ui::ProfileDock::finished);
+    dock->start();
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY(done.front().front().toBool());
+    QTest::qWait(200);
+    QApplication::processEvents();
+    QVERIFY(!dock->isFloating());
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    const QRect shown = scroll ? scroll->viewport()->rect() : dock->rect();
+    QWidget* frame = scroll ? scroll->viewport() : static_cast<QWidget*>(dock);
+    for (QChartView* chart : {dock->charts()->byOpChart(), dock->charts()->latencyChart(), dock->charts()->distributionChart()}) {
+      QVERIFY2(chart->isVisible(), qPrintable(chart->objectName()));
+      QVERIFY2(chart->height() >= chart->minimumHeight() && chart->width() >= chart->minimumWidth(), qPrintable(chart->objectName()));
+      const QRect at(chart->mapTo(frame, QPoint(0, 0)), chart->size());
+      // Unscrolled, each chart shows whole across and at least 120 pixels of its height.
+      const QRect seen = shown.intersected(at);
+      QVERIFY2(seen.width() == at.width() && seen.height() >= 120, qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in a %6x%7 dock").arg(chart->objectName())
+                                                 .arg(at.x()).arg(at.y()).arg(at.width()).arg(at.height())
+                                                 .arg(shown.width()).arg(shown.height())));
+      for (auto* axis : chart->chart()->axes())
+        if (auto* value = qobject_cast<QValueAxis*>(axis))
+          QVERIFY2(!value->labelFormat().contains(QLatin1Char('g')) && !value->labelFormat().contains(QLatin1Char('e')),
+                   qPrintable(chart->objectName() + QStringLiteral(": ") + value->labelFormat()));
+    }
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(QStringLiteral("%1/profile_dock_%2x%3.png").arg(out).arg(screenWidth).arg(screenHeight)));
   }
 
   // After every applicable rule on resnet50 (History lists every change), with every dock shown,

@@ -90,6 +90,11 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   // A wrapped label asks, as its minimum, for the height of its narrowest layout (a dozen lines),
   // which would push the charts below the dock's edge: two lines are its minimum here.
   summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);
+  // Nor may its height-for-width reach the dock's scroll area, which would then lay the body out
+  // at its preferred height (charts 230 pixels high) rather than fit it in the dock.
+  QSizePolicy fixedLines = summary_->sizePolicy();
+  fixedLines.setHeightForWidth(false);
+  summary_->setSizePolicy(fixedLines);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
   // Docked on a 1366x768 screen the dock is about 300 pixels high: the timeline and the charts

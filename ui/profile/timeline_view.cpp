@@ -87,11 +87,20 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const double visibleMs = plotWidth * mpp;
   double step = std::pow(10.0, std::floor(std::log10(visibleMs / 5)));
   if (visibleMs / step > 10) step *= 2;
+  // Labels never run into each other ("0 ms0.2 ms"): the step grows (1, 2, 5 × 10^k) until the
+  // widest label fits between two ticks.
+  const auto label = [](double t) { return QStringLiteral("%1 ms").arg(t, 0, 'g', 4); };
+  for (int i = 0; i < 12; ++i) {
+    const double widest = fontMetrics().horizontalAdvance(label(offsetMs_ + visibleMs + step)) + 10;
+    if (step / mpp >= widest) break;
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    step *= mantissa < 1.5 ? 2 : mantissa < 3 ? 2.5 : 2;
+  }
   p.setPen(palette().color(QPalette::Mid));
   for (double t = std::ceil(offsetMs_ / step) * step; t < offsetMs_ + visibleMs; t += step) {
     const double x = kLabelWidth + (t - offsetMs_) / mpp;
     p.drawLine(QPointF(x, kAxisHeight - 4), QPointF(x, height()));
-    p.drawText(QPointF(x + 2, kAxisHeight - 6), QStringLiteral("%1 ms").arg(t, 0, 'g', 4));
+    p.drawText(QPointF(x + 2, kAxisHeight - 6), label(t));
   }
   p.setClipRect(kLabelWidth, kAxisHeight, width() - kLabelWidth, height() - kAxisHeight);
   QFont small = font();
