@@ -263,7 +263,8 @@ class TstCompareDock : public QObject {
     QVERIFY(s.localErrors);
     QVERIFY(s.culprit);
     QCOMPARE(s.culprit->op, QStringLiteral("aten::exp"));
-    QVERIFY(s.firstDivergence && s.firstDivergence->node != s.culprit->node);
+    // By the rounding model the overflowing exp is also where the values first part.
+    QVERIFY(s.firstDivergence && s.firstDivergence->node == s.culprit->node);
     // Every node row shows its local error; the culprit's is an overflow.
     int localColumn = -1;
     for (int c = 0; c < compare->table()->columnCount(); ++c)

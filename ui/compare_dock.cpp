@@ -48,6 +48,14 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   rtol_ = new QLineEdit(QStringLiteral("1e-4"), this);
   atol_->setValidator(new QDoubleValidator(0, 1e9, 12, atol_));
   rtol_->setValidator(new QDoubleValidator(0, 1e9, 12, rtol_));
+  elementwise_ = new QCheckBox(tr("elementwise"), this);
+  elementwise_->setObjectName(QStringLiteral("compareElementwise"));
+  elementwise_->setToolTip(tr("Unchecked: equal means within the rounding the precisions and devices explain (A is also run at "
+                              "float64 for reference). Checked: every element within atol + rtol * |b|, as torch.allclose."));
+  atol_->setEnabled(false);
+  rtol_->setEnabled(false);
+  connect(elementwise_, &QCheckBox::toggled, atol_, &QWidget::setEnabled);
+  connect(elementwise_, &QCheckBox::toggled, rtol_, &QWidget::setEnabled);
   dtypeA_ = new QComboBox(this);
   dtypeB_ = new QComboBox(this);
   dtypeA_->setObjectName(QStringLiteral("comparePrecisionA"));
@@ -88,6 +96,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   precisions->addWidget(autocast_);
   form->addRow(tr("Precision A"), precisions);
   auto* tols = new QHBoxLayout();
+  tols->addWidget(elementwise_);
   tols->addWidget(new QLabel(tr("atol"), this));
   tols->addWidget(atol_);
   tols->addWidget(new QLabel(tr("rtol"), this));
@@ -269,6 +278,8 @@ void CompareDock::setInputSpec(const QString& spec) { inputs_->setText(spec); }
 QString CompareDock::inputSpec() const { return inputs_->text(); }
 double CompareDock::atol() const { return atol_->text().toDouble(); }
 double CompareDock::rtol() const { return rtol_->text().toDouble(); }
+bool CompareDock::elementwise() const { return elementwise_->isChecked(); }
+void CompareDock::setElementwise(bool on) { elementwise_->setChecked(on); }
 
 bool CompareDock::isRunning() const { return watcher_.isRunning(); }
 
@@ -303,6 +314,7 @@ void CompareDock::start() {
   req.inputs = resolved.inputs;
   req.atol = atol_->text().toDouble();
   req.rtol = rtol_->text().toDouble();
+  req.elementwise = elementwise_->isChecked();
   req.deviceA = device_->currentText();
   req.deviceB = deviceB_->currentText();
   req.outputNames = document_->outputNames();

@@ -39,6 +39,10 @@ class CompareDock : public QWidget {
   QString inputSpec() const;
   double atol() const;
   double rtol() const;
+  // Whether the tolerance fields judge (elementwise, as torch.allclose); unchecked, the verdict
+  // comes from the rounding model.
+  bool elementwise() const;
+  void setElementwise(bool on);
   bool isRunning() const;
   const core::run::CompareSummary& summary() const { return summary_; }
   QTableWidget* table() const { return table_; }
@@ -108,6 +112,7 @@ class CompareDock : public QWidget {
   QComboBox* deviceB_ = nullptr;
   QLineEdit* atol_ = nullptr;
   QLineEdit* rtol_ = nullptr;
+  QCheckBox* elementwise_ = nullptr;
   QComboBox* dtypeA_ = nullptr;
   QComboBox* dtypeB_ = nullptr;
   QCheckBox* autocast_ = nullptr;

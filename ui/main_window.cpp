@@ -236,6 +236,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setup.inputs = core::run::resolveInputs(*document_, compareDock_->inputSpec(), 0).inputs;
     setup.atol = compareDock_->atol();
     setup.rtol = compareDock_->rtol();
+    setup.elementwise = compareDock_->elementwise();
     return setup;
   });
   auto* compareDock = new QDockWidget(tr("Compare"), this);

@@ -57,14 +57,14 @@ Command profileCommand() {
       return fail(QStringLiteral("--runs must be >= 1, --warmup >= 0 and --seed a number"));
     options.device = parser.value(QStringLiteral("device"));
     options.recordMemory = parser.isSet(QStringLiteral("memory"));
+    if (parser.isSet(QStringLiteral("trace")) && !outputAllowed(parser, parser.value(QStringLiteral("trace"))))
+      return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     if (const auto device = core::run::Executor::parseDevice(options.device, nullptr))  // device_remap.h
       if (const QString note = core::run::deviceRemapNote(*doc->current(), *device); !note.isEmpty())
         report(core::model::Diagnostic::info(QStringLiteral("profile"), note));
     const auto inputs = inputsOrFail(parser, *doc, seed);
-    if (parser.isSet(QStringLiteral("trace")) && !outputAllowed(parser, parser.value(QStringLiteral("trace"))))
-      return int(kUsageOrInput);
     if (!inputs) return int(kUsageOrInput);
     auto profiled = core::profile::runProfile(doc->current(), *inputs, options);
     if (!profiled.ok()) return fail(profiled.diagnostics);

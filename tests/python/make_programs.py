@@ -60,12 +60,24 @@ def bert():
     return BertModel(cfg)
 
 
+class VitDynamic(torch.nn.Module):
+    """A 2-layer Hugging Face ViT (random weights): five eval-mode dropouts, sizes from the batch.
+    Returns the hidden states as a plain tensor: torch.export.load of a program returning HF's
+    output class needs transformers' output classes imported first, which stock readers do not do."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import ViTConfig, ViTModel
+        cfg = ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, image_size=32,
+                        patch_size=8, num_channels=3)
+        self.vit = ViTModel(cfg, add_pooling_layer=False)
+
+    def forward(self, x):
+        return self.vit(x).last_hidden_state
+
+
 def vit_dynamic():
-    """A 2-layer Hugging Face ViT (random weights): five eval-mode dropouts, sizes from the batch."""
-    from transformers import ViTConfig, ViTModel
-    cfg = ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, image_size=32,
-                    patch_size=8, num_channels=3)
-    return ViTModel(cfg, add_pooling_layer=False)
+    return VitDynamic()
 
 
 def image(size=224):
