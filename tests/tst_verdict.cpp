@@ -175,6 +175,9 @@ class TstVerdict : public QObject {
     QTest::newRow("resnet18_decomposed.pt2 all") << QStringLiteral("pt2/resnet18_decomposed.pt2") << QString() << decomposed;
     QTest::newRow("efficientnet_v2_s all") << QStringLiteral("zoo/efficientnet_v2_s.pt") << QStringLiteral("zoo/efficientnet_v2_s.inputs.pt") << all;
     QTest::newRow("convnext_tiny all") << QStringLiteral("zoo/convnext_tiny.pt") << QStringLiteral("zoo/convnext_tiny.inputs.pt") << all;
+    QTest::newRow("bert.pt2 all") << QStringLiteral("pt2/bert.pt2") << QString() << all;
+    QTest::newRow("bert trace all") << QStringLiteral("zoo/bert.pt") << QStringLiteral("zoo/bert.inputs.pt") << all;
+    QTest::newRow("gpt2 trace all") << QStringLiteral("zoo/gpt2.pt") << QStringLiteral("zoo/gpt2.inputs.pt") << all;
   }
   void rewriteIsWithinRounding() {
     QFETCH(QString, model);
