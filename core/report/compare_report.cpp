@@ -48,9 +48,13 @@ QJsonObject nodeJson(const run::NodeDiff& n) {
 
 // exact, within_rounding, within_tolerance (the user's --atol/--rtol) or different.
 QString agreementName(const run::CompareResult& r) {
-  if (r.verdict() != run::CompareResult::Verdict::Equal) return QStringLiteral("different");
-  if (r.exact) return QStringLiteral("exact");
-  return r.roundingJudged ? QStringLiteral("within_rounding") : QStringLiteral("within_tolerance");
+  switch (r.agreement()) {
+    case run::CompareResult::Agreement::Exact: return QStringLiteral("exact");
+    case run::CompareResult::Agreement::WithinRounding: return QStringLiteral("within_rounding");
+    case run::CompareResult::Agreement::WithinTolerance: return QStringLiteral("within_tolerance");
+    case run::CompareResult::Agreement::Different: break;
+  }
+  return QStringLiteral("different");
 }
 
 QString judgedName(const run::CompareResult& r, const run::Tolerance& tol) {

@@ -22,10 +22,13 @@ VerdictLine verdictLine(const run::CompareSummary& summary) {
   } else if (summary.intermediateDivergence) {
     v.kind = VerdictLine::Kind::IntermediateDiffers;
     v.word = QStringLiteral("outputs equal, an intermediate different");
-  } else if (detail && detail->exact) {
+  } else if (detail && detail->agreement() == run::CompareResult::Agreement::Exact) {
     v.kind = VerdictLine::Kind::Exact;
     v.word = QStringLiteral("exact");
     if (v.reason.isEmpty()) v.reason = QStringLiteral("every output bit-identical");
+  } else if (detail && detail->agreement() == run::CompareResult::Agreement::WithinTolerance) {
+    v.kind = VerdictLine::Kind::EqualWithinTolerance;
+    v.word = QStringLiteral("equal within tolerance");
   } else {
     v.kind = VerdictLine::Kind::EqualWithinRounding;
     v.word = QStringLiteral("equal within rounding");

@@ -302,29 +302,27 @@ NodeDiff row(const NodeRecord& ra, const NodeRecord& rb, const RecordedDiff& d, 
   return n;
 }
 
-// A's float64 reference run, record by record: the reference of A's nth run of a node is R's nth.
+// A reference run of A's revision (at float64, or with TF32 emulated), record by record: the
+// reference of A's nth run of a node is the reference's nth run of it.
 class ReferenceRecords {
  public:
-  ReferenceRecords(const RunResult& a, const RunResult* ref) : a_(a), ref_(ref) {
+  ReferenceRecords(const RunResult& a, const RunResult* ref) {
     if (!ref) return;
-    inRef_ = occurrences(*ref);
-    inA_ = occurrences(a);
+    const Occurrences inRef = occurrences(*ref);
+    std::unordered_map<model::NodeId, size_t> seen;  // runs of each node so far in A
+    byA_.reserve(a.nodes.size());
+    for (const NodeRecord& r : a.nodes) {
+      const size_t nth = seen[r.id]++;
+      auto it = inRef.find(r.id);
+      byA_.push_back(it != inRef.end() && nth < it->second.size() ? &ref->nodes[it->second[nth]].outputs : nullptr);
+    }
   }
-  // R's outputs for A's record `ia` (null without a reference or when R did not run it then).
-  const std::vector<c10::IValue>* outputs(size_t ia) const {
-    if (!ref_) return nullptr;
-    const model::NodeId id = a_.nodes[ia].id;
-    const auto& occA = inA_.at(id);
-    const size_t nth = size_t(std::find(occA.begin(), occA.end(), ia) - occA.begin());
-    auto r = inRef_.find(id);
-    if (r == inRef_.end() || nth >= r->second.size()) return nullptr;
-    return &ref_->nodes[r->second[nth]].outputs;
-  }
+  // The reference's outputs for A's record `ia` (null without a reference or when it did not run
+  // that node then).
+  const std::vector<c10::IValue>* outputs(size_t ia) const { return ia < byA_.size() ? byA_[ia] : nullptr; }
 
  private:
-  const RunResult& a_;
-  const RunResult* ref_;
-  Occurrences inRef_, inA_;
+  std::vector<const std::vector<c10::IValue>*> byA_;
 };
 
 NodeComparison compareByProvenance(const RunResult& a, const model::Revision& revA, const RunResult& b,
@@ -492,6 +490,12 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
 CompareResult::Verdict CompareResult::verdict() const {
   if (!equal) return Verdict::OutputsDiffer;
   return nodes && nodes->firstBeyond ? Verdict::OutputsEqualIntermediateDiffers : Verdict::Equal;
+}
+
+CompareResult::Agreement CompareResult::agreement() const {
+  if (verdict() != Verdict::Equal) return Agreement::Different;
+  if (exact) return Agreement::Exact;
+  return roundingJudged ? Agreement::WithinRounding : Agreement::WithinTolerance;
 }
 
 bool pairDocuments(const model::Document& a, const model::Revision& revA, const model::Document& b,

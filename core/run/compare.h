@@ -169,6 +169,11 @@ struct CompareResult {
   enum class Verdict { Equal, OutputsEqualIntermediateDiffers, OutputsDiffer };
   Verdict verdict() const;
   bool exact = false;  // every output bit-identical (NaN where the other side has NaN)
+  // How the outputs agree, as every view words it: bit for bit, within rounding (the rounding
+  // model judged), within the user's elementwise tolerance, or not (an intermediate differing
+  // with equal outputs is Different here; verdict() tells it apart).
+  enum class Agreement { Exact, WithinRounding, WithinTolerance, Different };
+  Agreement agreement() const;
   // Why the verdict is what it is, in one line: "within float32 rounding (SQNR 130 dB)",
   // "overflow: B is inf where A is 9.3e+05", "beyond atol 1e-05, rtol 0.0001".
   QString reason;
