@@ -3,15 +3,20 @@
 // it, and the worker-thread service gives what the engine gives.
 #include "core/io/load.h"
 #include "core/layout/flat_dot.h"
-#include "core/layout/forked_work.h"
+#include "core/layout/frame_io.h"
 #include "core/layout/labels.h"
 #include "core/layout/layout_engine.h"
 #include "core/layout/layout_service.h"
+#include "core/layout/layout_worker.h"
 #include "test_support.h"
 
 #include <QtCore/QRandomGenerator>
 #include <QtTest/QtTest>
 #include <graphviz/cgraph.h>
+#include <csignal>
+#include <optional>
+#include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace graft::core;
@@ -31,6 +36,16 @@ QRectF groupRect(const Diagram& d, int g) {
     if (dg.group == g) return dg.rect;
   return {};
 }
+
+// True while process `pid` exists (a reaped worker does not).
+bool alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+// Sets an environment variable for one scope: the engine reads its test hooks when it is made.
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const QByteArray& value) : name(n) { qputenv(n, value); }
+  ~ScopedEnv() { qunsetenv(name); }
+};
 
 bool near(QPointF p, QRectF r, double tol = 3) { return r.adjusted(-tol, -tol, tol, tol).contains(p); }
 
@@ -360,18 +375,21 @@ class TstLayout : public QObject {
   }
 
   // A crash inside Graphviz (raised in the module GRAFT_TEST_LAYOUT_CRASH names) ends only the
-  // child laying out: that module is a plain column and named, every other group is laid out by
-  // Graphviz, and a later layout in this process is whole again.
-  void crashInGraphvizEndsOnlyTheChild() {
+  // layout worker: that module is a plain column and named, every other group is laid out by
+  // Graphviz in a restarted worker, and a later layout in this process is whole again.
+  void crashInGraphvizEndsOnlyTheWorker() {
     const auto view = viewOf(QStringLiteral("resnet18.pt"));
-    qputenv("GRAFT_TEST_LAYOUT_CRASH", "layer1.0");
+    std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer1.0");
     LayoutEngine crashing;
-    qunsetenv("GRAFT_TEST_LAYOUT_CRASH");
+    crash.reset();
     crashing.setView(view);
+    const pid_t before = crashing.workerPid();
+    QVERIFY(alive(before));
     const Diagram d = crashing.layout(crashing.expandAll());
     QCOMPARE(d.fallbacks, QStringList{QStringLiteral("layer1.0")});
     QVERIFY(d.error.isEmpty());
     QCOMPARE(d.nodes.size(), view->nodes.size());
+    QVERIFY(!alive(before));  // it crashed, and was reaped
     LayoutEngine plain;
     plain.setView(view);
     const Diagram again = plain.layout(plain.expandAll());
@@ -383,38 +401,157 @@ class TstLayout : public QObject {
         QCOMPARE(groupRect(d, g.group).size(), g.rect.size());
   }
 
-  // The child's results arrive whole and in order, however large; a child that dies is reported
-  // with its signal after what it sent; a cancel kills a child that would never finish.
-  void forkedWorkStreamsAndEnds() {
-    QByteArrayList got;
-    const auto collect = [&](const QByteArray& b) { got << b; };
-    auto end = layout::runForked([](const layout::SendResult& send) {
-      send("one");
-      send(QByteArray(3 << 20, 'x'));
-      send({});
-    }, collect);
-    QCOMPARE(end.kind, layout::ForkedEnd::Finished);
-    QCOMPARE(got.size(), 3);
-    QCOMPARE(got[0], QByteArray("one"));
-    QCOMPARE(got[1], QByteArray(3 << 20, 'x'));
-    QVERIFY(got[2].isEmpty());
-    got.clear();
-    end = layout::runForked([](const layout::SendResult& send) {
-      send("before");
-      std::abort();
-    }, collect);
-    QCOMPARE(end.kind, layout::ForkedEnd::Died);
-    QCOMPARE(got, QByteArrayList{"before"});
-    QVERIFY2(end.why.contains(QLatin1String("Abort"), Qt::CaseInsensitive), qPrintable(end.why));
-    std::atomic<bool> cancel{false};
+  // A crash in one request, then a good layout in the same engine: the restarted worker serves
+  // it, with nothing left of the crash.
+  void crashThenGoodLayoutUsesARestartedWorker() {
+    std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer2");
+    LayoutEngine engine;
+    crash.reset();
+    engine.setView(viewOf(QStringLiteral("resnet18.pt")));
+    const pid_t first = engine.workerPid();
+    const int starts = layout::LayoutWorker::starts();
+    const Diagram crashed = engine.layout(engine.expandToDepth(1));
+    QCOMPARE(crashed.fallbacks, QStringList{QStringLiteral("layer2")});
+    // The worker that had served earlier groups crashed, the job ran again in a fresh one (which
+    // crashed too: it is the job), and a third took the groups after it.
+    QCOMPARE(layout::LayoutWorker::starts() - starts, 2);
+    const pid_t restarted = engine.workerPid();
+    QVERIFY(restarted != first);
+    QVERIFY(alive(restarted));
+    const auto cnn = viewOf(QStringLiteral("cnn"));  // no module layer2 here
+    engine.setView(cnn);
+    const Diagram good = engine.layout(engine.expandAll());
+    QVERIFY(good.fallbacks.isEmpty());
+    QCOMPARE(good.nodes.size(), cnn->nodes.size());
+    QCOMPARE(engine.workerPid(), restarted);
+    QCOMPARE(layout::LayoutWorker::starts() - starts, 2);
+    LayoutEngine reference;
+    reference.setView(cnn);
+    const Diagram expected = reference.layout(reference.expandAll());
+    for (int i = 0; i < good.nodes.size(); ++i) QCOMPARE(good.nodes[i].rect, expected.nodes[i].rect);
+  }
+
+  // A layout that never finishes is cut off at the timeout: the worker is killed, that group is a
+  // column, the rest is laid out, and the layout returns in about the timeout (twice: once more
+  // in a fresh worker, as after a crash).
+  void hungLayoutIsKilledByTheTimeout() {
+    const auto view = viewOf(QStringLiteral("resnet18.pt"));
+    layout::LayoutOptions options;
+    options.timeoutMs = 400;
+    std::optional<ScopedEnv> hang(std::in_place, "GRAFT_TEST_LAYOUT_HANG", "layer3.1");
+    LayoutEngine engine(options);
+    hang.reset();
+    engine.setView(view);
+    const pid_t first = engine.workerPid();
     QElapsedTimer timer;
     timer.start();
-    end = layout::runForked([](const layout::SendResult& send) {
-      send("started");
-      for (;;) pause();
-    }, [&](const QByteArray&) { cancel = true; }, &cancel);
-    QCOMPARE(end.kind, layout::ForkedEnd::Cancelled);
-    QVERIFY(timer.elapsed() < 5000);
+    const Diagram d = engine.layout(engine.expandAll());
+    const qint64 ms = timer.elapsed();
+    QCOMPARE(d.fallbacks, QStringList{QStringLiteral("layer3.1")});
+    QCOMPARE(d.nodes.size(), view->nodes.size());
+    QVERIFY2(ms >= 800 && ms < 10000, qPrintable(QString::number(ms)));
+    QVERIFY(!alive(first));
+    QVERIFY(alive(engine.workerPid()));
+  }
+
+  // An exception in the worker is caught there: the group is a column, and the same worker goes
+  // on with the next group.
+  void exceptionInTheWorkerIsCaught() {
+    std::optional<ScopedEnv> fault(std::in_place, "GRAFT_TEST_LAYOUT_THROW", "layer1");
+    LayoutEngine engine;
+    fault.reset();
+    engine.setView(viewOf(QStringLiteral("resnet18.pt")));
+    const pid_t pid = engine.workerPid();
+    const int starts = layout::LayoutWorker::starts();
+    const Diagram d = engine.layout(engine.expandToDepth(1));
+    QCOMPARE(d.fallbacks, QStringList{QStringLiteral("layer1")});
+    QCOMPARE(engine.workerPid(), pid);
+    QCOMPARE(layout::LayoutWorker::starts(), starts);
+  }
+
+  // Many layouts, in one engine and in engines made one after another, are served by one worker
+  // process: no process is started per request.
+  void layoutsReuseOneWorker() {
+    const auto resnet = viewOf(QStringLiteral("resnet18.pt")), cnn = viewOf(QStringLiteral("cnn"));
+    pid_t pid = -1;
+    int starts = 0;
+    {
+      LayoutEngine engine;
+      pid = engine.workerPid();
+      starts = layout::LayoutWorker::starts();
+      for (int i = 0; i < 6; ++i) {
+        engine.setView(i % 2 ? cnn : resnet);  // drops the cache: every group is laid out again
+        const Diagram d = engine.layout(i < 3 ? engine.expandAll() : engine.expandToDepth(1));
+        QVERIFY(!d.relaid.isEmpty());
+        QVERIFY(d.fallbacks.isEmpty());
+        QCOMPARE(engine.workerPid(), pid);
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      LayoutEngine next;  // takes the idle worker back from the pool
+      next.setView(cnn);
+      QVERIFY(next.layout(next.expandAll()).fallbacks.isEmpty());
+      QCOMPARE(next.workerPid(), pid);
+    }
+    QCOMPARE(layout::LayoutWorker::starts(), starts);
+    QVERIFY(alive(pid));
+  }
+
+  // A cancel while the worker is stuck returns at once and kills the worker; the next request
+  // starts a new one.
+  void cancelKillsAStuckWorker() {
+    std::optional<ScopedEnv> hang(std::in_place, "GRAFT_TEST_LAYOUT_HANG", "layer1.0");
+    LayoutEngine engine;  // the default timeout: a minute
+    hang.reset();
+    engine.setView(viewOf(QStringLiteral("resnet18.pt")));
+    const pid_t pid = engine.workerPid();
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&cancel] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      cancel = true;
+    });
+    QElapsedTimer timer;
+    timer.start();
+    const Diagram d = engine.layout(engine.expandAll(), &cancel);
+    canceller.join();
+    QVERIFY(d.cancelled);
+    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+    QVERIFY(!alive(pid));
+    QCOMPARE(engine.workerPid(), -1);
+    engine.setView(viewOf(QStringLiteral("cnn")));
+    QVERIFY(engine.layout(engine.expandAll()).fallbacks.isEmpty());
+    QVERIFY(alive(engine.workerPid()));
+  }
+
+  // The frames between Graft and its worker arrive whole, however large; a wait for one ends on
+  // its timeout, on a cancel, and when the other end closes.
+  void framesArriveWholeAndWaitsEnd() {
+    int sv[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    const QByteArray big(3 << 20, 'x');
+    std::thread writer([&] {
+      layout::writeFrame(sv[1], "one");
+      layout::writeFrame(sv[1], big);
+      layout::writeFrame(sv[1], {});
+    });
+    QByteArray got;
+    QCOMPARE(layout::readFrame(sv[0], got), layout::FrameRead::Ok);
+    QCOMPARE(got, QByteArray("one"));
+    QCOMPARE(layout::readFrame(sv[0], got), layout::FrameRead::Ok);
+    QCOMPARE(got, big);
+    QCOMPARE(layout::readFrame(sv[0], got), layout::FrameRead::Ok);
+    QVERIFY(got.isEmpty());
+    writer.join();
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(layout::readFrame(sv[0], got, 200), layout::FrameRead::TimedOut);
+    QVERIFY(timer.elapsed() >= 190 && timer.elapsed() < 3000);
+    std::atomic<bool> cancel{true};
+    QCOMPARE(layout::readFrame(sv[0], got, -1, &cancel), layout::FrameRead::Cancelled);
+    ::close(sv[1]);
+    QCOMPARE(layout::readFrame(sv[0], got, 5000), layout::FrameRead::Closed);
+    QVERIFY(!layout::writeFrame(sv[0], "after"));  // an error, not SIGPIPE
+    ::close(sv[0]);
   }
 
   void flatDotParses() {
@@ -432,8 +569,9 @@ class TstLayout : public QObject {
 // random depth. Every layout finishes without an error, draws every node of an expanded group
 // inside its frame, and keeps frames inside the bounds. In one process, Graphviz (2.42) crashed on
 // some of these groups after certain earlier layouts (each graph alone lays out cleanly, also
-// under valgrind), and a later layout could abort on its corrupt heap: layouts now run in forked
-// children, so no layout inherits another's state, and the count of fallbacks is printed.
+// under valgrind), and a later layout could abort on its corrupt heap: layouts run in a worker
+// process, and a group the worker fails on after earlier jobs runs again in a fresh worker, so no
+// failure comes from another layout's state; the count of fallbacks is printed.
 class TstLayoutFuzz : public QObject {
   Q_OBJECT
  private Q_SLOTS:

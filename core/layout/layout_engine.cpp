@@ -1,16 +1,12 @@
 #include "core/layout/layout_engine.h"
 
-#include "core/layout/forked_work.h"
-#include "core/layout/graphviz_guard.h"
+#include "core/layout/dot_job.h"
 #include "core/layout/group_layout.h"
 #include "core/layout/labels.h"
+#include "core/layout/layout_worker.h"
 
 #include <QtCore/QElapsedTimer>
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
 #include <algorithm>
-#include <csignal>
-#include <mutex>
 #include <optional>
 
 namespace graft::core::layout {
@@ -21,38 +17,37 @@ namespace {
 // Which producer a port stands for: a node id, or a graph input as -1 - port. Edges of one
 // producer cross a frame through one port and fan out on the far side.
 qint64 tailKey(const model::ViewEdge& e) { return e.from == model::kNoNode ? -1 - e.fromPort : qint64(e.from); }
-}  // namespace
 
-namespace {
-// Graphviz keeps global state: every engine in the process (the main canvas and both panes of a
-// diff view each own a layout thread) takes its turn through this lock.
-std::mutex& graphvizLock() {
-  static std::mutex lock;
-  return lock;
-}
-}  // namespace
-
-struct LayoutEngine::Gv {
-  GVC_t* context = nullptr;
-  Gv() {
-    std::lock_guard hold(graphvizLock());
-    context = gvContext();
-  }
-  ~Gv() {
-    std::lock_guard hold(graphvizLock());
-    gvFreeContext(context);
-  }
-};
-
-namespace {
 constexpr double kPointsPerInch = 72.0;
 constexpr double kPortSize = 4.0;  // the invisible node a module's frame crossing starts or ends at
 QByteArray num(double v) { return QByteArray::number(v, 'f', 4); }
 }  // namespace
 
-LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options), gv_(std::make_unique<Gv>()) {}
+// A group's DotJob, and for each of its nodes and edges what it stands for in the group.
+struct LayoutEngine::Built {
+  DotJob job;
+  QHash<NodeId, int> nodeOf;  // indices into job.nodes
+  QHash<int, int> boxOf, inputOf, outputOf;
+  QHash<qint64, int> portIn, portOut;
+  struct Route {
+    int edge = -1;  // index into job.edges
+    DiagramEdge de;
+    int tail = -1, head = -1;  // job nodes: the fallback draws a straight line between them
+    QPair<int, int> endChildren;
+  };
+  QVector<Route> routes;
+};
 
-LayoutEngine::~LayoutEngine() { qDeleteAll(cache_); }
+LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options), worker_(LayoutWorker::take()) {
+  worker_->ensureStarted();  // now, before a request waits for it
+}
+
+LayoutEngine::~LayoutEngine() {
+  qDeleteAll(cache_);
+  LayoutWorker::give(std::move(worker_));
+}
+
+pid_t LayoutEngine::workerPid() const { return worker_->pid(); }
 
 void LayoutEngine::setView(std::shared_ptr<const model::GraphView> view) {
   view_ = std::move(view);
@@ -135,7 +130,6 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
   if (!view_ || view_->groups.isEmpty()) return d;
   Expansion expanded = expandedIn;
   expanded.insert(0);
-  std::lock_guard hold(graphvizLock());
   // A folded repeat is one collapsed box: none of its modules is open.
   folds_ = folds;
   foldedBy_.clear();
@@ -173,247 +167,196 @@ void LayoutEngine::store(int group, GroupLayout layout) {
   cached = new GroupLayout(std::move(layout));
 }
 
-// Stale groups come in bottom-up order, each needing its children's sizes. One child process
-// lays them all out and sends each back as it finishes; when it dies, the group it was on is
-// drawn as a column here and a new child goes on from the next.
+// Stale groups come in bottom-up order, each needing its children's sizes. Each goes to the
+// worker as one job; a group the worker crashed or stalled on is drawn as a column here (the
+// worker restarts for the next), as is every group when no worker can be started.
 void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                                 const std::function<void()>& groupDone, Diagram& d) {
-  const auto fresh = [&](int g, Graphviz how) {
-    GroupLayout gl;
-    gl.signature = signature(g, expanded);
-    layoutGroup(g, expanded, gl, how);
-    return gl;
-  };
-  qsizetype next = 0;  // stale[next] is the first group without its new layout here
-  while (next < stale.size()) {
+  for (int g : stale) {
     if (cancel && cancel->load()) {
       d.cancelled = true;
       return;
     }
-    const qsizetype first = next;
-    const ForkedEnd end = runForked(
-        [&](const SendResult& send) {
-          for (qsizetype i = first; i < stale.size(); ++i) {
-            GroupLayout gl = fresh(stale[i], Graphviz::Plain);
-            send(toBytes(gl));
-            store(stale[i], std::move(gl));  // in the child's own cache: its parent group needs the size
-          }
-        },
-        [&](const QByteArray& bytes) {
-          store(stale[next], groupLayoutFromBytes(bytes));
-          d.relaid << stale[next++];
-          groupDone();
-        },
-        cancel);
-    if (end.kind == ForkedEnd::Cancelled) {
-      d.cancelled = true;
-      return;
-    }
-    if (end.kind == ForkedEnd::Unavailable) {
-      // No child process (out of memory or processes): lay out here, under the signal guard.
-      for (; next < stale.size(); ++next) {
-        store(stale[next], fresh(stale[next], Graphviz::Guarded));
-        d.relaid << stale[next];
-        groupDone();
+    Built b;
+    build(g, expanded, b);
+    LayoutWorker::Outcome o;
+    const DotResult* result = nullptr;
+    if (!b.job.nodes.isEmpty()) {
+      o = worker_->run(b.job, options_.timeoutMs, cancel);
+      if (o.kind == LayoutWorker::Outcome::Cancelled) {
+        d.cancelled = true;
+        return;
       }
-      return;
+      if (o.kind == LayoutWorker::Outcome::Done && o.result.laidOut && o.result.error.isEmpty()) result = &o.result;
+      else if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
+        qInfo("layout of %s fell back: %s", qPrintable(view_->groups[g].path),
+              qPrintable(o.result.error.isEmpty() ? o.why : o.result.error));
     }
-    if (next < stale.size()) {  // the child died laying out stale[next]
-      store(stale[next], fresh(stale[next], Graphviz::Skipped));
-      d.relaid << stale[next++];
-      groupDone();
-    }
+    GroupLayout gl;
+    gl.signature = signature(g, expanded);
+    finish(g, b, result, gl);
+    store(g, std::move(gl));
+    d.relaid << g;
+    groupDone();
   }
 }
 
-void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout& out, Graphviz how) {
+void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
   const auto& vg = view_->groups[group];
-  Agraph_t* g = agopen(const_cast<char*>("g"), Agdirected, nullptr);
-  agsafeset(g, const_cast<char*>("rankdir"), const_cast<char*>("TB"), const_cast<char*>(""));
-  agsafeset(g, const_cast<char*>("nslimit"), num(options_.nslimit).data(), const_cast<char*>(""));
-  agsafeset(g, const_cast<char*>("nslimit1"), num(options_.nslimit1).data(), const_cast<char*>(""));
-  agsafeset(g, const_cast<char*>("mclimit"), num(options_.mclimit).data(), const_cast<char*>(""));
-  agsafeset(g, const_cast<char*>("ranksep"), num(options_.ranksep).data(), const_cast<char*>(""));
-  agsafeset(g, const_cast<char*>("nodesep"), num(options_.nodesep).data(), const_cast<char*>(""));
-  Agsym_t* shape = agattr(g, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
-  agattr(g, AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
-  agattr(g, AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
-  Agsym_t* width = agattr(g, AGNODE, const_cast<char*>("width"), const_cast<char*>("1"));
-  Agsym_t* height = agattr(g, AGNODE, const_cast<char*>("height"), const_cast<char*>("0.5"));
-  Q_UNUSED(shape);
-
-  QHash<NodeId, Agnode_t*> nodeOf;
-  QHash<int, Agnode_t*> boxOf;
-  QVector<QPair<Agnode_t*, QSizeF>> sized;
-  auto addNode = [&](const QByteArray& name, QSizeF size) {
-    Agnode_t* n = agnode(g, const_cast<char*>(name.constData()), 1);
-    agxset(n, width, num(size.width() / kPointsPerInch).data());
-    agxset(n, height, num(size.height() / kPointsPerInch).data());
-    sized.push_back({n, size});
-    return n;
+  DotJob& job = b.job;
+  job.attributes = {{"rankdir", "TB"},
+                    {"nslimit", num(options_.nslimit)},
+                    {"nslimit1", num(options_.nslimit1)},
+                    {"mclimit", num(options_.mclimit)},
+                    {"ranksep", num(options_.ranksep)},
+                    {"nodesep", num(options_.nodesep)}};
+  auto addNode = [&](const QByteArray& name, QSizeF size, int rank = -1) {
+    job.nodes.push_back({name, size, rank});
+    return int(job.nodes.size() - 1);
   };
-  for (NodeId id : vg.nodes) nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
+  auto addRank = [&](const char* name, const char* rank) {
+    job.ranks.push_back({name, rank});
+    return int(job.ranks.size() - 1);
+  };
+  for (NodeId id : vg.nodes) b.nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
   for (int c : vg.children) {
     if (folds_.contains(c)) continue;
     const QSizeF s = expanded.contains(c)     ? cache_.value(c)->size
                      : foldedBy_.contains(c) ? labelBoxSize(repeatLabel(c))
                                              : collapsedGroupSize(view_->groups[c]);
-    boxOf.insert(c, addNode("g" + QByteArray::number(c), s));
+    b.boxOf.insert(c, addNode("g" + QByteArray::number(c), s));
   }
   // The root shows where data enters and leaves: inputs on the top rank, outputs on the bottom.
-  QHash<int, Agnode_t*> inputOf, outputOf;
   if (group == 0) {
-    Agraph_t* top = agsubg(g, const_cast<char*>("inputs"), 1);
-    Agraph_t* bottom = agsubg(g, const_cast<char*>("outputs"), 1);
-    agsafeset(top, const_cast<char*>("rank"), const_cast<char*>("source"), const_cast<char*>(""));
-    agsafeset(bottom, const_cast<char*>("rank"), const_cast<char*>("sink"), const_cast<char*>(""));
-    for (int i = 0; i < view_->graphInputs.size(); ++i) {
-      Agnode_t* n = addNode("i" + QByteArray::number(i), terminalSize(*view_, true, i));
-      agsubnode(top, n, 1);
-      inputOf.insert(i, n);
-    }
-    for (int i = 0; i < view_->graphOutputs.size(); ++i) {
-      Agnode_t* n = addNode("o" + QByteArray::number(i), terminalSize(*view_, false, i));
-      agsubnode(bottom, n, 1);
-      outputOf.insert(i, n);
-    }
+    const int top = addRank("inputs", "source"), bottom = addRank("outputs", "sink");
+    for (int i = 0; i < view_->graphInputs.size(); ++i)
+      b.inputOf.insert(i, addNode("i" + QByteArray::number(i), terminalSize(*view_, true, i), top));
+    for (int i = 0; i < view_->graphOutputs.size(); ++i)
+      b.outputOf.insert(i, addNode("o" + QByteArray::number(i), terminalSize(*view_, false, i), bottom));
     // Inputs and outputs left to right in their order: dot puts a flat edge's tail left of its
     // head. These edges only order; no route is drawn for them.
-    for (const auto* ports : {&inputOf, &outputOf})
-      for (int i = 1; i < ports->size(); ++i) agedge(g, ports->value(i - 1), ports->value(i), nullptr, 1);
+    for (const auto* ports : {&b.inputOf, &b.outputOf})
+      for (int i = 1; i < ports->size(); ++i) job.edges.push_back({ports->value(i - 1), ports->value(i)});
   }
   // Ports: one small invisible node per outside end, on the top rank for edges coming in and
   // the bottom rank for edges going out.
-  QHash<qint64, Agnode_t*> portIn, portOut;
   const auto portsFor = [&](const QVector<int>& edges, bool in) {
     if (edges.isEmpty()) return;
-    Agraph_t* rank = agsubg(g, const_cast<char*>(in ? "ports_in" : "ports_out"), 1);
-    agsafeset(rank, const_cast<char*>("rank"), const_cast<char*>(in ? "source" : "sink"), const_cast<char*>(""));
-    auto& ports = in ? portIn : portOut;
+    const int rank = addRank(in ? "ports_in" : "ports_out", in ? "source" : "sink");
+    auto& ports = in ? b.portIn : b.portOut;
     for (int i : edges) {
       const qint64 key = tailKey(view_->edges[i]);
       if (ports.contains(key)) continue;
-      Agnode_t* n = addNode((in ? "pi" : "po") + QByteArray::number(key < 0 ? 1000000000 - key : key), {kPortSize, kPortSize});
-      agsubnode(rank, n, 1);
-      ports.insert(key, n);
+      ports.insert(key, addNode((in ? "pi" : "po") + QByteArray::number(key < 0 ? 1000000000 - key : key), {kPortSize, kPortSize}, rank));
     }
   };
   portsFor(entering_[group], true);
   portsFor(leaving_[group], false);
   // One Graphviz edge per pair of items; it stands for every view edge between them.
-  QHash<QPair<Agnode_t*, Agnode_t*>, int> routeOf;
-  QVector<QPair<Agedge_t*, DiagramEdge>> routes;
-  QVector<QPair<Agnode_t*, Agnode_t*>> routeEnds;  // tail, head: the fallback draws straight lines
-  QVector<QPair<int, int>> endChildren;
-  const auto addRoute = [&](int i, Agnode_t* t, Agnode_t* h, int tailChild, int headChild, bool fromFrame, bool toFrame) {
-    if (!t || !h || t == h) return;
+  QHash<QPair<int, int>, int> routeOf;
+  const auto addRoute = [&](int i, int t, int h, int tailChild, int headChild, bool fromFrame, bool toFrame) {
+    if (t < 0 || h < 0 || t == h) return;
     auto it = routeOf.find({t, h});
     if (it != routeOf.end()) {
-      ++routes[*it].second.count;
+      ++b.routes[*it].de.count;
       return;
     }
-    routeOf.insert({t, h}, int(routes.size()));
-    DiagramEdge de;
-    de.edge = i;
-    de.fromFrame = fromFrame;
-    de.toFrame = toFrame;
-    routes.push_back({agedge(g, t, h, nullptr, 1), de});
-    routeEnds.push_back({t, h});
-    endChildren.push_back({tailChild, headChild});
+    routeOf.insert({t, h}, int(b.routes.size()));
+    Built::Route r;
+    r.edge = int(job.edges.size());
+    r.de.edge = i;
+    r.de.fromFrame = fromFrame;
+    r.de.toFrame = toFrame;
+    r.tail = t;
+    r.head = h;
+    r.endChildren = {tailChild, headChild};
+    job.edges.push_back({t, h});
+    b.routes.push_back(r);
   };
+  const auto item = [&](NodeId node, int child) { return child < 0 ? b.nodeOf.value(node, -1) : b.boxOf.value(child, -1); };
   for (int i : entering_[group]) {
     const auto& e = view_->edges[i];
     const int ti = itemIn(group, e.to);
-    addRoute(i, portIn.value(tailKey(e)), ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti), -1, ti, true, false);
+    addRoute(i, b.portIn.value(tailKey(e), -1), item(e.to, ti), -1, ti, true, false);
   }
   for (int i : leaving_[group]) {
     const auto& e = view_->edges[i];
     const int fi = itemIn(group, e.from);
-    addRoute(i, fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi), portOut.value(tailKey(e)), fi, -1, false, true);
+    addRoute(i, item(e.from, fi), b.portOut.value(tailKey(e), -1), fi, -1, false, true);
   }
   for (int i : edgesAt_[group]) {
     const auto& e = view_->edges[i];
     const int fi = itemIn(group, e.from), ti = itemIn(group, e.to);
-    Agnode_t* t = e.from == model::kNoNode ? inputOf.value(e.fromPort) : fi < 0 ? nodeOf.value(e.from) : boxOf.value(fi);
-    Agnode_t* h = e.to == model::kNoNode ? outputOf.value(e.toPort) : ti < 0 ? nodeOf.value(e.to) : boxOf.value(ti);
+    const int t = e.from == model::kNoNode ? b.inputOf.value(e.fromPort, -1) : item(e.from, fi);
+    const int h = e.to == model::kNoNode ? b.outputOf.value(e.toPort, -1) : item(e.to, ti);
     addRoute(i, t, h, e.from == model::kNoNode ? -1 : fi, e.to == model::kNoNode ? -1 : ti, false, false);
   }
+  if (!crashAt_.isEmpty() && vg.path == crashAt_) job.fault = DotJob::Fault::Crash;
+  if (!hangAt_.isEmpty() && vg.path == hangAt_) job.fault = DotJob::Fault::Hang;
+  if (!throwAt_.isEmpty() && vg.path == throwAt_) job.fault = DotJob::Fault::Throw;
+}
 
-  if (sized.isEmpty()) {
+void LayoutEngine::finish(int group, const Built& b, const DotResult* result, GroupLayout& out) const {
+  const auto& vg = view_->groups[group];
+  const DotJob& job = b.job;
+  if (job.nodes.isEmpty()) {
     out.size = {120, kTitleHeight + 2 * kPad};
-    agclose(g);
     return;
   }
-  // GRAFT_TEST_LAYOUT_CRASH=<module path>: the test of the crash handling makes Graphviz "crash" there.
-  const bool crashHere = !crashAt_.isEmpty() && vg.path == crashAt_;
-  bool laidOut = false;
-  switch (how) {
-    case Graphviz::Plain:
-      if (crashHere) std::raise(SIGSEGV);
-      laidOut = gvLayout(gv_->context, g, "dot") == 0;
-      break;
-    case Graphviz::Guarded: laidOut = layoutWithoutCrashing(gv_->context, g, crashHere); break;
-    case Graphviz::Skipped: break;
-  }
-  QHash<Agnode_t*, QSizeF> sizeOf;
-  for (const auto& [n, s] : sized) sizeOf.insert(n, s);
-  // Where each Graphviz node's centre is, in this group's coordinates, and the layout's extent.
-  std::function<QPointF(Agnode_t*)> centre;
+  // Where each job node's centre is, in this group's coordinates, and the layout's extent.
+  QVector<QPointF> centres(job.nodes.size());
   QSizeF extent;
-  QHash<Agnode_t*, QPointF> column;  // the fallback: one column, inputs and ports in first
-  boxf bb{};
-  if (laidOut) {
-    bb = GD_bb(g);
-    const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
-    centre = [=](Agnode_t* n) { return QPointF(ND_coord(n).x + ox, (bb.UR.y - ND_coord(n).y) + oy); };
-    extent = {bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
+  // Graphviz's y grows upwards: flipped, and moved below the group's title.
+  const auto map = [&](QPointF p) {
+    const QRectF& bb = result->bounds;
+    return QPointF(p.x() - bb.left() + kPad, (bb.bottom() - p.y()) + kTitleHeight + kPad);
+  };
+  if (result) {
+    for (qsizetype i = 0; i < centres.size(); ++i) centres[i] = map(result->centres.value(i));
+    extent = result->bounds.size();
   } else {
+    // The fallback: one column, inputs and ports in first, outputs and ports out last.
     out.fallback = true;
-    QVector<QPair<Agnode_t*, QSizeF>> ordered;
-    auto isIn = [&](Agnode_t* n) { return inputOf.values().contains(n) || portIn.values().contains(n); };
-    auto isOut = [&](Agnode_t* n) { return outputOf.values().contains(n) || portOut.values().contains(n); };
-    for (const auto& ns : sized) if (isIn(ns.first)) ordered << ns;
-    for (const auto& ns : sized) if (!isIn(ns.first) && !isOut(ns.first)) ordered << ns;
-    for (const auto& ns : sized) if (isOut(ns.first)) ordered << ns;
+    const auto side = [&](int i) {
+      const int rank = job.nodes[i].rank;
+      return rank < 0 ? 0 : job.ranks[rank].second == "source" ? -1 : 1;
+    };
+    QVector<int> ordered;
+    for (int s : {-1, 0, 1})
+      for (int i = 0; i < job.nodes.size(); ++i)
+        if (side(i) == s) ordered << i;
     double widest = 0, y = kTitleHeight + kPad;
-    for (const auto& [n, sz] : ordered) widest = std::max(widest, sz.width());
-    for (const auto& [n, sz] : ordered) {
-      column.insert(n, QPointF(kPad + widest / 2, y + sz.height() / 2));
+    for (int i : ordered) widest = std::max(widest, job.nodes[i].size.width());
+    for (int i : ordered) {
+      const QSizeF sz = job.nodes[i].size;
+      centres[i] = QPointF(kPad + widest / 2, y + sz.height() / 2);
       y += sz.height() + options_.ranksep * kPointsPerInch;
     }
-    centre = [&column](Agnode_t* n) { return column.value(n); };
     extent = {widest, y - kTitleHeight - kPad};
   }
-  auto rectOf = [&](Agnode_t* n, QSizeF s) {
-    const QPointF c = centre(n);
+  const auto rectOf = [&](int i) {
+    const QPointF c = centres[i];
+    const QSizeF s = job.nodes[i].size;
     return QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height());
   };
-  for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(nodeOf[id], sizeOf[nodeOf[id]])});
+  for (NodeId id : vg.nodes) out.nodes.push_back({id, rectOf(b.nodeOf[id])});
   for (int c : vg.children)
-    if (boxOf.contains(c)) out.children.push_back({c, rectOf(boxOf[c], sizeOf[boxOf[c]])});
-  for (auto it = inputOf.begin(); it != inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it, sizeOf[*it])});
-  for (auto it = outputOf.begin(); it != outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it, sizeOf[*it])});
-  for (auto it = portIn.begin(); it != portIn.end(); ++it) out.portsIn.insert(it.key(), centre(*it));
-  for (auto it = portOut.begin(); it != portOut.end(); ++it) out.portsOut.insert(it.key(), centre(*it));
-  for (int r = 0; r < routes.size(); ++r) {
-    auto& [e, de] = routes[r];
-    if (laidOut) {
-      const splines* spl = ED_spl(e);
-      if (!spl || spl->size == 0) continue;
-      const double ox = -bb.LL.x + kPad, oy = kTitleHeight + kPad;
-      auto map = [&](pointf p) { return QPointF(p.x + ox, (bb.UR.y - p.y) + oy); };
-      for (int b = 0; b < spl->size; ++b) {
-        const bezier& bz = spl->list[b];
-        for (int k = 0; k < bz.size; ++k) de.points << map(bz.list[k]);
-        if (bz.eflag) {
-          de.arrow = true;
-          de.arrowTip = map(bz.ep);
-        }
-      }
+    if (b.boxOf.contains(c)) out.children.push_back({c, rectOf(b.boxOf[c])});
+  for (auto it = b.inputOf.begin(); it != b.inputOf.end(); ++it) out.terminals.push_back({true, it.key(), rectOf(*it)});
+  for (auto it = b.outputOf.begin(); it != b.outputOf.end(); ++it) out.terminals.push_back({false, it.key(), rectOf(*it)});
+  for (auto it = b.portIn.begin(); it != b.portIn.end(); ++it) out.portsIn.insert(it.key(), centres[*it]);
+  for (auto it = b.portOut.begin(); it != b.portOut.end(); ++it) out.portsOut.insert(it.key(), centres[*it]);
+  for (const auto& route : b.routes) {
+    DiagramEdge de = route.de;
+    if (result) {
+      const DotSpline spline = result->splines.value(route.edge);
+      if (spline.points.isEmpty()) continue;
+      for (const QPointF& p : spline.points) de.points << map(p);
+      de.arrow = spline.arrow;
+      if (spline.arrow) de.arrowTip = map(spline.arrowTip);
     } else {
       // A straight line from the bottom of the tail to the top of the head.
-      const auto [t, h] = routeEnds[r];
-      const QRectF tr = rectOf(t, sizeOf[t]), hr = rectOf(h, sizeOf[h]);
+      const QRectF tr = rectOf(route.tail), hr = rectOf(route.head);
       const QPointF from(tr.center().x(), tr.bottom()), tip(hr.center().x(), hr.top());
       const QPointF to = tip - QPointF(0, 6);
       de.points << from << from << to << to;
@@ -427,14 +370,10 @@ void LayoutEngine::layoutGroup(int group, const Expansion& expanded, GroupLayout
       de.arrow = false;
     }
     out.edges.push_back(de);
-    out.endChildren.push_back(endChildren[r]);
+    out.endChildren.push_back(route.endChildren);
   }
   const double title = groupLabel(vg).front().size() * kCharWidth + 40;
   out.size = {std::max(extent.width() + 2 * kPad, title), extent.height() + kTitleHeight + 2 * kPad};
-  // After a crash under the guard Graphviz's records of this graph are not to be trusted: they
-  // are left alone.
-  if (laidOut) gvFreeLayout(gv_->context, g);
-  if (laidOut || how != Graphviz::Guarded) agclose(g);
 }
 
 QStringList LayoutEngine::repeatLabel(int first) const {

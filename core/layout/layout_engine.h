@@ -6,10 +6,12 @@
 // per group and keyed by the expansion state below it, so expanding or collapsing a group re-lays
 // only the groups above it.
 //
-// Graphviz runs in a forked child per request (core/layout/forked_work): a group it crashes on is
-// drawn as a plain column and named in Diagram::fallbacks, and the process goes on.
+// Graphviz runs in a layout worker process started once and reused (core/layout/layout_worker):
+// each group goes there as a DotJob. A group it crashes or stalls on is drawn as a plain column
+// and named in Diagram::fallbacks, the worker is restarted, and the process goes on.
 //
-// Not thread-safe (Graphviz is not): use one engine on one thread (see LayoutService).
+// Not thread-safe: use one engine on one thread (see LayoutService). Engines on different
+// threads each use their own worker.
 #include "core/layout/diagram.h"
 #include "core/model/graph_view.h"
 
@@ -17,10 +19,13 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <sys/types.h>
 
 namespace graft::core::layout {
 
 struct GroupLayout;
+struct DotResult;
+class LayoutWorker;
 
 struct LayoutOptions {
   // Bounds on dot's network-simplex and mincross effort; without them a dense group
@@ -30,6 +35,8 @@ struct LayoutOptions {
   double mclimit = 0.2;
   double ranksep = 0.3;  // inches
   double nodesep = 0.25;
+  // A group Graphviz has not laid out in this time is drawn as a column (its worker is killed).
+  int timeoutMs = 60000;
 };
 
 class LayoutEngine {
@@ -54,16 +61,17 @@ class LayoutEngine {
   Expansion expandAll() const;
   Expansion expandToDepth(int depth) const;
 
+  // The layout worker process this engine uses now, -1 when none runs (a test hook).
+  pid_t workerPid() const;
+
  private:
-  // How a group's layout reaches Graphviz: plainly (in a forked child, where a crash ends only the
-  // child), under the signal guard (no child could be started), or not at all (the fallback
-  // column, after Graphviz failed on the group).
-  enum class Graphviz { Plain, Guarded, Skipped };
+  struct Built;  // a group's DotJob and what maps its result back to the group
   void prepare();
   QVector<int> signature(int group, const Expansion& expanded) const;
   void layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                     const std::function<void()>& groupDone, Diagram& d);
-  void layoutGroup(int group, const Expansion& expanded, GroupLayout& out, Graphviz how);
+  void build(int group, const Expansion& expanded, Built& b) const;
+  void finish(int group, const Built& b, const DotResult* result, GroupLayout& out) const;
   void store(int group, GroupLayout layout);
   void compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const;
   int itemIn(int group, model::NodeId node) const;
@@ -79,10 +87,12 @@ class LayoutEngine {
   QHash<int, GroupLayout*> cache_;
   Folds folds_;                       // of the request being laid out
   QHash<int, QVector<int>> foldedBy_; // first module of a folded repeat -> the modules it hides
-  struct Gv;
-  std::unique_ptr<Gv> gv_;
-  // GRAFT_TEST_LAYOUT_CRASH: the module path where a test makes Graphviz crash.
+  std::unique_ptr<LayoutWorker> worker_;
+  // Test hooks: the module path where the worker crashes (GRAFT_TEST_LAYOUT_CRASH), hangs
+  // (GRAFT_TEST_LAYOUT_HANG) or throws (GRAFT_TEST_LAYOUT_THROW) instead of laying out.
   const QString crashAt_ = qEnvironmentVariable("GRAFT_TEST_LAYOUT_CRASH");
+  const QString hangAt_ = qEnvironmentVariable("GRAFT_TEST_LAYOUT_HANG");
+  const QString throwAt_ = qEnvironmentVariable("GRAFT_TEST_LAYOUT_THROW");
 };
 
 }  // namespace graft::core::layout

@@ -1,0 +1,64 @@
+#pragma once
+// Graft's side of the layout worker: a small process (the graft-layout-worker executable, which
+// holds no model and no libtorch) that runs Graphviz for every layout request, one DotJob at a
+// time over a socket. It is started once, before a model is loaded (warmUp), and reused. A crash
+// or hang in Graphviz ends only the worker: the job reports how it ended, and the next job starts
+// a new worker. Graphviz never runs in Graft's own process.
+#include "core/layout/dot_job.h"
+
+#include <QtCore/QString>
+
+#include <atomic>
+#include <memory>
+#include <sys/types.h>
+
+namespace graft::core::layout {
+
+class LayoutWorker {
+ public:
+  struct Outcome {
+    enum Kind {
+      Done,         // `result` came back (it may still carry a caught exception in `result.error`)
+      Died,         // the worker crashed or exited: `why` says how
+      TimedOut,     // no answer within the timeout: the worker was killed
+      Cancelled,    // `cancel` was set: the worker was killed
+      Unavailable,  // no worker could be started (`why`)
+    };
+    Kind kind = Done;
+    QString why;
+    DotResult result;
+  };
+
+  LayoutWorker() = default;
+  ~LayoutWorker();
+  LayoutWorker(const LayoutWorker&) = delete;
+  LayoutWorker& operator=(const LayoutWorker&) = delete;
+
+  // Lays out `job` in the worker (started first if none runs). When a worker that had served
+  // earlier jobs dies or stalls on this one, the job runs once more in a new worker: Graphviz's
+  // state from earlier layouts is then out of the question. `timeoutMs` < 0: no timeout.
+  Outcome run(const DotJob& job, int timeoutMs, const std::atomic<bool>* cancel = nullptr);
+  // Starts the process now if none runs; false (with `why`) when none could be started.
+  bool ensureStarted(QString* why = nullptr);
+  pid_t pid() const { return pid_; }  // -1 when no worker process runs
+
+  // A process-wide pool of idle workers, so that engines made and dropped (a diff view, each
+  // graft-cli command) reuse one worker. take() hands out an idle worker or a new one.
+  static std::unique_ptr<LayoutWorker> take();
+  static void give(std::unique_ptr<LayoutWorker> worker);
+  // Starts one idle worker in the pool now: called at start-up, before a model is loaded.
+  static void warmUp();
+  // Worker processes started by this process so far (a test hook).
+  static int starts();
+
+ private:
+  enum class Once { Ok, Died, TimedOut, Cancelled };
+  Once once(const QByteArray& job, int timeoutMs, const std::atomic<bool>* cancel, DotResult& result, QString& why);
+  QString stop(bool kill);  // ends the process; says how it ended
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  int served_ = 0;  // jobs answered by the current process
+};
+
+}  // namespace graft::core::layout
