@@ -7,6 +7,11 @@
 //   mode with a dynamic batch, opens with torch.export's op count, runs at two sizes with stock
 //   outputs (the autocast region at bfloat16, as torch runs it) and saves back as a program
 //   stock PyTorch runs;
+// - each higher-order region (no_grad, autocast, invoke_subgraph) is a group of the module tree,
+//   under the module that holds it, with its body's ops inside it (info --json's modules too);
+// - a function marked nested_compile_region, called by two modules (two invoke_subgraph calls of
+//   one body), opens with torch.export's op count, runs with stock outputs, and a rule rewrites
+//   both calls' bodies and saves a program stock PyTorch runs with the same outputs;
 // - transformers' OPT (as exported and decomposed), GPT-NeoX, Falcon, Gemma, ALBERT and a
 //   decomposed DistilBERT give a verdict at --dtype-b bfloat16 and float16, and say what they
 //   relaxed.
@@ -75,6 +80,7 @@ class TestDevices : public QObject {
     QTest::newRow("TorchScript with cuda:0 constants") << QStringLiteral("device_cuda_ts.pt") << QStringLiteral("device_cuda_ts")
                                                        << QStringLiteral("program exported for cuda:0, run on cpu");
     QTest::newRow("no_grad and autocast regions") << QStringLiteral("hop_regions.pt2") << QStringLiteral("hop_regions") << QString();
+    QTest::newRow("invoke_subgraph") << QStringLiteral("invoke_subgraph.pt2") << QStringLiteral("invoke_subgraph") << QString();
   }
   void runsOnTheCpu() {
     QFETCH(QString, file);
@@ -155,6 +161,83 @@ class TestDevices : public QObject {
       args << dir.filePath(QStringLiteral("hop_regions.%1.in.pt").arg(i)) << dir.filePath(QStringLiteral("hop_regions.%1.out.pt").arg(i));
     const auto check = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_dynamic_save.py"), args);
     QVERIFY2(check.exitCode == 0, (check.out + check.err).right(4000).constData());
+  }
+
+  // Each higher-order call is a group named for what the program wrote, under the module that
+  // holds it, typed by the higher-order op, holding its body's ops (as torch.export counts them;
+  // an autocast region's casts are Graft's, not the body's) and the modules its body calls.
+  void regionsAreGroups_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("groups");  // per ref region, in graph order
+    QTest::newRow("no_grad and autocast") << QStringLiteral("hop_regions") << QStringList{QStringLiteral("no_grad"), QStringLiteral("autocast(bfloat16)")};
+    QTest::newRow("invoke_subgraph") << QStringLiteral("invoke_subgraph") << QStringList{QStringLiteral("m1.subgraph_0"), QStringLiteral("m2.subgraph_0")};
+  }
+  void regionsAreGroups() {
+    QFETCH(QString, name);
+    QFETCH(QStringList, groups);
+    const QDir dir(dir_.path());
+    const auto regions = readJson(dir.filePath(name + QStringLiteral(".ref.json"))).value(QStringLiteral("regions")).toArray();
+    QCOMPARE(regions.size(), groups.size());
+    auto loaded = io::loadFile(dir.filePath(name + QStringLiteral(".pt2")));
+    QVERIFY(loaded.ok());
+    const auto view = model::GraphView::build(*loaded.document->current());
+    const auto info = graft::test::runCli({QStringLiteral("info"), dir.filePath(name + QStringLiteral(".pt2")), QStringLiteral("--json")});
+    QVERIFY2(info.exitCode == 0, info.err.constData());
+    const auto modules = info.json().value(QStringLiteral("modules")).toArray();
+    for (int i = 0; i < groups.size(); ++i) {
+      const QJsonObject region = regions[i].toObject();
+      const QString target = region.value(QStringLiteral("target")).toString();
+      const QString module = region.value(QStringLiteral("module")).toString();
+      QVERIFY2(groups[i].startsWith(module.isEmpty() ? QString() : module + QLatin1Char('.')), qPrintable(groups[i]));
+      const auto g = std::find_if(view.groups.begin(), view.groups.end(), [&](const auto& x) { return x.path == groups[i]; });
+      QVERIFY2(g != view.groups.end(), qPrintable(groups[i]));
+      QCOMPARE(g->typeName, target);
+      QCOMPARE(view.groups[g->parent].path, module);  // under the module that holds it
+      int ops = 0;
+      for (const auto& n : view.nodes) {
+        const bool inside = n.modulePath == groups[i] || n.modulePath.startsWith(groups[i] + QLatin1Char('.'));
+        if (inside && !n.kind.startsWith(QLatin1String("prim::")) && !n.kind.startsWith(QLatin1String("aten::_autocast_to_"))) ++ops;
+      }
+      QCOMPARE(ops, region.value(QStringLiteral("ops")).toInt());
+      const auto listed = std::find_if(modules.begin(), modules.end(), [&](const QJsonValue& m) {
+        return m.toObject().value(QStringLiteral("path")).toString() == groups[i];
+      });
+      QVERIFY2(listed != modules.end(), qPrintable(groups[i]));
+      QCOMPARE(listed->toObject().value(QStringLiteral("type")).toString(), target);
+      QCOMPARE(listed->toObject().value(QStringLiteral("ops")).toInt(), g->totalOps);
+    }
+  }
+
+  // A rule rewrites the body at both invoke_subgraph calls (inside their groups), and the saved
+  // program gives stock PyTorch the original's outputs at both sizes; Graft compares it equal.
+  void invokeSubgraphRewritesAndSaves() {
+    const QDir dir(dir_.path());
+    const QString program = dir.filePath(QStringLiteral("invoke_subgraph.pt2"));
+    const QString saved = dir.filePath(QStringLiteral("invoke_subgraph_rewritten.pt2"));
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), program, QStringLiteral("--rule"), QStringLiteral("gelu-decompose"),
+                                         QStringLiteral("-o"), saved, QStringLiteral("--json")});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    const auto applied = rw.json().value(QStringLiteral("applied")).toArray();
+    QCOMPARE(applied.size(), 1);
+    QCOMPARE(applied[0].toObject().value(QStringLiteral("matches")).toInt(), 2);
+    QStringList args{saved};
+    for (int i = 0; i < 2; ++i)
+      args << dir.filePath(QStringLiteral("invoke_subgraph.%1.in.pt").arg(i)) << dir.filePath(QStringLiteral("invoke_subgraph.%1.out.pt").arg(i));
+    const auto check = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_dynamic_save.py"), args);
+    QVERIFY2(check.exitCode == 0, (check.out + check.err).right(4000).constData());
+    const auto cmp = graft::test::runCli({QStringLiteral("compare"), program, saved, QStringLiteral("--json")});
+    QVERIFY2(cmp.exitCode == 0, (cmp.err + cmp.out).right(4000).constData());
+    // The decomposed gelu stays in the region it replaced.
+    auto reloaded = io::loadFile(saved);
+    QVERIFY(reloaded.ok());
+    const auto view = model::GraphView::build(*reloaded.document->current());
+    int erfs = 0;
+    for (const auto& n : view.nodes)
+      if (n.kind == QLatin1String("aten::erf")) {
+        ++erfs;
+        QVERIFY2(n.modulePath.endsWith(QLatin1String(".subgraph_0")), qPrintable(n.modulePath));
+      }
+    QCOMPARE(erfs, 2);
   }
 
   // A precision run of a real program gets past its dtype asserts and explicit casts: a verdict

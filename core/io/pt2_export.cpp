@@ -197,6 +197,8 @@ QString moduleStack(const QString& rootType, const model::NodePlace& place) {
   QStringList entries{QStringLiteral("L__self__,,") + rootType};
   QString path;
   for (qsizetype i = 0; i < place.modulePath.size(); ++i) {
+    // An inlined region (pt2_import's no_grad, autocast(…) groups) is no module: it saves as ops.
+    if (place.moduleTypes.value(i).startsWith(QLatin1String("torch.ops.higher_order."))) continue;
     path = path.isEmpty() ? place.modulePath[i] : path + QLatin1Char('.') + place.modulePath[i];
     const QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
     entries << QStringLiteral("%1,%2,%3").arg(key, path, place.moduleTypes.value(i));

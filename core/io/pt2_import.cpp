@@ -10,6 +10,7 @@
 #include "core/model/graph_walk.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/symbol_ranges.h"
+#include "core/model/value_format.h"
 #include "core/run/precision.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -693,6 +694,50 @@ class Importer {
     c10::DispatchKey key = c10::DispatchKey::AutocastCPU;  // whose cast lists apply
   };
 
+  // An inlined region as the module tree shows it: a group named for what the program wrote
+  // ("no_grad", "autocast(bfloat16)", invoke_subgraph's identifier) whose type is the higher-order
+  // op ("torch.ops.higher_order.wrap_with_autocast"), placed after the first `anchor` modules of its body's nodes.
+  struct ShownRegion {
+    int anchor = 0;
+    QString name;
+    QString type;
+    QString callStack;  // invoke_subgraph: the call's module stack, which its body's nodes take
+  };
+
+  // The region the higher-order call `n` opens, named uniquely within the module that holds it.
+  ShownRegion shownRegion(const QJsonObject& n, const QString& target, const QJsonArray& inputs, int body) {
+    auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
+    QStringList paths, types;
+    const QString stack = effectiveStack(n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString());
+    parseModuleStack(stack, &paths, &types);
+    ShownRegion region;
+    region.anchor = int(paths.size());
+    const QString op = target.section(QLatin1Char('.'), -1);
+    region.type = QStringLiteral("torch.ops.higher_order.") + op;
+    if (op == QLatin1String("wrap_with_set_grad_enabled")) {
+      region.name = arg(0).value(QLatin1String("as_bool")).toBool(false) ? QStringLiteral("enable_grad") : QStringLiteral("no_grad");
+    } else if (op == QLatin1String("wrap_with_autocast")) {
+      const bool enabled = body > 2 ? arg(2).value(QLatin1String("as_bool")).toBool(true) : true;
+      const QString dtype = body > 1 && arg(1).contains(QLatin1String("as_scalar_type"))
+                                ? model::dtypeName(int(scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())))
+                                : QString();
+      region.name = !enabled ? QStringLiteral("autocast(disabled)")
+                             : dtype.isEmpty() ? QStringLiteral("autocast") : QStringLiteral("autocast(%1)").arg(dtype);
+    } else {
+      // invoke_subgraph(body, identifier, *operands): the identifier, or the body's name.
+      region.name = body + 1 < inputs.size() ? arg(body + 1).value(QLatin1String("as_string")).toString() : QString();
+      if (region.name.isEmpty()) region.name = arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("name")).toString();
+      if (region.name.isEmpty()) region.name = op;
+      region.callStack = stack.isNull() ? QStringLiteral("") : stack;
+    }
+    region.name.replace(QLatin1Char('.'), QLatin1Char('_'));  // a path component
+    QStringList outer;
+    for (const auto& r : regions_) outer << r.name;
+    const QString key = (paths.isEmpty() ? QString() : paths.last()) + QLatin1Char('|') + outer.join(QLatin1Char('|')) + QLatin1Char('|') + region.name;
+    if (const int seen = regionNames_[key]++; seen > 0) region.name += QStringLiteral("_%1").arg(seen);
+    return region;
+  }
+
   // wrap_with_set_grad_enabled(enabled, body, *operands), wrap_with_autocast(device_type, dtype,
   // enabled, cache_enabled, body, *operands) and invoke_subgraph(body, identifier, *operands):
   // the body (a GraphModule the program references) is imported in place, its ops counted,
@@ -733,7 +778,9 @@ class Importer {
       if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
       for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
     }
+    regions_.push_back(shownRegion(n, target, inputs, body));
     const std::vector<Value*> results = importInline(sub, operands, target);
+    regions_.pop_back();
     if (autocast) autocast_.pop_back();
     if (results.size() != size_t(outNames.size()))
       fail(QStringLiteral("%1: the body returns %2 values for %3 outputs").arg(target).arg(results.size()).arg(outNames.size()));
@@ -828,24 +875,48 @@ class Importer {
   // "L__self__,,__main__.M;L__self__layer1_0,layer1.0,torchvision...BasicBlock" -> the node's place
   // in Graft's own table: instance names relative to their enclosing module, outermost first, as
   // TorchScript's inliner records them ({"layer1", "0"}), with each module's class name.
-  // Nothing is written into libtorch's call stacks.
+  // Nothing is written into libtorch's call stacks. Inside an inlined region, the region is a
+  // module of its own between the module that holds it and the modules its body calls.
   void setModuleStack(Node* node, const QString& stack) {
     QStringList paths, types;
-    for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-      const QStringList parts = entry.split(QLatin1Char(','));
-      if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
-      // torch.export's marker for a node no module called (the size reads it adds): the root's.
-      if (parts[1] == QLatin1String("_empty_nn_module_stack_from_metadata_hook")) continue;
-      paths << parts[1];
-      types << parts.mid(2).join(QLatin1Char(','));
-    }
+    parseModuleStack(effectiveStack(stack), &paths, &types);
     model::NodePlace& place = places_[node];
+    size_t region = 0;
+    const auto placeRegions = [&](int depth) {
+      for (; region < regions_.size() && regions_[region].anchor <= depth; ++region) {
+        place.modulePath << regions_[region].name;
+        place.moduleTypes << regions_[region].type;
+      }
+    };
     for (int i = 0; i < paths.size(); ++i) {
+      placeRegions(i);
       const QString parent = i > 0 ? paths[i - 1] : QString();
       QString instance = paths[i];
       if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
       place.modulePath << instance;
       place.moduleTypes << types[i];
+    }
+    placeRegions(std::numeric_limits<int>::max());
+  }
+
+  // The module stack a node is shown in: its own, or inside an invoke_subgraph body the call's.
+  // One body serves every call and carries the stack of the call it was traced at (under
+  // strict export's _export_root), so its nodes take the place of the call that runs them.
+  QString effectiveStack(const QString& stack) const {
+    for (auto r = regions_.rbegin(); r != regions_.rend(); ++r)
+      if (!r->callStack.isNull()) return r->callStack;
+    return stack;
+  }
+
+  // An nn_module_stack's module paths ("layer1", "layer1.0") and class names, the root left out.
+  static void parseModuleStack(const QString& stack, QStringList* paths, QStringList* types) {
+    for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+      const QStringList parts = entry.split(QLatin1Char(','));
+      if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
+      // torch.export's marker for a node no module called (the size reads it adds): the root's.
+      if (parts[1] == QLatin1String("_empty_nn_module_stack_from_metadata_hook")) continue;
+      *paths << parts[1];
+      *types << parts.mid(2).join(QLatin1Char(','));
     }
   }
 
@@ -894,6 +965,8 @@ class Importer {
   std::shared_ptr<Graph> graph_;
   std::optional<TreeSpec> inSpec_;
   std::vector<AutocastRegion> autocast_;  // the autocast regions around the node being imported
+  std::vector<ShownRegion> regions_;      // the inlined regions around the node being imported, outermost first
+  QHash<QString, int> regionNames_;       // region names given so far, by their module's path
 };
 
 }  // namespace

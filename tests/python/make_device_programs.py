@@ -13,6 +13,9 @@ PyTorch's outputs.
   hop_regions      a module whose forward holds torch.no_grad() and torch.autocast("cpu",
                    bfloat16) regions, exported in grad mode with a dynamic batch: its graph holds
                    wrap_with_set_grad_enabled and wrap_with_autocast.
+  invoke_subgraph  a function marked torch.compiler.nested_compile_region, called by two
+                   submodules, exported strictly (non-strict export inlines it) with a dynamic
+                   batch: its graph holds two invoke_subgraph calls of one body.
   opt_dyn          transformers' OPTForCausalLM (small config, random weights), as make_lm_zoo.py
                    exports causal LMs; opt_dyn_decomp after run_decompositions().
   gpt_neox_dyn, falcon_dyn, gemma_dyn, albert_dyn, distilbert_dyn_decomp
@@ -66,6 +69,45 @@ class Regions(torch.nn.Module):
         return s.float() + h.sum()
 
 
+@torch.compiler.nested_compile_region
+def gelu_block(x, w, b):
+    return torch.nn.functional.gelu(x @ w + b) * 0.5 + x
+
+
+class Mixer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8, 8) * 0.3)
+        self.b = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        return gelu_block(x, self.w, self.b)
+
+
+class Subgraphs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(8, 8)
+        self.m1 = Mixer()
+        self.m2 = Mixer()
+
+    def forward(self, x):
+        return self.m2(self.m1(self.inp(x))).relu()
+
+
+def region_ops(gm):
+    """Per higher-order call, in graph order: its target's name, the op overloads its body holds
+    (bodies inside it included) and its module path."""
+    out = []
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and isinstance(n.target, torch._ops.HigherOrderOperator):
+            body = next(a for a in n.args if isinstance(a, torch.fx.Node) and a.op == "get_attr")
+            stack = n.meta.get("nn_module_stack") or {}
+            path = list(stack.values())[-1][0] if stack else ""
+            out.append({"target": n.target.__name__, "ops": op_count(getattr(gm, body.target)), "module": path})
+    return out
+
+
 def flat_outputs(out):
     return [t for _, t in pytree.tree_flatten_with_path(out)[0]]
 
@@ -83,14 +125,14 @@ def op_count(gm):
     return count
 
 
-def save_references(out, name, run, inputs, ops):
+def save_references(out, name, run, inputs, ops, regions=None):
     for i, args in enumerate(inputs):
         with torch.no_grad():
             outputs = flat_outputs(run(*args))
         torch.save(list(args), os.path.join(out, "%s.%d.in.pt" % (name, i)))
         torch.save(outputs, os.path.join(out, "%s.%d.out.pt" % (name, i)))
     with open(os.path.join(out, name + ".ref.json"), "w") as f:
-        json.dump({"ops": ops, "sizes": [list(a[0].shape) for a in inputs]}, f)
+        json.dump({"ops": ops, "sizes": [list(a[0].shape) for a in inputs], "regions": regions or []}, f)
 
 
 def to_cuda_json(model):
@@ -204,8 +246,24 @@ def make_hop_regions(out):
     stock = torch.export.load(tmp).module()
     g = torch.Generator().manual_seed(1)
     save_references(out, "hop_regions", stock, [(torch.randn(3, 8, generator=g),), (torch.randn(7, 8, generator=g),)],
-                    op_count(ep.graph_module))
+                    op_count(ep.graph_module), region_ops(ep.graph_module))
     os.replace(tmp, os.path.join(out, "hop_regions.pt2"))
+
+
+def make_invoke_subgraph(out):
+    torch.manual_seed(0)
+    model = Subgraphs().eval()
+    x = torch.randn(3, 8)
+    ep = torch.export.export(model, (x,), dynamic_shapes=({0: DYN},), strict=True)
+    targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
+    assert sum("invoke_subgraph" in t for t in targets) == 2, targets
+    tmp = os.path.join(out, ".tmp.invoke_subgraph.pt2")
+    torch.export.save(ep, tmp)
+    stock = torch.export.load(tmp).module()
+    g = torch.Generator().manual_seed(1)
+    save_references(out, "invoke_subgraph", stock, [(torch.randn(3, 8, generator=g),), (torch.randn(7, 8, generator=g),)],
+                    op_count(ep.graph_module), region_ops(ep.graph_module))
+    os.replace(tmp, os.path.join(out, "invoke_subgraph.pt2"))
 
 
 def make_opt(out):
@@ -274,7 +332,8 @@ def make_hf(out, name):
 def main(out):
     os.makedirs(out, exist_ok=True)
     for name, make in (("device_cuda.pt2", make_device_cuda), ("device_cuda_ts.pt", make_device_cuda_ts),
-                       ("hop_regions.pt2", make_hop_regions), ("opt_dyn.pt2", make_opt)):
+                       ("hop_regions.pt2", make_hop_regions), ("invoke_subgraph.pt2", make_invoke_subgraph),
+                       ("opt_dyn.pt2", make_opt)):
         if not os.path.exists(os.path.join(out, name)):
             make(out)
             print("devices: %s" % name)
