@@ -298,6 +298,112 @@ class TstPythonRules : public QObject {
     QVERIFY2(r.err.contains("broken_signature.py:8"), r.err.constData());
     QVERIFY(!QFileInfo::exists(out_.filePath("never.pt")));
   }
+
+  // The library lists the shipped Python twins beside the text rules, by ids of their own
+  // ("python:" + the file's stem), each saying its language; applying one by id compiles it in the
+  // model's format and matches where its text twin does.
+  void libraryListsPythonTwins() {
+    const auto r = runCli({"rules", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QMap<QString, QJsonObject> byId;
+    for (const auto& v : r.json().value("rules").toArray()) byId.insert(v.toObject().value("id").toString(), v.toObject());
+    for (const char* text : {"fold-linear-bn", "fuse-linear-relu", "silu-decompose"}) {
+      const QString py = QStringLiteral("python:") + QLatin1String(text);
+      QVERIFY2(byId.contains(py), qPrintable(py));
+      QCOMPARE(byId.value(py).value("language").toString(), QStringLiteral("python"));
+      QCOMPARE(byId.value(py).value("source").toString(), QStringLiteral("builtin"));
+      QVERIFY(!byId.value(py).value("title").toString().isEmpty());
+      QCOMPARE(byId.value(QLatin1String(text)).value("language").toString(), QStringLiteral("ir"));
+    }
+    const auto library = rewrite::RuleLibrary::load();
+    QVERIFY(library.findPython("python:silu-decompose"));
+    QVERIFY(!library.find("python:silu-decompose"));  // not a text rule
+  }
+  void libraryTwinAppliesById_data() {
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<QString>("textRule");
+    QTest::addColumn<QString>("model");
+    QTest::newRow("silu .pt") << "python:silu-decompose" << "silu-decompose" << "python_rules/silu_mlp.pt";
+    QTest::newRow("fuse .pt2") << "python:fuse-linear-relu" << "fuse-linear-relu" << "python_rules/silu_mlp.pt2";
+  }
+  void libraryTwinAppliesById() {
+    QFETCH(QString, id);
+    QFETCH(QString, textRule);
+    QFETCH(QString, model);
+    const auto count = [&](const QString& rule) {
+      const auto r = runCli({"rewrite", testdata(model), "--rule", rule, "--dry-run", "--json"});
+      if (r.exitCode != 0) qWarning() << r.err;
+      int n = 0;
+      for (const auto& a : r.json().value("applied").toArray()) n += a.toObject().value("matches").toInt();
+      return r.exitCode == 0 ? n : -1;
+    };
+    const int text = count(textRule);
+    QVERIFY(text > 0);
+    QCOMPARE(count(id), text);
+    // And it rewrites: the saved model has the twin's ops.
+    const QString out = out_.filePath(QFileInfo(model).completeBaseName() + "_by_id." + QFileInfo(model).suffix());
+    const auto r = runCli({"rewrite", testdata(model), "--rule", id, "-o", out, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    int rewritten = 0;  // a twin may be several rules (one per rank of a size-reading replacement)
+    for (const auto& a : r.json().value("applied").toArray()) rewritten += a.toObject().value("matches").toInt();
+    QCOMPARE(rewritten, text);
+  }
+
+  // An argument without a rank annotation takes the rank of the model's tensors feeding the op
+  // it is passed to: a batch_norm → relu pattern needs rank 4 on resnet18 (a made-up rank-2
+  // example cannot even run it: running_mean would be 2-D), a linear → batch_norm pattern needs
+  // rank 2 inputs and rank 1 statistics. Each matches where the annotated rule or the text rule does.
+  void ranksFromMatchSites_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("matches");
+    const QString bnRelu = QStringLiteral(
+        "import torch.nn.functional as F\n\n"
+        "def pattern(x, mean, var, gamma, beta):\n"
+        "    return F.relu(F.batch_norm(x, mean, var, gamma, beta, False, 0.1, 1e-5), inplace=True)\n\n"
+        "def replacement(x, mean, var, gamma, beta):\n"
+        "    return F.relu(F.batch_norm(x, mean, var, gamma, beta, False, 0.1, 1e-5), inplace=True) * 1.0\n");
+    const QString linBn = QStringLiteral(
+        "import torch.nn.functional as F\n\n"
+        "def pattern(x, w, b, mean, var, gamma, beta):\n"
+        "    return F.batch_norm(F.linear(x, w, b), mean, var, gamma, beta, False, 0.1, 1e-5)\n\n"
+        "def replacement(x, w, b, mean, var, gamma, beta):\n"
+        "    return F.batch_norm(F.linear(x, w, b), mean, var, gamma, beta, False, 0.1, 1e-5) * 1.0\n");
+    // resnet18: the stem's bn1 → relu and bn1 → relu in each of its 8 blocks.
+    QTest::newRow("rank 4 .pt") << bnRelu << "resnet18.pt" << 9;
+    QTest::newRow("rank 4 .pt2") << bnRelu << "pt2/resnet18.pt2" << 9;
+    QTest::newRow("rank 2 .pt") << linBn << "python_rules/linear_bn.pt" << -1;
+    QTest::newRow("rank 2 .pt2") << linBn << "python_rules/linear_bn.pt2" << -1;
+  }
+  void ranksFromMatchSites() {
+    QFETCH(QString, source);
+    QFETCH(QString, model);
+    QFETCH(int, matches);
+    if (!QFileInfo::exists(testdata(model))) QSKIP(qPrintable(model + " is not in the test data"));
+    QTemporaryDir dir;
+    const QString file = dir.filePath("unannotated.py");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(source.toUtf8());
+    f.close();
+    auto doc = open(model);
+    QVERIFY(doc);
+    if (matches < 0) {  // as many as the text rule fold-linear-bn
+      const auto library = rewrite::RuleLibrary::load();
+      matches = rewrite::countMatches(*doc->current(), *library.find("fold-linear-bn")).matches;
+      QVERIFY(matches > 0);
+    }
+    // Without the model's ranks every argument is a rank-2 example, which the pattern refuses.
+    const auto blind = rewrite::compilePythonRules(file);
+    QVERIFY(!blind.ok());
+    QVERIFY2(blind.error.message.contains("fails on example inputs"), qPrintable(blind.error.toString()));
+    const QJsonObject ranks = rewrite::siteRanks(*doc);
+    const auto set = rewrite::compilePythonRules(file, ranks);
+    QVERIFY2(set.ok(), qPrintable(set.error.toString() + "\n" + QJsonDocument(ranks).toJson()));
+    int n = 0;
+    anchors(*doc, set.forFormat(doc->format()), &n);
+    QCOMPARE(n, matches);
+  }
 };
 
 QTEST_GUILESS_MAIN(TstPythonRules)

@@ -5,6 +5,8 @@
 #include "core/rewrite/python_rules.h"
 #include "core/report/rewrite_report.h"
 
+#include <QtCore/QJsonArray>
+
 
 namespace graft::cli {
 
@@ -19,12 +21,24 @@ Command rulesCommand() {
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const auto library = RuleLibrary::load();
     graft::cli::report(library.diagnostics());
-    const QJsonObject report = core::report::rulesReport(library);
+    QJsonObject report = core::report::rulesReport(library);
+    // Text rules and the Python rule files beside them, each saying its language.
+    QJsonArray rules;
+    for (const auto& r : report.value(QStringLiteral("rules")).toArray()) {
+      QJsonObject o = r.toObject();
+      o.insert(QStringLiteral("language"), QStringLiteral("ir"));
+      rules.append(o);
+    }
+    for (const auto& r : library.pythonRules())
+      rules.append(QJsonObject{{"id", r.id}, {"title", r.title}, {"description", r.description}, {"source", r.source},
+                               {"kind", "pattern"}, {"language", "python"}, {"file", r.path}});
+    report.insert(QStringLiteral("rules"), rules);
     if (parser.isSet(QStringLiteral("json"))) {
       printJson(report);
     } else {
       QString text;
       for (const auto& r : library.rules()) text += QStringLiteral("%1\t%2\t(%3)\n").arg(r.id, r.title, r.source);
+      for (const auto& r : library.pythonRules()) text += QStringLiteral("%1\t%2\t(%3, Python)\n").arg(r.id, r.title, r.source);
       text += QStringLiteral("passes: %1").arg(core::rewrite::passNames().join(QStringLiteral(", ")));
       for (const auto& e : library.problems()) text += QStringLiteral("\nnot loaded: ") + e.toString();
       printText(text);
@@ -67,8 +81,9 @@ Command rewriteCommand() {
         isRule = a == QLatin1String("--rule");
         isPass = !isRule;
       }
-      if (isRule && core::rewrite::isPythonRuleFile(value)) {
-        pythonRules.insert(int(steps.size()), value);
+      const auto* shipped = isRule ? library.findPython(value) : nullptr;
+      if (isRule && (shipped || core::rewrite::isPythonRuleFile(value))) {
+        pythonRules.insert(int(steps.size()), shipped ? shipped->path : value);
         core::rewrite::Rule placeholder;
         placeholder.id = value;
         steps.push_back(core::rewrite::Step::ofRule(placeholder));
@@ -116,7 +131,7 @@ Command rewriteCommand() {
           expanded.push_back(steps[i]);
           continue;
         }
-        const auto set = core::rewrite::compilePythonRules(pythonRules.value(i));
+        const auto set = core::rewrite::compilePythonRules(pythonRules.value(i), core::rewrite::siteRanks(*doc));
         if (!set.ok()) return fail(core::model::Diagnostics{set.error.diagnostic()});
         const auto& rules = set.forFormat(doc->format());
         if (steps[i].onlyAt != core::model::kNoNode && rules.size() != 1)

@@ -3,7 +3,9 @@
 #include "core/rewrite/passes.h"
 
 #include <QtCore/QDir>
+#include <QtCore/QFile>
 #include <QtCore/QFileInfo>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QStandardPaths>
 
 #include <optional>
@@ -44,6 +46,48 @@ void RuleLibrary::addFolder(const QString& folder, bool builtin) {
   }
 }
 
+namespace {
+
+// The module docstring's first line (the title) and the rest of its first paragraph.
+void readDocstring(const QString& path, QString& title, QString& description) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const QString text = QString::fromUtf8(f.read(64 * 1024));
+  static const QRegularExpression doc(QStringLiteral(R"re(^(?:\s*#[^\n]*\n)*\s*[rR]?("""|''')(.*?)\1)re"),
+                                      QRegularExpression::DotMatchesEverythingOption);
+  const auto m = doc.match(text);
+  if (!m.hasMatch()) return;
+  static const QRegularExpression blank(QStringLiteral("\\n\\s*\\n"));
+  QStringList lines = m.captured(2).trimmed().split(blank).value(0).split(QLatin1Char('\n'));
+  title = lines.takeFirst().trimmed();
+  description = lines.join(QLatin1Char(' ')).simplified();
+}
+
+}  // namespace
+
+void RuleLibrary::addPythonFolder(const QString& folder, bool builtin) {
+  QDir dir(folder);
+  for (const QString& name : dir.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
+    PythonLibraryRule r;
+    r.path = dir.filePath(name);
+    r.id = QLatin1String(kPythonRulePrefix) + QFileInfo(name).completeBaseName().replace(QLatin1Char('_'), QLatin1Char('-'));
+    readDocstring(r.path, r.title, r.description);
+    if (r.title.isEmpty()) r.title = name;
+    r.source = builtin ? QStringLiteral("builtin") : r.path;
+    // A user file with a shipped file's id replaces it, as for text rules.
+    bool replaced = false;
+    for (auto& p : pythonRules_)
+      if (p.id == r.id) { p = r; replaced = true; }
+    if (!replaced) pythonRules_.push_back(r);
+  }
+}
+
+const PythonLibraryRule* RuleLibrary::findPython(const QString& id) const {
+  for (const auto& r : pythonRules_)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
 model::Diagnostics RuleLibrary::diagnostics() const {
   model::Diagnostics out;
   for (const auto& p : problems_) {
@@ -59,6 +103,8 @@ RuleLibrary RuleLibrary::load() {
   RuleLibrary lib;
   lib.addFolder(QStringLiteral(":/rules"), true);
   lib.addFolder(userRuleFolder(), false);
+  lib.addPythonFolder(QStringLiteral(":/rules/python"), true);
+  lib.addPythonFolder(userRuleFolder(), false);
   return lib;
 }
 

@@ -1,6 +1,8 @@
 #include "core/rewrite/python_rules.h"
 
 #include "core/io/load.h"
+#include "core/model/document.h"
+#include "core/run/input_set.h"
 #include "core/rewrite/rule_parser.h"
 
 #include <torch/csrc/jit/ir/ir.h>
@@ -19,6 +21,10 @@
 #include <QtCore/QTemporaryDir>
 
 #include <dlfcn.h>
+
+#include <map>
+#include <set>
+#include <unordered_map>
 
 static void initPythonResources() { Q_INIT_RESOURCE(graft_python); }
 
@@ -364,7 +370,7 @@ QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error)
   return {};
 }
 
-PythonRuleSet compilePythonRules(const QString& path) {
+PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks) {
   PythonRuleSet set;
   set.file = path;
   QTemporaryDir work;
@@ -372,8 +378,23 @@ PythonRuleSet compilePythonRules(const QString& path) {
     set.error = errorAt(path, 0, QStringLiteral("cannot make a temporary folder: %1").arg(work.errorString()));
     return set;
   }
-  const QJsonObject json = runPythonChild(QStringLiteral("rules"), path, work.path(), {}, set.error);
-  if (set.error.isError()) return set;
+  // A shipped rule file (qrc) runs from a copy; its messages still name the shipped file.
+  QString runPath = path;
+  if (path.startsWith(QLatin1String(":/"))) {
+    QDir().mkpath(work.filePath(QStringLiteral("src")));
+    runPath = work.filePath(QStringLiteral("src/") + QFileInfo(path).fileName());
+    if (!writeResource(path, runPath)) {
+      set.error = errorAt(path, 0, QStringLiteral("cannot copy the shipped rule file to %1").arg(runPath));
+      return set;
+    }
+  }
+  QJsonObject request;
+  if (!siteRanks.isEmpty()) request.insert(QStringLiteral("site_ranks"), siteRanks);
+  const QJsonObject json = runPythonChild(QStringLiteral("rules"), runPath, work.path(), request, set.error);
+  if (set.error.isError()) {
+    set.error.file = path;
+    return set;
+  }
   for (const auto& item : json.value(QLatin1String("rules")).toArray()) {
     const QJsonObject r = item.toObject();
     const QString name = r.value(QLatin1String("name")).toString();
@@ -439,6 +460,115 @@ PythonRuleSet compilePythonRules(const QString& path) {
   }
   if (set.torchscript.isEmpty()) set.error = errorAt(path, 1, QStringLiteral("the file defines no rules"));
   return set;
+}
+
+}  // namespace graft::core::rewrite
+
+namespace graft::core::rewrite {
+
+namespace {
+
+// Ops whose tensor result has the rank of their first tensor input (elementwise, normalisation,
+// pooling, convolution, linear, casts), and those taking the largest of their inputs' (broadcast).
+bool keepsRank(const std::string& op) {
+  static const std::set<std::string> ops{
+      "relu", "relu_", "gelu", "silu", "silu_", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardswish", "hardswish_",
+      "hardsigmoid", "dropout", "batch_norm", "layer_norm", "group_norm", "conv1d", "conv2d", "conv3d", "convolution",
+      "_convolution", "linear", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+      "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "softmax", "log_softmax", "clamp",
+      "clamp_min", "contiguous", "to", "_to_copy", "type_as", "neg", "exp", "rsqrt", "sqrt", "transpose", "permute",
+      "leaky_relu", "elu", "_native_batch_norm_legit_no_training", "native_layer_norm", "clone", "detach", "pow"};
+  return ops.count(op) > 0;
+}
+bool broadcasts(const std::string& op) {
+  static const std::set<std::string> ops{"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "matmul", "where",
+                                         "maximum", "minimum"};
+  return ops.count(op) > 0;
+}
+
+}  // namespace
+
+QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& inputRanks) {
+  std::unordered_map<const torch::jit::Value*, int> rank;
+  const auto rankOf = [&](const torch::jit::Value* v) -> int {
+    if (auto it = rank.find(v); it != rank.end()) return it->second;
+    if (auto t = v->type()->cast<c10::TensorType>(); t && t->dim()) return int(*t->dim());
+    if (v->node()->kind() == c10::prim::Constant)
+      if (auto iv = torch::jit::toIValue(v); iv && iv->isTensor()) return int(iv->toTensor().dim());
+    return -1;
+  };
+  auto graph = revision.graph();
+  const size_t skip = !graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>() ? 1 : 0;
+  for (size_t i = skip; i < graph->inputs().size(); ++i)
+    if (const qsizetype k = qsizetype(i - skip); k < inputRanks.size() && inputRanks[k] >= 0) rank[graph->inputs()[i]] = inputRanks[k];
+  // Per op kind and input position: how often each rank feeds it.
+  std::map<std::string, std::vector<std::map<int, int>>> seen;
+  std::map<std::string, std::vector<std::string>> names;
+  for (torch::jit::Node* n : graph->nodes()) {  // top level: enough to tell the ranks an op sees
+    if (n->kind().is_prim()) continue;
+    const std::string kind = n->kind().toQualString();
+    const auto* schema = n->maybeSchema();
+    auto& counts = seen[kind];
+    if (counts.size() < n->inputs().size()) counts.resize(n->inputs().size());
+    auto& argNames = names[kind];
+    int first = -1, widest = -1;
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      if (argNames.size() <= i) argNames.push_back(schema && i < schema->arguments().size() ? schema->arguments()[i].name() : std::string());
+      const int r = rankOf(n->input(i));
+      if (r >= 0) {
+        ++counts[i][r];
+        if (first < 0) first = r;
+        widest = std::max(widest, r);
+      }
+    }
+    // A convolution's input has its weight's rank.
+    const std::string op = n->kind().toUnqualString();
+    if ((op.rfind("conv", 0) == 0 || op == "_convolution") && n->inputs().size() > 1 && rankOf(n->input(0)) < 0 && rankOf(n->input(1)) >= 0) {
+      first = rankOf(n->input(1));
+      ++counts[0][first];
+    }
+    if (n->outputs().size() == 1 && n->output()->type()->cast<c10::TensorType>() && rankOf(n->output()) < 0) {
+      if (keepsRank(op) && first >= 0) rank[n->output()] = first;
+      else if (broadcasts(op) && widest >= 0) rank[n->output()] = widest;
+      else if (op == "addmm" || op == "mm" || op == "t") rank[n->output()] = 2;
+      else if ((op == "reshape" || op == "view") && n->inputs().size() > 1 && n->input(1)->node()->kind() == c10::prim::ListConstruct)
+        rank[n->output()] = int(n->input(1)->node()->inputs().size());
+      else if (op == "flatten" && first >= 0 && n->inputs().size() == 3) {
+        auto s = torch::jit::toIValue(n->input(1)), e = torch::jit::toIValue(n->input(2));
+        if (s && e && s->isInt() && e->isInt()) {
+          const int64_t a = s->toInt() < 0 ? s->toInt() + first : s->toInt(), b = e->toInt() < 0 ? e->toInt() + first : e->toInt();
+          rank[n->output()] = int(first - (b - a));
+        }
+      }
+    }
+  }
+  QJsonObject out;
+  for (const auto& [kind, counts] : seen) {
+    QJsonArray positions;
+    QJsonObject byName;
+    bool any = false;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      int best = -1, most = 0;
+      for (const auto& [r, c] : counts[i])
+        if (c > most) best = r, most = c;
+      positions.append(best);
+      if (best >= 0) {
+        any = true;
+        const std::string& name = names[kind][i];
+        if (!name.empty()) byName.insert(QString::fromStdString(name), best);
+      }
+    }
+    if (any) out.insert(QString::fromStdString(kind), QJsonObject{{"positions", positions}, {"names", byName}});
+  }
+  return out;
+}
+
+QJsonObject siteRanks(const model::Document& document) {
+  QVector<int> inputRanks;
+  const auto inputs = document.exampleInputs() ? run::InputResult{*document.exampleInputs(), {}} : run::defaultInputs(document, 0);
+  if (inputs.inputs)
+    for (const auto& v : inputs.inputs->values) inputRanks << (v.isTensor() ? int(v.toTensor().dim()) : -1);
+  return siteRanks(*document.current(), inputRanks);
 }
 
 }  // namespace graft::core::rewrite

@@ -12,6 +12,8 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QStringList>
 
+namespace graft::core::model { class Document; class Revision; }
+
 namespace graft::core::rewrite {
 
 struct PythonRuleSet {
@@ -38,7 +40,10 @@ int pythonTimeoutSeconds();
 
 // Runs `path` in a child Python and returns its rules in both forms; never throws, never hangs
 // past the timeout (an endless loop is reported with the line it was on).
-PythonRuleSet compilePythonRules(const QString& path);
+// A shipped file (":/rules/python/…") runs from a copy. `siteRanks` (siteRanks() of the model the
+// rules are for) gives an argument without a rank annotation the rank of the model's tensors that
+// feed the op it is passed to.
+PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks = {});
 
 // Internal, shared with module replacement: runs the child compiler (`mode` "rules" or "module")
 // on `path` in `workDir`, with `request` written as its request file when not empty. Returns
@@ -56,6 +61,14 @@ QString pt2FunctionIr(const QString& file, const QStringList& args, QString& err
 // `conditions`), and gives the replacement the same inputs: a frozen graph shares its constants
 // between ops, which the subgraph matcher would refuse. Throws on IR it cannot parse.
 void liftPatternConstants(QString& pattern, QString& replacement, QStringList& conditions);
+
+// The ranks of the tensors feeding each op kind of the revision, for rule examples: {"aten::conv2d":
+// {"positions": [4, 4, 1, -1, …], "names": {"input": 4, "weight": 4, "bias": 1}}}, the most frequent
+// rank at each input (-1: not a tensor, or not known). Ranks come from the values' types, the
+// weights, `inputRanks` (forward's arguments) and a propagation through common ops.
+QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& inputRanks = {});
+// The same for the document's current revision, its inputs' ranks from its example or default inputs.
+QJsonObject siteRanks(const model::Document& document);
 
 // The same for TorchScript IR text the child printed (a trace or a script).
 QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error);

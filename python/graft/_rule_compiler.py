@@ -113,24 +113,100 @@ def _parameters(fn):
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def _examples(rule, fn, path):
+def _examples(rule, fn, path, site_ranks=None):
     import torch
     from graft.rules import _TensorSpec, DEFAULT_RANK
 
     if rule.example_inputs is not None:
         ex = rule.example_inputs() if callable(rule.example_inputs) else rule.example_inputs
         return tuple(ex)
-    out = []
-    for p in _parameters(fn):
+    specs, free = [], []
+    for i, p in enumerate(_parameters(fn)):
         ann = p.annotation
         if isinstance(ann, _TensorSpec):
-            out.append(ann.example())
+            specs.append(ann)
         elif ann is inspect.Parameter.empty or ann is torch.Tensor or ann == "Tensor" or ann == "torch.Tensor":
-            out.append(_TensorSpec(DEFAULT_RANK).example())
+            specs.append(_TensorSpec(DEFAULT_RANK))
+            free.append(i)
         else:
             raise RuleFileError(f"argument `{p.name}` of {fn.__name__}: every argument is a tensor "
                                 f"(annotate it as Tensor[rank] from graft.rules, or leave it bare)", _def_line(fn))
-    return tuple(out)
+    if free and site_ranks:
+        for i, rank in _ranks_from_sites(fn, specs, free, site_ranks).items():
+            specs[i] = _TensorSpec(rank)
+    return tuple(s.example() for s in specs)
+
+
+class _Restart(Exception):
+    pass
+
+
+def _ranks_from_sites(fn, specs, free, site_ranks):
+    """Ranks for the arguments without annotation, from the model: each takes the rank of the
+    model's tensors at the place of the op it is first passed to (site_ranks: op kind → ranks by
+    position and by argument name). `fn` runs with the examples so far under a torch function
+    mode; when an op reads an argument whose rank is not yet known, the rank is set and `fn` runs
+    again, until no op tells more."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    ranks = {}
+    todo = set(free)
+
+    def op_ranks(func):
+        name = getattr(func, "__name__", "") or ""
+        name = name.split(".")[0].strip("_")
+        # A traced model holds convolutions as aten::_convolution (same leading arguments).
+        for kind in [name] + (["_convolution", "convolution"] if name.startswith("conv") else []):
+            if f"aten::{kind}" in site_ranks:
+                return site_ranks[f"aten::{kind}"]
+        return None
+
+    class Probe(TorchFunctionMode):
+        def __init__(self, tensors):
+            super().__init__()
+            self.tensors = tensors
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            known = op_ranks(func)
+            if known and todo:
+                names = {}
+                try:
+                    bound = inspect.signature(func).bind(*args, **kwargs)
+                    names = {id(v): k for k, v in bound.arguments.items() if isinstance(v, torch.Tensor)}
+                except (TypeError, ValueError):
+                    pass
+                changed = False
+                flat = [(pos, a) for pos, a in enumerate(args)] + [(None, v) for v in kwargs.values()]
+                for pos, a in flat:
+                    for i in list(todo):
+                        if a is not self.tensors[i]:
+                            continue
+                        rank = known["names"].get(names.get(id(a), ""), -1)
+                        if rank < 0 and pos is not None and pos < len(known["positions"]):
+                            rank = known["positions"][pos]
+                        if rank >= 0:
+                            todo.discard(i)
+                            ranks[i] = rank
+                            changed = changed or rank != a.dim()
+                if changed:
+                    raise _Restart()
+            return func(*args, **kwargs)
+
+    from graft.rules import _TensorSpec
+
+    for _ in range(len(free) + 1):
+        tensors = [(_TensorSpec(ranks[i]) if i in ranks else s).example() for i, s in enumerate(specs)]
+        try:
+            with torch.no_grad(), Probe(tensors):
+                fn(*tensors)
+            break
+        except _Restart:
+            continue
+        except Exception:
+            break
+    return ranks
 
 
 class _Wrapper:
@@ -300,7 +376,7 @@ def _rank_variants(rule, fn, examples, program_file, path, outdir, i):
     return variants
 
 
-def compile_rules(path, outdir):
+def compile_rules(path, outdir, request=None):
     import torch
 
     module = _load(path)
@@ -322,7 +398,7 @@ def compile_rules(path, outdir):
         if not p_args:
             raise RuleFileError(f"{rule.pattern.__name__} takes no arguments: a pattern computes its result from its inputs",
                                 _def_line(rule.pattern))
-        examples = _examples(rule, rule.pattern, path)
+        examples = _examples(rule, rule.pattern, path, (request or {}).get("site_ranks"))
         if len(examples) != len(p_args):
             raise RuleFileError(f"example_inputs has {len(examples)} tensors for {len(p_args)} arguments", _def_line(rule.pattern))
         entry = {"name": rule.name, "description": rule.description, "condition": rule.condition,
@@ -358,7 +434,11 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
         if mode == "rules":
-            result = compile_rules(path, outdir)
+            request = None
+            if len(sys.argv) > 5:
+                with open(sys.argv[5]) as f:
+                    request = json.load(f)
+            result = compile_rules(path, outdir, request)
         elif mode == "module":
             from graft._module_compiler import compile_module
 
