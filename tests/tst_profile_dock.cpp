@@ -14,6 +14,8 @@
 #include <torch/script.h>
 
 #include <QtCharts/QAbstractBarSeries>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
@@ -21,9 +23,11 @@
 #include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
 #include <QtWidgets/QCheckBox>
+#include <QtWidgets/QComboBox>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QSpinBox>
+#include <QtWidgets/QTabWidget>
 #include <QtWidgets/QLineEdit>
 
 using namespace graft;
@@ -42,6 +46,75 @@ void dropRelus(core::model::Document& doc) {
     n->destroy();
   }
   graft::core::edit::Session(doc).commitBuilt(core::model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("drop relus"), doc.ids()));
+}
+
+
+// A profile of `rev` as one on CUDA reads (the same records core/profile/kernel_attribution
+// fills): two runs, an op event per node, and GPU kernels on stream 7, node i launching
+// (i % 3) kernels of (i + 1) * 3 µs each (run 1's twice as long), plus one kernel launched outside
+// every node. With `kernels` false it is the same profile as the CPU records it: no kernels.
+core::profile::Profile syntheticProfile(const core::model::Revision& rev, bool kernels) {
+  core::profile::Profile p;
+  p.device = kernels ? QStringLiteral("cuda") : QStringLiteral("cpu");
+  p.runMs = {1.0, 1.2};
+  p.forwardMs = {0.9, 1.0};
+  p.run = core::profile::Stats::of(p.runMs);
+  p.forward = core::profile::Stats::of(p.forwardMs);
+  const auto ids = rev.opNodeIds();
+  QVector<double> kernelPerRun(2, 0.0);
+  for (int i = 0; i < int(ids.size()); ++i) {
+    core::profile::NodeTiming t{ids[size_t(i)], rev.kindOf(ids[size_t(i)]), rev.modulePathOf(ids[size_t(i)]), 1,
+                                core::profile::Stats::of({0.01 * (i + 1), 0.01 * (i + 1)})};
+    QVector<double> nodeKernelMs(2, 0.0);
+    for (int run = 0; run < 2; ++run) {
+      const qint64 start = run * 1000000 + i * 20000;
+      p.events.push_back({t.op, run, start, 10000, 0, 0, QString(), t.node});
+      if (!kernels) continue;
+      for (int k = 0; k < i % 3; ++k) {
+        core::profile::KernelEvent e;
+        e.name = QStringLiteral("kernel_%1_%2").arg(i).arg(k);
+        e.run = run;
+        e.startNs = start + 12000 + k * 4000;
+        e.durationNs = (i + 1) * 3000 * (run + 1);
+        e.launchNs = start + 2000;
+        e.stream = 7;
+        e.node = t.node;
+        p.kernels.push_back(e);
+        nodeKernelMs[run] += e.durationNs / 1e6;
+      }
+    }
+    if (kernels) {
+      t.kernels = i % 3;
+      t.kernelMs = core::profile::Stats::of(nodeKernelMs);
+      kernelPerRun[0] += nodeKernelMs[0];
+      kernelPerRun[1] += nodeKernelMs[1];
+    }
+    p.nodes.push_back(t);
+  }
+  // Time per op kind, slowest first, as the profiler sums it.
+  QHash<QString, QVector<double>> byOp;
+  QHash<QString, int> nodesOf;
+  for (const auto& n : p.nodes) {
+    auto& runs = byOp[n.op];
+    runs.resize(2);
+    runs[0] += n.selfMs.median;
+    runs[1] += n.selfMs.median;
+    ++nodesOf[n.op];
+  }
+  for (auto it = byOp.begin(); it != byOp.end(); ++it) p.byOp.push_back({it.key(), nodesOf[it.key()], core::profile::Stats::of(it.value())});
+  std::sort(p.byOp.begin(), p.byOp.end(), [](const auto& a, const auto& b) { return a.totalMs.median > b.totalMs.median; });
+  if (kernels) {
+    core::profile::KernelEvent stray;
+    stray.name = QStringLiteral("Memset (Device)");
+    stray.startNs = 5000;
+    stray.durationNs = 1000;
+    stray.stream = 7;
+    p.kernels.push_back(stray);
+    p.unattributedKernels = 1;
+    p.kernelsRecorded = true;
+    p.kernel = core::profile::Stats::of(kernelPerRun);
+  }
+  return p;
 }
 
 }  // namespace
@@ -134,6 +207,124 @@ class TstProfileDock : public QObject {
     QVERIFY(canvas->graphScene()->nodeHeat(largest.key(), &changed));
     QCOMPARE(changed, ui::canvas::deltaColour(*largest > 0 ? 1.0 : -1.0));
     QVERIFY(dock->nodeTable()->rowCount() > 0);
+  }
+  // A profile with GPU kernels: the node table gets kernel time and count columns, the timeline a
+  // kernel lane under the op lane (a bar per kernel of the shown run, named in its tooltip, a click
+  // selecting its node), and the cost heatmap colours by kernel time unless host time is chosen.
+  void cudaProfileShowsKernels() {
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* dock = w.profileDock();
+    dock->show();
+    dock->raise();
+    const auto& rev = *w.document()->current();
+    const auto profile = syntheticProfile(rev, true);
+    QSignalSpy costs(dock, &ui::ProfileDock::costsChanged);
+    dock->showProfiles(profile, profile);
+    QCOMPARE(costs.count(), 1);
+    QVERIFY(dock->summaryText().contains(QStringLiteral("GPU kernels: ")));
+    QVERIFY(dock->summaryText().contains(QStringLiteral("1 launched outside every node")));
+
+    auto* table = dock->nodeTable();
+    QCOMPARE(table->columnCount(), 7);
+    QCOMPARE(table->horizontalHeaderItem(5)->text(), QStringLiteral("Kernel ms after"));
+    QCOMPARE(table->horizontalHeaderItem(6)->text(), QStringLiteral("Kernels"));
+    QCOMPARE(table->rowCount(), int(profile.nodes.size()));
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const auto id = table->item(row, 0)->data(Qt::UserRole).toULongLong();
+      const auto t = std::find_if(profile.nodes.begin(), profile.nodes.end(), [&](const auto& n) { return n.node == id; });
+      QVERIFY(t != profile.nodes.end());
+      QCOMPARE(table->item(row, 5)->text(), QString::number(t->kernelMs.median, 'f', 3));
+      QCOMPARE(table->item(row, 4)->text(), QString::number(t->kernelMs.median, 'f', 3));
+      QCOMPARE(table->item(row, 6)->text(), QString::number(t->kernels));
+    }
+
+    // The op-kind chart: host time and, beside it, the kernels' device time per kind.
+    auto* bars = qobject_cast<QAbstractBarSeries*>(dock->charts()->byOpChart()->chart()->series().front());
+    QCOMPARE(bars->count(), 2);
+    QCOMPARE(bars->barSets()[1]->label(), QStringLiteral("original GPU kernels"));
+    const auto kernelByOp = ui::ProfileCharts::kernelMsByOp(profile);
+    const auto categories = qobject_cast<QBarCategoryAxis*>(dock->charts()->byOpChart()->chart()->axes(Qt::Vertical).front())->categories();
+    QCOMPARE(categories.size(), bars->barSets()[1]->count());
+    for (int i = 0; i < categories.size(); ++i)
+      QCOMPARE(bars->barSets()[1]->at(i), kernelByOp.value(QStringLiteral("aten::") + categories[i]));
+
+    // The kernel lane: one bar per kernel of run 0 (the stray one, of no run, is not drawn).
+    auto* timeline = w.findChild<ui::TimelineView*>();
+    const int run0 = int(std::count_if(profile.kernels.begin(), profile.kernels.end(), [](const auto& k) { return k.run == 0; }));
+    QVERIFY(run0 > 0);
+    QCOMPARE(timeline->kernelBarCount(), run0);
+    const QPoint onKernel = timeline->kernelBarRect(run0 - 1).center().toPoint();
+    const auto* kernel = timeline->kernelAt(onKernel);
+    QVERIFY(kernel);
+    QVERIFY(kernel->name.startsWith(QStringLiteral("kernel_")));
+    const QString tip = timeline->toolTipAt(onKernel);
+    QVERIFY2(tip.contains(kernel->name) && tip.contains(QStringLiteral("stream 7")) &&
+                 tip.contains(QStringLiteral("node #%1").arg(kernel->node)) && tip.contains(rev.kindOf(kernel->node)),
+             qPrintable(tip));
+    // Below the op lane, not over it.
+    QVERIFY(timeline->kernelBarRect(0).top() > 18 + 18);
+    QTest::mouseClick(timeline, Qt::LeftButton, {}, onKernel);
+    QCOMPARE(w.selectedNode(), kernel->node);
+
+    // The heatmap: kernel time by default, the host time when chosen.
+    QVERIFY(dock->costsAreKernelTimes());
+    auto* metric = dock->findChild<QComboBox*>(QStringLiteral("profileCostMetric"));
+    QVERIFY(metric && metric->isVisible());
+    auto byKernel = dock->nodeCosts();
+    QCOMPARE(byKernel.size(), int(profile.nodes.size()));
+    for (const auto& n : profile.nodes) QCOMPARE(byKernel.value(n.node), n.kernelMs.median);
+    auto* canvas = w.findChild<ui::canvas::GraphCanvas*>();
+    QVERIFY(canvas->heatVisible());
+    const auto hottest = std::max_element(byKernel.begin(), byKernel.end()).key();
+    QColor hot;
+    QVERIFY(canvas->graphScene()->nodeHeat(hottest, &hot));
+    QCOMPARE(hot, ui::canvas::heatColour(1.0));
+    canvas->expandAll();
+    QTRY_VERIFY(!canvas->layoutPending());
+    QTest::qWait(300);  // let the charts lay out before the grab
+    const QString out = test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(out + QStringLiteral("/profile_dock_cuda_kernels.png")));
+    auto* tabs = dock->findChild<QTabWidget*>(QStringLiteral("profileTabs"));
+    tabs->setCurrentWidget(table);
+    QTest::qWait(100);
+    QVERIFY(w.grab().save(out + QStringLiteral("/profile_dock_cuda_kernel_table.png")));
+    tabs->setCurrentIndex(0);
+    costs.clear();
+    metric->setCurrentIndex(1);
+    QCOMPARE(costs.count(), 1);
+    QVERIFY(!dock->costsAreKernelTimes());
+    for (const auto& n : profile.nodes) QCOMPARE(dock->nodeCosts().value(n.node), n.selfMs.median);
+    const auto slowest = std::max_element(profile.nodes.begin(), profile.nodes.end(),
+                                          [](const auto& a, const auto& b) { return a.selfMs.median < b.selfMs.median; })->node;
+    QVERIFY(canvas->graphScene()->nodeHeat(slowest, &hot));
+    QCOMPARE(hot, ui::canvas::heatColour(1.0));
+  }
+  // On the CPU there are no kernels: no kernel columns, no kernel lane, no heatmap choice.
+  void cpuProfileShowsNoKernels() {
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* dock = w.profileDock();
+    dock->show();
+    // A CUDA profile first: what it showed goes with the next one.
+    dock->showProfiles(syntheticProfile(*w.document()->current(), true), syntheticProfile(*w.document()->current(), true));
+    QCOMPARE(dock->nodeTable()->columnCount(), 7);
+    const auto profile = syntheticProfile(*w.document()->current(), false);
+    dock->showProfiles(profile, profile);
+    QCOMPARE(dock->nodeTable()->columnCount(), 4);
+    QCOMPARE(dock->nodeTable()->rowCount(), int(profile.nodes.size()));
+    QCOMPARE(w.findChild<ui::TimelineView*>()->kernelBarCount(), 0);
+    QCOMPARE(qobject_cast<QAbstractBarSeries*>(dock->charts()->byOpChart()->chart()->series().front())->count(), 1);
+    QVERIFY(!dock->findChild<QComboBox*>(QStringLiteral("profileCostMetric"))->isVisible());
+    QVERIFY(!dock->costsAreKernelTimes());
+    QVERIFY(!dock->summaryText().contains(QStringLiteral("kernel")));
+    for (const auto& n : profile.nodes) QCOMPARE(dock->nodeCosts().value(n.node), n.selfMs.median);
   }
   void badInputIsReported() {
     ui::MainWindow w;

@@ -8,9 +8,16 @@ namespace graft::core::profile {
 
 std::vector<PairedTime> pairNodeTimes(const Profile& before, const model::Revision& revBefore, const Profile& after,
                                       const model::Revision& revAfter) {
-  std::unordered_map<model::NodeId, double> msBefore, msAfter;
-  for (const auto& n : before.nodes) msBefore[n.node] += n.selfMs.median;
-  for (const auto& n : after.nodes) msAfter[n.node] += n.selfMs.median;
+  std::unordered_map<model::NodeId, double> msBefore, msAfter, kernelBefore, kernelAfter, kernelsAfter;
+  for (const auto& n : before.nodes) {
+    msBefore[n.node] += n.selfMs.median;
+    kernelBefore[n.node] += n.kernelMs.median;
+  }
+  for (const auto& n : after.nodes) {
+    msAfter[n.node] += n.selfMs.median;
+    kernelAfter[n.node] += n.kernelMs.median;
+    kernelsAfter[n.node] += n.kernels;
+  }
   auto timeOf = [](const std::unordered_map<model::NodeId, double>& ms, model::NodeId id) {
     auto it = ms.find(id);
     return it == ms.end() ? 0.0 : it->second;
@@ -26,6 +33,9 @@ std::vector<PairedTime> pairNodeTimes(const Profile& before, const model::Revisi
       row.label = (row.modulePath.isEmpty() ? QString() : row.modulePath + QLatin1Char(' ')) + revAfter.kindOf(id);
       row.beforeMs = timeOf(msBefore, a->second);
       row.afterMs = timeOf(msAfter, id);
+      row.beforeKernelMs = timeOf(kernelBefore, a->second);
+      row.afterKernelMs = timeOf(kernelAfter, id);
+      row.afterKernels = int(timeOf(kernelsAfter, id));
       row.afterNodes = {id};
       rows.push_back(std::move(row));
       continue;
@@ -39,8 +49,15 @@ std::vector<PairedTime> pairNodeTimes(const Profile& before, const model::Revisi
     row.change = group.number;
     row.modulePath = revAfter.modulePathOf(id);
     row.label = group.label();
-    for (auto a : group.a) row.beforeMs += timeOf(msBefore, a);
-    for (auto b : group.b) row.afterMs += timeOf(msAfter, b);
+    for (auto a : group.a) {
+      row.beforeMs += timeOf(msBefore, a);
+      row.beforeKernelMs += timeOf(kernelBefore, a);
+    }
+    for (auto b : group.b) {
+      row.afterMs += timeOf(msAfter, b);
+      row.afterKernelMs += timeOf(kernelAfter, b);
+      row.afterKernels += int(timeOf(kernelsAfter, b));
+    }
     row.afterNodes = group.b;
     rows.push_back(std::move(row));
   }
@@ -50,7 +67,10 @@ std::vector<PairedTime> pairNodeTimes(const Profile& before, const model::Revisi
     PairedTime row;
     row.change = c.groups[i].number;
     row.label = c.groups[i].label();
-    for (auto a : c.groups[i].a) row.beforeMs += timeOf(msBefore, a);
+    for (auto a : c.groups[i].a) {
+      row.beforeMs += timeOf(msBefore, a);
+      row.beforeKernelMs += timeOf(kernelBefore, a);
+    }
     rows.push_back(std::move(row));
   }
   return rows;

@@ -14,6 +14,10 @@ struct PairedTime {
   QString label;                         // "layer1.0.conv1 aten::conv2d" or "change 3: … → …"
   QString modulePath;
   double beforeMs = 0, afterMs = 0;      // medians of self time, summed over a group's nodes
+  // Where a side recorded GPU kernels (Profile::kernelsRecorded): the medians of the device time of
+  // the kernels the row's nodes launched, summed the same way, and the after side's kernels per run.
+  double beforeKernelMs = 0, afterKernelMs = 0;
+  int afterKernels = 0;
   int change = 0;                        // 0: one unchanged node; N: change group N
   std::vector<model::NodeId> afterNodes; // every after-side node the row covers
 };

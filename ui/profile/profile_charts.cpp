@@ -10,6 +10,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 #include <QtWidgets/QHBoxLayout>
+#include <QtCore/QHash>
 #include <QtCore/QSet>
 
 #include <algorithm>
@@ -135,17 +136,32 @@ void ProfileCharts::showMemory(const QVector<Series>& series) {
   memory_->setVisible(!chart->series().isEmpty());
 }
 
+QHash<QString, double> ProfileCharts::kernelMsByOp(const core::profile::Profile& profile) {
+  QHash<QString, double> ms;
+  if (profile.kernelsRecorded)
+    for (const auto& n : profile.nodes) ms[n.op] += n.kernelMs.median;
+  return ms;
+}
+
 void ProfileCharts::setProfiles(const QVector<Series>& series) {
-  // Op kinds: the slowest of every profile, so a kind that a rewrite removed still shows (as 0).
+  // Op kinds: the slowest of every profile, so a kind that a rewrite removed still shows (as 0);
+  // where kernels were recorded, also the kinds whose kernels take longest on the device.
   QStringList ops;
-  for (const auto& s : series)
+  for (const auto& s : series) {
     for (int i = 0; i < s.profile->byOp.size() && i < kTopOps; ++i)
       if (!ops.contains(s.profile->byOp[i].op)) ops << s.profile->byOp[i].op;
+    const auto kernelMs = kernelMsByOp(*s.profile);
+    QStringList byKernel = kernelMs.keys();
+    std::sort(byKernel.begin(), byKernel.end(), [&](const QString& a, const QString& b) { return kernelMs[a] > kernelMs[b]; });
+    for (int i = 0; i < byKernel.size() && i < kTopOps / 2; ++i)
+      if (kernelMs[byKernel[i]] > 0 && !ops.contains(byKernel[i])) ops << byKernel[i];
+  }
   std::reverse(ops.begin(), ops.end());  // slowest at the top of a horizontal bar chart
 
   QChart* bars = byOp_->chart();
   resetChart(bars);
   auto* barSeries = new QHorizontalBarSeries();
+  double maxBar = 0;
   for (const auto& s : series) {
     auto* set = new QBarSet(s.label);
     for (const auto& op : ops) {
@@ -155,6 +171,16 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
       *set << v;
     }
     barSeries->append(set);
+    // On CUDA a node's host time is its launch: its kernels' device time is a bar of its own.
+    if (s.profile->kernelsRecorded) {
+      const auto kernelMs = kernelMsByOp(*s.profile);
+      auto* kernels = new QBarSet(tr("%1 GPU kernels").arg(s.label));
+      for (const auto& op : ops) {
+        *kernels << kernelMs.value(op);
+        maxBar = std::max(maxBar, kernelMs.value(op));
+      }
+      barSeries->append(kernels);
+    }
   }
   bars->addSeries(barSeries);
   auto* cat = new QBarCategoryAxis();
@@ -167,7 +193,6 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   bars->addAxis(cat, Qt::AlignLeft);
   barSeries->attachAxis(cat);
   auto* valueAxis = new QValueAxis();
-  double maxBar = 0;
   for (const auto& s : series)
     for (const auto& k : s.profile->byOp) maxBar = std::max(maxBar, k.totalMs.median);
   bars->addAxis(valueAxis, Qt::AlignBottom);

@@ -1,6 +1,7 @@
 #pragma once
-// QtCharts views of one or two profiles: time per op kind (bars), latency per run (lines) and its
-// distribution (box plots); where memory was recorded, allocated bytes over the node sequence.
+// QtCharts views of one or two profiles: time per op kind (bars; where GPU kernels were recorded,
+// their device time per op kind beside it), latency per run (lines) and its distribution (box
+// plots); where memory was recorded, allocated bytes over the node sequence.
 #include "core/profile/profile.h"
 
 #include <QtWidgets/QWidget>
@@ -24,6 +25,9 @@ class ProfileCharts : public QWidget {
   QChartView* byOpChart() const { return byOp_; }
   QChartView* latencyChart() const { return latency_; }
   QChartView* distributionChart() const { return distribution_; }
+  // Per op kind, the median device time per run of the kernels its nodes launched (empty without
+  // kernels): the "GPU kernels" bars.
+  static QHash<QString, double> kernelMsByOp(const core::profile::Profile& profile);
   // Hidden unless a profile recorded memory.
   QChartView* memoryChart() const { return memory_; }
 

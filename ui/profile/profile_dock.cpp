@@ -61,7 +61,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   device_ = new QComboBox(body);
   device_->setObjectName(QStringLiteral("profileDevice"));
   device_->addItems(core::run::availableDevices());
-  device_->setToolTip(tr("Where to run: CUDA is offered when this machine has it (timing is synchronised)"));
+  device_->setToolTip(tr("Where to run: CUDA is offered when this machine has it (each node's GPU kernels are then recorded)"));
   memory_ = new QCheckBox(tr("Memory"), body);
   memory_->setObjectName(QStringLiteral("profileMemory"));
   memory_->setToolTip(tr("Also record the bytes each node allocates and the peak, in one extra node-by-node run"));
@@ -128,6 +128,16 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   split->setStretchFactor(1, 2);
   tabs_->addTab(split, tr("Timeline and charts"));
   tabs_->addTab(nodeTable_, tr("Node times"));
+  // On CUDA a node's host time is its launch; what it costs is its kernels' device time.
+  costMetric_ = new QComboBox(tabs_);
+  costMetric_->setObjectName(QStringLiteral("profileCostMetric"));
+  costMetric_->addItems({tr("Heatmap: kernel time"), tr("Heatmap: host time")});
+  costMetric_->setToolTip(tr("What the cost heatmap colours nodes by: the device time of the GPU kernels each node launched, or its time on the host"));
+  costMetric_->setVisible(false);
+  tabs_->setCornerWidget(costMetric_, Qt::TopRightCorner);
+  connect(costMetric_, &QComboBox::currentIndexChanged, this, [this] {
+    if (after_) Q_EMIT costsChanged();
+  });
   layout->addWidget(tabs_, 1);
   setWidget(scrollable(body));
 
@@ -162,7 +172,7 @@ void ProfileDock::setDocument(core::model::Document* document) {
   // Every result of the previous model goes: summary, charts and node times.
   timeline_->setTracks({});
   charts_->clear();
-  nodeTable_->setRowCount(0);
+  showNodeTimes();  // no rows, no kernel columns
   summary_->setText(kIdleSummary());
   inputSpec_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   inputSpec_->setToolTip(core::run::inputFieldHelp(document_));
@@ -280,6 +290,22 @@ void ProfileDock::showResult() {
   }
   before_ = r.before;
   after_ = r.after;
+  showProfilesNow();
+}
+
+void ProfileDock::showProfiles(const core::profile::Profile& before, const core::profile::Profile& after) {
+  if (!document_ || isRunning()) return;
+  const bool both = document_->currentIndex() != 0;
+  beforeLabel_ = tr("original");
+  afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
+  revBefore_ = document_->original();
+  revAfter_ = both ? document_->current() : document_->original();
+  before_ = both ? before : after;
+  after_ = after;
+  showProfilesNow();
+}
+
+void ProfileDock::showProfilesNow() {
   const bool both = beforeLabel_ != afterLabel_;
   QVector<TimelineView::Track> tracks{{beforeLabel_, &*before_}};
   QVector<ProfileCharts::Series> series{{beforeLabel_, &*before_}};
@@ -300,14 +326,32 @@ void ProfileDock::showResult() {
                      .arg(after_->run.median / std::max(1e-9, after_->forward.median), 0, 'f', 2);
   if (both) text += QLatin1Char(' ') + speedupText();
   if (const QString memory = memoryText(); !memory.isEmpty()) text += QLatin1Char(' ') + memory;
+  if (const QString kernels = kernelText(); !kernels.isEmpty()) text += QLatin1Char(' ') + kernels;
   summary_->setText(text);
   exportButton_->setEnabled(true);
   Q_EMIT costsChanged();
   Q_EMIT finished(true, text);
 }
 
+QString ProfileDock::kernelText() const {
+  if (!after_) return {};
+  if (!after_->kernelsRecorded) return after_->kernelNote.isEmpty() ? QString() : tr("GPU kernels not recorded: %1.").arg(after_->kernelNote);
+  const double perRun = double(after_->kernels.size()) / std::max<qsizetype>(1, after_->runMs.size());
+  QString text = tr("GPU kernels: %1 ms per run (median), %2 kernels per run").arg(after_->kernel.median, 0, 'f', 3).arg(perRun, 0, 'f', 0);
+  if (after_->unattributedKernels > 0) text += tr(", %1 launched outside every node").arg(after_->unattributedKernels);
+  return text + QLatin1Char('.');
+}
+
 void ProfileDock::showNodeTimes() {
   nodeTable_->setRowCount(0);
+  // Kernel columns only where a side recorded GPU kernels: a CPU profile shows none, not empty ones.
+  const bool kernels = (before_ && before_->kernelsRecorded) || (after_ && after_->kernelsRecorded);
+  QStringList headers{tr("Node or change"), tr("Before ms"), tr("After ms"), tr("After / before")};
+  if (kernels) headers << tr("Kernel ms before") << tr("Kernel ms after") << tr("Kernels");
+  nodeTable_->setColumnCount(int(headers.size()));
+  nodeTable_->setHorizontalHeaderLabels(headers);
+  for (int c = 1; c < headers.size(); ++c) nodeTable_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  costMetric_->setVisible(after_ && after_->kernelsRecorded);
   if (!before_ || !after_ || !revBefore_ || !revAfter_) return;
   const auto rows = core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_);
   nodeTable_->setRowCount(int(rows.size()));
@@ -321,21 +365,34 @@ void ProfileDock::showNodeTimes() {
     nodeTable_->setItem(i, 2, new QTableWidgetItem(QString::number(r.afterMs, 'f', 3)));
     nodeTable_->setItem(i, 3, new QTableWidgetItem(r.beforeMs > 0 ? QStringLiteral("%1×").arg(r.afterMs / r.beforeMs, 0, 'f', 2)
                                                                   : QStringLiteral("—")));
+    if (kernels) {
+      nodeTable_->setItem(i, 4, new QTableWidgetItem(before_->kernelsRecorded ? QString::number(r.beforeKernelMs, 'f', 3) : QStringLiteral("—")));
+      nodeTable_->setItem(i, 5, new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernelMs, 'f', 3) : QStringLiteral("—")));
+      nodeTable_->setItem(i, 6, new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernels) : QStringLiteral("—")));
+    }
   }
 }
 
 QHash<core::model::NodeId, double> ProfileDock::nodeDeltas() const {
   QHash<core::model::NodeId, double> deltas;
   if (!before_ || !after_ || !revBefore_ || !revAfter_ || revBefore_ == revAfter_) return deltas;
-  for (const auto& r : core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_))
-    for (auto id : r.afterNodes) deltas.insert(id, (r.afterMs - r.beforeMs) / double(r.afterNodes.size()));
+  const bool kernels = costsAreKernelTimes() && before_->kernelsRecorded;
+  for (const auto& r : core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_)) {
+    const double change = kernels ? r.afterKernelMs - r.beforeKernelMs : r.afterMs - r.beforeMs;
+    for (auto id : r.afterNodes) deltas.insert(id, change / double(r.afterNodes.size()));
+  }
   return deltas;
+}
+
+bool ProfileDock::costsAreKernelTimes() const {
+  return after_ && after_->kernelsRecorded && costMetric_->currentIndex() == 0;
 }
 
 QHash<core::model::NodeId, double> ProfileDock::nodeCosts() const {
   QHash<core::model::NodeId, double> costs;
+  const bool kernels = costsAreKernelTimes();
   if (after_)
-    for (const auto& n : after_->nodes) costs.insert(n.node, n.selfMs.median);
+    for (const auto& n : after_->nodes) costs.insert(n.node, kernels ? n.kernelMs.median : n.selfMs.median);
   return costs;
 }
 

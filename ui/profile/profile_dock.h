@@ -46,8 +46,15 @@ class ProfileDock : public QDockWidget {
   ProfileCharts* charts() const { return charts_; }
   // The summary line above the charts ("Speedup …", or what to do first).
   QString summaryText() const;
-  // Median self time per node of the current revision's profile (empty before a run).
+  // Shows profiles of the original and the current revision made elsewhere (a profile read back,
+  // a synthetic one in a test) exactly as a run of the dock shows its own.
+  void showProfiles(const core::profile::Profile& before, const core::profile::Profile& after);
+  // Median cost per node of the current revision's profile (empty before a run): its self time,
+  // or where the profile recorded GPU kernels and "kernel time" is chosen (the default there),
+  // the device time of the kernels it launched. The canvas's cost heatmap is drawn from this.
   QHash<core::model::NodeId, double> nodeCosts() const;
+  // Whether nodeCosts() and nodeDeltas() are kernel times (only with kernels recorded).
+  bool costsAreKernelTimes() const;
   // Per node of the current revision, the change of self time against the original, paired
   // through provenance (a change's time against what it replaced, shared by its nodes); empty
   // unless both were profiled.
@@ -72,7 +79,9 @@ class ProfileDock : public QDockWidget {
     core::model::Diagnostics diagnostics;  // of the failure
   };
   void showResult();
+  void showProfilesNow();
   void showNodeTimes();
+  QString kernelText() const;
   void setRunning(bool running);
 
   QPointer<core::model::Document> document_;
@@ -92,6 +101,7 @@ class ProfileDock : public QDockWidget {
   ProfileCharts* charts_;
   QTableWidget* nodeTable_;
   QTabWidget* tabs_;
+  QComboBox* costMetric_;  // heatmap from host self time or kernel time; shown with kernels only
   QFutureWatcher<Result> watcher_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   std::optional<core::profile::Profile> before_, after_;

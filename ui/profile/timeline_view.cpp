@@ -2,6 +2,7 @@
 
 #include <QtGui/QMouseEvent>
 #include <QtGui/QPainter>
+#include <QtCore/QHash>
 #include <QtWidgets/QToolTip>
 #include <algorithm>
 
@@ -40,6 +41,7 @@ void TimelineView::resetZoom() {
 
 void TimelineView::rebuild() {
   bars_.clear();
+  kernelBars_.clear();
   trackRows_.clear();
   double row = 0;
   spanMs_ = 0.001;
@@ -60,7 +62,27 @@ void TimelineView::rebuild() {
       bars_.push_back({QRectF(x, y, w, 1), &e});
       spanMs_ = std::max(spanMs_, x + w);
     }
-    row += std::max<quint64>(lanes, 1) * (kMaxDepth + 1) + 0.5;
+    row += std::max<quint64>(lanes, 1) * (kMaxDepth + 1);
+    // Kernels: a lane per stream under the op lanes, on the same clock (the profile's origin).
+    if (t.profile->kernelsRecorded && origin != std::numeric_limits<qint64>::max()) {
+      QHash<core::model::NodeId, QString> opOf;
+      for (const auto& n : t.profile->nodes) opOf.insert(n.node, n.op);
+      QVector<qint64> streams;
+      for (const auto& k : t.profile->kernels)
+        if (k.run == run_ && !streams.contains(k.stream)) streams.push_back(k.stream);
+      std::sort(streams.begin(), streams.end());
+      // "GPU" for the usual one stream; the tooltip names it.
+      for (qint64 stream : streams)
+        trackRows_.push_back({streams.size() == 1 ? tr("GPU") : tr("GPU s%1").arg(stream), row + streams.indexOf(stream)});
+      for (const auto& k : t.profile->kernels) {
+        if (k.run != run_) continue;
+        const double x = (k.startNs - origin) / 1e6, w = k.durationNs / 1e6;
+        kernelBars_.push_back({QRectF(x, row + streams.indexOf(k.stream), w, 1), &k, opOf.value(k.node)});
+        spanMs_ = std::max(spanMs_, x + w);
+      }
+      row += streams.size();
+    }
+    row += 0.5;
   }
   rows_ = std::max(row, 1.0);
   setMinimumHeight(kAxisHeight + static_cast<int>(rows_ * kRowHeight) + 4);
@@ -116,11 +138,26 @@ void TimelineView::paintEvent(QPaintEvent*) {
                  p.fontMetrics().elidedText(b.event->name.section(QStringLiteral("::"), 1), Qt::ElideRight, int(r.width()) - 5));
     }
   }
+  // A kernel wears its launching op's colour (grey when no op launched it), with a dark edge so
+  // back-to-back kernels of one op stay apart.
+  for (const auto& b : kernelBars_) {
+    const QRectF r = toScreen(b.rect);
+    if (r.right() < kLabelWidth || r.left() > width()) continue;
+    p.fillRect(r, b.op.isEmpty() ? QColor(190, 190, 190) : colourFor(b.op));
+    p.setPen(QColor(0, 0, 0, 90));
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+    if (r.width() > 40) {
+      p.setPen(Qt::black);
+      p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                 p.fontMetrics().elidedText(b.kernel->name, Qt::ElideRight, int(r.width()) - 5));
+    }
+  }
   p.setClipping(false);
   p.setFont(font());
   p.setPen(palette().color(QPalette::Text));
   for (const auto& [label, row] : trackRows_)
-    p.drawText(QRectF(4, kAxisHeight + row * kRowHeight, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter, label);
+    p.drawText(QRectF(4, kAxisHeight + row * kRowHeight, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter,
+               p.fontMetrics().elidedText(label, Qt::ElideRight, kLabelWidth - 8));
 }
 
 const core::profile::OpEvent* TimelineView::eventAt(const QPoint& pos) const {
@@ -128,6 +165,37 @@ const core::profile::OpEvent* TimelineView::eventAt(const QPoint& pos) const {
   for (const auto& b : bars_)
     if (toScreen(b.rect).adjusted(0, 0, 0, 2).contains(pos) && (!best || b.event->depth >= best->depth)) best = b.event;
   return best;
+}
+
+const core::profile::KernelEvent* TimelineView::kernelAt(const QPoint& pos) const {
+  for (const auto& b : kernelBars_)
+    if (toScreen(b.rect).adjusted(0, 0, 0, 2).contains(pos)) return b.kernel;
+  return nullptr;
+}
+
+QRectF TimelineView::kernelBarRect(int i) const {
+  return i >= 0 && i < kernelBars_.size() ? toScreen(kernelBars_[i].rect) : QRectF();
+}
+
+QString TimelineView::toolTipAt(const QPoint& pos) const {
+  if (const auto* k = kernelAt(pos)) {
+    QString text = QStringLiteral("<b>%1</b><br>%2 µs on the GPU, stream %3").arg(k->name.toHtmlEscaped())
+                       .arg(k->durationNs / 1000.0, 0, 'f', 1).arg(k->stream);
+    QString op;
+    for (const auto& b : kernelBars_)
+      if (b.kernel == k) op = b.op;
+    if (k->node != core::model::kNoNode) text += tr("<br>launched by %1, node #%2 (click to select)").arg(op).arg(k->node);
+    else text += tr("<br>launched outside every node (the interpreter or allocator)");
+    return text;
+  }
+  if (const auto* e = eventAt(pos)) {
+    QString text = QStringLiteral("<b>%1</b><br>%2 µs").arg(e->name).arg(e->durationNs / 1000.0, 0, 'f', 1);
+    if (!e->shapes.isEmpty()) text += QStringLiteral("<br>inputs: ") + e->shapes;
+    if (e->node != core::model::kNoNode) text += tr("<br>node #%1 (click to select)").arg(e->node);
+    else if (e->depth > 0) text += tr("<br>called inside another op");
+    return text;
+  }
+  return {};
 }
 
 void TimelineView::wheelEvent(QWheelEvent* event) {
@@ -156,20 +224,14 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     update();
     return;
   }
-  if (const auto* e = eventAt(event->pos())) {
-    QString text = QStringLiteral("<b>%1</b><br>%2 µs").arg(e->name).arg(e->durationNs / 1000.0, 0, 'f', 1);
-    if (!e->shapes.isEmpty()) text += QStringLiteral("<br>inputs: ") + e->shapes;
-    if (e->node != core::model::kNoNode) text += tr("<br>node #%1 (click to select)").arg(e->node);
-    else if (e->depth > 0) text += tr("<br>called inside another op");
-    QToolTip::showText(event->globalPosition().toPoint(), text, this);
-  } else {
-    QToolTip::hideText();
-  }
+  if (const QString text = toolTipAt(event->pos()); !text.isEmpty()) QToolTip::showText(event->globalPosition().toPoint(), text, this);
+  else QToolTip::hideText();
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
   if (dragged_) return;
-  if (const auto* e = eventAt(event->pos()); e && e->node != core::model::kNoNode) Q_EMIT nodeClicked(e->node);
+  if (const auto* k = kernelAt(event->pos()); k && k->node != core::model::kNoNode) Q_EMIT nodeClicked(k->node);
+  else if (const auto* e = eventAt(event->pos()); e && e->node != core::model::kNoNode) Q_EMIT nodeClicked(e->node);
 }
 
 }  // namespace graft::ui
