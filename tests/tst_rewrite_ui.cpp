@@ -23,6 +23,10 @@
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QPlainTextEdit>
 #include <QtWidgets/QPushButton>
+#include <QtWidgets/QComboBox>
+#include <QtCore/QElapsedTimer>
+#include <QtGui/QTextBlock>
+#include <QtGui/QTextLayout>
 
 using namespace graft;
 
@@ -57,7 +61,7 @@ class TstRewriteUi : public QObject {
     search->setText("batch_norm");
     int visible = 0;
     for (int i = 0; i < list->count(); ++i) visible += list->item(i)->isHidden() ? 0 : 1;
-    QCOMPARE(visible, 2);  // fold-conv-bn, fold-linear-bn
+    QCOMPARE(visible, 3);  // fold-conv-bn, fold-linear-bn and its Python twin
     search->clear();
 
     const int before = loaded.document->count();
@@ -239,6 +243,159 @@ class TstRewriteUi : public QObject {
     QVERIFY(w.openSample("cnn"));
     auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
     QVERIFY(dock->matchCount("fold-conv-bn") >= 1);
+  }
+
+  // A Python rule typed into the editor is compiled off the GUI thread once typing pauses (the
+  // GUI answers meanwhile), and previews as many matches as its text twin finds on the same
+  // model; an edit made while a compile runs makes that compile's result stale (never shown).
+  void pythonEditorPreviewsAsYouType() {
+    auto loaded = core::io::loadSample("mlp");
+    QVERIFY(loaded.ok());
+    const auto library = core::rewrite::RuleLibrary::load();
+    const int text = core::rewrite::countMatches(*loaded.document->current(), *library.find("fuse-linear-relu")).matches;
+    QVERIFY(text >= 1);
+    QFile twin(":/rules/python/fuse_linear_relu.py");
+    QVERIFY(twin.open(QIODevice::ReadOnly));
+    const QString source = QString::fromUtf8(twin.readAll());
+
+    ui::RuleEditor editor;
+    editor.setRevision(loaded.document->current());
+    editor.findChild<QComboBox*>("ruleLanguage")->setCurrentIndex(1);
+    QCOMPARE(editor.language(), ui::RuleEditor::Language::Python);
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.busy(), 60000);  // the template compiles
+    auto* python = editor.findChild<QPlainTextEdit*>("pythonSource");
+    QVERIFY(python && python->isVisibleTo(&editor));
+    QVERIFY(!editor.findChild<QPlainTextEdit*>("pattern")->isVisibleTo(&editor));
+    QSignalSpy checked(&editor, &ui::RuleEditor::checked);
+    QSignalSpy preview(&editor, &ui::RuleEditor::previewChanged);
+    // First a broken version; while it compiles, the good one is typed over it.
+    python->setPlainText(source + "\nRULES.append(Rule(pattern, replacement, name='second', condition='%x rank'))\n");
+    QTRY_VERIFY_WITH_TIMEOUT(editor.busy(), 5000);
+    QVERIFY2(editor.status().contains("Compiling"), qPrintable(editor.status()));
+    QElapsedTimer typing;
+    typing.start();
+    python->selectAll();
+    QTest::keyClicks(python, "# typing while Python runs");
+    python->setPlainText(source);
+    QVERIFY2(typing.elapsed() < 500, qPrintable(QString::number(typing.elapsed())));  // the GUI did not wait for Python
+    QTRY_VERIFY_WITH_TIMEOUT(preview.size() >= 1 && !editor.busy(), 90000);
+    for (const auto& c : checked) QVERIFY2(c[1].toString().isEmpty(), qPrintable(c[1].toString()));  // the broken one never showed
+    QCOMPARE(editor.matchCount(), text);
+    QCOMPARE(editor.report().sites.size(), text);
+    QVERIFY(editor.rule() && editor.rule()->replacement.contains("aten::_addmm_activation"));
+    QVERIFY2(editor.status().contains("TorchScript"), qPrintable(editor.status()));
+  }
+
+  // A broken Python rule shows the rule file's line, and that line is marked in the editor.
+  void pythonEditorShowsTheLine() {
+    auto loaded = core::io::loadSample("mlp");
+    ui::RuleEditor editor;
+    editor.setRevision(loaded.document->current());
+    editor.setPythonText("import torch\n\n\ndef pattern(x):\n    return torch.relu(x\n\n\ndef replacement(x):\n    return x\n",
+                         "broken.py");
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.busy(), 60000);
+    QVERIFY2(editor.status().startsWith("line 5: syntax error") || editor.status().startsWith("line 8: syntax error"),
+             qPrintable(editor.status()));
+    QCOMPARE(editor.matchCount(), -1);
+    const auto marks = editor.findChild<QPlainTextEdit*>("pythonSource")->extraSelections();
+    QCOMPARE(marks.size(), 1);
+    QCOMPARE(marks[0].cursor.blockNumber() + 1, editor.status().mid(5, 1).toInt());
+    QVERIFY(editor.save().isEmpty());  // not saved while it does not compile
+    // A pattern that does not trace: its line too.
+    editor.setPythonText("import torch\n\n\ndef pattern(x):\n    return torch.relu(x).nonexistent()\n\n\n"
+                         "def replacement(x):\n    return x\n", "untraceable.py");
+    QTRY_VERIFY_WITH_TIMEOUT(!editor.busy(), 60000);
+    QVERIFY2(editor.status().startsWith("line 5:"), qPrintable(editor.status()));
+  }
+
+  // The Python twins are in the dock's list; choosing one compiles it (off the GUI thread) and
+  // shows the text twin's matches; applying it by id rewrites them; Open Rule takes a .py file.
+  void dockListsAndAppliesPythonTwins() {
+    auto loaded = core::io::loadSample("mlp");
+    QVERIFY(loaded.ok());
+    ui::RewriteDock dock;
+    dock.setDocument(loaded.document.get());
+    graft::core::edit::Session session(*loaded.document);
+    dock.setCommitter([&](const QVector<core::rewrite::Step>& steps) { return session.applyRewrite(steps); });
+    QVERIFY(dock.ruleIds().contains("python:fuse-linear-relu"));
+    QVERIFY(dock.ruleIds().contains("fuse-linear-relu"));
+    const int text = dock.matchCount("fuse-linear-relu");
+    QVERIFY(text >= 1);
+    QSignalSpy selected(&dock, &ui::RewriteDock::ruleSelected);
+    dock.selectRule("python:fuse-linear-relu");
+    QCOMPARE(dock.editor()->language(), ui::RuleEditor::Language::Python);
+    QTRY_VERIFY_WITH_TIMEOUT(!selected.isEmpty() && selected.last()[1].toInt() >= 0, 60000);
+    QCOMPARE(selected.last()[0].toString(), QStringLiteral("python:fuse-linear-relu"));
+    QCOMPARE(selected.last()[1].toInt(), text);
+    QCOMPARE(dock.shownMatches().size(), text);
+    QCOMPARE(dock.matchCount("python:fuse-linear-relu"), text);
+    const int before = loaded.document->count();
+    const QString said = dock.applyRules({"python:fuse-linear-relu"});
+    QVERIFY2(said.startsWith(QString::number(text)), qPrintable(said));
+    QCOMPARE(loaded.document->count(), before + 1);
+    QVERIFY(loaded.document->current()->irText().contains("_addmm_activation"));
+    // Open Rule… reads a .py file into the Python form.
+    QTemporaryDir dir;
+    QFile file(dir.filePath("relu_clamp.py"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("import torch\n\n\ndef pattern(x):\n    return torch.relu(x)\n\n\ndef replacement(x):\n    return torch.clamp_min(x, 0)\n");
+    file.close();
+    dock.editor()->setRuleText(QString());  // back to IR first
+    QCOMPARE(dock.editor()->language(), ui::RuleEditor::Language::Ir);
+    QVERIFY(dock.editor()->openRuleFile(file.fileName()));
+    QCOMPARE(dock.editor()->language(), ui::RuleEditor::Language::Python);
+    QVERIFY(dock.editor()->pythonText().contains("clamp_min"));
+  }
+
+  // "… as Python" writes the selected conv → batch_norm as torch.ops.aten calls; compiled in the
+  // editor, it previews the same 13 sites the IR draft does.
+  void newPythonRuleFromSelection() {
+    ui::MainWindow w;
+    QVERIFY(showModel(w, "resnet18.pt"));
+    const auto conv = nodeAt(w.view(), "layer1.0.conv1", "aten::_convolution");
+    const auto bn = nodeAt(w.view(), "layer1.0.bn1", "aten::batch_norm");
+    QVERIFY(conv && bn);
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    dock->setSelection({conv, bn});
+    const QString said = dock->newPythonRuleFromSelection();
+    QVERIFY2(said.startsWith("Drafted a Python pattern"), qPrintable(said));
+    auto* editor = dock->editor();
+    QCOMPARE(editor->language(), ui::RuleEditor::Language::Python);
+    QVERIFY2(editor->pythonText().contains("torch.ops.aten._convolution.default(") &&
+                 editor->pythonText().contains("torch.ops.aten.batch_norm.default("),
+             qPrintable(editor->pythonText()));
+    QTRY_VERIFY_WITH_TIMEOUT(!editor->busy(), 60000);
+    QVERIFY2(editor->matchCount() == 13, qPrintable(editor->status() + "\n" + editor->pythonText()));
+    QCOMPARE(dock->shownMatches().size(), 13);
+    bool holdsSelected = false;
+    for (const auto& site : dock->shownMatches()) holdsSelected = holdsSelected || site.nodes.contains(bn);
+    QVERIFY(holdsSelected);
+  }
+
+  // Python is highlighted by its own highlighter: keywords, strings (across lines), comments,
+  // numbers, decorators and defined names each in their format.
+  void pythonHighlighter() {
+    ui::RuleEditor editor;
+    editor.setPythonText("\"\"\"doc\nstring\"\"\"\n@torch.no_grad()\ndef pattern(x):  # why\n    return x * 2.5\n", "h.py");
+    auto* doc = editor.findChild<QPlainTextEdit*>("pythonSource")->document();
+    const auto formatAt = [&](int block, int column) {
+      for (const auto& r : doc->findBlockByNumber(block).layout()->formats())
+        if (column >= r.start && column < r.start + r.length) return r.format.foreground().color();
+      return QColor();
+    };
+    const QColor string = formatAt(0, 0);
+    QVERIFY(string.isValid());
+    QCOMPARE(formatAt(1, 0), string);              // the docstring's second line
+    const QColor decorator = formatAt(2, 0);
+    QVERIFY(decorator.isValid() && decorator != string);
+    const QColor keyword = formatAt(3, 0);          // def
+    const QColor name = formatAt(3, 4);             // pattern
+    const QColor comment = formatAt(3, 18);         // # why
+    const QColor number = formatAt(4, 15);          // 2.5
+    QVERIFY(keyword.isValid() && name.isValid() && comment.isValid() && number.isValid());
+    QCOMPARE(QSet<QRgb>({string.rgb(), keyword.rgb(), comment.rgb(), number.rgb()}).size(), 4);
+    QCOMPARE(formatAt(4, 4), keyword);              // return
+    QVERIFY(!formatAt(4, 11).isValid());            // x: plain
   }
 
  private:

@@ -190,6 +190,33 @@ void liftPatternConstants(QString& pattern, QString& replacement, QStringList& c
 
 namespace {
 
+// A trace writes a list argument ([1, 1] strides) as a ListConstruct of int constants, where a
+// frozen TorchScript model holds one int[] constant: the pattern's lists of constants become
+// constants too, so they match (and are lifted into `==` conditions like any constant).
+QString foldConstantLists(const QString& ir) {
+  auto g = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(ir.toStdString(), g.get());
+  std::vector<torch::jit::Node*> lists;
+  for (torch::jit::Node* n : g->nodes()) {
+    if (n->kind() != c10::prim::ListConstruct || n->inputs().empty()) continue;
+    if (!n->output()->type()->isSubtypeOf(*c10::ListType::ofInts())) continue;
+    const bool allConstant = std::all_of(n->inputs().begin(), n->inputs().end(), [](torch::jit::Value* v) {
+      return v->node()->kind() == c10::prim::Constant && v->type()->kind() == c10::TypeKind::IntType;
+    });
+    if (allConstant) lists.push_back(n);
+  }
+  if (lists.empty()) return ir;
+  for (torch::jit::Node* n : lists) {
+    std::vector<int64_t> items;
+    for (torch::jit::Value* v : n->inputs()) items.push_back(torch::jit::toIValue(v)->toInt());
+    torch::jit::WithInsertPoint guard(n);
+    n->output()->replaceAllUsesWith(g->insertConstant(items));
+    n->destroy();
+  }
+  torch::jit::EliminateDeadCode(g);
+  return QString::fromStdString(g->toString(false));
+}
+
 // A text rule assembled from the two IR texts, parsed back by the text-rule parser so that the
 // same checks apply. Problems are reported at `line` of the Python file.
 std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& patternIn, const QString& replacementIn,
@@ -432,6 +459,11 @@ PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRan
       }
       return out;
     };
+    try {
+      tsPattern = foldConstantLists(tsPattern);
+    } catch (const std::exception& e) {
+      return fail("pattern", patternLine, QStringLiteral("as TorchScript: %1").arg(QString::fromUtf8(e.what()))), set;
+    }
     auto ts = makeRule(path, r, tsPattern, tsReplacement, rankConditions(sized, ranks), set.error);
     if (!ts) return set;
     set.torchscript.push_back(*ts);

@@ -4,6 +4,7 @@
 #include "core/model/document.h"
 #include "core/rewrite/library.h"
 #include "core/rewrite/pattern_draft.h"
+#include "core/rewrite/python_rules.h"
 #include "ui/rewrite/rule_editor.h"
 
 #include <QtCore/QFile>
@@ -54,6 +55,8 @@ RewriteDock::RewriteDock(QWidget* parent)
   auto* applyAllButton = button(tr("Apply every rule"), QStringLiteral("applyAll"), tr("Run every rule in the library in order (one undo step)"), this);
   auto* draft = button(tr("New rule from selection"), QStringLiteral("ruleFromSelection"),
                        tr("Write the selected nodes (Ctrl+click to select several) as a pattern in the editor"), this);
+  auto* draftPython = button(tr("… as Python"), QStringLiteral("pythonRuleFromSelection"),
+                             tr("Write the selected nodes as Python pattern and replacement functions (torch.ops.aten calls)"), this);
   editor_ = new RuleEditor(this);
 
   auto* stepping = new QHBoxLayout;
@@ -72,7 +75,10 @@ RewriteDock::RewriteDock(QWidget* parent)
   topLayout->addWidget(matches_);
   topLayout->addLayout(stepping);
   topLayout->addLayout(buttons);
-  topLayout->addWidget(draft);
+  auto* drafts = new QHBoxLayout;
+  drafts->addWidget(draft, 1);
+  drafts->addWidget(draftPython);
+  topLayout->addLayout(drafts);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
   split->addWidget(editor_);
@@ -95,8 +101,17 @@ RewriteDock::RewriteDock(QWidget* parent)
   });
   connect(applyAllButton, &QPushButton::clicked, this, [this] { matches_->setText(applyAll()); });
   connect(draft, &QPushButton::clicked, this, [this] { matches_->setText(newRuleFromSelection()); });
+  connect(draftPython, &QPushButton::clicked, this, [this] { matches_->setText(newPythonRuleFromSelection()); });
+  editor_->setFormatSource([this] { return document_ ? document_->format() : QString(); });
+  // A Python library rule compiles in the editor; its matches show when the compile comes back.
+  connect(editor_, &RuleEditor::checked, this, [this] {
+    if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy()) showSelectedPython(revealPython_);
+  });
   connect(editor_, &RuleEditor::saved, this, [this] { reloadLibrary(); });
-  connect(editor_, &RuleEditor::previewChanged, this, &RewriteDock::showEditorMatches);
+  connect(editor_, &RuleEditor::previewChanged, this, [this] {
+    editorHolds_.clear();  // typed over: the editor's rule is no longer the library's
+    showEditorMatches();
+  });
   reloadLibrary();
 }
 
@@ -104,6 +119,8 @@ void RewriteDock::reloadLibrary() {
   const QString keep = selectedRule();
   // Rules are small files: re-reading picks up a rule just saved from the editor.
   *library_ = core::rewrite::RuleLibrary::load();
+  compiled_.clear();
+  editorHolds_.clear();
   // Reported once per file and problem: a reload after saving a rule repeats only new ones.
   core::model::Diagnostics fresh;
   for (const auto& d : library_->diagnostics())
@@ -115,6 +132,12 @@ void RewriteDock::reloadLibrary() {
     item->setData(kIdRole, r.id);
     item->setData(kTextRole, QStringList{r.id, r.title, r.description}.join(QLatin1Char(' ')));
     item->setToolTip(QStringLiteral("%1 (%2)\n%3").arg(r.id, r.source, r.description));
+  }
+  for (const auto& r : library_->pythonRules()) {
+    auto* item = new QListWidgetItem(tr("%1 (Python)").arg(r.title), list_);
+    item->setData(kIdRole, r.id);
+    item->setData(kTextRole, QStringList{r.id, r.title, r.description, QStringLiteral("python")}.join(QLatin1Char(' ')));
+    item->setToolTip(QStringLiteral("%1 (%2, Python)\n%3").arg(r.id, r.source, r.description));
   }
   filter(search_->text());
   if (!keep.isEmpty()) selectRule(keep);
@@ -135,11 +158,68 @@ void RewriteDock::setDocument(core::model::Document* document) {
 QStringList RewriteDock::ruleIds() const {
   QStringList ids;
   for (const auto& r : (*library_).rules()) ids << r.id;
+  for (const auto& r : library_->pythonRules()) ids << r.id;
   return ids;
+}
+
+QString RewriteDock::applyAll() {
+  QStringList ids;
+  for (const auto& r : library_->rules()) ids << r.id;
+  return applyRules(ids);
+}
+
+const core::rewrite::PythonRuleSet* RewriteDock::compiledPython(const QString& id, QString* error) const {
+  const auto* entry = library_->findPython(id);
+  if (!entry) return nullptr;
+  auto it = compiled_.find(id);
+  if (it == compiled_.end()) {
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    auto set = std::make_shared<core::rewrite::PythonRuleSet>(
+        core::rewrite::compilePythonRules(entry->path, document_ ? core::rewrite::siteRanks(*document_) : QJsonObject()));
+    QApplication::restoreOverrideCursor();
+    it = compiled_.emplace(id, std::move(set)).first;
+  }
+  if (!it->second->ok()) {
+    if (error) *error = it->second->error.toString();
+    return nullptr;
+  }
+  return it->second.get();
+}
+
+void RewriteDock::showSelectedPython(bool reveal) {
+  const QString id = selectedRule();
+  revealPython_ = false;
+  if (editor_->busy()) {
+    matches_->setText(tr("%1: compiling the Python rule…").arg(id));
+    return;
+  }
+  if (!editor_->rule()) {
+    matches_->setText(tr("%1: %2").arg(id, editor_->status()));
+    showMatches({}, {}, {}, false);
+    Q_EMIT ruleSelected(id, -1);
+    return;
+  }
+  if (!document_) {
+    matches_->setText(library_->findPython(id) ? library_->findPython(id)->description : QString());
+    showMatches({}, {}, {}, false);
+    Q_EMIT ruleSelected(id, -1);
+    return;
+  }
+  showMatches(*editor_->rule(), editor_->report(), id, reveal);
+  siteRules_.clear();
+  for (int i : editor_->siteRules()) siteRules_ << editor_->rules().value(i);
+  Q_EMIT ruleSelected(id, editor_->report().matches);
 }
 
 int RewriteDock::matchCount(const QString& id) const {
   const auto* rule = (*library_).find(id);
+  if (document_ && library_->findPython(id)) {
+    const auto* set = compiledPython(id, nullptr);
+    if (!set) return -1;
+    int n = 0;
+    for (const auto& r : set->forFormat(document_->format())) n += core::rewrite::countMatches(*document_->current(), r).matches;
+    return n;
+  }
   if (!document_ || !rule) return -1;
   return core::rewrite::countMatches(*document_->current(), *rule).matches;
 }
@@ -157,11 +237,26 @@ QString RewriteDock::selectedRule() const {
 void RewriteDock::refreshSelection(bool reveal) {
   const QString id = selectedRule();
   const auto* rule = (*library_).find(id);
+  if (const auto* py = library_->findPython(id)) {
+    // Loaded once into the editor, which compiles it off the GUI thread; a new revision only
+    // recounts (the editor has its revision already).
+    revealPython_ = revealPython_ || reveal;
+    if (editorHolds_ != id) {
+      QFile f(py->path);
+      if (f.open(QIODevice::ReadOnly)) {
+        editorHolds_ = id;
+        editor_->setPythonText(QString::fromUtf8(f.readAll()), py->path);
+      }
+    }
+    showSelectedPython(revealPython_);
+    return;
+  }
   if (!rule) {
     matches_->clear();
     showMatches({}, {}, {}, false);
     return;
   }
+  editorHolds_.clear();
   if (!rule->isBuiltinPass()) {
     QFile f(rule->source == QLatin1String("builtin") ? QStringLiteral(":/rules/%1.rule").arg(id) : rule->source);
     if (f.open(QIODevice::ReadOnly)) editor_->setRuleText(QString::fromUtf8(f.readAll()));
@@ -184,11 +279,14 @@ void RewriteDock::showEditorMatches() {
   }
   // While typing the view stays put: the outlines show where the matches are.
   showMatches(*editor_->rule(), editor_->report(), tr("the edited rule"), /*reveal=*/false);
+  siteRules_.clear();
+  for (int i : editor_->siteRules()) siteRules_ << editor_->rules().value(i);
 }
 
 void RewriteDock::showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
                               bool reveal) {
   shownRule_.reset();
+  siteRules_.clear();
   if (!origin.isEmpty()) shownRule_ = rule;
   sites_ = report.sites;
   if (!origin.isEmpty()) {
@@ -250,6 +348,16 @@ QString RewriteDock::newRuleFromSelection() {
   return tr("Drafted a pattern from %n node(s): edit the replacement, then save.", nullptr, int(selection_.size()));
 }
 
+QString RewriteDock::newPythonRuleFromSelection() {
+  if (!document_) return tr("Open a model first.");
+  const auto draft = core::rewrite::patternFromNodes(*document_->current(), selection_);
+  if (!draft.ok()) return tr("No rule drafted: %1").arg(draft.error);
+  if (draft.python.isEmpty()) return tr("No Python rule drafted: %1").arg(draft.pythonError);
+  editorHolds_.clear();
+  editor_->setPythonDraft(QStringLiteral("my-rule"), draft.python);
+  return tr("Drafted a Python pattern from %n node(s): edit the replacement, then save.", nullptr, int(selection_.size()));
+}
+
 void RewriteDock::filter(const QString& text) {
   for (int i = 0; i < list_->count(); ++i) {
     auto* item = list_->item(i);
@@ -264,8 +372,16 @@ core::model::Diagnostics RewriteDock::libraryDiagnostics() const { return librar
 QString RewriteDock::applyRules(const QStringList& ids) {
   if (!document_) return tr("Open a model first.");
   QVector<core::rewrite::Step> steps;
-  for (const auto& id : ids)
-    if (const auto* r = (*library_).find(id)) steps.push_back(core::rewrite::Step::ofRule(*r));
+  for (const auto& id : ids) {
+    if (const auto* r = (*library_).find(id)) {
+      steps.push_back(core::rewrite::Step::ofRule(*r));
+    } else if (library_->findPython(id)) {
+      QString error;
+      const auto* set = compiledPython(id, &error);
+      if (!set) return tr("%1 does not compile: %2").arg(id, error);
+      for (const auto& r : set->forFormat(document_->format())) steps.push_back(core::rewrite::Step::ofRule(r));
+    }
+  }
   if (steps.isEmpty()) return tr("No rule to apply.");
   return commitSteps(steps);
 }
@@ -273,7 +389,9 @@ QString RewriteDock::applyRules(const QStringList& ids) {
 QString RewriteDock::applyCurrentMatch() {
   if (!document_) return tr("Open a model first.");
   if (!shownRule_ || current_ < 0) return tr("No match to apply.");
-  return commitSteps({core::rewrite::Step::ofRuleAt(*shownRule_, sites_[current_].anchor)});
+  // A Python file's rules each have their own matches: the one that matched here rewrites it.
+  const auto& rule = current_ < siteRules_.size() ? siteRules_[current_] : *shownRule_;
+  return commitSteps({core::rewrite::Step::ofRuleAt(rule, sites_[current_].anchor)});
 }
 
 QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {

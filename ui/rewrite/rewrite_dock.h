@@ -8,6 +8,7 @@
 
 #include <QtWidgets/QWidget>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -18,7 +19,7 @@ class QListWidget;
 class QPushButton;
 
 namespace graft::core::model { class Document; }
-namespace graft::core::rewrite { class RuleLibrary; }
+namespace graft::core::rewrite { class RuleLibrary; struct PythonRuleSet; }
 
 namespace graft::ui {
 
@@ -44,7 +45,8 @@ class RewriteDock : public QWidget {
   // Applies the given rules in order as one revision committed to the document; returns the
   // error or an empty string.
   QString applyRules(const QStringList& ids);
-  QString applyAll() { return applyRules(ruleIds()); }
+  // Every text rule in library order (the Python twins repeat them, and each would start Python).
+  QString applyAll();
   RuleEditor* editor() const { return editor_; }
 
   // The matches shown (of the selected rule, or of the editor's rule while it is being edited)
@@ -59,6 +61,8 @@ class RewriteDock : public QWidget {
   // "New rule from selection" drafts a pattern from these nodes.
   void setSelection(const QVector<core::model::NodeId>& nodes);
   QString newRuleFromSelection();
+  // The same nodes as a Python pattern/replacement pair (torch.ops.aten calls), compiled in the editor.
+  QString newPythonRuleFromSelection();
 
   // The rule files of the library that did not load (reloads report new ones as diagnosticsReported).
   core::model::Diagnostics libraryDiagnostics() const;
@@ -100,6 +104,14 @@ class RewriteDock : public QWidget {
   QVector<core::rewrite::MatchSite> sites_;
   int current_ = -1;
   QVector<core::model::NodeId> selection_;
+  // Python rules of the library: compiled once per id (it runs Python); the editor compiles the
+  // one selected off the GUI thread and the dock shows its matches when it comes back.
+  const core::rewrite::PythonRuleSet* compiledPython(const QString& id, QString* error) const;
+  void showSelectedPython(bool reveal);
+  mutable std::map<QString, std::shared_ptr<const core::rewrite::PythonRuleSet>> compiled_;
+  QString editorHolds_;  // the Python library rule loaded in the editor, untouched since
+  bool revealPython_ = false;
+  QVector<core::rewrite::Rule> siteRules_;  // the rule of each shown match (Python files hold several)
 };
 
 }  // namespace graft::ui

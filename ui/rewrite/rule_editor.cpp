@@ -4,29 +4,47 @@
 #include "core/io/atomic_write.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
+#include "core/rewrite/python_rules.h"
 #include "ui/rewrite/ir_highlighter.h"
+#include "ui/rewrite/python_highlighter.h"
 
+#include <QtConcurrent/QtConcurrentRun>
 #include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QFutureWatcher>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
 #include <QtCore/QTimer>
 #include <QtGui/QFontDatabase>
+#include <QtGui/QTextBlock>
+#include <QtWidgets/QComboBox>
+#include <QtWidgets/QFileDialog>
 #include <QtWidgets/QFormLayout>
+#include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QPlainTextEdit>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QSplitter>
+#include <QtWidgets/QStackedWidget>
 #include <QtWidgets/QVBoxLayout>
 
 namespace graft::ui {
 
 namespace {
 
-QPlainTextEdit* irEdit(QWidget* parent, const QString& name, const QString& placeholder) {
+QPlainTextEdit* codeEdit(QWidget* parent, const QString& name, const QString& placeholder) {
   auto* e = new QPlainTextEdit(parent);
   e->setObjectName(name);
   e->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   e->setPlaceholderText(placeholder);
   e->setLineWrapMode(QPlainTextEdit::NoWrap);
+  return e;
+}
+
+QPlainTextEdit* irEdit(QWidget* parent, const QString& name, const QString& placeholder) {
+  auto* e = codeEdit(parent, name, placeholder);
   new IrHighlighter(e->document());
   return e;
 }
@@ -37,10 +55,38 @@ QString trimmedBlock(const QString& s) {
   return t;
 }
 
+const char* kPythonTemplate =
+    "\"\"\"relu as clamp_min(x, 0).\"\"\"\n"
+    "import torch\n"
+    "\n"
+    "\n"
+    "def pattern(x):\n"
+    "    return torch.relu(x)\n"
+    "\n"
+    "\n"
+    "def replacement(x):\n"
+    "    return torch.clamp_min(x, 0)\n";
+
+// A rule id as a Python file stem (the library lists it as python:<stem with '-'>).
+QString stemOf(const QString& id) {
+  QString stem = id.trimmed();
+  stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("_"));
+  stem.replace(QLatin1Char('-'), QLatin1Char('_'));
+  return stem.isEmpty() ? QStringLiteral("my_rule") : stem;
+}
+
 }  // namespace
 
 RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("ruleEditor"));
+  languageBox_ = new QComboBox(this);
+  languageBox_->setObjectName(QStringLiteral("ruleLanguage"));
+  languageBox_->addItem(tr("IR text"));
+  languageBox_->addItem(tr("Python"));
+  languageBox_->setToolTip(tr("Write the rule as TorchScript IR text, or as Python pattern and replacement functions"));
+  auto* open = new QPushButton(tr("Open Rule…"), this);
+  open->setObjectName(QStringLiteral("openRule"));
+  open->setToolTip(tr("Open a rule file: IR text (.rule) or Python (.py)"));
   id_ = new QLineEdit(this);
   id_->setObjectName(QStringLiteral("ruleId"));
   id_->setPlaceholderText(tr("my-rule"));
@@ -51,6 +97,9 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
                         QStringLiteral("graph(%x):\n  %zero : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %zero)\n  return (%r)"));
   conditions_ = irEdit(this, QStringLiteral("conditions"), tr("optional, one per line: %alpha == 1, %x dtype float32, %w rank 2, module ~ layer*"));
   conditions_->setMaximumHeight(70);
+  python_ = codeEdit(this, QStringLiteral("pythonSource"), QString::fromLatin1(kPythonTemplate));
+  python_->setTabStopDistance(4 * python_->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
+  new PythonHighlighter(python_->document());
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("ruleStatus"));
   status_->setWordWrap(true);
@@ -58,10 +107,17 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   auto* saveButton = new QPushButton(tr("Save to my rules"), this);
   saveButton->setObjectName(QStringLiteral("saveRule"));
 
-  auto* form = new QFormLayout;
-  form->addRow(tr("Id"), id_);
-  form->addRow(tr("Title"), title_);
-  auto* sides = new QSplitter(Qt::Horizontal, this);
+  auto* header = new QHBoxLayout;
+  header->addWidget(new QLabel(tr("Rule as"), this));
+  header->addWidget(languageBox_);
+  header->addStretch(1);
+  header->addWidget(open);
+  form_ = new QFormLayout;
+  form_->addRow(tr("Id"), id_);
+  form_->addRow(tr("Title"), title_);
+  // IR: pattern and replacement side by side, conditions below; Python: one source.
+  auto* irPage = new QWidget(this);
+  auto* sides = new QSplitter(Qt::Horizontal, irPage);
   auto* left = new QWidget(sides);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -72,11 +128,27 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   rightLayout->setContentsMargins(0, 0, 0, 0);
   rightLayout->addWidget(new QLabel(tr("Replacement"), right));
   rightLayout->addWidget(replacement_);
+  auto* irLayout = new QVBoxLayout(irPage);
+  irLayout->setContentsMargins(0, 0, 0, 0);
+  irLayout->addWidget(sides, 1);
+  irLayout->addWidget(new QLabel(tr("Conditions"), irPage));
+  irLayout->addWidget(conditions_);
+  auto* pythonPage = new QWidget(this);
+  auto* pythonLayout = new QVBoxLayout(pythonPage);
+  pythonLayout->setContentsMargins(0, 0, 0, 0);
+  auto* pythonHint = new QLabel(tr("<code>pattern</code> and <code>replacement</code> with the same arguments, or "
+                                   "<code>RULES = [Rule(…)]</code> (graft.rules); compiled by a child Python as you type"),
+                                pythonPage);
+  pythonHint->setWordWrap(true);
+  pythonLayout->addWidget(pythonHint);
+  pythonLayout->addWidget(python_, 1);
+  forms_ = new QStackedWidget(this);
+  forms_->addWidget(irPage);
+  forms_->addWidget(pythonPage);
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(form);
-  layout->addWidget(sides, 1);
-  layout->addWidget(new QLabel(tr("Conditions"), this));
-  layout->addWidget(conditions_);
+  layout->addLayout(header);
+  layout->addLayout(form_);
+  layout->addWidget(forms_, 1);
   layout->addWidget(status_);
   layout->addWidget(saveButton);
 
@@ -84,12 +156,23 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   debounce_->setSingleShot(true);
   debounce_->setInterval(150);  // re-check once typing pauses
   connect(debounce_, &QTimer::timeout, this, [this] {
+    if (language_ == Language::Python) {
+      previewPending_ = true;  // shown when the compile comes back
+      compiledSet_.reset();
+      check();
+      return;
+    }
     check();
     Q_EMIT previewChanged();
   });
-  for (auto* e : {pattern_, replacement_, conditions_})
+  for (auto* e : {pattern_, replacement_, conditions_, python_})
     connect(e, &QPlainTextEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
-  connect(id_, &QLineEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
+  connect(id_, &QLineEdit::textChanged, this, [this] {
+    if (language_ == Language::Ir) debounce_->start();
+  });
+  connect(languageBox_, &QComboBox::currentIndexChanged, this,
+          [this](int index) { setLanguage(index == 1 ? Language::Python : Language::Ir); });
+  connect(open, &QPushButton::clicked, this, &RuleEditor::openDialog);
   connect(saveButton, &QPushButton::clicked, this, [this] {
     QString error;
     if (save(&error).isEmpty()) status_->setText(error);
@@ -97,14 +180,52 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   check();
 }
 
+RuleEditor::~RuleEditor() = default;
+
+void RuleEditor::setLanguage(Language language) {
+  if (language == language_) return;
+  switchForm(language);
+  const bool python = language == Language::Python;
+  if (python && python_->toPlainText().trimmed().isEmpty()) {
+    const QSignalBlocker block(python_);
+    python_->setPlainText(QString::fromLatin1(kPythonTemplate));
+  }
+  previewPending_ = true;
+  check();
+  if (!python) Q_EMIT previewChanged();
+}
+
+void RuleEditor::switchForm(Language language) {
+  if (language == language_) return;
+  language_ = language;
+  const bool python = language == Language::Python;
+  {
+    const QSignalBlocker block(languageBox_);
+    languageBox_->setCurrentIndex(python ? 1 : 0);
+  }
+  forms_->setCurrentIndex(python ? 1 : 0);
+  form_->setRowVisible(title_, !python);  // a Python rule's title is its docstring
+  debounce_->setInterval(python ? kPythonDebounceMs : 150);
+  ++generation_;  // a compile still running belongs to the other form
+  busy_ = false;
+  compiledSet_.reset();
+  debounce_->stop();
+}
+
 void RuleEditor::setRevision(core::model::RevisionPtr revision) {
   revision_ = std::move(revision);
+  // A compiled Python rule is only recounted: the source did not change.
+  if (language_ == Language::Python && compiledSet_ && !busy_) {
+    countPythonMatches();
+    return;
+  }
   check();
 }
 
 void RuleEditor::setRuleText(const QString& text) {
   const auto parsed = core::rewrite::parseRule(text, QStringLiteral("rule"));
   const auto& r = parsed.rule;
+  switchForm(Language::Ir);
   id_->setText(r.id);
   title_->setText(r.title);
   pattern_->setPlainText(trimmedBlock(r.pattern));
@@ -121,7 +242,50 @@ void RuleEditor::setRuleText(const QString& text) {
   check();
 }
 
+void RuleEditor::setPythonText(const QString& source, const QString& fileName) {
+  pythonFile_ = QFileInfo(fileName).fileName();
+  switchForm(Language::Python);
+  {
+    const QSignalBlocker block(python_);
+    python_->setPlainText(source);
+  }
+  {
+    const QSignalBlocker block(id_);
+    id_->setText(pythonFile_.isEmpty() ? QStringLiteral("my-rule") : QFileInfo(pythonFile_).completeBaseName());
+  }
+  debounce_->stop();
+  previewPending_ = false;  // loaded, not typed: the dock shows it as the selected rule
+  compiledSet_.reset();
+  check();
+}
+
+bool RuleEditor::openRuleFile(const QString& path, QString* error) {
+  QFile f(path);
+  if (!QFileInfo(path).isFile() || !f.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("Cannot read %1").arg(path);
+    return false;
+  }
+  const QString text = QString::fromUtf8(f.read(16 * 1024 * 1024));
+  if (core::rewrite::isPythonRuleFile(path)) {
+    setPythonText(text, path);
+    previewPending_ = true;  // opened by the user: preview its matches
+  } else {
+    setRuleText(text);
+    Q_EMIT previewChanged();
+  }
+  return true;
+}
+
+void RuleEditor::openDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Rule"), core::rewrite::RuleLibrary::userRuleFolder(),
+                                                    tr("Rules (*.rule *.py);;IR text rules (*.rule);;Python rules (*.py)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openRuleFile(path, &error)) status_->setText(error);
+}
+
 void RuleEditor::setDraft(const QString& id, const QString& pattern, const QStringList& conditions) {
+  switchForm(Language::Ir);
   id_->setText(id);
   title_->setText(tr("New rule from selection"));
   pattern_->setPlainText(trimmedBlock(pattern));
@@ -133,6 +297,23 @@ void RuleEditor::setDraft(const QString& id, const QString& pattern, const QStri
   Q_EMIT previewChanged();
 }
 
+void RuleEditor::setPythonDraft(const QString& id, const QString& source) {
+  pythonFile_.clear();
+  switchForm(Language::Python);
+  {
+    const QSignalBlocker block(python_);
+    python_->setPlainText(source);
+  }
+  {
+    const QSignalBlocker block(id_);
+    id_->setText(id);
+  }
+  debounce_->stop();
+  previewPending_ = true;
+  compiledSet_.reset();
+  check();
+}
+
 QString RuleEditor::ruleText() const {
   QString text = QStringLiteral("id: %1\ntitle: %2\n[pattern]\n%3\n[replacement]\n%4\n")
                      .arg(id_->text().trimmed(), title_->text().trimmed(), trimmedBlock(pattern_->toPlainText()),
@@ -142,11 +323,20 @@ QString RuleEditor::ruleText() const {
   return text + tests_;
 }
 
+QString RuleEditor::pythonText() const { return python_->toPlainText(); }
+
 QString RuleEditor::status() const { return status_->text(); }
 
 void RuleEditor::check() {
+  if (language_ == Language::Python) startPythonCheck();
+  else checkIr();
+}
+
+void RuleEditor::checkIr() {
   matches_ = -1;
   rule_.reset();
+  rules_.clear();
+  siteRules_.clear();
   report_ = {};
   if (pattern_->toPlainText().trimmed().isEmpty() && replacement_->toPlainText().trimmed().isEmpty()) {
     status_->setText(tr("Write a pattern and its replacement (or select nodes and press New rule from selection)."));
@@ -175,7 +365,9 @@ void RuleEditor::check() {
     } else {
       matches_ = report.matches;
       rule_ = parsed.rule;
+      rules_ = {parsed.rule};
       report_ = report;
+      siteRules_.fill(0, report.sites.size());
       status_->setText(core::model::counted(report.matches, tr("match"), tr("matches")) +
                        (report.skipped.isEmpty() ? QString() : tr(", %1 skipped: %2").arg(report.skipped.size()).arg(report.skipped.first().reason)));
     }
@@ -185,14 +377,145 @@ void RuleEditor::check() {
   Q_EMIT checked(matches_, error);
 }
 
+QString RuleEditor::pythonFileName() const {
+  if (!pythonFile_.isEmpty()) return pythonFile_;
+  return stemOf(id_->text()) + QStringLiteral(".py");
+}
+
+void RuleEditor::startPythonCheck() {
+  const quint64 generation = ++generation_;
+  matches_ = -1;
+  rule_.reset();
+  rules_.clear();
+  siteRules_.clear();
+  report_ = {};
+  markErrorLine(0);
+  const QString source = python_->toPlainText();
+  if (source.trimmed().isEmpty()) {
+    busy_ = false;
+    status_->setText(tr("Write pattern and replacement functions (or select nodes and press New rule from selection)."));
+    Q_EMIT checked(matches_, QString());
+    if (std::exchange(previewPending_, false)) Q_EMIT previewChanged();
+    return;
+  }
+  // Each compile reads its own copy of the source, so a later edit never rewrites a file the
+  // child is reading; named as the user's file, so messages read like theirs.
+  if (!work_) work_ = std::make_unique<QTemporaryDir>();
+  const QString dir = work_->filePath(QString::number(generation));
+  const QString file = QDir(dir).filePath(pythonFileName());
+  if (!work_->isValid() || !QDir().mkpath(dir) || !core::io::writeAtomically(file, source.toUtf8()).isEmpty()) {
+    busy_ = false;
+    status_->setText(tr("Cannot write the rule for Python into %1").arg(dir));
+    Q_EMIT checked(matches_, status_->text());
+    return;
+  }
+  busy_ = true;
+  status_->setText(tr("Compiling the Python rule…"));
+  auto revision = revision_;
+  auto* watcher = new QFutureWatcher<core::rewrite::PythonRuleSet>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, dir] {
+    watcher->deleteLater();
+    QDir(dir).removeRecursively();
+    if (generation != generation_) return;  // stale: edited (or switched form) since it started
+    busy_ = false;
+    pythonChecked(watcher->result());
+  });
+  // The child Python runs off the GUI thread: typing goes on while it compiles.
+  watcher->setFuture(QtConcurrent::run([file, revision] {
+    const QJsonObject ranks = revision ? core::rewrite::siteRanks(*revision) : QJsonObject();
+    return core::rewrite::compilePythonRules(file, ranks);
+  }));
+}
+
+void RuleEditor::pythonChecked(const core::rewrite::PythonRuleSet& set) {
+  if (!set.ok()) {
+    compiledSet_.reset();
+    const auto& e = set.error;
+    const QString error = e.line > 0 ? tr("line %1: %2").arg(e.line).arg(e.message) : e.message;
+    status_->setText(error);
+    markErrorLine(e.line);
+    Q_EMIT checked(matches_, error);
+    if (std::exchange(previewPending_, false)) Q_EMIT previewChanged();
+    return;
+  }
+  compiledSet_ = std::make_shared<core::rewrite::PythonRuleSet>(set);
+  countPythonMatches();
+}
+
+void RuleEditor::countPythonMatches() {
+  matches_ = -1;
+  rule_.reset();
+  rules_.clear();
+  siteRules_.clear();
+  report_ = {};
+  const QString format = format_ ? format_() : QString();
+  rules_ = compiledSet_->forFormat(format);
+  if (!rules_.isEmpty()) rule_ = rules_.first();
+  QString error;
+  if (revision_) {
+    report_.name = rule_ ? rule_->id : QString();
+    report_.kind = QStringLiteral("rule");
+    for (int i = 0; i < rules_.size(); ++i) {
+      QString runError;
+      const auto r = core::rewrite::countMatches(*revision_, rules_[i], &runError);
+      if (!runError.isEmpty() && error.isEmpty()) error = tr("rule '%1': %2").arg(rules_[i].id, runError);
+      report_.matches += r.matches;
+      report_.sites += r.sites;
+      report_.skipped += r.skipped;
+      for (int k = 0; k < r.sites.size(); ++k) siteRules_ << i;
+    }
+    if (error.isEmpty()) matches_ = report_.matches;
+  }
+  QSet<QString> names;
+  for (const auto& r : rules_) names.insert(r.id);
+  const QString compiled = tr("compiled from Python in the %1 form (%2)")
+                               .arg(format == QLatin1String("pt2") ? tr("torch.export") : tr("TorchScript"),
+                                    QStringList(names.begin(), names.end()).join(QStringLiteral(", ")));
+  if (!error.isEmpty()) status_->setText(error);
+  else if (!revision_) status_->setText(tr("Rule compiles; open a model to count its matches."));
+  else
+    status_->setText(core::model::counted(report_.matches, tr("match"), tr("matches")) + QStringLiteral(", ") + compiled +
+                     (report_.skipped.isEmpty() ? QString()
+                                                : tr("; %1 skipped: %2").arg(report_.skipped.size()).arg(report_.skipped.first().reason)));
+  Q_EMIT checked(matches_, error);
+  if (std::exchange(previewPending_, false)) Q_EMIT previewChanged();
+}
+
+void RuleEditor::markErrorLine(int line) {
+  QList<QTextEdit::ExtraSelection> marks;
+  if (line > 0 && line <= python_->document()->blockCount()) {
+    QTextEdit::ExtraSelection mark;
+    mark.cursor = QTextCursor(python_->document()->findBlockByNumber(line - 1));
+    mark.format.setBackground(QColor(0xff, 0xd7, 0xd7));
+    mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+    marks << mark;
+  }
+  python_->setExtraSelections(marks);
+}
+
 QString RuleEditor::save(QString* error) {
+  const QString folder = core::rewrite::RuleLibrary::userRuleFolder();
+  if (language_ == Language::Python) {
+    if (!busy_ && !compiledSet_) {
+      if (error) *error = tr("Not saved: %1").arg(status_->text());
+      return {};
+    }
+    QDir().mkpath(folder);
+    const QString path = QDir(folder).filePath(stemOf(id_->text()) + QStringLiteral(".py"));
+    if (const QString why = core::io::writeAtomically(path, python_->toPlainText().toUtf8()); !why.isEmpty()) {
+      if (error) *error = tr("Not saved: cannot write %1: %2").arg(path, why);
+      return {};
+    }
+    status_->setText(tr("Saved %1").arg(path));
+    Q_EMIT saved(path);
+    return path;
+  }
   const QString text = ruleText();
   const auto parsed = core::rewrite::parseRule(text, QString());
   if (!parsed.ok()) {
     if (error) *error = tr("Not saved: %1").arg(parsed.error.toString());
     return {};
   }
-  const QString folder = core::rewrite::RuleLibrary::userRuleFolder();
   QDir().mkpath(folder);
   const QString path = QDir(folder).filePath(parsed.rule.id + QStringLiteral(".rule"));
   if (const QString why = core::io::writeAtomically(path, text.toUtf8()); !why.isEmpty()) {
