@@ -11,6 +11,9 @@
 #include "core/io/save.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
+#include "core/rewrite/pattern_draft.h"
+
+#include <torch/csrc/jit/ir/ir.h>
 #include "core/rewrite/python_rules.h"
 
 #include <QtCore/QDir>
@@ -403,6 +406,54 @@ class TstPythonRules : public QObject {
     int n = 0;
     anchors(*doc, set.forFormat(doc->format()), &n);
     QCOMPARE(n, matches);
+  }
+
+  // "New rule from selection" as Python: the selected linear → relu written as torch.ops.aten
+  // calls, fed back as a rule file, compiles in the model's format and matches at least the
+  // selected site (on a TorchScript sample and on a torch.export program).
+  void pythonDraftFromSelection_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("mlp sample") << "sample:mlp";
+    QTest::newRow("CustomModel .pt") << "python_rules/custom_model.pt";
+    QTest::newRow("CustomModel .pt2") << "python_rules/custom_model.pt2";
+  }
+  void pythonDraftFromSelection() {
+    QFETCH(QString, model);
+    auto doc = open(model);
+    QVERIFY(doc);
+    const auto& rev = *doc->current();
+    model::NodeId linear = model::kNoNode, relu = model::kNoNode;
+    for (auto id : rev.opNodeIds()) {
+      auto* n = rev.nodeOf(id);
+      if (n->kind().toQualString() != std::string("aten::linear")) continue;
+      for (const auto& use : n->output()->uses())
+        if (use.user->kind().toUnqualString() == std::string("relu") || use.user->kind().toUnqualString() == std::string("relu_")) {
+          linear = id;
+          relu = rev.idOf(use.user);
+        }
+      if (relu != model::kNoNode) break;
+    }
+    QVERIFY(linear != model::kNoNode && relu != model::kNoNode);
+    const auto draft = rewrite::patternFromNodes(rev, {linear, relu});
+    QVERIFY2(draft.ok(), qPrintable(draft.error));
+    QVERIFY2(!draft.python.isEmpty(), qPrintable(draft.pythonError));
+    QVERIFY2(draft.python.contains("torch.ops.aten.linear.default(") && draft.python.contains("def replacement("),
+             qPrintable(draft.python));
+    QTemporaryDir dir;
+    QFile f(dir.filePath("drafted.py"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(draft.python.toUtf8());
+    f.close();
+    const auto set = rewrite::compilePythonRules(f.fileName(), rewrite::siteRanks(*doc));
+    QVERIFY2(set.ok(), qPrintable(set.error.toString() + "\n" + draft.python));
+    bool selected = false;
+    int n = 0;
+    for (const auto& rule : set.forFormat(doc->format())) {
+      const auto report = rewrite::countMatches(rev, rule);
+      n += report.matches;
+      for (const auto& site : report.sites) selected = selected || (site.nodes.contains(linear) && site.nodes.contains(relu));
+    }
+    QVERIFY2(n >= 1 && selected, qPrintable(QString::number(n) + "\n" + draft.python));
   }
 };
 
