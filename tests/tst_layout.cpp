@@ -383,13 +383,16 @@ class TstLayout : public QObject {
     LayoutEngine crashing;
     crash.reset();
     crashing.setView(view);
-    const pid_t before = crashing.workerPid();
-    QVERIFY(alive(before));
+    QVERIFY(alive(crashing.workerPid()));
+    const int starts = layout::LayoutWorker::starts();
     const Diagram d = crashing.layout(crashing.expandAll());
     QCOMPARE(d.fallbacks, QStringList{QStringLiteral("layer1.0")});
     QVERIFY(d.error.isEmpty());
     QCOMPARE(d.nodes.size(), view->nodes.size());
-    QVERIFY(!alive(before));  // it crashed, and was reaped
+    // The worker that crashed was replaced (for a retry when it had served earlier jobs, and for
+    // the groups after it); every worker the engine holds now runs.
+    QVERIFY2(layout::LayoutWorker::starts() - starts >= 1, qPrintable(QString::number(layout::LayoutWorker::starts() - starts)));
+    for (pid_t pid : crashing.workerPids()) QVERIFY(pid == -1 || alive(pid));  // -1: crashed on its last job
     LayoutEngine plain;
     plain.setView(view);
     const Diagram again = plain.layout(plain.expandAll());
@@ -405,7 +408,9 @@ class TstLayout : public QObject {
   // it, with nothing left of the crash.
   void crashThenGoodLayoutUsesARestartedWorker() {
     std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer2");
-    LayoutEngine engine;
+    layout::LayoutOptions one;
+    one.workers = 1;  // every start below is counted
+    LayoutEngine engine(one);
     crash.reset();
     engine.setView(viewOf(QStringLiteral("resnet18.pt")));
     const pid_t first = engine.workerPid();
@@ -438,6 +443,7 @@ class TstLayout : public QObject {
     const auto view = viewOf(QStringLiteral("resnet18.pt"));
     layout::LayoutOptions options;
     options.timeoutMs = 400;
+    options.workers = 1;
     std::optional<ScopedEnv> hang(std::in_place, "GRAFT_TEST_LAYOUT_HANG", "layer3.1");
     LayoutEngine engine(options);
     hang.reset();
@@ -458,7 +464,9 @@ class TstLayout : public QObject {
   // on with the next group.
   void exceptionInTheWorkerIsCaught() {
     std::optional<ScopedEnv> fault(std::in_place, "GRAFT_TEST_LAYOUT_THROW", "layer1");
-    LayoutEngine engine;
+    layout::LayoutOptions one;
+    one.workers = 1;
+    LayoutEngine engine(one);
     fault.reset();
     engine.setView(viewOf(QStringLiteral("resnet18.pt")));
     const pid_t pid = engine.workerPid();
@@ -469,42 +477,51 @@ class TstLayout : public QObject {
     QCOMPARE(layout::LayoutWorker::starts(), starts);
   }
 
-  // Many layouts, in one engine and in engines made one after another, are served by one worker
-  // process: no process is started per request.
+  // Many layouts, in one engine and in engines made one after another, are served by the same
+  // worker processes (one, or two when sibling groups are laid out side by side): no process is
+  // started per request. Graphviz 2.42 itself crashes now and then in a long-lived process
+  // (every few hundred layouts in the fuzzer); that job runs again in a new worker, so a restart
+  // or two may show here, never one per request.
   void layoutsReuseOneWorker() {
     const auto resnet = viewOf(QStringLiteral("resnet18.pt")), cnn = viewOf(QStringLiteral("cnn"));
-    pid_t pid = -1;
-    int starts = 0;
+    const int starts = layout::LayoutWorker::starts();
+    int sameWorkers = 0;
+    constexpr int kRequests = 12;
     {
       LayoutEngine engine;
-      pid = engine.workerPid();
-      starts = layout::LayoutWorker::starts();
-      for (int i = 0; i < 6; ++i) {
+      engine.setView(resnet);
+      QVERIFY(engine.layout(engine.expandAll()).fallbacks.isEmpty());
+      QCOMPARE(engine.workerPids().size(), 2);  // resnet18's basic blocks are laid out two at a time
+      for (int i = 0; i < kRequests; ++i) {
+        const QVector<pid_t> before = engine.workerPids();
         engine.setView(i % 2 ? cnn : resnet);  // drops the cache: every group is laid out again
-        const Diagram d = engine.layout(i < 3 ? engine.expandAll() : engine.expandToDepth(1));
+        const Diagram d = engine.layout(i < 6 ? engine.expandAll() : engine.expandToDepth(1));
         QVERIFY(!d.relaid.isEmpty());
         QVERIFY(d.fallbacks.isEmpty());
-        QCOMPARE(engine.workerPid(), pid);
+        if (engine.workerPids() == before) ++sameWorkers;
       }
     }
-    for (int i = 0; i < 3; ++i) {
-      LayoutEngine next;  // takes the idle worker back from the pool
+    for (int i = 0; i < kRequests; ++i) {
+      layout::LayoutOptions one;
+      one.workers = 1;
+      LayoutEngine next(one);  // takes an idle worker back from the pool
       next.setView(cnn);
       QVERIFY(next.layout(next.expandAll()).fallbacks.isEmpty());
-      QCOMPARE(next.workerPid(), pid);
+      QVERIFY(alive(next.workerPid()));
     }
-    QCOMPARE(layout::LayoutWorker::starts(), starts);
-    QVERIFY(alive(pid));
+    // 2 * kRequests + 1 requests; a process per request would start that many at least.
+    const int started = layout::LayoutWorker::starts() - starts;
+    QVERIFY2(started <= 4, qPrintable(QString::number(started)));
+    QVERIFY2(sameWorkers >= kRequests - 2, qPrintable(QString::number(sameWorkers)));
   }
 
-  // A cancel while the worker is stuck returns at once and kills the worker; the next request
+  // A cancel while a worker is stuck returns at once and kills that worker; the next request
   // starts a new one.
   void cancelKillsAStuckWorker() {
     std::optional<ScopedEnv> hang(std::in_place, "GRAFT_TEST_LAYOUT_HANG", "layer1.0");
-    LayoutEngine engine;  // the default timeout: a minute
+    LayoutEngine engine;  // the default timeout (a minute), two workers
     hang.reset();
     engine.setView(viewOf(QStringLiteral("resnet18.pt")));
-    const pid_t pid = engine.workerPid();
     std::atomic<bool> cancel{false};
     std::thread canceller([&cancel] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -516,8 +533,7 @@ class TstLayout : public QObject {
     canceller.join();
     QVERIFY(d.cancelled);
     QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
-    QVERIFY(!alive(pid));
-    QCOMPARE(engine.workerPid(), -1);
+    QVERIFY(engine.workerPids().contains(-1));  // the stuck worker was killed
     engine.setView(viewOf(QStringLiteral("cnn")));
     QVERIFY(engine.layout(engine.expandAll()).fallbacks.isEmpty());
     QVERIFY(alive(engine.workerPid()));

@@ -58,6 +58,7 @@ struct Diagram {
   QVector<DiagramEdge> edges;
   QRectF bounds;
   double layoutMs = 0;           // time spent in this request
+  double graphvizMs = 0;         // of which in the layout worker, building and laying out graphs
   QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
   bool cancelled = false;
   QString error;                 // set when the layout failed (the job boundary caught it)

@@ -45,7 +45,7 @@ bool dotJobFromBytes(const QByteArray& bytes, DotJob& job) {
 QByteArray toBytes(const DotResult& r) {
   QByteArray bytes;
   QDataStream s(&bytes, QIODevice::WriteOnly);
-  s << kResultTag << r.laidOut << r.error << r.bounds << r.centres << qint64(r.splines.size());
+  s << kResultTag << r.laidOut << r.error << r.workerMs << r.bounds << r.centres << qint64(r.splines.size());
   for (const auto& sp : r.splines) s << sp.points << sp.arrow << sp.arrowTip;
   return bytes;
 }
@@ -56,7 +56,7 @@ bool dotResultFromBytes(const QByteArray& bytes, DotResult& r) {
   qint64 splines = 0;
   s >> tag;
   if (tag != kResultTag) return false;
-  s >> r.laidOut >> r.error >> r.bounds >> r.centres >> splines;
+  s >> r.laidOut >> r.error >> r.workerMs >> r.bounds >> r.centres >> splines;
   if (s.status() != QDataStream::Ok || splines < 0 || splines > bytes.size()) return false;
   r.splines.resize(splines);
   for (auto& sp : r.splines) s >> sp.points >> sp.arrow >> sp.arrowTip;

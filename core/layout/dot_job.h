@@ -39,6 +39,7 @@ struct DotResult {
   QRectF bounds;         // Graphviz's bounding box (y up)
   QVector<QPointF> centres;   // per node of the job
   QVector<DotSpline> splines; // per edge of the job
+  double workerMs = 0;        // time the worker spent on the job (the rest is transport)
 };
 
 QByteArray toBytes(const DotJob& job);

@@ -7,7 +7,11 @@
 
 #include <QtCore/QElapsedTimer>
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 namespace graft::core::layout {
 
@@ -38,16 +42,23 @@ struct LayoutEngine::Built {
   QVector<Route> routes;
 };
 
-LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options), worker_(LayoutWorker::take()) {
-  worker_->ensureStarted();  // now, before a request waits for it
+LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options) {
+  workers_.push_back(LayoutWorker::take());
+  workers_.front()->ensureStarted();  // now, before a request waits for it
 }
 
 LayoutEngine::~LayoutEngine() {
   qDeleteAll(cache_);
-  LayoutWorker::give(std::move(worker_));
+  for (auto& w : workers_) LayoutWorker::give(std::move(w));
 }
 
-pid_t LayoutEngine::workerPid() const { return worker_->pid(); }
+pid_t LayoutEngine::workerPid() const { return workers_.front()->pid(); }
+
+QVector<pid_t> LayoutEngine::workerPids() const {
+  QVector<pid_t> pids;
+  for (const auto& w : workers_) pids << w->pid();
+  return pids;
+}
 
 void LayoutEngine::setView(std::shared_ptr<const model::GraphView> view) {
   view_ = std::move(view);
@@ -167,30 +178,44 @@ void LayoutEngine::store(int group, GroupLayout layout) {
   cached = new GroupLayout(std::move(layout));
 }
 
-// Stale groups come in bottom-up order, each needing its children's sizes. Each goes to the
-// worker as one job; a group the worker crashed or stalled on is drawn as a column here (the
-// worker restarts for the next), as is every group when no worker can be started.
+// Stale groups come in bottom-up order; a group is ready once its stale children are laid out (it
+// needs their sizes). Ready groups go to the engine's workers, one job each, up to
+// LayoutOptions::workers at a time: sibling modules are laid out side by side. A group a worker
+// crashed or stalled on is drawn as a column here (that worker restarts for its next job), as is
+// every group when no worker can be started.
 void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                                 const std::function<void()>& groupDone, Diagram& d) {
-  for (int g : stale) {
-    if (cancel && cancel->load()) {
-      d.cancelled = true;
-      return;
-    }
-    Built b;
-    build(g, expanded, b);
-    LayoutWorker::Outcome o;
+  const QSet<int> staleSet(stale.begin(), stale.end());
+  QHash<int, int> waiting;  // stale group -> its stale children not laid out yet
+  for (int g : stale)
+    for (int c : view_->groups[g].children)
+      if (staleSet.contains(c)) ++waiting[g];
+  QVector<int> ready;
+  for (int g : stale)
+    if (!waiting.value(g)) ready << g;
+
+  struct Finished {
+    size_t slot;
+    int group;
+    std::unique_ptr<Built> built;
+    LayoutWorker::Outcome outcome;
+  };
+  std::mutex lock;
+  std::condition_variable arrived;
+  std::deque<Finished> finished;
+  std::vector<std::thread> running(workers_.size());
+  std::vector<bool> busy(workers_.size(), false);
+  int inFlight = 0;
+  const int most = std::max(1, options_.workers);
+
+  const auto complete = [&](int g, const Built& b, const LayoutWorker::Outcome* o) {
     const DotResult* result = nullptr;
-    if (!b.job.nodes.isEmpty()) {
-      o = worker_->run(b.job, options_.timeoutMs, cancel);
-      if (o.kind == LayoutWorker::Outcome::Cancelled) {
-        d.cancelled = true;
-        return;
-      }
-      if (o.kind == LayoutWorker::Outcome::Done && o.result.laidOut && o.result.error.isEmpty()) result = &o.result;
+    if (o) {
+      d.graphvizMs += o->result.workerMs;
+      if (o->kind == LayoutWorker::Outcome::Done && o->result.laidOut && o->result.error.isEmpty()) result = &o->result;
       else if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
         qInfo("layout of %s fell back: %s", qPrintable(view_->groups[g].path),
-              qPrintable(o.result.error.isEmpty() ? o.why : o.result.error));
+              qPrintable(o->result.error.isEmpty() ? o->why : o->result.error));
     }
     GroupLayout gl;
     gl.signature = signature(g, expanded);
@@ -198,6 +223,52 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
     store(g, std::move(gl));
     d.relaid << g;
     groupDone();
+    const int parent = view_->groups[g].parent;
+    if (parent >= 0 && staleSet.contains(parent) && --waiting[parent] == 0) ready << parent;
+  };
+
+  for (;;) {
+    if (cancel && cancel->load()) d.cancelled = true;
+    // Hand out ready groups while a worker is free (a second one is taken when there is work for it).
+    while (!d.cancelled && !ready.isEmpty()) {
+      size_t slot = 0;
+      while (slot < workers_.size() && busy[slot]) ++slot;
+      if (slot == workers_.size()) {
+        if (int(workers_.size()) >= most) break;
+        workers_.push_back(LayoutWorker::take());
+        running.emplace_back();
+        busy.push_back(false);
+      }
+      const int g = ready.takeFirst();
+      auto b = std::make_unique<Built>();
+      build(g, expanded, *b);
+      if (b->job.nodes.isEmpty()) {  // nothing to lay out
+        complete(g, *b, nullptr);
+        continue;
+      }
+      busy[slot] = true;
+      ++inFlight;
+      LayoutWorker* worker = workers_[slot].get();
+      running[slot] = std::thread([&, slot, g, worker, b = std::move(b)]() mutable {
+        LayoutWorker::Outcome o = worker->run(b->job, options_.timeoutMs, cancel);
+        std::lock_guard hold(lock);
+        finished.push_back({slot, g, std::move(b), std::move(o)});
+        arrived.notify_one();
+      });
+    }
+    if (inFlight == 0) break;  // all laid out, or cancelled with nothing left running
+    Finished f;
+    {
+      std::unique_lock hold(lock);
+      arrived.wait(hold, [&] { return !finished.empty(); });
+      f = std::move(finished.front());
+      finished.pop_front();
+    }
+    running[f.slot].join();
+    busy[f.slot] = false;
+    --inFlight;
+    if (f.outcome.kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
+    if (!d.cancelled) complete(f.group, *f.built, &f.outcome);
   }
 }
 

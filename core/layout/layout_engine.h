@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <sys/types.h>
+#include <vector>
 
 namespace graft::core::layout {
 
@@ -37,6 +38,9 @@ struct LayoutOptions {
   double nodesep = 0.25;
   // A group Graphviz has not laid out in this time is drawn as a column (its worker is killed).
   int timeoutMs = 60000;
+  // Worker processes one request may use at once: independent groups (siblings) are laid out
+  // side by side.
+  int workers = 2;
 };
 
 class LayoutEngine {
@@ -61,8 +65,10 @@ class LayoutEngine {
   Expansion expandAll() const;
   Expansion expandToDepth(int depth) const;
 
-  // The layout worker process this engine uses now, -1 when none runs (a test hook).
+  // The layout worker processes this engine uses now, -1 for one not running (test hooks): the
+  // first, and all.
   pid_t workerPid() const;
+  QVector<pid_t> workerPids() const;
 
  private:
   struct Built;  // a group's DotJob and what maps its result back to the group
@@ -87,7 +93,7 @@ class LayoutEngine {
   QHash<int, GroupLayout*> cache_;
   Folds folds_;                       // of the request being laid out
   QHash<int, QVector<int>> foldedBy_; // first module of a folded repeat -> the modules it hides
-  std::unique_ptr<LayoutWorker> worker_;
+  std::vector<std::unique_ptr<LayoutWorker>> workers_;  // the first is taken when the engine is made
   // Test hooks: the module path where the worker crashes (GRAFT_TEST_LAYOUT_CRASH), hangs
   // (GRAFT_TEST_LAYOUT_HANG) or throws (GRAFT_TEST_LAYOUT_THROW) instead of laying out.
   const QString crashAt_ = qEnvironmentVariable("GRAFT_TEST_LAYOUT_CRASH");

@@ -182,6 +182,8 @@ LayoutWorker::Outcome LayoutWorker::run(const DotJob& job, int timeoutMs, const 
       case Once::TimedOut: out.kind = Outcome::TimedOut; break;
     }
     if (fresh || attempt > 0) return out;
+    if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
+      qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(out.why));
   }
 }
 
@@ -199,9 +201,15 @@ std::unique_ptr<LayoutWorker> LayoutWorker::take() {
 
 void LayoutWorker::give(std::unique_ptr<LayoutWorker> worker) {
   if (!worker) return;
-  std::lock_guard hold(poolLock());
-  if (idle().size() < kMaxIdle) idle().push_back(std::move(worker));
-  // else: destroyed here, its process ends
+  std::unique_ptr<LayoutWorker> oldest;  // ended outside the lock
+  {
+    std::lock_guard hold(poolLock());
+    if (idle().size() >= kMaxIdle) {
+      oldest = std::move(idle().front());
+      idle().erase(idle().begin());
+    }
+    idle().push_back(std::move(worker));  // take() hands out the most recently used first
+  }
 }
 
 void LayoutWorker::warmUp() {

@@ -3,6 +3,7 @@
 #include "core/layout/dot_run.h"
 #include "core/layout/frame_io.h"
 
+#include <QtCore/QElapsedTimer>
 #include <graphviz/gvc.h>
 
 #include <csignal>
@@ -25,6 +26,8 @@ int serveDotJobs(int fd) {
       break;
     }
     DotResult result;
+    QElapsedTimer timer;
+    timer.start();
     try {
       result = runDot(context, job);
     } catch (const std::exception& e) {
@@ -34,6 +37,7 @@ int serveDotJobs(int fd) {
       result = {};
       result.error = QStringLiteral("an unknown exception");
     }
+    result.workerMs = double(timer.nsecsElapsed()) / 1e6;
     if (!writeFrame(fd, toBytes(result))) {
       code = 2;
       break;
