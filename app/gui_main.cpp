@@ -1,6 +1,7 @@
 // graft: the desktop application.
 #include "ui/edit_actions.h"
 #include "ui/guarded_application.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/run_settings.h"
 #include "ui/tour/tour_autoplay.h"
@@ -99,9 +100,9 @@ int main(int argc, char** argv) {
     }
   }
   // A journal left open by a crash: offer to recover it before anything else is opened.
-  if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.editActions()->offerRecovery()) return app.exec();
+  if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.controller()->offerRecovery()) return app.exec();
   if (parser.isSet(sample)) window.openSample(parser.value(sample), freeze);
   else if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front(), freeze);
-  if (parser.isSet(scriptEdits) && window.document()) window.runScript(parser.value(scriptEdits));
+  if (parser.isSet(scriptEdits) && window.controller()->document()) window.runScript(parser.value(scriptEdits));
   return app.exec();
 }

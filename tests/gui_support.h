@@ -3,6 +3,8 @@
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_canvas.h"
 #include "core/tour/tour.h"
+#include "ui/document/document_controller.h"
+#include "ui/export_actions.h"
 #include "ui/main_window.h"
 #include "ui/tour/tour_driver.h"
 #include "test_support.h"

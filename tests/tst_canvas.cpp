@@ -11,6 +11,7 @@
 #include "ui/find_bar.h"
 #include "ui/inspector.h"
 #include "ui/ir_view.h"
+#include "ui/export_actions.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
 #include "ui/render/diagram_painter.h"
@@ -297,9 +298,9 @@ class TstCanvas : public QObject {
     QTemporaryDir dir;
     const QString svg = dir.filePath(QStringLiteral("d.svg")), png = dir.filePath(QStringLiteral("d.png")),
                   dot = dir.filePath(QStringLiteral("d.dot"));
-    QVERIFY(w.exportSvg(svg));
-    QVERIFY(w.exportPng(png));
-    QVERIFY(w.exportDot(dot));
+    QVERIFY(w.exports()->exportSvg(svg));
+    QVERIFY(w.exports()->exportPng(png));
+    QVERIFY(w.exports()->exportDot(dot));
     QFile f(svg);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QXmlStreamReader xml(&f);

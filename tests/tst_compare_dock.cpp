@@ -13,6 +13,7 @@
 #include "ui/history_dock.h"
 #include "ui/guarded_application.h"
 #include "ui/input_dialog.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/tensor_inspector.h"
 
@@ -108,12 +109,11 @@ class TstCompareDock : public QObject {
   void divergenceOnTheCanvas() {
     ui::MainWindow w;
     QVERIFY(graft::test::showModel(w, "resnet18.pt"));
-    auto* doc = w.document();
+    auto* doc = w.controller()->document();
     const NodeId relu = nodeAt(w.view(), "layer2.0.relu", "aten::relu_");
     QVERIFY(relu);
-    const auto edited = core::edit::apply(core::edit::ReplaceOp{relu, "aten::gelu"}, *doc->current(), doc->ids());
-    QVERIFY2(edited.ok(), qPrintable(edited.error));
-    graft::core::edit::Session(*doc).commitBuilt(edited.revision);
+    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{relu, "aten::gelu"}, false));
+    QCOMPARE(doc->count(), 2);
     const NodeId gelu = nodeAt(w.view(), "layer2.0.relu", "aten::gelu");
     QVERIFY(gelu);
     auto* compare = w.findChild<ui::CompareDock*>();
@@ -340,23 +340,23 @@ class TstCompareDock : public QObject {
     QVERIFY(runCompare(compare));
     QVERIFY(!compare->summary().equal);
     QSignalSpy found(compare, &ui::CompareDock::float32Found);
-    const int before = w.document()->count();
+    const int before = w.controller()->document()->count();
     keepButton->click();
     QVERIFY(found.wait(120000));
     QVERIFY2(compare->float32Summary().ok, qPrintable(compare->float32Summary().error));
-    QCOMPARE(w.document()->count(), before + 1);
-    QVERIFY(w.document()->current()->name().contains(QLatin1String("float32")));
+    QCOMPARE(w.controller()->document()->count(), before + 1);
+    QVERIFY(w.controller()->document()->current()->name().contains(QLatin1String("float32")));
     // The new revision at float16 against the original: equal within the tolerance.
     QVERIFY(runCompare(compare));
     QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
     // The journal records it, and replay onto a fresh load rebuilds the same graph.
-    const QJsonObject journal = w.editActions()->session()->toJson();
+    const QJsonObject journal = w.controller()->journal();
     QVERIFY(QJsonDocument(journal).toJson().contains("keep_float32"));
     auto fresh = core::io::loadFile(graft::test::testdata("numerics/culprit.pt2")).document;
     core::edit::Session replaying(*fresh);
     const auto replayed = replaying.replay(journal);
     QVERIFY2(replayed.ok, qPrintable(replayed.error));
-    QCOMPARE(fresh->current()->irText(), w.document()->current()->irText());
+    QCOMPARE(fresh->current()->irText(), w.controller()->document()->current()->irText());
   }
 
   // Run > Quantization Error: the quantized model coloured by each module's SQNR against its
@@ -392,7 +392,7 @@ class TstCompareDock : public QObject {
     const QString quantized = QFileInfo(graft::test::testdata("quant/fx_cnn.quantized.pt")).absoluteFilePath();
     ui::InputDialog::remember(quantized, {});
     QVERIFY(w.openFile(quantized));
-    auto* history = w.editActions()->history();
+    auto* history = w.historyDock();
     QVERIFY(history->waitingForInputs());
     QCOMPARE(history->list()->count(), 1);
     QVERIFY2(history->list()->item(0)->text().contains(QLatin1String("waiting for inputs")), qPrintable(history->list()->item(0)->text()));

@@ -9,6 +9,7 @@
 #include "ui/diff/diff_view.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 
@@ -104,7 +105,7 @@ class TstDiffView : public QObject {
     auto* rewrites = w.findChild<graft::ui::RewriteDock*>();
     QVERIFY(rewrites);
     rewrites->applyRules({QStringLiteral("fold-conv-bn")});
-    QCOMPARE(w.document()->currentIndex(), 1);
+    QCOMPARE(w.controller()->document()->currentIndex(), 1);
     QVERIFY(waitLayout(w.canvas()));
 
     DiffView* d = w.showDiff(0, 1);
@@ -179,9 +180,9 @@ class TstDiffView : public QObject {
     MainWindow w;
     QVERIFY(graft::test::showModel(w, QStringLiteral("resnet18.pt")));
     w.findChild<graft::ui::RewriteDock*>()->applyRules({QStringLiteral("fold-conv-bn")});
-    QCOMPARE(w.document()->count(), 2);
+    QCOMPARE(w.controller()->document()->count(), 2);
     // Two revisions selected in the History dock → Diff Selected.
-    auto* history = w.editActions()->history();
+    auto* history = w.historyDock();
     auto* button = history->findChild<QPushButton*>(QStringLiteral("historyDiffButton"));
     QVERIFY(button && !button->isEnabled());
     history->list()->clearSelection();
@@ -195,7 +196,7 @@ class TstDiffView : public QObject {
     QVERIFY(waitPanes(d));
 
     // Against a file: the model as loaded is the same as revision 0, so nothing differs.
-    w.document()->setCurrent(0);
+    w.controller()->setCurrent(0);
     d = w.showDiffWithFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
     QVERIFY(d);
     QCOMPARE(d->list()->count(), 0);

@@ -12,6 +12,7 @@
 #include "gui_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/tour/tour_driver.h"
@@ -30,17 +31,16 @@ namespace {
 
 // Replays the window's journal on a fresh load of the same sample: the same revisions come back.
 void checkReplays(ui::MainWindow& window) {
-  auto* session = window.editActions()->session();
-  QVERIFY(session);
+  QVERIFY(!window.controller()->journalPath().isEmpty());
   QString error;
-  const auto journal = core::edit::Session::readJournal(session->journalPath(), &error);
+  const auto journal = core::edit::Session::readJournal(window.controller()->journalPath(), &error);
   QVERIFY2(journal, qPrintable(error));
-  auto fresh = core::io::loadSample(window.document()->sampleName());
+  auto fresh = core::io::loadSample(window.controller()->document()->sampleName());
   QVERIFY(fresh.ok());
   core::edit::Session replaying(*fresh.document);
   const auto r = replaying.replay(*journal);
   QVERIFY2(r.ok, qPrintable(r.error));
-  QCOMPARE(fresh.document->count(), window.document()->count());
+  QCOMPARE(fresh.document->count(), window.controller()->document()->count());
   // The journal keeps each change's provenance, and replay derives the same.
   const auto edits = journal->value(QStringLiteral("edits")).toArray();
   for (int i = 1; i < fresh.document->count(); ++i) {
@@ -51,7 +51,7 @@ void checkReplays(ui::MainWindow& window) {
   }
   for (int i = 0; i < fresh.document->count(); ++i)
     QCOMPARE(core::model::GraphView::build(*fresh.document->revision(i)).opHistogram(),
-             core::model::GraphView::build(*window.document()->revision(i)).opHistogram());
+             core::model::GraphView::build(*window.controller()->document()->revision(i)).opHistogram());
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ class TestGate : public QObject {
       if (n.kind == QLatin1String("aten::relu")) { relu = n.id; break; }
     QVERIFY(relu != core::model::kNoNode);
     QVERIFY(window.editActions()->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
-    QCOMPARE(window.document()->count(), 2);
+    QCOMPARE(window.controller()->document()->count(), 2);
     checkReplays(window);
   }
 
@@ -80,7 +80,7 @@ class TestGate : public QObject {
     ui::MainWindow window;
     QVERIFY(window.openSample(QStringLiteral("cnn")));
     const QString message = window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
-    QCOMPARE(window.document()->count(), 2);
+    QCOMPARE(window.controller()->document()->count(), 2);
     QVERIFY2(message.contains(QStringLiteral("→")), qPrintable(message));
     checkReplays(window);
   }
@@ -90,7 +90,7 @@ class TestGate : public QObject {
     QVERIFY(window.openSample(QStringLiteral("cnn")));
     const QString failure = test::performTourAction(window, QStringLiteral("apply_rule"), QStringLiteral("rule"), QStringLiteral("fold-conv-bn"));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
-    QCOMPARE(window.document()->count(), 2);
+    QCOMPARE(window.controller()->document()->count(), 2);
     checkReplays(window);
   }
 
@@ -99,21 +99,21 @@ class TestGate : public QObject {
   void journalBeforeTheViews() {
     ui::MainWindow window;
     QVERIFY(window.openSample(QStringLiteral("cnn")));
-    const QString journal = window.editActions()->session()->journalPath();
+    const QString journal = window.controller()->journalPath();
     auto* tree = window.findChild<QTreeWidget*>(QStringLiteral("moduleTree"));
     QVERIFY(tree);
     int checked = 0;
     QStringList late;
     // The Modules tree is rebuilt by the window's view refresh, after every change.
     connect(tree->model(), &QAbstractItemModel::rowsInserted, this, [&](const QModelIndex& parent) {
-      if (parent.isValid() || !window.document()) return;
+      if (parent.isValid() || !window.controller()->document()) return;
       const auto j = core::edit::Session::readJournal(journal, nullptr);
       const int current = j ? j->value(QStringLiteral("current")).toInt(-1) : -1;
       const int edits = j ? int(j->value(QStringLiteral("edits")).toArray().size()) : -1;
       ++checked;
-      if (current != window.document()->currentIndex() || edits != window.document()->count() - 1)
+      if (current != window.controller()->document()->currentIndex() || edits != window.controller()->document()->count() - 1)
         late << QStringLiteral("view at %1 of %2, journal at %3 of %4 edits")
-                    .arg(window.document()->currentIndex()).arg(window.document()->count()).arg(current).arg(edits);
+                    .arg(window.controller()->document()->currentIndex()).arg(window.controller()->document()->count()).arg(current).arg(edits);
     });
     window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
     window.editActions()->undo->trigger();
@@ -129,9 +129,9 @@ class TestGate : public QObject {
     ui::MainWindow window;
     QVERIFY(window.openSample(QStringLiteral("cnn")));
     window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
-    const auto* doc = window.document();
+    const auto* doc = window.controller()->document();
     const auto diff = core::edit::diffGraphs(*doc->original(), *doc->current(), core::edit::DiffMatching::ByProvenance);
-    auto* history = window.editActions()->history();
+    auto* history = window.historyDock();
     auto* summary = history->findChild<QLabel*>(QStringLiteral("historyDiff"));
     QVERIFY(summary);
     QVERIFY2(summary->text().contains(diff.summaryText()), qPrintable(summary->text() + " / " + diff.summaryText()));

@@ -23,6 +23,7 @@
 #include "ui/profile/profile_dock.h"
 #include "ui/start_page.h"
 #include "ui/tensor_inspector.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/recent_files.h"
 #include "ui/rewrite/rewrite_dock.h"
@@ -38,6 +39,11 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMenu>
+#include <QtWidgets/QMessageBox>
+#include <QtWidgets/QAbstractButton>
+#include <QtWidgets/QApplication>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTimer>
 #include <QtWidgets/QListWidget>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QTableWidget>
@@ -54,7 +60,7 @@ bool drop(ui::MainWindow& w, const QString& path) {
   if (path == QLatin1String("open file")) return w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
   if (path == QLatin1String("sample")) return w.openSample(QStringLiteral("mlp"));
   const QString other = graft::test::testdata(QStringLiteral("resnet18.pt"));
-  const auto opened = [&] { return w.document() && w.document()->sourcePath() == other; };
+  const auto opened = [&] { return w.controller()->document() && w.controller()->document()->sourcePath() == other; };
   if (path == QLatin1String("recent file")) {  // File > Open Recent (the window lists what was recent when it was made)
     for (QMenu* menu : w.findChildren<QMenu*>())
       if (menu->title() == QLatin1String("Open &Recent"))
@@ -80,7 +86,7 @@ bool drop(ui::MainWindow& w, const QString& path) {
   return false;
 }
 
-QString journalOf(ui::MainWindow& w) { return w.editActions()->session()->journalPath(); }
+QString journalOf(ui::MainWindow& w) { return w.controller()->journalPath(); }
 
 bool journalClosed(const QString& path) {
   const auto j = core::edit::Session::readJournal(path, nullptr);
@@ -106,18 +112,18 @@ class TestLifecycle : public QObject {
     w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
     QVERIFY(w.isWindowModified());
     const QString path = saves_.filePath(QStringLiteral("cnn-folded.pt"));
-    QVERIFY(w.editActions()->saveRevisionAs(path));
+    QVERIFY(w.controller()->saveAs(path));
     QVERIFY(!w.isWindowModified());
-    w.document()->undo();
+    w.controller()->undo();
     QVERIFY(w.isWindowModified());  // the file on disk holds revision 1
-    w.document()->redo();
+    w.controller()->redo();
     QVERIFY(!w.isWindowModified());
     // Save (Ctrl+S) writes where the last save went, without asking.
     w.rewriteDock()->applyRules({QStringLiteral("remove-dropout"), QStringLiteral("fold-linear-bn")});
-    QVERIFY(w.isWindowModified() || w.document()->count() == 2);
+    QVERIFY(w.isWindowModified() || w.controller()->document()->count() == 2);
     auto* save = w.findChild<QAction*>(QStringLiteral("saveAction"));
     QVERIFY(save && save->shortcut() == QKeySequence::Save);
-    QVERIFY(w.editActions()->saveCurrent());
+    QVERIFY(w.controller()->save());
     QVERIFY(!w.isWindowModified());
     QVERIFY(QFileInfo(path).size() > 0);
     auto* close = w.findChild<QAction*>(QStringLiteral("closeAction"));
@@ -144,25 +150,25 @@ class TestLifecycle : public QObject {
     // A first save sets where Save writes, then an unsaved change on top.
     const QString file = saves_.filePath(QStringLiteral("%1-%2.pt").arg(path).arg(answer).replace(QLatin1Char(' '), QLatin1Char('_')));
     w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
-    QVERIFY(w.editActions()->saveRevisionAs(file));
+    QVERIFY(w.controller()->saveAs(file));
     const qint64 savedSize = QFileInfo(file).size();
-    w.document()->undo();
+    w.controller()->undo();
     QVERIFY(w.isWindowModified());
     int asked = 0;
-    w.editActions()->setUnsavedPrompt([&](const QString&) {
+    w.controller()->setUnsavedPrompt([&](const QString&) {
       ++asked;
       return UnsavedAnswer(answer);
     });
-    const auto* before = w.document();
+    const auto* before = w.controller()->document();
     const QString journal = journalOf(w);
     const bool went = drop(w, path);
     QCOMPARE(asked, 1);
     switch (UnsavedAnswer(answer)) {
       case UnsavedAnswer::Cancel:
         QVERIFY(!went);
-        QCOMPARE(w.document(), before);  // nothing changed
-        QCOMPARE(w.document()->currentIndex(), 0);
-        QCOMPARE(w.document()->count(), 2);
+        QCOMPARE(w.controller()->document(), before);  // nothing changed
+        QCOMPARE(w.controller()->document()->currentIndex(), 0);
+        QCOMPARE(w.controller()->document()->count(), 2);
         QVERIFY(w.isWindowModified());
         QVERIFY(!journalClosed(journal));
         QVERIFY(w.isVisible() || path != QLatin1String("quit"));
@@ -222,7 +228,7 @@ class TestLifecycle : public QObject {
       QVERIFY(w.openSample(QStringLiteral("cnn")));
       w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
       kept = journalOf(w);
-      w.editActions()->keepJournalForRecovery();
+      w.controller()->keepJournalForRecovery();
     }  // the process ends without a question
     QVERIFY(!journalClosed(kept));
     QVERIFY(core::edit::Session::unclosedJournals().contains(kept));
@@ -231,8 +237,8 @@ class TestLifecycle : public QObject {
       QVERIFY(w.openSample(QStringLiteral("cnn")));
       w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
       discarded = journalOf(w);
-      w.editActions()->keepJournalForRecovery();
-      w.editActions()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
+      w.controller()->keepJournalForRecovery();
+      w.controller()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
       QVERIFY(w.closeDocument());
     }
     QVERIFY(journalClosed(discarded));
@@ -249,7 +255,7 @@ class TestLifecycle : public QObject {
     QVERIFY(test::waitLayout(w.canvas()));
     w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
     QVERIFY(test::waitLayout(w.canvas()));
-    QVERIFY(w.document()->count() == 2);
+    QVERIFY(w.controller()->document()->count() == 2);
     auto* compare = w.compareDock();
     QSignalSpy compared(compare, &ui::CompareDock::finished);
     compare->start();
@@ -269,10 +275,10 @@ class TestLifecycle : public QObject {
     QVERIFY(minimap->showsDiagram());
     QVERIFY(w.canvas()->heatVisible());  // the fresh profile's heatmap
 
-    w.editActions()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
+    w.controller()->setUnsavedPrompt([](const QString&) { return UnsavedAnswer::Discard; });
     QVERIFY(w.closeDocument());
     QApplication::processEvents();
-    QVERIFY(!w.document());
+    QVERIFY(!w.controller()->document());
     QCOMPARE(modules->topLevelItemCount(), 0);
     QVERIFY(!minimap->showsDiagram());
     QVERIFY(!w.canvas()->view());
@@ -283,7 +289,7 @@ class TestLifecycle : public QObject {
     for (auto* text : w.findChildren<ui::IrView*>())  // IR and Code
       QVERIFY2(text->toPlainText().isEmpty(), qPrintable(text->objectName()));
     QVERIFY(w.findChild<ui::Inspector*>()->toPlainText().isEmpty());
-    QCOMPARE(w.editActions()->history()->list()->count(), 0);
+    QCOMPARE(w.historyDock()->list()->count(), 0);
     QCOMPARE(compare->table()->rowCount(), 0);
     QVERIFY(!compare->summary().ok);
     QVERIFY(compare->inspector()->isEmpty());
@@ -335,14 +341,124 @@ class TestLifecycle : public QObject {
     ui::MainWindow w;
     QVERIFY(w.openSample(QStringLiteral("cnn")));
     int asked = 0;
-    w.editActions()->setUnsavedPrompt([&](const QString&) {
+    w.controller()->setUnsavedPrompt([&](const QString&) {
       ++asked;
       return UnsavedAnswer::Cancel;
     });
     QVERIFY(w.openSample(QStringLiteral("mlp")));
     QVERIFY(w.closeDocument());
     QCOMPARE(asked, 0);
-    QVERIFY(!w.document());
+    QVERIFY(!w.controller()->document());
+  }
+
+  // Saving over an existing file asks first, with the question a user sees: Cancel keeps the
+  // file byte for byte; Yes replaces it with the revision, which opens again. Close then leaves
+  // every dock empty.
+  void saveOverAnExistingFileAsks() {
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QCOMPARE(w.controller()->document()->count(), 2);
+    const QString existing = saves_.filePath(QStringLiteral("notes.pt"));
+    {
+      QFile f(existing);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("a file the user keeps");
+    }
+    // Answers the question box that appears (once, within 30 s) with `button`.
+    const auto answer = [](QMessageBox::StandardButton button, QString* text) {
+      auto* timer = new QTimer;
+      timer->setInterval(20);
+      QObject::connect(timer, &QTimer::timeout, timer, [timer, button, text] {
+        for (auto* box : QApplication::topLevelWidgets())
+          if (auto* question = qobject_cast<QMessageBox*>(box); question && question->isVisible()) {
+            *text = question->text();
+            timer->deleteLater();
+            question->button(button)->click();
+            return;
+          }
+      });
+      timer->start();
+    };
+    QString asked;
+    answer(QMessageBox::Cancel, &asked);
+    QVERIFY(!w.controller()->saveAs(existing));
+    QVERIFY2(asked.contains(QLatin1String("already exists")), qPrintable(asked));
+    {
+      QFile f(existing);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      QCOMPARE(f.readAll(), QByteArray("a file the user keeps"));
+    }
+    QVERIFY(w.isWindowModified());  // nothing was saved
+    asked.clear();
+    answer(QMessageBox::Yes, &asked);
+    QVERIFY(w.controller()->saveAs(existing));
+    QVERIFY(!asked.isEmpty());
+    QVERIFY(!w.isWindowModified());
+    const auto reopened = core::io::loadFile(existing);
+    QVERIFY2(reopened.ok(), qPrintable(reopened.error.message()));
+    QCOMPARE(core::model::GraphView::build(*reopened.document->current()).opHistogram(),
+             core::model::GraphView::build(*w.controller()->document()->current()).opHistogram());
+    // Save (Ctrl+S) now writes to the file it wrote, without asking again.
+    w.rewriteDock()->applyRules({QStringLiteral("remove-dropout")});
+    asked.clear();
+    QVERIFY(w.controller()->save());
+    QVERIFY(asked.isEmpty());
+
+    QVERIFY(w.closeDocument());
+    QApplication::processEvents();
+    QVERIFY(!w.view() && !w.canvas()->view());
+    QCOMPARE(w.findChild<ui::ModuleTree*>()->topLevelItemCount(), 0);
+    QCOMPARE(w.historyDock()->list()->count(), 0);
+    QCOMPARE(w.compareDock()->table()->rowCount(), 0);
+    QCOMPARE(w.profileDock()->nodeTable()->rowCount(), 0);
+    for (auto* text : w.findChildren<ui::IrView*>()) QVERIFY(text->toPlainText().isEmpty());
+    QVERIFY(w.startPage()->isVisible());
+  }
+
+  // Opening, rewriting and saving a 100 MB model (resnet50) keep the event loop turning: the
+  // heavy parts run on worker threads, so a 5 ms timer is never held up for more than 100 ms.
+  void heavyWorkKeepsTheEventLoopTurning() {
+    const QString model = test::testdata(QStringLiteral("resnet50.pt"));
+    if (!QFileInfo::exists(model)) QSKIP("resnet50.pt is made by the ctest fixture");
+    QVERIFY(QFileInfo(model).size() > 90'000'000);
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, worst = 0;
+    QString worstDuring, during = QStringLiteral("start");
+    QTimer tick;
+    tick.setInterval(5);
+    QObject::connect(&tick, &QTimer::timeout, &tick, [&] {
+      const qint64 now = clock.elapsed();
+      if (now - last > worst) {
+        worst = now - last;
+        worstDuring = during;
+      }
+      last = now;
+    });
+    const auto measure = [&](const QString& what, const std::function<bool()>& job) {
+      during = what;
+      QTest::qWait(50);
+      last = clock.elapsed();
+      return job();
+    };
+    tick.start();
+    QVERIFY(measure(QStringLiteral("open"), [&] { return w.openFile(model); }));
+    QVERIFY(measure(QStringLiteral("rewrite"), [&] {
+      w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+      return w.controller()->document()->count() == 2;
+    }));
+    QVERIFY(measure(QStringLiteral("save"), [&] { return w.controller()->saveAs(saves_.filePath(QStringLiteral("r50.pt"))); }));
+    during = QStringLiteral("done");
+    QTest::qWait(50);
+    tick.stop();
+    qInfo("longest event-loop stall: %lld ms (during %s)", worst, qPrintable(worstDuring));
+    QVERIFY2(worst <= 100, qPrintable(QStringLiteral("%1 ms during %2").arg(worst).arg(worstDuring)));
   }
 
  private:

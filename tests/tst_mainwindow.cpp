@@ -15,6 +15,7 @@
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/ir_view.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
 #include "ui/issues_dock.h"
@@ -52,8 +53,8 @@ class TstMainWindow : public QObject {
     QSignalSpy opened(&w, &MainWindow::documentOpened);
     menu->actions().front()->trigger();
     QCOMPARE(opened.count(), 1);
-    QVERIFY(w.document());
-    QCOMPARE(w.document()->sampleName(), QStringLiteral("cnn"));
+    QVERIFY(w.controller()->document());
+    QCOMPARE(w.controller()->document()->sampleName(), QStringLiteral("cnn"));
     auto* ir = w.findChild<graft::ui::IrView*>(QStringLiteral("irView"));
     QVERIFY(ir->toPlainText().startsWith(QStringLiteral("graph(")));
     QVERIFY(w.windowTitle().contains(QStringLiteral("sample:cnn")));
@@ -62,7 +63,7 @@ class TstMainWindow : public QObject {
     MainWindow w;
     w.show();
     QVERIFY(w.openSample(QStringLiteral("mlp")));
-    auto* before = w.document();
+    auto* before = w.controller()->document();
     QSignalSpy failed(&w, &MainWindow::loadFailed);
     QVERIFY(!w.openFile(graft::test::testdata(QStringLiteral("bad/state_dict.pt"))));
     QCOMPARE(failed.count(), 1);
@@ -70,7 +71,7 @@ class TstMainWindow : public QObject {
     auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
     QVERIFY(box);
     QVERIFY(box->informativeText().contains(QStringLiteral("torch.jit.trace")));
-    QCOMPARE(w.document(), before);  // nothing lost
+    QCOMPARE(w.controller()->document(), before);  // nothing lost
     box->close();
   }
   void selectionSyncsTreeAndIr() {
@@ -103,10 +104,8 @@ class TstMainWindow : public QObject {
     for (const auto& n : w.view()->nodes)
       if (n.kind == QLatin1String("aten::relu") && n.modulePath == QLatin1String("block1.relu")) relu = n.id;
     QVERIFY(relu);
-    auto* doc = w.document();
-    auto r = graft::core::edit::apply(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, *doc->current(), doc->ids());
-    QVERIFY2(r.ok(), qPrintable(r.error));
-    graft::core::edit::Session(*doc).commitBuilt(r.revision);
+    auto* doc = w.controller()->document();
+    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     // The canvas outlines what the Diff view and History list (core/edit/graph_diff).
     const auto d = graft::core::edit::diffGraphs(*doc->original(), *doc->current(), graft::core::edit::DiffMatching::ByProvenance);
     graft::core::model::NodeId gelu = 0;
@@ -129,7 +128,7 @@ class TstMainWindow : public QObject {
     QTest::qWait(100);
     QDir().mkpath(graft::test::testdata(QStringLiteral("screenshots")));
     QVERIFY(w.grab().save(graft::test::testdata(QStringLiteral("screenshots/changes_cnn.png"))));
-    doc->undo();
+    w.controller()->undo();
     QVERIFY(scene->changes().isEmpty());
   }
   void aboutNamesLoadedLibraries() {
@@ -160,7 +159,7 @@ class TstMainWindow : public QObject {
     QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("saved.pt2"));
-    QVERIFY(w.editActions()->saveRevisionAs(out));
+    QVERIFY(w.controller()->saveAs(out));
     auto reopened = graft::core::io::loadFile(out);
     QVERIFY2(reopened.ok(), qPrintable(reopened.error.message()));
     QCOMPARE(reopened.document->format(), QStringLiteral("pt2"));

@@ -6,8 +6,10 @@
 #include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/profile/profile_charts.h"
+#include "ui/edit_actions.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/profile/timeline_view.h"
 
@@ -35,17 +37,19 @@ using namespace graft;
 namespace {
 
 // A revision of the cnn sample with every relu replaced by nothing (a cheaper, different graph).
-void dropRelus(core::model::Document& doc) {
-  auto copy = doc.current()->cloneGraph();
-  std::vector<torch::jit::Node*> relus;
-  for (auto* n : copy.graph->nodes())
-    if (n->kind() == c10::aten::relu) relus.push_back(n);
-  for (auto* n : relus) {
-    n->output()->replaceAllUsesWith(n->input(0));
-    copy.ids.erase(n);
-    n->destroy();
+// Every relu bypassed, one Delete Node edit each, through the controller as a user's would be.
+void dropRelus(ui::MainWindow& w) {
+  for (;;) {
+    const auto rev = w.controller()->document()->current();
+    core::model::NodeId relu = core::model::kNoNode;
+    for (auto* n : rev->graph()->nodes())
+      if (n->kind() == c10::aten::relu) {
+        relu = rev->idOf(n);
+        break;
+      }
+    if (relu == core::model::kNoNode) return;
+    QVERIFY(w.editActions()->applyEdit(core::edit::DeleteNode{relu}, false));
   }
-  graft::core::edit::Session(doc).commitBuilt(core::model::Revision::derived(*doc.current(), copy.graph, copy.ids, QStringLiteral("drop relus"), doc.ids()));
 }
 
 
@@ -127,7 +131,7 @@ class TstProfileDock : public QObject {
     w.resize(1500, 1000);
     w.show();
     QVERIFY(w.openSample(QStringLiteral("cnn")));
-    dropRelus(*w.document());
+    dropRelus(w);
     auto* dock = w.findChild<ui::ProfileDock*>();
     QVERIFY(dock);
     dock->show();
@@ -199,7 +203,7 @@ class TstProfileDock : public QObject {
     // The change heatmap: every node of the current revision coloured by its time against what
     // it came from (the paired node table's rows), on a green–white–red scale.
     const auto deltas = dock->nodeDeltas();
-    QCOMPARE(deltas.size(), int(w.document()->current()->opNodeIds().size()));
+    QCOMPARE(deltas.size(), int(w.controller()->document()->current()->opNodeIds().size()));
     w.findChild<QAction*>(QStringLiteral("deltaHeatmapAction"))->trigger();
     QVERIFY(canvas->graphScene()->heatIsDelta());
     const auto largest = std::max_element(deltas.begin(), deltas.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
@@ -220,7 +224,7 @@ class TstProfileDock : public QObject {
     auto* dock = w.profileDock();
     dock->show();
     dock->raise();
-    const auto& rev = *w.document()->current();
+    const auto& rev = *w.controller()->document()->current();
     const auto profile = syntheticProfile(rev, true);
     QSignalSpy costs(dock, &ui::ProfileDock::costsChanged);
     dock->showProfiles(profile, profile);
@@ -313,9 +317,9 @@ class TstProfileDock : public QObject {
     auto* dock = w.profileDock();
     dock->show();
     // A CUDA profile first: what it showed goes with the next one.
-    dock->showProfiles(syntheticProfile(*w.document()->current(), true), syntheticProfile(*w.document()->current(), true));
+    dock->showProfiles(syntheticProfile(*w.controller()->document()->current(), true), syntheticProfile(*w.controller()->document()->current(), true));
     QCOMPARE(dock->nodeTable()->columnCount(), 7);
-    const auto profile = syntheticProfile(*w.document()->current(), false);
+    const auto profile = syntheticProfile(*w.controller()->document()->current(), false);
     dock->showProfiles(profile, profile);
     QCOMPARE(dock->nodeTable()->columnCount(), 4);
     QCOMPARE(dock->nodeTable()->rowCount(), int(profile.nodes.size()));
@@ -363,7 +367,7 @@ class TstProfileDock : public QObject {
     w.resize(1500, 1000);
     w.show();
     QVERIFY(w.openSample(QStringLiteral("cnn")));
-    dropRelus(*w.document());
+    dropRelus(w);
     auto* dock = w.findChild<ui::ProfileDock*>();
     dock->show();
     w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(2);

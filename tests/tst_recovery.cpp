@@ -11,6 +11,7 @@
 #include "test_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 
 #include <torch/script.h>
@@ -86,14 +87,14 @@ class TstRecovery : public QObject {
     QCOMPARE(actions->undo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Z")));
     QCOMPARE(actions->redo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Z")));
     QVERIFY(!actions->undo->isEnabled());
-    auto* doc = w.document();
+    auto* doc = w.controller()->document();
     const QString ir0 = doc->current()->irText();
     w.selectNode(nth(*doc->current(), "aten::relu"));
     QVERIFY(actions->deleteNode->isEnabled());
     actions->deleteNode->trigger();
     QCOMPARE(doc->count(), 2);
     QCOMPARE(doc->current()->irText().count(QStringLiteral("aten::relu(")), ir0.count(QStringLiteral("aten::relu(")) - 1);
-    QCOMPARE(actions->history()->list()->count(), 2);
+    QCOMPARE(w.historyDock()->list()->count(), 2);
     QVERIFY(actions->undo->isEnabled());
     actions->undo->trigger();
     QCOMPARE(doc->currentIndex(), 0);
@@ -102,7 +103,7 @@ class TstRecovery : public QObject {
     actions->redo->trigger();
     QCOMPARE(doc->currentIndex(), 1);
     // The History dock goes to a revision on click.
-    auto* list = actions->history()->list();
+    auto* list = w.historyDock()->list();
     list->itemClicked(list->item(0));
     QCOMPARE(doc->currentIndex(), 0);
     // A refused edit (a folded constant cannot be deleted) leaves the document as it was.
@@ -235,10 +236,10 @@ class TstRecovery : public QObject {
     ui::MainWindow w;
     answered = 0;
     answerSoon(QMessageBox::Yes);
-    QVERIFY(w.editActions()->offerRecovery());
+    QVERIFY(w.controller()->offerRecovery());
     QCOMPARE(answered, 1);
-    QCOMPARE(w.document()->count(), 2);
-    QCOMPARE(w.document()->current()->irText(), doc->revision(1)->irText());
+    QCOMPARE(w.controller()->document()->count(), 2);
+    QCOMPARE(w.controller()->document()->current()->irText(), doc->revision(1)->irText());
     QVERIFY(!core::edit::Session::unclosedJournals().contains(left));
   }
 
@@ -271,21 +272,21 @@ class TstRecovery : public QObject {
     in.close();
     ui::MainWindow w;
     QVERIFY(w.openFile(model));
-    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{nth(*w.document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{nth(*w.controller()->document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
     answered = 0;
     answerSoon(QMessageBox::Ok);
-    QVERIFY(!w.editActions()->saveRevisionAs(model));
+    QVERIFY(!w.controller()->saveAs(model));
     QCOMPARE(answered, 1);
     const QString link = dir.filePath(QStringLiteral("link.pt"));
     QVERIFY(QFile::link(model, link));
     answerSoon(QMessageBox::Ok);
-    QVERIFY(!w.editActions()->saveRevisionAs(link));
+    QVERIFY(!w.controller()->saveAs(link));
     QCOMPARE(answered, 2);
     QVERIFY(in.open(QIODevice::ReadOnly));
     QCOMPARE(in.readAll(), original);  // refused: the opened file is untouched
     in.close();
     const QString other = dir.filePath(QStringLiteral("edited.pt"));
-    QVERIFY(w.editActions()->saveRevisionAs(other));  // another path: no question
+    QVERIFY(w.controller()->saveAs(other));  // another path: no question
     QCOMPARE(answered, 2);
     auto reloaded = core::io::loadFile(other);
     QVERIFY(reloaded.ok());
@@ -339,7 +340,7 @@ class TstRecovery : public QObject {
     QVERIFY(!core::edit::Session::markClosed(live));
     {
       ui::MainWindow second;
-      QVERIFY(!second.editActions()->offerRecovery());
+      QVERIFY(!second.controller()->offerRecovery());
     }
     if (terminate) gui.terminate();
     else gui.kill();  // a crash: no clean exit, the journal stays open
@@ -370,20 +371,20 @@ class TstRecovery : public QObject {
     // The restart: a new main window offers recovery; answering Yes replays every edit.
     ui::MainWindow w;
     answerSoon();
-    QVERIFY(w.editActions()->offerRecovery());
-    QVERIFY(w.document());
-    QCOMPARE(w.document()->count(), kScripted + 1);
-    QCOMPARE(w.document()->currentIndex(), kScripted);
-    for (int i = 0; i <= kScripted; ++i) QCOMPARE(w.document()->revision(i)->irText(), expected->revision(i)->irText());
-    QVERIFY(w.document()->current()->irText().contains(QStringLiteral("aten::gelu")));
+    QVERIFY(w.controller()->offerRecovery());
+    QVERIFY(w.controller()->document());
+    QCOMPARE(w.controller()->document()->count(), kScripted + 1);
+    QCOMPARE(w.controller()->document()->currentIndex(), kScripted);
+    for (int i = 0; i <= kScripted; ++i) QCOMPARE(w.controller()->document()->revision(i)->irText(), expected->revision(i)->irText());
+    QVERIFY(w.controller()->document()->current()->irText().contains(QStringLiteral("aten::gelu")));
     // The rewrite is in: fewer batch_norms than before it.
-    QVERIFY(w.document()->revision(4)->irText().count(QStringLiteral("aten::batch_norm(")) <
-            w.document()->revision(3)->irText().count(QStringLiteral("aten::batch_norm(")));
+    QVERIFY(w.controller()->document()->revision(4)->irText().count(QStringLiteral("aten::batch_norm(")) <
+            w.controller()->document()->revision(3)->irText().count(QStringLiteral("aten::batch_norm(")));
     // The recovered edits live on in the new session's journal; the crashed one is closed.
     QVERIFY(core::edit::Session::readJournal(unclosed.front(), nullptr)->value("closed").toBool());
     // The new journal is this window's: open, locked while the window lives, so not offered.
     QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
-    const QString current = w.editActions()->session()->journalPath();
+    const QString current = w.controller()->journalPath();
     const auto recovered = core::edit::Session::readJournal(current, nullptr);
     QVERIFY(recovered && !recovered->value("closed").toBool());
     QCOMPARE(recovered->value("edits").toArray().size(), kScripted);

@@ -166,7 +166,7 @@ class TstReport : public QObject {
     w.findChild<graft::ui::RewriteDock*>()->applyRules({QStringLiteral("fold-conv-bn")});
     QVERIFY(graft::test::waitLayout(w.canvas()));
     const QString page = dir_.filePath(QStringLiteral("window.html"));
-    QVERIFY(w.exportReport(page));
+    QVERIFY(w.exports()->exportReport(page));
     QFile f(page);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());
@@ -174,7 +174,7 @@ class TstReport : public QObject {
     QVERIFY(html.contains(QStringLiteral("<b>0</b> added, <b>20</b> removed (20 folded), <b>20</b> changed")));
     QVERIFY(html.contains(QStringLiteral("No compare has been run")) && html.contains(QStringLiteral("No profile has been run")));
     QCOMPARE(html.count(QStringLiteral("<tr><td class=\"n\">")) + html.count(QStringLiteral("<tr style=\"font-weight:bold\"><td class=\"n\">")),
-             w.document()->count());
+             w.controller()->document()->count());
     QVERIFY(!html.contains(QStringLiteral("<script")));
   }
 
@@ -193,7 +193,7 @@ class TstReport : public QObject {
     QVERIFY(verdict.kind != graft::core::report::VerdictLine::Kind::None);
     QVERIFY2(compare->verdictText().startsWith(verdict.text()), qPrintable(compare->verdictText()));
     const QString page = dir_.filePath(QStringLiteral("verdict.html"));
-    QVERIFY(w.exportReport(page));
+    QVERIFY(w.exports()->exportReport(page));
     QFile f(page);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());

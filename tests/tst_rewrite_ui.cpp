@@ -10,6 +10,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/rewrite/rule_editor.h"
@@ -145,7 +146,7 @@ class TstRewriteUi : public QObject {
     w.selectNode(sites[7].nodes[0]);      // the convolution of match 8
     QCOMPARE(dock->currentMatch(), 7);
 
-    auto* doc = w.document();
+    auto* doc = w.controller()->document();
     const int before = doc->count();
     dock->findChild<QPushButton*>("applyMatch")->click();
     QCOMPARE(doc->count(), before + 1);
@@ -153,7 +154,7 @@ class TstRewriteUi : public QObject {
     QVERIFY(doc->current()->nodeOf(sites[8].anchor));
     QCOMPARE(dock->shownMatches().size(), 19);
     QCOMPARE(scene->marks().size(), 38);
-    doc->undo();
+    w.controller()->undo();
     QCOMPARE(dock->shownMatches().size(), 20);
     // A rule with no matches clears the marks.
     dock->selectRule("silu-decompose");

@@ -160,7 +160,7 @@ class TstTour : public QObject {
     QCOMPARE(window.tourPanel()->stepIndex(), 0);
     // Opening a model replaces the start page with the canvas.
     window.tourPanel()->doItForMe();
-    QTRY_VERIFY_WITH_TIMEOUT(window.document() != nullptr, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.controller()->document() != nullptr, 60000);
     QTRY_VERIFY(!window.startPage()->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);
   }
@@ -228,7 +228,7 @@ class TstTour : public QObject {
     if (const QString saved = window.tourDriver()->lastSavedPath(); !saved.isEmpty()) {
       QTemporaryDir dir;
       const QString original = dir.filePath("original.pt");
-      const auto* doc = window.document();
+      const auto* doc = window.controller()->document();
       QVERIFY(core::io::saveAs(*doc, doc->original(), original).ok);
       const auto shape = core::samples::find(doc->sampleName())->inputShape;
       QStringList dims;
@@ -380,13 +380,10 @@ class TstTour : public QObject {
     QVERIFY(test::waitLayout(window.canvas()));
     window.canvas()->fitToWindow();
     window.tourPanel()->goTo(2);  // "Replace a Linear by matmul + add", done here by hand
-    auto* doc = window.document();
     const auto library = core::rewrite::RuleLibrary::load();
     const auto fc1 = core::tour::findNode(*window.view(), {"aten::linear", "fc1", 0});
-    const auto r = core::rewrite::applySteps(*doc->current(), {core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)},
-                                             doc->ids());
+    const auto r = window.controller()->applyRewrite({core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)});
     QVERIFY2(r.ok(), qPrintable(r.error));
-    graft::core::edit::Session(*doc).commitBuilt(r.revision);
     QVERIFY(test::waitLayout(window.canvas()));
     auto* animation = window.canvas()->animation();
     QVERIFY(animation);

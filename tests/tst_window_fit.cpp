@@ -5,6 +5,7 @@
 #include "test_support.h"
 #include "core/model/document.h"
 #include "ui/diff/diff_view.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/compare_dock.h"
@@ -173,7 +174,7 @@ class TstWindowFit : public QObject {
     const QStringList rules = w.rewriteDock()->ruleIds();
     for (const QString& rule : rules)
       if (w.rewriteDock()->matchCount(rule) > 0) w.rewriteDock()->applyRules({rule});
-    QVERIFY(w.document()->count() > 1);
+    QVERIFY(w.controller()->document()->count() > 1);
     for (auto* dock : w.findChildren<QDockWidget*>()) dock->show();
     w.findChild<QDockWidget*>(QStringLiteral("historyDock"))->raise();
     QTest::qWait(200);
@@ -189,7 +190,7 @@ class TstWindowFit : public QObject {
                               .arg(screen.width()).arg(screen.height())));
     };
     fits(&w, "main window");
-    auto* diff = w.showDiff(0, w.document()->currentIndex());
+    auto* diff = w.showDiff(0, w.controller()->document()->currentIndex());
     QVERIFY(diff);
     QVERIFY(QTest::qWaitForWindowExposed(diff));
     QApplication::processEvents();

@@ -239,8 +239,11 @@ CompareDock::~CompareDock() {
   numericsWatcher_.waitForFinished();
 }
 
-void CompareDock::setDocument(core::model::Document* document) {
-  // No manual disconnect: the previous document may already be gone (Qt drops its connections).
+void CompareDock::setDocument(const core::model::Document* document) {
+  if (document && document == document_) {  // a new current revision: results stay, the choices grow
+    refreshRevisions();
+    return;
+  }
   cancel();  // a running comparison belongs to the previous document: stop it, drop its result
   ++generation_;
   document_ = document;
@@ -257,10 +260,6 @@ void CompareDock::setDocument(core::model::Document* document) {
   updateNumericsButtons();
   Q_EMIT errorHeatChanged();
   run_->setEnabled(document_ != nullptr && !isRunning());
-  if (document_) {
-    connect(document_, &core::model::Document::revisionAdded, this, &CompareDock::refreshRevisions);
-    connect(document_, &core::model::Document::currentChanged, this, &CompareDock::refreshRevisions);
-  }
   refreshRevisions();
 }
 

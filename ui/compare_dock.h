@@ -33,7 +33,7 @@ class CompareDock : public QWidget {
   ~CompareDock() override;
 
   // The document whose revisions are offered; nullptr clears. Not owned.
-  void setDocument(core::model::Document* document);
+  void setDocument(const core::model::Document* document);
   void setInputSpec(const QString& spec);
   // The inputs and tolerance as the dock's fields give them (the History ledger checks with them).
   QString inputSpec() const;
@@ -104,7 +104,7 @@ class CompareDock : public QWidget {
   // Runs `job` on a worker thread, then `onDone` on this one (unless another model was opened).
   void runNumericsJob(const std::function<void()>& job, const std::function<void()>& onDone);
 
-  QPointer<core::model::Document> document_;
+  QPointer<const core::model::Document> document_;
   QComboBox* revA_ = nullptr;
   QComboBox* revB_ = nullptr;
   QLineEdit* inputs_ = nullptr;

@@ -92,7 +92,7 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   // A plain click goes to the revision; Ctrl/Shift+click only selects (for Diff Selected).
   connect(list_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
     if (document_ && !(QApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier)))
-      document_->setCurrent(item->data(Qt::UserRole).toInt());
+      Q_EMIT revisionChosen(item->data(Qt::UserRole).toInt());
   });
   connect(list_, &QListWidget::itemSelectionChanged, this, [this] { diffButton_->setEnabled(selectedPair().size() == 2); });
   connect(diffButton_, &QPushButton::clicked, this, [this] {
@@ -125,14 +125,13 @@ QVector<int> HistoryDock::selectedPair() const {
   return pair;
 }
 
-void HistoryDock::setDocument(core::model::Document* document) {
-  if (document_) disconnect(document_, nullptr, this, nullptr);
+void HistoryDock::setDocument(const core::model::Document* document) {
+  if (document && document == document_) {  // a new current revision: the checks made stay
+    refresh();
+    return;
+  }
   document_ = document;
   recheck();
-  if (document_) {
-    connect(document_, &core::model::Document::revisionAdded, this, &HistoryDock::refresh);
-    connect(document_, &core::model::Document::currentChanged, this, &HistoryDock::refresh);
-  }
   refresh();
 }
 

@@ -9,6 +9,7 @@
 #include "core/run/ledger.h"
 
 #include <QtCore/QFutureWatcher>
+#include <QtCore/QPointer>
 #include <QtWidgets/QWidget>
 
 #include <atomic>
@@ -33,7 +34,7 @@ class HistoryDock : public QWidget {
  public:
   explicit HistoryDock(QWidget* parent = nullptr);
   ~HistoryDock() override;
-  void setDocument(core::model::Document* document);
+  void setDocument(const core::model::Document* document);
   void refresh();
   QListWidget* list() const { return list_; }
   // The two selected revisions (Ctrl+click selects a second one), lower index first; empty
@@ -59,6 +60,8 @@ class HistoryDock : public QWidget {
 
  Q_SIGNALS:
   void diffRequested(int a, int b);
+  // A plain click on a revision: the user wants it current (DocumentController::setCurrent).
+  void revisionChosen(int index);
   void ledgerUpdated();
 
  private:
@@ -68,7 +71,7 @@ class HistoryDock : public QWidget {
   void showRow(QListWidgetItem* item) const;
   void updateChart();
 
-  core::model::Document* document_ = nullptr;
+  QPointer<const core::model::Document> document_;
   QListWidget* list_ = nullptr;
   QLabel* diffSummary_ = nullptr;
   QListWidget* diff_ = nullptr;  // scrolls: a rule with many matches never grows the window

@@ -101,7 +101,7 @@ void InputDialog::remember(const QString& path, const QString& specText) {
   if (!path.isEmpty()) QSettings().setValue(QStringLiteral("inputs/") + settingsKey(path), specText);
 }
 
-void askInputs(core::model::Document* document, QLineEdit* box, QWidget* parent, std::function<void()> then) {
+void askInputs(const core::model::Document* document, QLineEdit* box, QWidget* parent, std::function<void()> then) {
   const QString path = document->sourcePath();
   QString previous = box->text().trimmed();
   if (previous.isEmpty()) previous = InputDialog::remembered(path);

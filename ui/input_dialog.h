@@ -36,7 +36,7 @@ class InputDialog : public QDialog {
 // Opens an InputDialog (window-modal, not blocking) for `document`'s forward arguments, prefilled
 // with the answer last given for its file; on OK writes the answer into `box`, remembers it and
 // calls `then`.
-void askInputs(core::model::Document* document, QLineEdit* box, QWidget* parent, std::function<void()> then);
+void askInputs(const core::model::Document* document, QLineEdit* box, QWidget* parent, std::function<void()> then);
 
 // An example spec for an argument of TorchScript type `type` ("Tensor", "int", "List[int]").
 QString exampleSpec(const QString& type);

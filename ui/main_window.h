@@ -1,8 +1,11 @@
 #pragma once
-// Graft's main window: menus, the docks around the graph, and the open document.
+// Graft's main window: it wires the canvas, the docks and the menus to the DocumentController,
+// which owns the open document, and keeps what the window itself shows: the GraphView of the
+// current revision and the selection.
 #include "core/model/diagnostic.h"
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/main_docks.h"
 
 #include <QtWidgets/QMainWindow>
 #include <memory>
@@ -13,24 +16,19 @@ class QStackedWidget;
 
 namespace graft::ui {
 
-class FindBar;
-class Inspector;
-class EditActions;
-class CompareDock;
 class DiffView;
 class DiffWindow;
-class IrView;
-class IssuesDock;
-class ModuleTree;
-class ProfileDock;
-class RewriteDock;
+class DocumentController;
+class EditActions;
+class ExportActions;
+class FindBar;
+class HeatmapActions;
+class MainMenus;
+class Presentation;
+class QuantErrorOverlay;
 class StartPage;
 class TourDriver;
-class TourPanel;
-class Presentation;
-namespace canvas { class GraphCanvas; class MarkLayers; class Minimap; }
-
-class QuantErrorOverlay;
+namespace canvas { class MarkLayers; }
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -38,14 +36,15 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Open a model; on failure shows an error box, keeps the current document and returns false.
+  // The owner of the open document: every open, close, save, change and recovery goes through it.
+  DocumentController* controller() const { return controller_; }
+  // Open a model (DocumentController::openFile); on failure shows an error box, keeps the
+  // current document and returns false.
   bool openFile(const QString& path, bool freeze = true);
   bool openSample(const QString& name, bool freeze = true);
-  // File > Close: asks about unsaved changes (Save / Discard / Cancel), then shows the start
-  // page. False when cancelled.
+  // File > Close: asks about unsaved changes, then shows the start page. False when cancelled.
   bool closeDocument();
 
-  core::model::Document* document() const { return document_.get(); }
   // Test hook (graft --script-edits FILE): EditActions::runScript, with {"rules": [...]} entries
   // applied through the Rewrites dock as a user's "apply" would.
   void runScript(const QString& path);
@@ -56,26 +55,31 @@ class MainWindow : public QMainWindow {
   void pickNode(core::model::NodeId id);
   // The selected node first, then the Ctrl+clicked ones.
   QVector<core::model::NodeId> selection() const;
-  // Undo/redo, node edits, Save As, history and recovery (ui/edit_actions.h).
+  // Undo/redo, node edits, Save and Save As (ui/edit_actions.h); File > Export (ui/export_actions.h).
   EditActions* editActions() const { return editActions_; }
+  ExportActions* exports() const { return exports_; }
+  HeatmapActions* heatmaps() const { return heat_; }
 
   canvas::GraphCanvas* canvas() const { return canvas_; }
+  FindBar* findBar() const { return findBar_; }
   // The diff view (a window of its own): revisions `a` and `b` of the open document (matched by
   // node id), or the current revision against another model file (matched by module path, op and
   // order). nullptr, with a message, when there is nothing to compare or the file cannot be read.
   DiffView* showDiff(int a, int b);
   DiffView* showDiffWithFile(const QString& path);
+  DiffView* diffView() const;
   // Run > Quantization Error: the open (quantized) model against `floatPath`, module by module,
   // coloured on the canvas by SQNR when it finishes (quantErrorShown). A model that records no
   // inputs asks for them first, in Compare's dialog. False when it cannot start.
   bool showQuantizationError(const QString& floatPath);
-  DiffView* diffView() const;
-  CompareDock* compareDock() const { return compareDock_; }
-  ProfileDock* profileDock() const { return profileDock_; }
-  RewriteDock* rewriteDock() const { return rewriteDock_; }
+  const MainDocks& docks() const { return docks_; }
+  CompareDock* compareDock() const { return docks_.compare; }
+  ProfileDock* profileDock() const { return docks_.profile; }
+  RewriteDock* rewriteDock() const { return docks_.rewrites; }
+  HistoryDock* historyDock() const { return docks_.history; }
   // The Issues dock: every diagnostic the window's jobs produced; a click on one with a node
   // reveals and selects it.
-  IssuesDock* issuesDock() const { return issuesDock_; }
+  IssuesDock* issuesDock() const { return docks_.issues; }
   void reportDiagnostics(const core::model::Diagnostics& diagnostics);
 
   // Guided tours (ui/tour): the panel, what its steps do, and starting one (the Tour dock is
@@ -90,17 +94,9 @@ class MainWindow : public QMainWindow {
   // View > Presentation.
   void setPresentation(bool on);
   bool presentation() const;
+  Presentation* presentationMode() const { return presentation_.get(); }
   // The start page is shown while no model is open.
   StartPage* startPage() const { return startPage_; }
-  // Exports of what the canvas shows (SVG, PNG) and of the flat op graph (DOT); false with a
-  // message in the status bar on failure.
-  bool exportSvg(const QString& path);
-  bool exportPng(const QString& path);
-  bool exportDot(const QString& path);
-  // One self-contained HTML page (core/report/html_report): the diagram as shown with the
-  // original beside it when the current revision differs, facts, history, the differences, the
-  // last compare and profile.
-  bool exportReport(const QString& path);
 
  Q_SIGNALS:
   // The quantization error is on the canvas, or failed (reported to the Issues dock).
@@ -116,36 +112,31 @@ class MainWindow : public QMainWindow {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void buildMenus();
-  void rebuildRecentMenu();
-  void setDocument(std::unique_ptr<core::model::Document> document);
+  void connectDocks();
+  // The controller announced a change: another document (or none), or a new current revision.
+  void showDocument(const core::model::Document* document);
+  void forgetDocument();
+  // Rebuilds the GraphView, the IR and the code of the current revision off the GUI thread.
   void refreshView();
   // Outlines on the canvas what revision `index` changed relative to its parent.
   void showChangesOf(int index);
-  void showAbout();
   // Outlines the last comparison's nodes; `reveal` selects its first divergence or failing node.
   void showDivergence(bool reveal);
-  void exportDialog(const QString& filter, const QString& suffix, bool (MainWindow::*write)(const QString&));
+  void revealAndSelect(core::model::NodeId id);
 
-  std::unique_ptr<core::model::Document> document_;
+  DocumentController* controller_ = nullptr;
   std::shared_ptr<core::model::GraphView> view_;  // shared with the layout thread
+  int viewGeneration_ = 0;  // a view built for an older revision is dropped
   core::model::NodeId selected_ = core::model::kNoNode;
   const core::model::Document* shownDocument_ = nullptr;  // whose view the canvas shows
-  IrView* irView_ = nullptr;
-  IrView* codeView_ = nullptr;  // the graph as Python (fx's graph_module.code)
-  ModuleTree* moduleTree_ = nullptr;
+  MainDocks docks_;
   canvas::GraphCanvas* canvas_ = nullptr;
-  canvas::Minimap* minimap_ = nullptr;
-  Inspector* inspector_ = nullptr;
   FindBar* findBar_ = nullptr;
   EditActions* editActions_ = nullptr;
-  QMenu* recentMenu_ = nullptr;
-  ProfileDock* profileDock_ = nullptr;
-  QAction* heatAction_ = nullptr;
-  CompareDock* compareDock_ = nullptr;
-  DiffWindow* diffWindow_ = nullptr;  // the Diff window, made on first use
-  RewriteDock* rewriteDock_ = nullptr;
-  IssuesDock* issuesDock_ = nullptr;
+  ExportActions* exports_ = nullptr;
+  HeatmapActions* heat_ = nullptr;
+  MainMenus* menus_ = nullptr;
+  DiffWindow* diffWindow_ = nullptr;
   int documentSerial_ = 0;  // counts opened documents: node ids of an older one select nothing
   QSet<core::model::NodeId> picked_;
   std::unique_ptr<canvas::MarkLayers> marks_;  // matches, comparison and tour outlines on the canvas
@@ -154,8 +145,6 @@ class MainWindow : public QMainWindow {
   TourDriver* tourDriver_ = nullptr;
   TourPanel* tourPanel_ = nullptr;
   std::unique_ptr<Presentation> presentation_;
-  QAction* presentationAction_ = nullptr;
-  QList<QAction*> modelActions_;  // need an open model: disabled without one
   QuantErrorOverlay* quantError_ = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "app/cli/commands.h"
 #include "app/cli/side_options.h"
+#include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/report/compare_report.h"
 #include "core/run/float32_search.h"
@@ -46,7 +47,13 @@ Command precisionCommand() {
     }
     if (!found.ok) return fail(found.error);
     if (found.revision && !out.isEmpty()) {
-      const auto saved = core::io::saveAs(*doc, found.revision, out);
+      // The saved revision is committed the one way every change is (edit/session.h), so its
+      // provenance and record are a revision's like any other.
+      core::edit::Session session(*doc);
+      QString error;
+      const auto kept = session.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error);
+      if (!kept) return fail(error);
+      const auto saved = core::io::saveAs(*doc, kept, out);
       if (!saved.ok) return fail(saved.diagnostics(out));
     }
     QJsonArray nodes;

@@ -91,9 +91,21 @@ std::optional<QVector<rewrite::Step>> rewriteFromJson(const QJsonObject& json, Q
 }  // namespace
 
 rewrite::ApplyResult Session::applyRewrite(const QVector<rewrite::Step>& steps) {
-  rewrite::ApplyResult r = rewrite::applySteps(*document_.current(), steps, document_.ids());
-  if (r.ok()) commitRecorded(r.revision, {-1, std::nullopt, rewriteToJson(steps), std::nullopt});
+  const auto base = document_.current();
+  rewrite::ApplyResult r = prepareRewrite(base, steps);
+  if (r.ok()) commitRewrite(base, r, steps);
   return r;
+}
+
+rewrite::ApplyResult Session::prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps) {
+  return rewrite::applySteps(*base, steps, document_.ids());
+}
+
+bool Session::commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
+                            const QVector<rewrite::Step>& steps) {
+  if (!prepared.ok() || base != document_.current()) return false;
+  commitRecorded(prepared.revision, {-1, std::nullopt, rewriteToJson(steps), std::nullopt});
+  return true;
 }
 
 model::RevisionPtr Session::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,

@@ -37,6 +37,11 @@ class Session {
   // steps: each rule by its full text (rewrite::ruleText) and the match it was limited to, each
   // pass by name, so replay needs no rule library. An error leaves the document untouched.
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
+  // applyRewrite in two halves, for a caller that runs the rules on a worker thread: prepare reads
+  // `base` and draws node ids, nothing else; commit (on the document's thread) commits and
+  // journals what prepare made, unless the current revision is no longer `base`.
+  rewrite::ApplyResult prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps);
+  bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared, const QVector<rewrite::Step>& steps);
 
   // Keeps `nodes` in float32 (rewrite/keep_float32.h) as one revision, commits it and journals
   // the nodes with the values found floating, so replay needs no run. Null with `error` set when

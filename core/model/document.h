@@ -36,6 +36,7 @@ class Document : public QObject {
   void setCurrent(int index);
 
   NodeIdSource& ids() { return ids_; }
+  const NodeIdSource& ids() const { return ids_; }
   const QString& sourcePath() const { return sourcePath_; }
   const QString& sampleName() const { return sampleName_; }
   const QByteArray& sourceSha256() const { return sourceSha256_; }

@@ -17,6 +17,7 @@
 #include "core/rewrite/library.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/diff/diff_view.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 
 #include <torch/csrc/jit/ir/irparser.h>
@@ -120,25 +121,24 @@ int main(int argc, char** argv) {
   }
   const auto lib = rewrite::RuleLibrary::load();
   const auto* rule = lib.find(QStringLiteral("gelu-decompose"));
-  auto rewritten = rewrite::applySteps(*w.document()->current(), {rewrite::Step::ofRule(*rule)}, w.document()->ids());
+  auto rewritten = w.controller()->applyRewrite({rewrite::Step::ofRule(*rule)});
   if (!rewritten.ok()) {
     std::printf("gelu-decompose failed: %s\n", qPrintable(rewritten.error));
     return 1;
   }
-  graft::core::edit::Session(*w.document()).commitBuilt(rewritten.revision);
   waitIdle(w.canvas());
   // Baseline: a fresh canvas showing the model (view built, laid out, painted).
   const double plainMs = medianMs(3, [&] {
     graft::ui::canvas::GraphCanvas canvas;
     canvas.resize(683, 700);
     canvas.show();
-    canvas.setView(std::make_shared<model::GraphView>(model::GraphView::build(*w.document()->current())));
+    canvas.setView(std::make_shared<model::GraphView>(model::GraphView::build(*w.controller()->document()->current())));
     waitIdle(&canvas);
     canvas.grab();
   });
   graft::ui::DiffView* view = nullptr;
   const double diffMs = medianMs(3, [&] {
-    view = w.showDiff(0, w.document()->currentIndex());
+    view = w.showDiff(0, w.controller()->document()->currentIndex());
     waitIdle(view->paneA());
     waitIdle(view->paneB());
     view->grab();

@@ -3,9 +3,25 @@
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
+#include "core/profile/profile.h"
+#include "core/run/compare_job.h"
 #include "ui/fit_screen.h"
 
 namespace graft::ui {
+
+DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, const core::run::CompareSummary& compare,
+                        const std::optional<core::profile::Profile>& before, const std::optional<core::profile::Profile>& after) {
+  DiffMetrics metrics;
+  if (compare.ok)
+    for (const auto& r : compare.nodes)
+      if (r.node != core::model::kNoNode) metrics.maxAbs.insert(r.node, r.maxAbs);
+  if (a == 0 && b == document.currentIndex() && before) {
+    const auto& later = after ? *after : *before;
+    for (const auto& n : before->nodes) metrics.selfMsA.insert(n.node, n.selfMs.median);
+    for (const auto& n : later.nodes) metrics.selfMsB.insert(n.node, n.selfMs.median);
+  }
+  return metrics;
+}
 
 DiffWindow::DiffWindow(QWidget* owner) : QObject(owner), owner_(owner) {}
 

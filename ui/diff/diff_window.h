@@ -7,9 +7,19 @@
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 
+#include <optional>
+
 namespace graft::core::model { class Document; }
+namespace graft::core::run { struct CompareSummary; }
+namespace graft::core::profile { struct Profile; }
 
 namespace graft::ui {
+
+// The figures a diff of revisions `a` and `b` of one document shows beside its nodes: the last
+// comparison's error per node, and the profiled self times when the diff is original ↔ current
+// (node ids are shared by the revisions of one document, so they apply where both sides have them).
+DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, const core::run::CompareSummary& compare,
+                        const std::optional<core::profile::Profile>& before, const std::optional<core::profile::Profile>& after);
 
 class DiffWindow : public QObject {
   Q_OBJECT

@@ -160,7 +160,8 @@ ProfileDock::~ProfileDock() {
   watcher_.waitForFinished();
 }
 
-void ProfileDock::setDocument(core::model::Document* document) {
+void ProfileDock::setDocument(const core::model::Document* document) {
+  if (document && document == document_) return;  // a new current revision: the profiles stay
   cancel();
   watcher_.waitForFinished();
   ++generation_;  // a result still on its way belongs to the previous document

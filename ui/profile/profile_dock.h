@@ -32,7 +32,7 @@ class ProfileDock : public QDockWidget {
  public:
   explicit ProfileDock(QWidget* parent = nullptr);
   ~ProfileDock() override;
-  void setDocument(core::model::Document* document);
+  void setDocument(const core::model::Document* document);
 
   // Starts profiling (original and, when it differs, current); finished() follows.
   void start();
@@ -84,7 +84,7 @@ class ProfileDock : public QDockWidget {
   QString kernelText() const;
   void setRunning(bool running);
 
-  QPointer<core::model::Document> document_;
+  QPointer<const core::model::Document> document_;
   int generation_ = 0;     // counts setDocument calls
   int runGeneration_ = 0;  // generation_ when the running profile started
   QLineEdit* inputSpec_;

@@ -143,14 +143,9 @@ void RewriteDock::reloadLibrary() {
   if (!keep.isEmpty()) selectRule(keep);
 }
 
-void RewriteDock::setDocument(core::model::Document* document) {
+void RewriteDock::setDocument(const core::model::Document* document) {
+  if (document != document_) selection_.clear();  // a new current revision keeps the selection
   document_ = document;
-  selection_.clear();
-  if (document_)
-    connect(document_, &core::model::Document::currentChanged, this, [this] {
-      editor_->setRevision(document_->current());
-      refreshSelection(false);
-    });
   editor_->setRevision(document_ ? document_->current() : nullptr);
   refreshSelection(false);
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include "core/rewrite/apply.h"
 
+#include <QtCore/QPointer>
 #include <QtWidgets/QWidget>
 
 #include <map>
@@ -31,7 +32,7 @@ class RewriteDock : public QWidget {
   explicit RewriteDock(QWidget* parent = nullptr);
   ~RewriteDock() override;
 
-  void setDocument(core::model::Document* document);
+  void setDocument(const core::model::Document* document);
   // Who commits a rewrite: the editing session, so that it is journaled (MainWindow sets it).
   // Without one, rewrites are committed to the document directly.
   using Committer = std::function<core::rewrite::ApplyResult(const QVector<core::rewrite::Step>&)>;
@@ -88,7 +89,7 @@ class RewriteDock : public QWidget {
   // The match holding a selected node: the current one if it does, else the first; -1 if none.
   int matchHoldingSelection() const;
   QString commitSteps(const QVector<core::rewrite::Step>& steps);
-  core::model::Document* document_ = nullptr;
+  QPointer<const core::model::Document> document_;
   Committer committer_;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()
   std::set<QString> reportedProblems_;  // rule-file problems already sent to the Issues dock

@@ -11,6 +11,7 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
+#include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/tour/highlight_overlay.h"
@@ -47,10 +48,12 @@ TourDriver::TourDriver(MainWindow* window) : QObject(window), window_(window) {
     comparedRevision_ = -1;
     savedLoads_ = false;
     refreshHighlight();
-    connect(window_->document(), &core::model::Document::currentChanged, this, [this] { refreshHighlight(); });
+  });
+  connect(window_->controller(), &DocumentController::documentChanged, this, [this](const core::model::Document* doc) {
+    if (doc) refreshHighlight();
   });
   connect(window_->compareDock(), &CompareDock::finished, this, [this] {
-    comparedRevision_ = window_->document() ? window_->document()->currentIndex() : -1;
+    comparedRevision_ = window_->controller()->document() ? window_->controller()->document()->currentIndex() : -1;
   });
 }
 
@@ -67,7 +70,7 @@ bool TourDriver::busy() const {
 
 core::tour::State TourDriver::state() const {
   core::tour::State s;
-  const auto* doc = window_->document();
+  const auto* doc = window_->controller()->document();
   const auto* view = window_->view();
   if (!doc || !view) return s;
   s.documentOpen = true;
@@ -122,7 +125,7 @@ void TourDriver::next() {
 }
 
 QString TourDriver::run(const Action& a) {
-  auto* doc = window_->document();
+  auto* doc = window_->controller()->document();
   const auto* view = window_->view();
   if (a.kind == QLatin1String("open_sample"))
     return window_->openSample(a.text(QStringLiteral("sample"))) ? QString() : QStringLiteral("the sample did not open");
@@ -166,9 +169,7 @@ QString TourDriver::run(const Action& a) {
       step.onlyAt = core::tour::findNode(*view, refOf(a));
       if (step.onlyAt == core::model::kNoNode) return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
     }
-    auto* session = window_->editActions()->session();
-    if (!session) return QStringLiteral("open a model first");
-    const auto result = session->applyRewrite({step});
+    const auto result = window_->controller()->applyRewrite({step});
     if (!result.ok()) return result.error;
     window_->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
     return {};
@@ -210,7 +211,7 @@ QString TourDriver::saveAndReload(const QString& file) {
   }
   const QString path = QDir(folder).filePath(QFileInfo(file).fileName());
   savedLoads_ = false;
-  if (!window_->editActions()->saveRevisionAs(path, true)) return QStringLiteral("could not save %1").arg(path);
+  if (!window_->controller()->saveAs(path, true)) return QStringLiteral("could not save %1").arg(path);
   // Read it back: the same op count proves the rewrite was saved. Unfrozen, because freezing
   // folds ops on constant weights (aten::t of a weight) and would change the count.
   const auto loaded = core::io::loadFile(path, {/*freeze=*/false});

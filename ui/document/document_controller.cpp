@@ -1,0 +1,341 @@
+#include "ui/document/document_controller.h"
+
+#include "core/edit/session.h"
+#include "core/io/file_policy.h"
+#include "core/io/save.h"
+#include "core/model/document.h"
+#include "ui/document/off_thread.h"
+#include "ui/error_dialog.h"
+#include "ui/recent_files.h"
+
+#include <QtCore/QCoreApplication>
+#include <QtCore/QDir>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtWidgets/QFileDialog>
+#include <QtWidgets/QMessageBox>
+
+namespace graft::ui {
+
+namespace edit = core::edit;
+using core::model::Document;
+
+namespace {
+// A document made on a worker thread belongs to the GUI thread from then on.
+core::io::LoadResult adopted(core::io::LoadResult result) {
+  if (result.document) result.document->moveToThread(QCoreApplication::instance()->thread());
+  return result;
+}
+}  // namespace
+
+DocumentController::DocumentController(QWidget* window) : QObject(window), window_(window) {}
+
+DocumentController::~DocumentController() { closeJournal(); }
+
+void DocumentController::setBusy(const QString& what) {
+  busy_ = what;
+  Q_EMIT busyChanged(what);
+}
+
+void DocumentController::announce() {
+  if (replaying_) return;
+  Q_EMIT documentChanged(document_.get());
+  Q_EMIT modifiedChanged(isModified());
+}
+
+bool DocumentController::openFile(const QString& path, bool freeze) {
+  if (!openLoaded(tr("Opening %1…").arg(QFileInfo(path).fileName()), path,
+                  [path, freeze] { return core::io::loadFile(path, {freeze}); }))
+    return false;
+  addRecentFile(path);
+  return true;
+}
+
+bool DocumentController::openSample(const QString& name, bool freeze) {
+  return openLoaded(tr("Opening sample %1…").arg(name), QString(), [name, freeze] { return core::io::loadSample(name, {freeze}); });
+}
+
+bool DocumentController::openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load) {
+  if (busy() || !mayDropDocument()) return false;
+  setBusy(what);
+  auto result = runOffGuiThread([load] {
+    return core::model::guarded([&] { return adopted(load()); }, [](const QString& error) {
+      core::io::LoadResult failed;
+      failed.error.kind = core::io::LoadErrorKind::Other;
+      failed.error.headline = error;
+      return failed;
+    });
+  });
+  setBusy({});
+  if (!result.ok()) {
+    Q_EMIT diagnosticsReported(result.error.diagnostics(reportAs));
+    showError(window_, tr("Cannot open model"), result.error.headline, result.error.hint, result.error.details);
+    Q_EMIT message(result.error.headline, 0);
+    Q_EMIT loadFailed(result.error.headline);
+    return false;
+  }
+  auto session = std::make_unique<edit::Session>(*result.document);
+  session->setJournalPath(edit::Session::newJournalPath());
+  install(std::move(result.document), std::move(session));
+  return true;
+}
+
+void DocumentController::install(std::unique_ptr<Document> document, std::unique_ptr<edit::Session> session) {
+  closeJournal();  // its journal refers to the old document
+  session_ = std::move(session);
+  document_ = std::move(document);  // the new one was made while the old lived: never the same address
+  savedIndex_ = 0;
+  savePath_.clear();
+  keepJournal_ = false;
+  if (document_) {
+    // Connected after the Session's own connections: the journal has every change before it is
+    // announced. Direct, so a replay on a worker thread is announced once, at its end.
+    connect(document_.get(), &Document::currentChanged, this, [this] { announce(); }, Qt::DirectConnection);
+  }
+  announce();
+}
+
+bool DocumentController::close() {
+  if (!document_) return true;
+  if (busy() || !mayDropDocument()) return false;
+  install(nullptr, nullptr);
+  return true;
+}
+
+void DocumentController::closeJournal() {
+  // A kept journal stays unclosed (and unlocked once the Session goes): recovery offers it.
+  if (session_ && !keepJournal_) session_->close();
+  session_.reset();
+  keepJournal_ = false;
+}
+
+void DocumentController::keepJournalForRecovery() { keepJournal_ = isModified(); }
+
+bool DocumentController::isModified() const {
+  return document_ && document_->count() > 1 && document_->currentIndex() != savedIndex_;
+}
+
+bool DocumentController::mayDropDocument() {
+  if (!isModified()) {
+    keepJournal_ = false;  // saved since a logout asked to keep it
+    return true;
+  }
+  const UnsavedAnswer answer = unsavedPrompt_ ? unsavedPrompt_(document_->displayName())
+                                              : askAboutUnsaved(window_, document_->displayName());
+  // The answer decides the journal's fate, also after a logout that was cancelled.
+  keepJournal_ = answer == UnsavedAnswer::Keep || (keepJournal_ && answer == UnsavedAnswer::Cancel);
+  switch (answer) {
+    case UnsavedAnswer::Save: return save();
+    case UnsavedAnswer::Discard: return true;
+    case UnsavedAnswer::Keep: return true;
+    case UnsavedAnswer::Cancel: return false;
+  }
+  return false;
+}
+
+edit::EditResult DocumentController::apply(const edit::Edit& e) {
+  if (!session_ || busy()) {
+    edit::EditResult refused;
+    refused.error = session_ ? tr("Graft is busy (%1); try again when it is done.").arg(busy_) : tr("Open a model first.");
+    return refused;
+  }
+  return session_->apply(e);
+}
+
+core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::rewrite::Step>& steps) {
+  if (!session_ || busy()) {
+    core::rewrite::ApplyResult refused;
+    refused.error = session_ ? tr("Graft is busy (%1); try again when it is done.").arg(busy_) : tr("Open a model first.");
+    return refused;
+  }
+  // The rules run off the GUI thread; the commit (journal, then announcement) comes back to it.
+  setBusy(tr("Applying rules…"));
+  const auto base = document_->current();
+  auto prepared = runOffGuiThread([this, base, steps] {
+    return core::model::guarded([&] { return session_->prepareRewrite(base, steps); }, [](const QString& error) {
+      core::rewrite::ApplyResult failed;
+      failed.error = error;
+      return failed;
+    });
+  });
+  setBusy({});
+  if (prepared.ok() && !session_->commitRewrite(base, prepared, steps)) {
+    prepared.revision.reset();
+    prepared.error = tr("the revision changed while the rules ran; apply them again");
+  }
+  return prepared;
+}
+
+bool DocumentController::keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
+                                       const core::rewrite::FloatingValues& floating, QString* error) {
+  if (!session_ || busy()) {
+    if (error) *error = tr("no model is open, or Graft is busy");
+    return false;
+  }
+  return session_->keepInFloat32(nodes, floating, error) != nullptr;
+}
+
+void DocumentController::undo() {
+  if (session_ && !busy()) session_->document().undo();
+}
+
+void DocumentController::redo() {
+  if (session_ && !busy()) session_->document().redo();
+}
+
+void DocumentController::setCurrent(int index) {
+  if (session_ && !busy() && index >= 0 && index < document_->count()) session_->document().setCurrent(index);
+}
+
+QString DocumentController::suggestedSavePath() const {
+  if (!savePath_.isEmpty()) return savePath_;
+  if (!document_ || document_->sourcePath().isEmpty()) return QStringLiteral("edited.pt");
+  const QFileInfo source(document_->sourcePath());
+  return source.dir().filePath(source.completeBaseName() + QStringLiteral("-edited.") + source.suffix());
+}
+
+bool DocumentController::save() {
+  if (!document_) return false;
+  if (!savePath_.isEmpty()) return saveAs(savePath_, /*confirmed=*/true);  // the file Graft itself wrote last
+  return saveAsDialog();
+}
+
+bool DocumentController::saveAsDialog() {
+  if (!document_) return false;
+  // A program saves as a program or as TorchScript; a TorchScript model as TorchScript.
+  const bool program = document_->format() == QLatin1String("pt2");
+  const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)") : tr("TorchScript archives (*.pt)");
+  // The dialog does not ask about an existing file: saveAs asks, the same way for every path.
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), suggestedSavePath(), filter, nullptr,
+                                                    QFileDialog::DontConfirmOverwrite);
+  return !path.isEmpty() && saveAs(path);
+}
+
+bool DocumentController::mayOverwrite(const QString& path) {
+  if (!QFileInfo::exists(path)) return true;
+  if (overwritePrompt_) return overwritePrompt_(path);
+  return QMessageBox::question(window_, tr("Replace file?"),
+                               tr("%1 already exists. Replace it with revision %2?")
+                                   .arg(QDir::toNativeSeparators(path)).arg(document_->currentIndex()),
+                               QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
+}
+
+bool DocumentController::saveAs(const QString& path, bool confirmed) {
+  if (!document_ || busy()) return false;
+  // The output policy (core/io/file_policy.h): never the opened model (by its canonical path, a
+  // symlink or a hard link included), never a device.
+  if (const QString why = core::io::checkOutputPath(path, {document_->sourcePath()}); !why.isEmpty()) {
+    Q_EMIT diagnosticsReported(core::io::SaveResult{false, why}.diagnostics(path));
+    QMessageBox::warning(window_, tr("Save refused"), why);
+    return false;
+  }
+  if (!confirmed && !mayOverwrite(path)) {
+    Q_EMIT message(tr("Not saved: %1 was kept").arg(path), 5000);
+    return false;
+  }
+  setBusy(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+  const Document& doc = *document_;
+  const auto revision = doc.current();
+  const auto r = runOffGuiThread([&doc, revision, path] {
+    return core::model::guarded([&] { return core::io::saveAs(doc, revision, path); },
+                                [](const QString& error) { return core::io::SaveResult{false, error}; });
+  });
+  setBusy({});
+  if (!r.ok) {
+    Q_EMIT diagnosticsReported(r.diagnostics(path));
+    QMessageBox::warning(window_, tr("Save failed"), r.error);
+    return false;
+  }
+  Q_EMIT message(tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path), 0);
+  savedIndex_ = doc.currentIndex();
+  savePath_ = path;
+  Q_EMIT modifiedChanged(isModified());
+  return true;
+}
+
+QString DocumentController::journalPath() const { return session_ ? session_->journalPath() : QString(); }
+
+QJsonObject DocumentController::journal() const { return session_ ? session_->toJson() : QJsonObject(); }
+
+bool DocumentController::offerRecovery() {
+  for (const QString& path : edit::Session::unclosedJournals()) {
+    if (session_ && path == session_->journalPath()) continue;
+    const auto journal = edit::Session::readJournal(path, nullptr);
+    const int edits = journal ? journal->value(QLatin1String("edits")).toArray().size() : 0;
+    const QJsonObject source = journal ? journal->value(QLatin1String("source")).toObject() : QJsonObject();
+    const QString model = source.value(QLatin1String("sample")).toString().isEmpty()
+                              ? source.value(QLatin1String("path")).toString()
+                              : QStringLiteral("sample:") + source.value(QLatin1String("sample")).toString();
+    if (edits > 0 && QMessageBox::question(window_, tr("Recover session?"),
+                                           tr("Graft did not close cleanly last time. Recover the %1 edits made to %2?")
+                                               .arg(edits).arg(model),
+                                           QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes)
+      if (recover(path)) return true;
+    // Declined, empty or unrecoverable: kept for graft-cli replay, but not offered again.
+    edit::Session::markClosed(path);
+  }
+  return false;
+}
+
+bool DocumentController::recover(const QString& journalPath) {
+  QString error;
+  const auto journal = edit::Session::readJournal(journalPath, &error);
+  if (!journal) {
+    Q_EMIT message(error, 0);
+    return false;
+  }
+  if (busy() || !mayDropDocument()) return false;
+  const QJsonObject source = journal->value(QLatin1String("source")).toObject();
+  const bool freeze = source.value(QLatin1String("frozen")).toBool(true);
+  const QString sample = source.value(QLatin1String("sample")).toString();
+  const QString path = source.value(QLatin1String("path")).toString();
+  // The model is loaded and the edits replayed on a worker thread, into a document nobody else
+  // sees yet; the new session journals them as they are replayed.
+  struct Recovered {
+    core::io::LoadResult loaded;
+    std::unique_ptr<edit::Session> session;
+    edit::Session::ReplayResult replay;
+  };
+  setBusy(tr("Recovering %1 edits…").arg(journal->value(QLatin1String("edits")).toArray().size()));
+  auto recovered = runOffGuiThread([&]() -> std::shared_ptr<Recovered> {
+    auto out = std::make_shared<Recovered>();
+    core::model::guarded(
+        [&] {
+          out->loaded = sample.isEmpty() ? core::io::loadFile(path, {freeze}) : core::io::loadSample(sample, {freeze});
+          if (!out->loaded.ok()) return 0;
+          out->session = std::make_unique<edit::Session>(*out->loaded.document);
+          out->session->setJournalPath(edit::Session::newJournalPath());
+          out->replay = out->session->replay(*journal);
+          out->loaded.document->moveToThread(QCoreApplication::instance()->thread());
+          return 0;
+        },
+        [&](const QString& e) {
+          out->replay.error = e;
+          return 0;
+        });
+    return out;
+  });
+  setBusy({});
+  if (!recovered->loaded.ok()) {
+    Q_EMIT diagnosticsReported(recovered->loaded.error.diagnostics(path));
+    showError(window_, tr("Cannot open model"), recovered->loaded.error.headline, recovered->loaded.error.hint,
+              recovered->loaded.error.details);
+    Q_EMIT loadFailed(recovered->loaded.error.headline);
+    return false;
+  }
+  const auto& r = recovered->replay;
+  if (!r.ok) {
+    if (recovered->session) recovered->session->close();  // a failed recovery leaves no journal of its own
+    Q_EMIT diagnosticsReported(r.diagnostics(journalPath));
+    QMessageBox::warning(window_, tr("Recovery failed"), r.error);
+    return false;
+  }
+  if (!path.isEmpty()) addRecentFile(path);
+  install(std::move(recovered->loaded.document), std::move(recovered->session));
+  edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
+  if (!r.warning.isEmpty()) Q_EMIT diagnosticsReported(r.diagnostics(journalPath));  // what a journal cut short dropped
+  Q_EMIT message(r.warning.isEmpty() ? tr("Recovered %1 edits").arg(r.applied) : tr("Recovered %1 edits; %2").arg(r.applied).arg(r.warning), 0);
+  return true;
+}
+
+}  // namespace graft::ui

@@ -1,0 +1,117 @@
+#pragma once
+// The one owner of the open document: it opens, closes, saves and recovers it, and it is the only
+// code that changes it. It owns the Document, its editing Session (core/edit/session.h) and the
+// journal. Every change is journaled first, then announced once through documentChanged; docks
+// and views read the document through that signal as a const pointer and never change it
+// themselves. Loading, replay and saving run off the GUI thread (ui/document/off_thread.h).
+#include "core/edit/edit.h"
+#include "core/model/diagnostic.h"
+#include "core/io/load.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/keep_float32.h"
+#include "ui/unsaved_changes.h"
+
+#include <QtCore/QJsonObject>
+#include <QtCore/QObject>
+
+#include <functional>
+#include <memory>
+#include <unordered_set>
+
+class QWidget;
+
+namespace graft::core::edit { class Session; }
+
+namespace graft::ui {
+
+class DocumentController : public QObject {
+  Q_OBJECT
+ public:
+  // `window` parents the questions and messages the controller shows.
+  explicit DocumentController(QWidget* window);
+  ~DocumentController() override;
+
+  const core::model::Document* document() const { return document_.get(); }
+  // A load, save or replay is under way (its event loop turns meanwhile): changes wait.
+  bool busy() const { return !busy_.isEmpty(); }
+
+  // Opening and closing. Opening asks about unsaved changes first (Save / Discard / Cancel); a
+  // failure is reported (Issues dock, error box, loadFailed) and keeps the open document.
+  bool openFile(const QString& path, bool freeze = true);
+  bool openSample(const QString& name, bool freeze = true);
+  // File > Close: asks, then drops the document (documentChanged(nullptr)). False when cancelled.
+  bool close();
+  // Before the document is dropped (quit, close, open another): true when it may go.
+  bool mayDropDocument();
+  // A clean exit: the journal is marked closed (unless kept for recovery).
+  void closeJournal();
+  // The desktop session is ending: the journal is kept for recovery, as a crash would leave it,
+  // unless a later question about the document is answered otherwise.
+  void keepJournalForRecovery();
+  // The questions (tests answer them themselves).
+  void setUnsavedPrompt(UnsavedPrompt prompt) { unsavedPrompt_ = std::move(prompt); }
+  void setOverwritePrompt(std::function<bool(const QString& path)> prompt) { overwritePrompt_ = std::move(prompt); }
+
+  // Changes: the only way a revision is made or chosen.
+  core::edit::EditResult apply(const core::edit::Edit& edit);
+  core::rewrite::ApplyResult applyRewrite(const QVector<core::rewrite::Step>& steps);
+  bool keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes, const core::rewrite::FloatingValues& floating,
+                     QString* error);
+  void undo();
+  void redo();
+  void setCurrent(int index);
+
+  // Saving. The opened file is never overwritten and no device is written (core/io/file_policy.h);
+  // another existing file is replaced only once the overwrite question says yes.
+  bool isModified() const;
+  // File > Save: to the file the last save wrote, else through the Save As dialog.
+  bool save();
+  // File > Save Revision As… through the dialog.
+  bool saveAsDialog();
+  // Saves the current revision to `path`; `confirmed`: the user already agreed to replace it.
+  bool saveAs(const QString& path, bool confirmed = false);
+  // Where a Save dialog starts: the last save, else "<model>-edited.<ext>" beside the model.
+  QString suggestedSavePath() const;
+
+  // The journal of the open document (empty without one) and its JSON.
+  QString journalPath() const;
+  QJsonObject journal() const;
+  // On start: if an unclosed journal with edits exists, asks whether to recover it.
+  bool offerRecovery();
+  // Opens the journal's model and replays its edits off the GUI thread. Whether it worked.
+  bool recover(const QString& journalPath);
+
+ Q_SIGNALS:
+  // A document was opened or closed (nullptr), or its current revision changed: always after the
+  // journal has the change.
+  void documentChanged(const core::model::Document* document);
+  void modifiedChanged(bool modified);
+  void diagnosticsReported(const core::model::Diagnostics& diagnostics);
+  void loadFailed(const QString& headline);
+  // A line for the status bar (timeout 0: until replaced).
+  void message(const QString& text, int timeoutMs);
+  // What runs off the GUI thread now ("Opening resnet50.pt…"); empty when idle.
+  void busyChanged(const QString& what);
+
+ private:
+  // Installs a loaded document with its session, announces it.
+  void install(std::unique_ptr<core::model::Document> document, std::unique_ptr<core::edit::Session> session);
+  // Loads off the GUI thread (`reportAs`: the file named in a failure), then installs.
+  bool openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load);
+  void setBusy(const QString& what);
+  void announce();
+  bool mayOverwrite(const QString& path);
+
+  QWidget* window_;
+  std::unique_ptr<core::model::Document> document_;
+  std::unique_ptr<core::edit::Session> session_;
+  QString busy_;
+  bool replaying_ = false;     // announcements wait until a replay is done
+  int savedIndex_ = 0;         // the revision that matches the file on disk (0: as opened)
+  QString savePath_;           // where Save writes (set by a save)
+  bool keepJournal_ = false;   // close without marking the journal closed
+  UnsavedPrompt unsavedPrompt_;
+  std::function<bool(const QString&)> overwritePrompt_;
+};
+
+}  // namespace graft::ui

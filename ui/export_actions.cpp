@@ -1,0 +1,138 @@
+#include "ui/export_actions.h"
+
+#include "core/io/atomic_write.h"
+#include "core/io/file_policy.h"
+#include "core/io/save.h"
+#include "core/layout/flat_dot.h"
+#include "core/layout/layout_engine.h"
+#include "core/model/document.h"
+#include "core/report/html_report.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/compare_dock.h"
+#include "ui/document/document_controller.h"
+#include "ui/document/off_thread.h"
+#include "ui/main_window.h"
+#include "ui/profile/profile_dock.h"
+#include "ui/render/diagram_export.h"
+#include "ui/render/report_diagrams.h"
+
+#include <QtCore/QFileInfo>
+#include <QtGui/QAction>
+#include <QtWidgets/QFileDialog>
+#include <QtWidgets/QStatusBar>
+
+namespace graft::ui {
+
+ExportActions::ExportActions(MainWindow* window, DocumentController* controller)
+    : QObject(window), window_(window), controller_(controller) {
+  svg = new QAction(tr("Export Diagram as &SVG…"), this);
+  connect(svg, &QAction::triggered, this, [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &ExportActions::exportSvg); });
+  png = new QAction(tr("Export Diagram as &PNG…"), this);
+  connect(png, &QAction::triggered, this, [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &ExportActions::exportPng); });
+  report = new QAction(tr("Export &Report…"), this);
+  report->setObjectName(QStringLiteral("exportReportAction"));
+  connect(report, &QAction::triggered, this,
+          [this] { exportDialog(tr("HTML pages (*.html)"), QStringLiteral(".html"), &ExportActions::exportReport); });
+  dot = new QAction(tr("Export Op Graph as &DOT…"), this);
+  connect(dot, &QAction::triggered, this,
+          [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &ExportActions::exportDot); });
+}
+
+void ExportActions::exportDialog(const QString& filter, const QString& suffix, bool (ExportActions::*write)(const QString&)) {
+  if (!window_->view()) return;
+  QString path = QFileDialog::getSaveFileName(window_, tr("Export"), QString(), filter);
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += suffix;
+  if ((this->*write)(path)) window_->statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+bool ExportActions::mayWrite(const QString& path) {
+  // The output policy: an export never replaces the opened model, nor writes to a device.
+  const auto* doc = controller_->document();
+  const QString why = core::io::checkOutputPath(path, {doc ? doc->sourcePath() : QString()});
+  if (why.isEmpty()) return true;
+  failed(path, why);
+  return false;
+}
+
+void ExportActions::failed(const QString& path, const QString& error) {
+  window_->statusBar()->showMessage(error);
+  Q_EMIT diagnosticsReported(core::io::SaveResult{false, error}.diagnostics(path));
+}
+
+bool ExportActions::exportSvg(const QString& path) {
+  const auto* view = window_->view();
+  if (!view || !mayWrite(path)) return false;
+  QString error;
+  if (canvas::writeSvg(path, window_->canvas()->diagram(), *view, &error)) return true;
+  failed(path, error);
+  return false;
+}
+
+bool ExportActions::exportPng(const QString& path) {
+  const auto* view = window_->view();
+  if (!view || !mayWrite(path)) return false;
+  QString error;
+  if (canvas::writePng(path, window_->canvas()->diagram(), *view, 1.5, 16000, &error)) return true;
+  failed(path, error);
+  return false;
+}
+
+bool ExportActions::exportDot(const QString& path) {
+  const auto* view = window_->view();
+  if (!view || !mayWrite(path)) return false;
+  if (const QString why = core::io::writeAtomically(path, core::layout::flatDot(*view)); !why.isEmpty()) {
+    failed(path, tr("Cannot write %1: %2").arg(path, why));
+    return false;
+  }
+  return true;
+}
+
+bool ExportActions::exportReport(const QString& path) {
+  const auto* doc = controller_->document();
+  const auto* view = window_->view();
+  if (!doc || !view || !mayWrite(path)) return false;
+  const int current = doc->currentIndex();
+  const QString originalLabel = tr("revision 0 “%1”").arg(doc->original()->name());
+  const QString currentLabel = tr("revision %1 “%2”").arg(current).arg(doc->current()->name());
+  core::report::HtmlReport r =
+      core::report::assembleReport(*doc, *doc->original(), nullptr, doc->current().get(), originalLabel, currentLabel);
+  const auto& compare = window_->compareDock()->summary();
+  if (compare.ok) r.compare = compare;
+  else r.compareNote = tr("No compare has been run (Compare dock).");
+  const auto* profile = window_->profileDock();
+  if (profile->before()) {
+    r.before = profile->before();
+    r.after = profile->after();
+    r.beforeLabel = tr("original");
+    r.afterLabel = tr("current");
+  } else {
+    r.profileNote = tr("No profile has been run (Profile dock).");
+  }
+  if (current != 0) {
+    // The original beside the current revision, with the same modules open: laid out off the
+    // GUI thread (the layout may wait for the Graphviz worker).
+    QSet<QString> open;
+    for (int g : window_->canvas()->expansion()) open.insert(view->groups.value(g).path);
+    const auto originalRevision = doc->original();
+    auto original = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*originalRevision, *doc));
+    const auto diagram = runOffGuiThread([original, open] {
+      core::layout::Expansion expanded{0};
+      for (const auto& g : original->groups)
+        if (open.contains(g.path)) expanded.insert(g.index);
+      core::layout::LayoutEngine engine;
+      engine.setView(original);
+      return engine.layout(expanded);
+    });
+    addReportDiagram(r, originalLabel, diagram, *original, false);
+  }
+  addReportDiagram(r, currentLabel, window_->canvas()->diagram(), *view, true);
+  setReportLegend(r);
+  if (const QString why = core::io::writeAtomically(path, core::report::htmlReport(r)); !why.isEmpty()) {
+    failed(path, tr("Cannot write %1: %2").arg(path, why));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace graft::ui
