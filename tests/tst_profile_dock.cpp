@@ -6,6 +6,7 @@
 #include "ui/render/diagram_painter.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/canvas/heat_legend.h"
 #include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/profile/profile_charts.h"
@@ -287,6 +288,7 @@ class TstProfileDock : public QObject {
     QColor hot;
     QVERIFY(canvas->graphScene()->nodeHeat(hottest, &hot));
     QCOMPARE(hot, ui::canvas::heatColour(1.0));
+    QCOMPARE(static_cast<ui::canvas::HeatLegend*>(canvas->heatLegend())->title(), QStringLiteral("GPU kernel time per node (median)"));  // says what is coloured
     canvas->expandAll();
     QTRY_VERIFY(!canvas->layoutPending());
     QTest::qWait(300);  // let the charts lay out before the grab
@@ -307,6 +309,7 @@ class TstProfileDock : public QObject {
                                           [](const auto& a, const auto& b) { return a.selfMs.median < b.selfMs.median; })->node;
     QVERIFY(canvas->graphScene()->nodeHeat(slowest, &hot));
     QCOMPARE(hot, ui::canvas::heatColour(1.0));
+    QCOMPARE(static_cast<ui::canvas::HeatLegend*>(canvas->heatLegend())->title(), QStringLiteral("Self time per node (median)"));
   }
   // On the CPU there are no kernels: no kernel columns, no kernel lane, no heatmap choice.
   void cpuProfileShowsNoKernels() {

@@ -27,18 +27,18 @@ HeatmapActions::HeatmapActions(canvas::GraphCanvas* canvas, ProfileDock* profile
     }
     QSignalBlocker block(cost);
     cost->setChecked(true);
-    canvas_->setHeat(deltas, /*signedDelta=*/true);
+    canvas_->setHeat(deltas, /*signedDelta=*/true, profile_->costsAreKernelTimes());
   });
   connect(cost, &QAction::toggled, this, [this](bool on) {
     if (on) {
       QSignalBlocker block(compare_);
       compare_->setErrorMetric(CompareDock::ErrorMetric::Off);
     }
-    canvas_->setHeat(on ? profile_->nodeCosts() : QHash<core::model::NodeId, double>{});
+    canvas_->setHeat(on ? profile_->nodeCosts() : QHash<core::model::NodeId, double>{}, false, profile_->costsAreKernelTimes());
   });
   connect(profile_, &ProfileDock::costsChanged, this, [this] {
     cost->setEnabled(!profile_->nodeCosts().isEmpty());
-    if (cost->isChecked()) canvas_->setHeat(profile_->nodeCosts());
+    if (cost->isChecked()) canvas_->setHeat(profile_->nodeCosts(), false, profile_->costsAreKernelTimes());
     else cost->setChecked(true);  // a fresh profile is shown on the graph at once
   });
   connect(compare_, &CompareDock::errorHeatChanged, this, [this] {
@@ -58,7 +58,7 @@ void HeatmapActions::reset() {
 }
 
 void HeatmapActions::reapply() {
-  if (cost->isChecked()) canvas_->setHeat(profile_->nodeCosts());
+  if (cost->isChecked()) canvas_->setHeat(profile_->nodeCosts(), false, profile_->costsAreKernelTimes());
 }
 
 void HeatmapActions::showErrorHeat(const QHash<core::model::NodeId, double>& heat, const QString& title, const QString& low,

@@ -322,10 +322,10 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
   }
 }
 
-void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta) {
+void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta, bool kernelTime) {
   scene_->setHeat(selfMs, signedDelta);
   if (!heatLegend_) heatLegend_ = new HeatLegend(this);
-  heatLegend_->setMaxMs(scene_->heatMaxMs(), signedDelta);
+  heatLegend_->setMaxMs(scene_->heatMaxMs(), signedDelta, kernelTime);
   placeHeatLegend();
   viewport()->update();
 }

@@ -50,8 +50,8 @@ class GraphCanvas : public QGraphicsView {
   void cancelLayout();
 
   // Colours node boxes by self time (ms per node, e.g. from a profile) and shows a legend;
-  // an empty map switches the heatmap off.
-  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false);
+  // an empty map switches the heatmap off. `kernelTime`: the times are GPU kernel times.
+  void setHeat(const QHash<core::model::NodeId, double>& selfMs, bool signedDelta = false, bool kernelTime = false);
   // Colours node boxes by an error (larger is worse; a collapsed group shows its worst node),
   // with the legend's title and the texts at both ends of its ramp.
   void setErrorHeat(const QHash<core::model::NodeId, double>& error, const QString& title, const QString& low,

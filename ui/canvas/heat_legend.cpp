@@ -15,9 +15,10 @@ HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) {
   resize(sizeHint());
 }
 
-void HeatLegend::setMaxMs(double ms, bool signedDelta) {
+void HeatLegend::setMaxMs(double ms, bool signedDelta, bool kernelTime) {
   maxMs_ = ms;
   signed_ = signedDelta;
+  kernel_ = kernelTime;
   title_.clear();
   resize(sizeHint());
   update();
@@ -25,6 +26,7 @@ void HeatLegend::setMaxMs(double ms, bool signedDelta) {
 
 QString HeatLegend::title() const {
   if (!title_.isEmpty()) return title_;
+  if (kernel_) return signed_ ? tr("Change of kernel time vs the original") : tr("GPU kernel time per node (median)");
   return signed_ ? tr("Change of self time vs the original") : tr("Self time per node (median)");
 }
 
