@@ -10,6 +10,7 @@
 #include "core/model/document.h"
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
+#include "core/rewrite/python_rules.h"
 #include "core/run/compare_job.h"
 #include "core/run/input_set.h"
 #include "core/tour/tour_library.h"
@@ -239,6 +240,15 @@ class TstTour : public QObject {
       QCOMPARE(ops.value("aten::_addmm_activation").toInt(), 1);
       QCOMPARE(ops.value("aten::matmul").toInt(), 1);
     }
+    // The fx tour's fusion step is a Python rule: a revision made by the twin's rule
+    // (fuse-linear-relu-py, compiled from resources/rules/python/fuse_linear_relu.py) is in the history.
+    if (id == QLatin1String("fx-to-graft")) {
+      const auto* doc = window.controller()->document();
+      QStringList names;
+      for (int i = 0; i < doc->count(); ++i) names << doc->revision(i)->name();
+      QVERIFY2(names.contains("fuse-linear-relu-py"), qPrintable(names.join(", ")));
+      QVERIFY(!names.contains("fuse-linear-relu"));
+    }
   }
 
   // The numbers the steps state (op counts, the comparison's verdict), checked against a replay
@@ -261,7 +271,13 @@ class TstTour : public QObject {
           doc = std::move(loaded.document);
           compared.reset();
         } else if (a.kind == "apply_rule") {
-          const auto rule = library.resolve(a.text("rule"), nullptr);
+          std::optional<core::rewrite::Rule> rule = library.resolve(a.text("rule"), nullptr);
+          if (const auto* py = library.findPython(a.text("rule"))) {  // a Python rule, compiled for the model
+            const auto set = core::rewrite::compilePythonRules(py->path, core::rewrite::siteRanks(*doc));
+            QVERIFY2(set.ok(), qPrintable(set.error.toString()));
+            QCOMPARE(set.forFormat(doc->format()).size(), 1);
+            rule = set.forFormat(doc->format()).first();
+          }
           QVERIFY(rule);
           auto s = core::rewrite::Step::ofRule(*rule);
           const auto view = core::model::GraphView::build(*doc->current());

@@ -181,6 +181,20 @@ const core::rewrite::PythonRuleSet* RewriteDock::compiledPython(const QString& i
   return it->second.get();
 }
 
+QVector<core::rewrite::Rule> RewriteDock::rulesFor(const QString& id, QString* error) const {
+  if (const auto* r = library_->find(id)) return {*r};
+  if (!library_->findPython(id)) {
+    if (error) *error = tr("unknown rule '%1'").arg(id);
+    return {};
+  }
+  if (!document_) {
+    if (error) *error = tr("open a model first");
+    return {};
+  }
+  const auto* set = compiledPython(id, error);
+  return set ? set->forFormat(document_->format()) : QVector<core::rewrite::Rule>();
+}
+
 void RewriteDock::showSelectedPython(bool reveal) {
   const QString id = selectedRule();
   revealPython_ = false;

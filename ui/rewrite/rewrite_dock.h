@@ -46,6 +46,10 @@ class RewriteDock : public QWidget {
   // Applies the given rules in order as one revision committed to the document; returns the
   // error or an empty string.
   QString applyRules(const QStringList& ids);
+  // The rules `id` stands for on the open document: a text rule, or a Python rule of the library
+  // compiled in the document's format (once per library load; it runs Python). Empty with
+  // `error` set when there are none.
+  QVector<core::rewrite::Rule> rulesFor(const QString& id, QString* error = nullptr) const;
   // Every text rule in library order (the Python twins repeat them, and each would start Python).
   QString applyAll();
   RuleEditor* editor() const { return editor_; }

@@ -13,10 +13,12 @@
 #include "ui/edit_actions.h"
 #include "ui/document/document_controller.h"
 #include "ui/main_window.h"
+#include "ui/rewrite/rewrite_dock.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/tour/highlight_overlay.h"
 
 #include <QtCore/QDir>
+#include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QStatusBar>
 
@@ -162,7 +164,19 @@ QString TourDriver::run(const Action& a) {
   if (a.kind == QLatin1String("apply_rule")) {
     const auto library = core::rewrite::RuleLibrary::load();
     QString error;
-    auto rule = library.resolve(a.text(QStringLiteral("rule")), &error);
+    const QString id = a.text(QStringLiteral("rule"));
+    std::optional<core::rewrite::Rule> rule;
+    if (library.findPython(id)) {
+      // A Python rule of the library, compiled for the open model by the Rewrites dock.
+      QApplication::setOverrideCursor(Qt::WaitCursor);
+      const auto rules = window_->rewriteDock()->rulesFor(id, &error);
+      QApplication::restoreOverrideCursor();
+      if (rules.size() != 1)
+        return rules.isEmpty() ? error : QStringLiteral("%1 holds %2 rules for this model; a tour step applies one").arg(id).arg(rules.size());
+      rule = rules.first();
+    } else {
+      rule = library.resolve(id, &error);
+    }
     if (!rule) return error;
     core::rewrite::Step step = core::rewrite::Step::ofRule(*rule);
     if (!a.text(QStringLiteral("op")).isEmpty()) {
