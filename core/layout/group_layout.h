@@ -1,10 +1,7 @@
 #pragma once
-// One module group's layout, in the group's own coordinates: what LayoutEngine caches per group
-// and what a forked layout sends back (hence the byte form).
+// One module group's layout, in the group's own coordinates: what LayoutEngine caches per group.
 #include "core/layout/diagram.h"
 
-#include <QtCore/QByteArray>
-#include <QtCore/QDataStream>
 #include <QtCore/QHash>
 #include <QtCore/QPair>
 #include <QtCore/QSizeF>
@@ -25,13 +22,5 @@ struct GroupLayout {
   QHash<qint64, QPointF> portsIn, portsOut;  // by producer (node id, or -1 - graph input port)
   bool fallback = false;  // Graphviz failed on this group: drawn as one column of straight edges
 };
-
-QDataStream& operator<<(QDataStream& s, const DiagramTerminal& t);
-QDataStream& operator>>(QDataStream& s, DiagramTerminal& t);
-QDataStream& operator<<(QDataStream& s, const DiagramEdge& e);
-QDataStream& operator>>(QDataStream& s, DiagramEdge& e);
-
-QByteArray toBytes(const GroupLayout& layout);
-GroupLayout groupLayoutFromBytes(const QByteArray& bytes);
 
 }  // namespace graft::core::layout

@@ -1,7 +1,7 @@
 #pragma once
-// Runs a LayoutEngine on its own worker thread (Graphviz is not thread-safe, so there is exactly
-// one) and hands finished diagrams back on the thread that owns the service. A new request
-// cancels the one in flight.
+// Runs a LayoutEngine on its own thread (an engine is used by one thread; Graphviz itself runs in
+// the engine's worker processes) and hands finished diagrams back on the thread that owns the
+// service. A new request cancels the one in flight.
 #include "core/layout/diagram.h"
 #include "core/layout/layout_engine.h"
 
