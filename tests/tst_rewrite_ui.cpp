@@ -373,6 +373,58 @@ class TstRewriteUi : public QObject {
     QVERIFY(holdsSelected);
   }
 
+  // The Rewrites dock editing a Python rule in the main window, its preview outlined on the
+  // canvas: the editor and the matches line are visible in the docked dock (for
+  // docs/screenshots/python-rule-editor.png, taken under Xvfb at 1366x768).
+  void pythonRuleEditorScreenshot() {
+    ui::MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample("mlp"));
+    QVERIFY(waitLayout(w.canvas()));
+    auto* dockWidget = w.findChild<QDockWidget*>("rewritesDock");
+    dockWidget->show();
+    dockWidget->raise();
+    w.findChild<QDockWidget*>("inspectorDock")->hide();  // the right column for the Rewrites dock
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* editor = dock->editor();
+    editor->findChild<QComboBox*>("ruleLanguage")->setCurrentIndex(1);
+    QTRY_VERIFY_WITH_TIMEOUT(!editor->busy(), 60000);
+    QSignalSpy preview(editor, &ui::RuleEditor::previewChanged);
+    editor->findChild<QLineEdit*>("ruleId")->setText("relu-after-linear");
+    auto* python = editor->findChild<QPlainTextEdit*>("pythonSource");
+    python->setPlainText(
+        "\"\"\"relu after a linear layer, as clamp_min.\"\"\"\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def pattern(x, w, b):  # ranks from the model\n"
+        "    return F.relu(F.linear(x, w, b))\n"
+        "\n"
+        "\n"
+        "def replacement(x, w, b):\n"
+        "    return torch.clamp_min(F.linear(x, w, b), 0.0)\n");
+    QTRY_VERIFY_WITH_TIMEOUT(preview.size() >= 1 && !editor->busy(), 90000);
+    QCOMPARE(editor->matchCount(), 2);  // fc1 → relu and fc2 → relu
+    QCOMPARE(dock->shownMatches().size(), 2);
+    QCOMPARE(w.canvas()->graphScene()->marks().size(), 4);
+    QVERIFY(waitLayout(w.canvas()));
+    QTest::qWait(200);
+    QApplication::processEvents();
+    const QString dir = graft::test::testdata("screenshots");
+    QDir().mkpath(dir);
+    QVERIFY(w.grab().save(dir + "/python-rule-editor.png"));
+    // What the picture must show: the source, the status and the matches line, unclipped.
+    for (QWidget* part : {static_cast<QWidget*>(python), static_cast<QWidget*>(editor->findChild<QLabel*>("ruleStatus")),
+                          static_cast<QWidget*>(dock->findChild<QLabel*>("ruleMatches"))}) {
+      QVERIFY(part->isVisible());
+      const QRect shown = part->visibleRegion().boundingRect();
+      QVERIFY2(shown.height() >= std::min(part->height(), 40), qPrintable(part->objectName()));
+    }
+    QVERIFY(python->viewport()->height() >= 8 * python->fontMetrics().lineSpacing());
+  }
+
   // Python is highlighted by its own highlighter: keywords, strings (across lines), comments,
   // numbers, decorators and defined names each in their format.
   void pythonHighlighter() {
