@@ -2,6 +2,8 @@
 
 #include "core/edit/edit_targets.h"
 #include "core/model/document.h"
+#include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/op_palette_dialog.h"
@@ -106,6 +108,22 @@ void EditActions::fillEditMenu(QMenu* menu) const {
   menu->addAction(redo);
   menu->addSeparator();
   menu->addActions(nodeActions());
+}
+
+void EditActions::addContextMenus(canvas::GraphCanvas* canvas, QWidget* modules) {
+  modules->setContextMenuPolicy(Qt::ActionsContextMenu);
+  modules->addActions(nodeActions());
+  canvas->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(canvas, &QWidget::customContextMenuRequested, this, [this, canvas](const QPoint& pos) {
+    for (auto* item : canvas->items(pos))
+      if (auto* node = dynamic_cast<canvas::NodeItem*>(item)) {
+        window_->selectNode(node->id());
+        QMenu menu(window_);
+        menu.addActions(nodeActions());
+        menu.exec(canvas->viewport()->mapToGlobal(pos));
+        return;
+      }
+  });
 }
 
 void EditActions::updateEnabled() {

@@ -14,6 +14,7 @@ namespace graft::ui {
 
 class MainWindow;
 class DocumentController;
+namespace canvas { class GraphCanvas; }
 
 class EditActions : public QObject {
   Q_OBJECT
@@ -31,6 +32,9 @@ class EditActions : public QObject {
   // The node actions, for context menus.
   QList<QAction*> nodeActions() const;
   void fillEditMenu(QMenu* menu) const;
+  // The node actions as the Modules tree's context menu, and on a right-clicked canvas box (which
+  // is selected first).
+  void addContextMenus(canvas::GraphCanvas* canvas, QWidget* modules);
 
   // Applies `edit` to the current revision; a refusal is shown in the status bar (and a message
   // box when `interactive`). Returns whether it was applied.

@@ -1,17 +1,17 @@
 #include "ui/main_window.h"
 
-#include "core/edit/graph_diff.h"
 #include "core/model/document.h"
-#include "core/model/fx_text.h"
 #include "core/run/input_specs.h"
 #include "ui/canvas/graph_canvas.h"
-#include "ui/canvas/graph_items.h"
 #include "ui/canvas/mark_layers.h"
 #include "ui/canvas/minimap.h"
 #include "ui/compare_dock.h"
+#include "ui/comparison_marks.h"
 #include "ui/diff/diff_window.h"
 #include "ui/document/document_controller.h"
+#include "ui/document/busy_indicator.h"
 #include "ui/document/off_thread.h"
+#include "ui/document/shown_revision.h"
 #include "ui/edit_actions.h"
 #include "ui/error_dialog.h"
 #include "ui/export_actions.h"
@@ -39,8 +39,6 @@
 #include <QtGui/QDragEnterEvent>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
-#include <QtWidgets/QMenu>
-#include <QtWidgets/QProgressBar>
 #include <QtWidgets/QScrollArea>
 #include <QtWidgets/QStackedWidget>
 #include <QtWidgets/QStatusBar>
@@ -94,17 +92,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connectDocks();
   menus_ = new MainMenus(this);
 
-  // A busy indicator while a load, save or rule application runs off the GUI thread.
-  auto* busy = new QProgressBar(this);
-  busy->setObjectName(QStringLiteral("busyIndicator"));
-  busy->setRange(0, 0);
-  busy->setMaximumWidth(160);
-  busy->hide();
-  statusBar()->addPermanentWidget(busy);
-  connect(controller_, &DocumentController::busyChanged, this, [this, busy](const QString& what) {
-    busy->setVisible(!what.isEmpty());
-    if (!what.isEmpty()) statusBar()->showMessage(what);
-  });
+  new BusyIndicator(controller_, statusBar());
   connect(controller_, &DocumentController::documentChanged, this, &MainWindow::showDocument);
   connect(controller_, &DocumentController::modifiedChanged, this, &QWidget::setWindowModified);
   connect(controller_, &DocumentController::message, this, [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
@@ -160,20 +148,7 @@ void MainWindow::connectDocks() {
     statusBar()->showMessage(tr("Layout: %1 ms, %2 nodes, %3 groups drawn")
                                  .arg(diagram.layoutMs, 0, 'f', 0).arg(diagram.nodes.size()).arg(diagram.groups.size()), 5000);
   });
-  // The node edits on the Modules tree and on a right-clicked canvas box.
-  d.modules->setContextMenuPolicy(Qt::ActionsContextMenu);
-  d.modules->addActions(editActions_->nodeActions());
-  canvas_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(canvas_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
-    for (auto* item : canvas_->items(pos))
-      if (auto* node = dynamic_cast<canvas::NodeItem*>(item)) {
-        selectNode(node->id());
-        QMenu menu(this);
-        menu.addActions(editActions_->nodeActions());
-        menu.exec(canvas_->viewport()->mapToGlobal(pos));
-        return;
-      }
-  });
+  editActions_->addContextMenus(canvas_, d.modules);
   // The History ledger checks each revision with the Compare dock's inputs and tolerance.
   d.history->setCheckSetup([this] {
     HistoryDock::CheckSetup setup;
@@ -197,17 +172,11 @@ void MainWindow::connectDocks() {
   connect(d.compare, &CompareDock::finished, this, [this] {
     // Its results come to the front wherever the dock sits.
     if (auto* dock = MainDocks::frame(this, "compareDock"); dock && dock->isVisible()) dock->raise();
-    showDivergence(true);
     // A ledger waiting for inputs can start now that a comparison had them.
     if (docks_.compare->summary().ok) docks_.history->refresh();
   });
-  connect(d.compare, &CompareDock::overlayToggled, this, [this] { showDivergence(false); });
-  connect(d.compare, &CompareDock::reduceFinished, this, [this] {
-    const auto& r = docks_.compare->reduceSummary();
-    if (!r.ok) return;
-    marks_->add(canvas::MarkLayers::Comparison, canvas::reduceMarks(r));
-    if (view_ && view_->node(r.failing)) canvas_->revealNode(r.failing);
-  });
+  auto* comparison = new ComparisonMarks(d.compare, marks_.get(), [this] { return view_.get(); }, this);
+  connect(comparison, &ComparisonMarks::revealRequested, this, &MainWindow::revealAndSelect);
   connect(d.compare, &CompareDock::float32Found, this, [this] {
     const auto& found = docks_.compare->float32Summary();
     QString error;
@@ -266,24 +235,11 @@ void MainWindow::refreshView() {
   const auto* doc = controller_->document();
   const auto rev = doc->current();
   const int generation = ++viewGeneration_;
-  // The view, the fx listing and the IR are built on a worker thread from the immutable revision.
-  struct Built {
-    std::shared_ptr<core::model::GraphView> view;
-    core::model::FxText fx;
-    QString ir;
-  };
-  const bool program = doc->format() == QLatin1String("pt2");
-  auto built = runOffGuiThread([rev, doc, program] {
-    auto b = std::make_shared<Built>();
-    b->view = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rev, *doc));
-    b->fx = core::model::fxText(*rev);
-    if (!program) b->ir = rev->irText();
-    return b;
-  });
+  const auto built = runOffGuiThread([doc, rev] { return buildShownRevision(*doc, rev); });
   if (generation != viewGeneration_ || controller_->document() != doc || doc->current() != rev) return;  // a newer one is shown
   view_ = built->view;
   // A program's IR is its fx graph, as print(ep.graph) prints it; a TorchScript model's is its IR.
-  if (program) docks_.ir->setListing(built->fx.graph.text, built->fx.graph.lineOf);
+  if (built->program) docks_.ir->setListing(built->fx.graph.text, built->fx.graph.lineOf);
   else docks_.ir->setRevisionText(built->ir, view_.get());
   docks_.code->setListing(built->fx.code.text, built->fx.code.lineOf);
   docks_.modules->setView(view_.get());
@@ -294,25 +250,13 @@ void MainWindow::refreshView() {
   canvas_->graphScene()->setPicked(picked_);
   marks_->show();  // group outlines are per view: recompute them for the new one
   heat_->reapply();
-  showChangesOf(doc->currentIndex());
+  canvas_->graphScene()->setChanges(canvas::revisionChanges(*doc, doc->currentIndex()));
   shownDocument_ = doc;
   docks_.inspector->showNode(view_.get(), core::model::kNoNode);
   statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")
                                .arg(doc->displayName()).arg(doc->currentIndex()).arg(rev->name()).arg(view_->opCount())
                                .arg(view_->groups.size() - 1).arg(view_->jitNodes).arg(rev->frozen() ? QString() : tr(" · not frozen")));
   if (view_->node(selected_)) selectNode(selected_);
-}
-
-void MainWindow::showChangesOf(int index) {
-  const auto* doc = controller_->document();
-  QHash<NodeId, canvas::GraphScene::Change> changes;
-  if (const int parent = doc->parentOf(index); parent >= 0) {
-    // The same differences the History dock lists and the Diff view outlines.
-    const auto d = core::edit::diffGraphs(*doc->revision(parent), *doc->revision(index), core::edit::DiffMatching::ByProvenance);
-    for (const auto& c : d.changed) changes.insert(c.node, canvas::GraphScene::Change::Modified);
-    for (const auto& a : d.added) changes.insert(a.node, canvas::GraphScene::Change::Added);
-  }
-  canvas_->graphScene()->setChanges(changes);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -381,14 +325,6 @@ QVector<NodeId> MainWindow::selection() const {
   return nodes;
 }
 
-void MainWindow::showDivergence(bool reveal) {
-  NodeId target = core::model::kNoNode;
-  marks_->set(canvas::MarkLayers::Comparison, docks_.compare->overlayEnabled()
-                                                  ? canvas::comparisonMarks(docks_.compare->summary(), &target)
-                                                  : canvas::MarkLayers::Marks{});
-  if (reveal && target != core::model::kNoNode && view_ && view_->node(target)) revealAndSelect(target);
-}
-
 bool MainWindow::showQuantizationError(const QString& floatPath) {
   const auto* doc = controller_->document();
   if (!doc) return false;
@@ -407,14 +343,8 @@ bool MainWindow::showQuantizationError(const QString& floatPath) {
       Q_EMIT quantErrorShown();
     });
   }
-  const auto inputs = core::run::resolveInputs(*doc, docks_.compare->inputSpec(), 0);
-  if (!inputs.inputs && inputs.missingShape >= 0) {
-    // The model records no inputs: asked for as Compare asks, then started with the answer.
-    docks_.compare->askForInputs([this, floatPath] { showQuantizationError(floatPath); });
-    return true;
-  }
-  QString error = inputs.inputs ? QString() : inputs.error;
-  if (error.isEmpty() && quantError_->start(doc->current(), floatPath, inputs.inputs, &error)) {
+  QString error;
+  if (quantError_->startFor(*doc, docks_.compare, floatPath, &error)) {
     statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
     return true;
   }
@@ -435,13 +365,10 @@ DiffView* MainWindow::showDiff(int a, int b) {
 DiffView* MainWindow::showDiffWithFile(const QString& path) {
   const auto* doc = controller_->document();
   if (!doc) return nullptr;
-  auto other = runOffGuiThread([path] { return core::io::loadFile(path, {true}); });
-  if (!other.ok()) {
-    reportDiagnostics(other.error.diagnostics(path));
-    showError(this, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
-    return nullptr;
-  }
-  return diffWindow_->showDocuments(*doc, *other.document);
+  QString error;
+  auto* view = diffWindow_->showFile(*doc, path, &error);
+  if (!view) statusBar()->showMessage(error);
+  return view;
 }
 
 DiffView* MainWindow::diffView() const { return diffWindow_->view(); }

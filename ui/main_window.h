@@ -118,10 +118,6 @@ class MainWindow : public QMainWindow {
   void forgetDocument();
   // Rebuilds the GraphView, the IR and the code of the current revision off the GUI thread.
   void refreshView();
-  // Outlines on the canvas what revision `index` changed relative to its parent.
-  void showChangesOf(int index);
-  // Outlines the last comparison's nodes; `reveal` selects its first divergence or failing node.
-  void showDivergence(bool reveal);
   void revealAndSelect(core::model::NodeId id);
 
   DocumentController* controller_ = nullptr;

@@ -1,8 +1,13 @@
 #include "ui/quant_error_overlay.h"
 
+#include "core/io/file_policy.h"
 #include "core/io/load.h"
+#include "core/model/document.h"
+#include "core/run/input_specs.h"
+#include "ui/compare_dock.h"
 
 #include <QtConcurrent/QtConcurrent>
+#include <QtCore/QPointer>
 
 #include <cmath>
 
@@ -27,15 +32,46 @@ bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString&
     *error = tr("a quantization comparison is already running");
     return false;
   }
-  auto loaded = core::io::loadFile(floatPath);
-  if (!loaded.ok()) {
-    *error = loaded.error.message();
+  // A path that is no model file at all is refused at once; what the file holds is read off the
+  // GUI thread, and a load failure comes back as the result.
+  if (const QString why = core::io::checkInputFile(floatPath, tr("float model")); !why.isEmpty()) {
+    *error = why;
     return false;
   }
-  // The revision keeps the float model alive; its document is not needed once loaded.
-  auto floatTwin = loaded.document->current();
-  watcher_.setFuture(QtConcurrent::run([quantized, floatTwin, inputs] { return core::run::runQuantError(quantized, floatTwin, inputs); }));
+  watcher_.setFuture(QtConcurrent::run([quantized, floatPath, inputs] {
+    auto loaded = core::io::loadFile(floatPath);
+    if (!loaded.ok()) {
+      core::run::QuantErrorSummary failed;
+      failed.error = loaded.error.message();
+      return failed;
+    }
+    // The revision keeps the float model alive; its document is not needed once loaded.
+    return core::run::runQuantError(quantized, loaded.document->current(), inputs);
+  }));
   return true;
+}
+
+bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath,
+                                 QString* error) {
+  const auto inputs = core::run::resolveInputs(document, compare->inputSpec(), 0);
+  if (!inputs.inputs && inputs.missingShape >= 0) {
+    // The model records no inputs: asked for as Compare asks, then started with the answer.
+    compare->askForInputs([this, doc = QPointer<const core::model::Document>(&document), compare, floatPath] {
+      QString later;
+      if (!doc) return;  // closed while the dialog was open
+      if (!startFor(*doc, compare, floatPath, &later)) {
+        result_ = {};
+        result_.error = later;
+        Q_EMIT finished();
+      }
+    });
+    return true;
+  }
+  if (!inputs.inputs) {
+    *error = inputs.error;
+    return false;
+  }
+  return start(document.current(), floatPath, inputs.inputs, error);
 }
 
 QHash<core::model::NodeId, double> QuantErrorOverlay::heat(QString* title, QString* low, QString* high) const {

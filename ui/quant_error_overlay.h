@@ -6,7 +6,11 @@
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
 
+namespace graft::core::model { class Document; }
+
 namespace graft::ui {
+
+class CompareDock;
 
 class QuantErrorOverlay : public QObject {
   Q_OBJECT
@@ -14,9 +18,14 @@ class QuantErrorOverlay : public QObject {
   explicit QuantErrorOverlay(QObject* parent = nullptr);
   ~QuantErrorOverlay() override;
 
-  // Opens `floatPath` and starts the comparison; false with `error` set when the file does not
-  // open or a run is already going.
+  // Opens `floatPath` and compares, both on a worker thread; false with `error` set when a run is
+  // already going or the path is no readable file. A file that does not load finishes with its
+  // load error.
   bool start(core::model::RevisionPtr quantized, const QString& floatPath, core::run::InputsPtr inputs, QString* error);
+  // The current revision of `document` against `floatPath`, with the Compare dock's inputs; a
+  // model that records none asks for them in Compare's dialog first, then starts. False with
+  // `error` set when it cannot start.
+  bool startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath, QString* error);
   bool isRunning() const { return watcher_.isRunning(); }
   const core::run::QuantErrorSummary& result() const { return result_; }
 

@@ -1,5 +1,8 @@
 #include "ui/canvas/mark_layers.h"
 
+#include "core/edit/graph_diff.h"
+#include "core/model/document.h"
+
 #include <QtCore/QCoreApplication>
 #include <cmath>
 
@@ -88,6 +91,16 @@ MarkLayers::Marks reduceMarks(const core::run::ReduceSummary& reduce) {
   for (auto id : reduce.nodes)
     marks[id] = {QColor(0x00, 0x83, 0x8f), tr("in the smallest subgraph that still fails on A's values at its boundary"), 4};
   return marks;
+}
+
+QHash<core::model::NodeId, GraphScene::Change> revisionChanges(const core::model::Document& document, int index) {
+  QHash<core::model::NodeId, GraphScene::Change> changes;
+  if (const int parent = document.parentOf(index); parent >= 0) {
+    const auto d = core::edit::diffGraphs(*document.revision(parent), *document.revision(index), core::edit::DiffMatching::ByProvenance);
+    for (const auto& c : d.changed) changes.insert(c.node, GraphScene::Change::Modified);
+    for (const auto& a : d.added) changes.insert(a.node, GraphScene::Change::Added);
+  }
+  return changes;
 }
 
 }  // namespace graft::ui::canvas

@@ -42,5 +42,8 @@ MarkLayers::Marks matchMarks(const QVector<core::rewrite::MatchSite>& sites, int
 MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& summary, core::model::NodeId* target);
 // The smallest failing subgraph that Reduce found.
 MarkLayers::Marks reduceMarks(const core::run::ReduceSummary& reduce);
+// What revision `index` of `document` changed relative to its parent (nothing for an original):
+// the same differences the History dock lists and the Diff view outlines (core/edit/graph_diff).
+QHash<core::model::NodeId, GraphScene::Change> revisionChanges(const core::model::Document& document, int index);
 
 }  // namespace graft::ui::canvas

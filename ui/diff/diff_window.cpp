@@ -5,7 +5,10 @@
 #include "core/model/graph_view.h"
 #include "core/profile/profile.h"
 #include "core/run/compare_job.h"
+#include "ui/document/off_thread.h"
+#include "ui/error_dialog.h"
 #include "ui/fit_screen.h"
+#include "core/io/load.h"
 
 namespace graft::ui {
 
@@ -62,6 +65,16 @@ DiffView* DiffWindow::showRevisions(const core::model::Document& document, int a
                             : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
                                   .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size());
   return view;
+}
+
+DiffView* DiffWindow::showFile(const core::model::Document& document, const QString& path, QString* error) {
+  const auto other = runOffGuiThread([path] { return core::io::loadFile(path, {true}); });
+  if (!other.ok()) {
+    *error = other.error.headline;
+    showError(owner_, tr("Cannot open model"), other.error.headline, other.error.hint, other.error.details);
+    return nullptr;
+  }
+  return showDocuments(document, *other.document);
 }
 
 DiffView* DiffWindow::showDocuments(const core::model::Document& document, const core::model::Document& other) {

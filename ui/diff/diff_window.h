@@ -33,6 +33,9 @@ class DiffWindow : public QObject {
                           QString* summary = nullptr);
   // The current revision of `document` against the current revision of `other`.
   DiffView* showDocuments(const core::model::Document& document, const core::model::Document& other);
+  // The current revision of `document` against the model file `path`, opened off the GUI thread;
+  // null with the load error (also shown as an error box) when it does not open.
+  DiffView* showFile(const core::model::Document& document, const QString& path, QString* error);
   void hide();
 
  private:
