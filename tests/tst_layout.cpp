@@ -380,7 +380,9 @@ class TstLayout : public QObject {
   void crashInGraphvizEndsOnlyTheWorker() {
     const auto view = viewOf(QStringLiteral("resnet18.pt"));
     std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer1.0");
-    LayoutEngine crashing;
+    layout::LayoutOptions two;
+    two.workers = 2;  // the crash comes while the other worker is busy too
+    LayoutEngine crashing(two);
     crash.reset();
     crashing.setView(view);
     QVERIFY(alive(crashing.workerPid()));
@@ -488,7 +490,9 @@ class TstLayout : public QObject {
     int sameWorkers = 0;
     constexpr int kRequests = 12;
     {
-      LayoutEngine engine;
+      layout::LayoutOptions two;
+      two.workers = 2;
+      LayoutEngine engine(two);
       engine.setView(resnet);
       QVERIFY(engine.layout(engine.expandAll()).fallbacks.isEmpty());
       QCOMPARE(engine.workerPids().size(), 2);  // resnet18's basic blocks are laid out two at a time
@@ -519,7 +523,9 @@ class TstLayout : public QObject {
   // starts a new one.
   void cancelKillsAStuckWorker() {
     std::optional<ScopedEnv> hang(std::in_place, "GRAFT_TEST_LAYOUT_HANG", "layer1.0");
-    LayoutEngine engine;  // the default timeout (a minute), two workers
+    layout::LayoutOptions two;
+    two.workers = 2;  // the default timeout (a minute)
+    LayoutEngine engine(two);
     hang.reset();
     engine.setView(viewOf(QStringLiteral("resnet18.pt")));
     std::atomic<bool> cancel{false};

@@ -7,10 +7,9 @@
 
 #include <QtCore/QElapsedTimer>
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
+#include <cerrno>
 #include <optional>
+#include <poll.h>
 #include <thread>
 
 namespace graft::core::layout {
@@ -43,6 +42,9 @@ struct LayoutEngine::Built {
 };
 
 LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options) {
+  // GRAFT_LAYOUT_WORKERS=N: how many worker processes one request may use (a tuning knob).
+  if (const int n = qEnvironmentVariableIntValue("GRAFT_LAYOUT_WORKERS"); n > 0) options_.workers = n;
+  if (options_.workers <= 0) options_.workers = std::thread::hardware_concurrency() >= 4 ? 2 : 1;
   workers_.push_back(LayoutWorker::take());
   workers_.front()->ensureStarted();  // now, before a request waits for it
 }
@@ -180,9 +182,9 @@ void LayoutEngine::store(int group, GroupLayout layout) {
 
 // Stale groups come in bottom-up order; a group is ready once its stale children are laid out (it
 // needs their sizes). Ready groups go to the engine's workers, one job each, up to
-// LayoutOptions::workers at a time: sibling modules are laid out side by side. A group a worker
-// crashed or stalled on is drawn as a column here (that worker restarts for its next job), as is
-// every group when no worker can be started.
+// LayoutOptions::workers at a time, and this thread waits on all their sockets at once: sibling
+// modules are laid out side by side. A group a worker crashed or stalled on is drawn as a column
+// here (that worker restarts for its next job), as is every group when no worker can be started.
 void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                                 const std::function<void()>& groupDone, Diagram& d) {
   const QSet<int> staleSet(stale.begin(), stale.end());
@@ -193,20 +195,6 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
   QVector<int> ready;
   for (int g : stale)
     if (!waiting.value(g)) ready << g;
-
-  struct Finished {
-    size_t slot;
-    int group;
-    std::unique_ptr<Built> built;
-    LayoutWorker::Outcome outcome;
-  };
-  std::mutex lock;
-  std::condition_variable arrived;
-  std::deque<Finished> finished;
-  std::vector<std::thread> running(workers_.size());
-  std::vector<bool> busy(workers_.size(), false);
-  int inFlight = 0;
-  const int most = std::max(1, options_.workers);
 
   const auto complete = [&](int g, const Built& b, const LayoutWorker::Outcome* o) {
     const DotResult* result = nullptr;
@@ -227,48 +215,51 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
     if (parent >= 0 && staleSet.contains(parent) && --waiting[parent] == 0) ready << parent;
   };
 
+  struct Job {
+    int group = -1;  // -1: the worker is free
+    std::unique_ptr<Built> built;
+  };
+  std::vector<Job> jobs(workers_.size());
+  const size_t most = size_t(options_.workers);
   for (;;) {
     if (cancel && cancel->load()) d.cancelled = true;
     // Hand out ready groups while a worker is free (a second one is taken when there is work for it).
     while (!d.cancelled && !ready.isEmpty()) {
       size_t slot = 0;
-      while (slot < workers_.size() && busy[slot]) ++slot;
-      if (slot == workers_.size()) {
-        if (int(workers_.size()) >= most) break;
+      while (slot < jobs.size() && jobs[slot].group >= 0) ++slot;
+      if (slot == jobs.size()) {
+        if (workers_.size() >= most) break;
         workers_.push_back(LayoutWorker::take());
-        running.emplace_back();
-        busy.push_back(false);
+        jobs.emplace_back();
       }
       const int g = ready.takeFirst();
       auto b = std::make_unique<Built>();
       build(g, expanded, *b);
-      if (b->job.nodes.isEmpty()) {  // nothing to lay out
-        complete(g, *b, nullptr);
-        continue;
+      LayoutWorker::Outcome failed;
+      if (b->job.nodes.isEmpty()) complete(g, *b, nullptr);  // nothing to lay out
+      else if (!workers_[slot]->begin(b->job, options_.timeoutMs, failed)) complete(g, *b, &failed);
+      else jobs[slot] = {g, std::move(b)};
+    }
+    std::vector<pollfd> fds;
+    std::vector<size_t> slots;
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (jobs[i].group >= 0) {
+        fds.push_back({workers_[i]->fd(), POLLIN, 0});
+        slots.push_back(i);
       }
-      busy[slot] = true;
-      ++inFlight;
-      LayoutWorker* worker = workers_[slot].get();
-      running[slot] = std::thread([&, slot, g, worker, b = std::move(b)]() mutable {
-        LayoutWorker::Outcome o = worker->run(b->job, options_.timeoutMs, cancel);
-        std::lock_guard hold(lock);
-        finished.push_back({slot, g, std::move(b), std::move(o)});
-        arrived.notify_one();
-      });
+    if (fds.empty()) break;  // all laid out, or cancelled with nothing left running
+    // 100 ms at most: the cancel and each job's deadline are checked.
+    if (::poll(fds.data(), nfds_t(fds.size()), 100) < 0 && errno != EINTR) break;
+    for (size_t k = 0; k < slots.size(); ++k) {
+      Job& job = jobs[slots[k]];
+      const auto o = workers_[slots[k]]->advance(fds[k].revents != 0, cancel);
+      if (!o) continue;
+      const int g = job.group;
+      const auto built = std::move(job.built);
+      job.group = -1;
+      if (o->kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
+      if (!d.cancelled) complete(g, *built, &*o);
     }
-    if (inFlight == 0) break;  // all laid out, or cancelled with nothing left running
-    Finished f;
-    {
-      std::unique_lock hold(lock);
-      arrived.wait(hold, [&] { return !finished.empty(); });
-      f = std::move(finished.front());
-      finished.pop_front();
-    }
-    running[f.slot].join();
-    busy[f.slot] = false;
-    --inFlight;
-    if (f.outcome.kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
-    if (!d.cancelled) complete(f.group, *f.built, &f.outcome);
   }
 }
 

@@ -39,8 +39,9 @@ struct LayoutOptions {
   // A group Graphviz has not laid out in this time is drawn as a column (its worker is killed).
   int timeoutMs = 60000;
   // Worker processes one request may use at once: independent groups (siblings) are laid out
-  // side by side.
-  int workers = 2;
+  // side by side. 0: two where the machine has four cores or more, else one (two Graphviz
+  // processes on two cores only slow each other and the GUI down).
+  int workers = 0;
 };
 
 class LayoutEngine {

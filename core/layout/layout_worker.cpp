@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -140,50 +141,82 @@ QString LayoutWorker::stop(bool kill) {
   return QStringLiteral("the layout process ended");
 }
 
-LayoutWorker::Once LayoutWorker::once(const QByteArray& job, int timeoutMs, const std::atomic<bool>* cancel, DotResult& result,
-                                      QString& why) {
-  if (!writeFrame(fd_, job)) {
-    why = stop(false);
-    return Once::Died;
+bool LayoutWorker::send(Outcome& out) {
+  if (!ensureStarted(&out.why)) {
+    out.kind = Outcome::Unavailable;
+    return false;
   }
-  QByteArray reply;
-  switch (readFrame(fd_, reply, timeoutMs, cancel)) {
-    case FrameRead::Ok:
-      if (dotResultFromBytes(reply, result)) return Once::Ok;
-      stop(true);
-      why = QStringLiteral("the layout process sent a malformed answer");
-      return Once::Died;
-    case FrameRead::Closed: why = stop(false); return Once::Died;
-    case FrameRead::TimedOut:
-      stop(true);
-      why = QStringLiteral("no layout after %1 s").arg(timeoutMs / 1000.0);
-      return Once::TimedOut;
-    case FrameRead::Cancelled: stop(true); return Once::Cancelled;
+  fresh_ = served_ == 0;
+  deadline_ = timeoutMs_ < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs_);
+  // A worker that died before reading shows as a closed socket to advance().
+  writeFrame(fd_, pending_);
+  return true;
+}
+
+bool LayoutWorker::begin(const DotJob& job, int timeoutMs, Outcome& out) {
+  pending_ = toBytes(job);
+  timeoutMs_ = timeoutMs;
+  attempt_ = 0;
+  return send(out);
+}
+
+std::optional<LayoutWorker::Outcome> LayoutWorker::advance(bool readable, const std::atomic<bool>* cancel) {
+  Outcome out;
+  if (cancel && cancel->load()) {
+    stop(true);
+    out.kind = Outcome::Cancelled;
+    return out;
   }
-  return Once::Died;
+  if (readable) {
+    QByteArray reply;
+    // The answer has begun to arrive: the rest follows at once, unless the worker dies.
+    switch (readFrame(fd_, reply, 10000, cancel)) {
+      case FrameRead::Ok:
+        if (dotResultFromBytes(reply, out.result)) {
+          ++served_;
+          pending_.clear();
+          return out;
+        }
+        stop(true);
+        out.kind = Outcome::Died;
+        out.why = QStringLiteral("the layout process sent a malformed answer");
+        break;
+      case FrameRead::Closed:
+        out.kind = Outcome::Died;
+        out.why = stop(false);
+        break;
+      case FrameRead::TimedOut:
+        stop(true);
+        out.kind = Outcome::Died;
+        out.why = QStringLiteral("the layout process stopped in the middle of an answer");
+        break;
+      case FrameRead::Cancelled:
+        stop(true);
+        out.kind = Outcome::Cancelled;
+        return out;
+    }
+  } else if (deadline_.hasExpired()) {
+    stop(true);
+    out.kind = Outcome::TimedOut;
+    out.why = QStringLiteral("no layout after %1 s").arg(timeoutMs_ / 1000.0);
+  } else {
+    return std::nullopt;
+  }
+  if (fresh_ || attempt_ > 0) return out;
+  if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
+    qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(out.why));
+  ++attempt_;
+  if (!send(out)) return out;
+  return std::nullopt;
 }
 
 LayoutWorker::Outcome LayoutWorker::run(const DotJob& job, int timeoutMs, const std::atomic<bool>* cancel) {
-  const QByteArray bytes = toBytes(job);
   Outcome out;
-  for (int attempt = 0;; ++attempt) {
-    if (!ensureStarted(&out.why)) {
-      out.kind = Outcome::Unavailable;
-      return out;
-    }
-    const bool fresh = served_ == 0;
-    switch (once(bytes, timeoutMs, cancel, out.result, out.why)) {
-      case Once::Ok:
-        ++served_;
-        out.kind = Outcome::Done;
-        return out;
-      case Once::Cancelled: out.kind = Outcome::Cancelled; return out;
-      case Once::Died: out.kind = Outcome::Died; break;
-      case Once::TimedOut: out.kind = Outcome::TimedOut; break;
-    }
-    if (fresh || attempt > 0) return out;
-    if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
-      qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(out.why));
+  if (!begin(job, timeoutMs, out)) return out;
+  for (;;) {
+    pollfd ready{fd_, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, 100);  // 100 ms: the cancel and the deadline are checked
+    if (auto o = advance(polled > 0, cancel)) return *o;
   }
 }
 

@@ -6,10 +6,12 @@
 // a new worker. Graphviz never runs in Graft's own process.
 #include "core/layout/dot_job.h"
 
+#include <QtCore/QDeadlineTimer>
 #include <QtCore/QString>
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <sys/types.h>
 
 namespace graft::core::layout {
@@ -38,6 +40,12 @@ class LayoutWorker {
   // earlier jobs dies or stalls on this one, the job runs once more in a new worker: Graphviz's
   // state from earlier layouts is then out of the question. `timeoutMs` < 0: no timeout.
   Outcome run(const DotJob& job, int timeoutMs, const std::atomic<bool>* cancel = nullptr);
+  // The same, for several workers served by one thread: begin() sends the job (false: no worker
+  // could be started, `out` says why); then advance() is called whenever fd() is readable
+  // (`readable`) and at least every 100 ms, until it returns the outcome.
+  bool begin(const DotJob& job, int timeoutMs, Outcome& out);
+  std::optional<Outcome> advance(bool readable, const std::atomic<bool>* cancel);
+  int fd() const { return fd_; }
   // Starts the process now if none runs; false (with `why`) when none could be started.
   bool ensureStarted(QString* why = nullptr);
   pid_t pid() const { return pid_; }  // -1 when no worker process runs
@@ -52,13 +60,19 @@ class LayoutWorker {
   static int starts();
 
  private:
-  enum class Once { Ok, Died, TimedOut, Cancelled };
-  Once once(const QByteArray& job, int timeoutMs, const std::atomic<bool>* cancel, DotResult& result, QString& why);
+  bool send(Outcome& out);  // (re)starts the worker if needed and sends the pending job
   QString stop(bool kill);  // ends the process; says how it ended
 
   int fd_ = -1;
   pid_t pid_ = -1;
   int served_ = 0;  // jobs answered by the current process
+  // The job in flight: its bytes, timeout and deadline, whether its worker was fresh, and
+  // whether it already runs for the second time.
+  QByteArray pending_;
+  int timeoutMs_ = -1;
+  QDeadlineTimer deadline_;
+  bool fresh_ = false;
+  int attempt_ = 0;
 };
 
 }  // namespace graft::core::layout
