@@ -14,6 +14,9 @@
 
 #include <torch/serialize.h>
 
+#include <atomic>
+#include <thread>
+
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
@@ -117,6 +120,46 @@ class TestLmZoo : public QObject {
       const auto cli = graft::test::runCli(arguments);
       QVERIFY2(cli.exitCode == 0, qPrintable(size + QStringLiteral(": ") + QString::fromUtf8(cli.err + cli.out)));
     }
+  }
+
+  // The static cache is written in place by every run, and revisions share it: a Compare and the
+  // History ledger running it at the same time must each get what a run alone gives.
+  void concurrentRunsOfAStaticCacheAgree() {
+    const QDir dir(zoo_.path());
+    auto loaded = io::loadFile(dir.filePath(QStringLiteral("llama_static.pt2")));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    const auto revision = loaded.document->current();
+    // Two sets of tokens: runs at once write different keys and values into the same cache.
+    std::vector<run::InputSet> inputs(2);
+    std::vector<std::vector<at::Tensor>> expected;
+    for (int i = 0; i < 2; ++i) {
+      for (const auto& t : tensorList(readSaved(dir.filePath(QStringLiteral("llama_static.%1.in.pt").arg(i)))))
+        inputs[i].values.push_back(i == 0 ? t : (t + 7) % 50);
+      const auto alone = run::Executor(revision).run(inputs[i], {});
+      QVERIFY2(alone.ok, qPrintable(alone.error.headline()));
+      expected.push_back(run::flattenTensors(alone.outputs));
+    }
+    QVERIFY(!torch::equal(expected[0][0], expected[1][0]));
+    std::atomic<int> differing{0}, failed{0};
+    const auto worker = [&](int which, bool instrumented) {
+      run::Executor executor(revision);
+      run::RunOptions options;
+      options.instrumented = instrumented;
+      for (int i = 0; i < 24; ++i) {
+        const auto r = executor.run(inputs[which], options);
+        if (!r.ok) {
+          ++failed;
+          continue;
+        }
+        const auto flat = run::flattenTensors(r.outputs);
+        for (size_t k = 0; k < flat.size(); ++k)
+          if (!torch::equal(flat[k], expected[which][k])) ++differing;
+      }
+    };
+    std::thread a(worker, 0, false), b(worker, 1, true), c(worker, 1, false), d(worker, 0, true);
+    for (auto* t : {&a, &b, &c, &d}) t->join();
+    QCOMPARE(failed.load(), 0);
+    QCOMPARE(differing.load(), 0);
   }
 
   // A save keeps every dynamic zoo program dynamic (batch and sequence; -inf masks included): stock torch.export.load runs the

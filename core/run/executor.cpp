@@ -86,11 +86,19 @@ std::vector<at::Tensor> constantsWrittenInPlace(const torch::jit::Block* block) 
   return out;
 }
 
+// Revisions share their constants (a graph copy shares its weights), so two runs that write the
+// same constants at once (a Compare and the History ledger on a static KV cache) would see each
+// other's writes. Runs that write constants take turns; every other run is unaffected.
+std::recursive_mutex& writtenConstantsTurn() {
+  static std::recursive_mutex turn;
+  return turn;
+}
+
 // Keeps a run from changing the program: the constants it writes are put back as they were when
 // the guard ends; `detach` first copies the results that alias them.
 class ConstantsRestored {
  public:
-  ConstantsRestored(const std::vector<at::Tensor>& written, bool& active) : active_(active) {
+  ConstantsRestored(const std::vector<at::Tensor>& written, bool& active) : turn_(writtenConstantsTurn()), active_(active) {
     active_ = true;
     for (const auto& t : written) saved_.emplace_back(t, t.clone());
   }
@@ -111,6 +119,7 @@ class ConstantsRestored {
   }
 
  private:
+  std::lock_guard<std::recursive_mutex> turn_;  // held from the snapshot until the constants are back
   bool& active_;
   std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
 };
