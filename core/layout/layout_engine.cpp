@@ -42,8 +42,8 @@ struct LayoutEngine::Built {
 };
 
 LayoutEngine::LayoutEngine(LayoutOptions options) : options_(options) {
-  // GRAFT_LAYOUT_WORKERS=N: how many worker processes one request may use (a tuning knob).
-  if (const int n = qEnvironmentVariableIntValue("GRAFT_LAYOUT_WORKERS"); n > 0) options_.workers = n;
+  // Left to the engine: GRAFT_LAYOUT_WORKERS=N (a tuning knob), else by the machine's cores.
+  if (options_.workers <= 0) options_.workers = qEnvironmentVariableIntValue("GRAFT_LAYOUT_WORKERS");
   if (options_.workers <= 0) options_.workers = std::thread::hardware_concurrency() >= 4 ? 2 : 1;
   workers_.push_back(LayoutWorker::take());
   workers_.front()->ensureStarted();  // now, before a request waits for it

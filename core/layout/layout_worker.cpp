@@ -245,12 +245,6 @@ void LayoutWorker::give(std::unique_ptr<LayoutWorker> worker) {
   }
 }
 
-void LayoutWorker::warmUp() {
-  auto w = take();
-  w->ensureStarted();
-  give(std::move(w));
-}
-
 int LayoutWorker::starts() { return gStarts.load(); }
 
 }  // namespace graft::core::layout

@@ -1,9 +1,10 @@
 #pragma once
 // Graft's side of the layout worker: a small process (the graft-layout-worker executable, which
 // holds no model and no libtorch) that runs Graphviz for every layout request, one DotJob at a
-// time over a socket. It is started once, before a model is loaded (warmUp), and reused. A crash
-// or hang in Graphviz ends only the worker: the job reports how it ended, and the next job starts
-// a new worker. Graphviz never runs in Graft's own process.
+// time over a socket. It is spawned when the first LayoutEngine is made (the GUI's canvas makes
+// its engine with the main window, before a model is loaded), and reused. A crash or hang in
+// Graphviz ends only the worker: the job reports how it ended, and the next job starts a new
+// worker. Graphviz never runs in Graft's own process.
 #include "core/layout/dot_job.h"
 
 #include <QtCore/QDeadlineTimer>
@@ -54,8 +55,6 @@ class LayoutWorker {
   // graft-cli command) reuse one worker. take() hands out an idle worker or a new one.
   static std::unique_ptr<LayoutWorker> take();
   static void give(std::unique_ptr<LayoutWorker> worker);
-  // Starts one idle worker in the pool now: called at start-up, before a model is loaded.
-  static void warmUp();
   // Worker processes started by this process so far (a test hook).
   static int starts();
 
