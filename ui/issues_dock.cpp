@@ -2,6 +2,8 @@
 
 #include "core/model/plural.h"
 #include <QtCore/QFileInfo>
+
+#include <algorithm>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QHeaderView>
@@ -68,6 +70,11 @@ IssuesDock::IssuesDock(QWidget* parent) : QDockWidget(tr("Issues"), parent) {
 }
 
 void IssuesDock::add(const core::model::Diagnostics& diagnostics) {
+  // A new error comes to the front of the tab group when the dock is shown (warnings, such as a
+  // differing comparison, leave the dock that reported them in front).
+  const bool error = std::any_of(diagnostics.begin(), diagnostics.end(),
+                                 [](const Diagnostic& d) { return d.severity == core::model::Severity::Error; });
+  if (error && isVisible()) raise();
   for (const Diagnostic& d : diagnostics) {
     diagnostics_.push_back(d);
     const int row = table_->rowCount();

@@ -16,7 +16,8 @@ class IssuesDock : public QDockWidget {
  public:
   explicit IssuesDock(QWidget* parent = nullptr);
 
-  // Appends `diagnostics`, made on the document shown now (see setDocumentSerial).
+  // Appends `diagnostics`, made on the document shown now (see setDocumentSerial); an error
+  // brings the dock to the front when it is shown.
   void add(const core::model::Diagnostics& diagnostics);
   void clear();
   const core::model::Diagnostics& diagnostics() const { return diagnostics_; }

@@ -85,6 +85,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   editActions_ = new EditActions(this, controller_);
   exports_ = new ExportActions(this, controller_);
   heat_ = new HeatmapActions(canvas_, docks_.profile, docks_.compare, this);
+  quantError_ = new QuantErrorOverlay(this);
   tourDriver_ = new TourDriver(this);
   tourPanel_ = new TourPanel(tourDriver_, this);
   addTourDock(this, tourPanel_);
@@ -169,6 +170,15 @@ void MainWindow::connectDocks() {
   connect(d.profile, &ProfileDock::finished, this, [this](bool, const QString&) {
     if (docks_.profile->isVisible()) docks_.profile->raise();
   });
+  connect(quantError_, &QuantErrorOverlay::finished, this, [this] {
+    const auto& r = quantError_->result();
+    QString title, low, high;
+    if (r.ok) heat_->showErrorHeat(quantError_->heat(&title, &low, &high), title, low, high);
+    else reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("compare"), r.error)});
+    if (r.ok) statusBar()->showMessage(tr("%n module(s) compared with the float model; the lowest SQNR: %1 (%2 dB)", nullptr, r.paired)
+                                           .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
+    Q_EMIT quantErrorShown();
+  });
   connect(d.compare, &CompareDock::finished, this, [this] {
     // Its results come to the front wherever the dock sits.
     if (auto* dock = MainDocks::frame(this, "compareDock"); dock && dock->isVisible()) dock->raise();
@@ -194,18 +204,15 @@ bool MainWindow::openSample(const QString& name, bool freeze) { return controlle
 bool MainWindow::closeDocument() { return controller_->close(); }
 
 void MainWindow::showDocument(const core::model::Document* document) {
-  if (document != shownDocument_) {
-    // Another document, or none: nothing shown of the previous one stays, nor can be clicked.
-    forgetDocument();
-    if (!document) return docks_.issues->clear();  // closed: its issues go too
-    centreStack_->setCurrentIndex(1);
-    setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document->displayName()));
-    menus_->setModelOpen(true);
-    refreshView();
-    Q_EMIT documentOpened();
-    return;
-  }
-  if (document) refreshView();
+  if (document && document == shownDocument_) return refreshView();  // a new current revision
+  // Another document, or none: nothing shown of the previous one stays, nor can be clicked.
+  forgetDocument();
+  if (!document) return docks_.issues->clear();  // closed: its issues go too
+  centreStack_->setCurrentIndex(1);
+  setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document->displayName()));
+  menus_->setModelOpen(true);
+  refreshView();
+  Q_EMIT documentOpened();
 }
 
 void MainWindow::forgetDocument() {
@@ -266,13 +273,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::reportDiagnostics(const core::model::Diagnostics& diagnostics) {
-  if (!docks_.issues) return;
-  docks_.issues->add(diagnostics);
-  // A new error comes to the front of the tab group when the dock is shown (warnings, such as a
-  // differing comparison, leave the dock that reported them in front).
-  const bool error = std::any_of(diagnostics.begin(), diagnostics.end(),
-                                 [](const core::model::Diagnostic& d) { return d.severity == core::model::Severity::Error; });
-  if (error && docks_.issues->isVisible()) docks_.issues->raise();
+  if (docks_.issues) docks_.issues->add(diagnostics);
 }
 
 void MainWindow::runScript(const QString& path) {
@@ -328,21 +329,6 @@ QVector<NodeId> MainWindow::selection() const {
 bool MainWindow::showQuantizationError(const QString& floatPath) {
   const auto* doc = controller_->document();
   if (!doc) return false;
-  if (!quantError_) {
-    quantError_ = new QuantErrorOverlay(this);
-    connect(quantError_, &QuantErrorOverlay::finished, this, [this] {
-      const auto& r = quantError_->result();
-      if (!r.ok) {
-        reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("compare"), r.error)});
-      } else {
-        QString title, low, high;
-        heat_->showErrorHeat(quantError_->heat(&title, &low, &high), title, low, high);
-        statusBar()->showMessage(tr("%n module(s) compared with the float model; the lowest SQNR: %1 (%2 dB)", nullptr, r.paired)
-                                     .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
-      }
-      Q_EMIT quantErrorShown();
-    });
-  }
   QString error;
   if (quantError_->startFor(*doc, docks_.compare, floatPath, &error)) {
     statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
@@ -386,13 +372,10 @@ void MainWindow::startTour(const core::tour::Tour& tour) {
 bool MainWindow::startTour(const QString& spec) {
   core::tour::TourError error;
   const auto tour = core::tour::resolveTour(spec, &error);
-  if (!tour) {
-    showError(this, tr("Cannot open tour"), error.toString(), tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
-    statusBar()->showMessage(error.toString());
-    return false;
-  }
-  startTour(*tour);
-  return true;
+  if (tour) return startTour(*tour), true;
+  showError(this, tr("Cannot open tour"), error.toString(), tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
+  statusBar()->showMessage(error.toString());
+  return false;
 }
 
 void MainWindow::setPresentation(bool on) { menus_->presentation()->setChecked(on); }
