@@ -24,6 +24,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <future>
 #include <set>
 
 using namespace graft::core;
@@ -406,6 +407,20 @@ class TstPythonRules : public QObject {
     int n = 0;
     anchors(*doc, set.forFormat(doc->format()), &n);
     QCOMPARE(n, matches);
+  }
+
+  // A compile nobody wants any more (the editor's source changed) stops its child at once.
+  void cancelStopsTheChild() {
+    std::atomic<bool> cancel{false};
+    QElapsedTimer t;
+    t.start();
+    auto future = std::async(std::launch::async, [&] { return rewrite::compilePythonRules(ruleFixture("broken_loop.py"), {}, &cancel); });
+    QTest::qWait(1500);
+    cancel = true;
+    const auto set = future.get();
+    QVERIFY(!set.ok());
+    QCOMPARE(set.error.message, QStringLiteral("cancelled"));
+    QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));  // not the 120 s limit
   }
 
   // "New rule from selection" as Python: the selected linear → relu written as torch.ops.aten

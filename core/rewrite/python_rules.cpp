@@ -12,6 +12,7 @@
 #include <ATen/Parallel.h>
 
 #include <QtCore/QDir>
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
@@ -285,7 +286,7 @@ int pythonTimeoutSeconds() {
 }
 
 QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir, const QJsonObject& request,
-                           RuleError& error) {
+                           RuleError& error, const std::atomic<bool>* cancel) {
   initPythonResources();
   if (!QFileInfo(path).isFile()) {
     error = errorAt(path, 0, QStringLiteral("no such rule file"));
@@ -334,7 +335,19 @@ QJsonObject runPythonChild(const QString& mode, const QString& path, const QStri
   }
   p.closeWriteChannel();
   // The child stops itself at the timeout with its stack dumped (faulthandler); this is the backstop.
-  const bool finished = p.waitForFinished((2 * timeout + 60) * 1000);
+  QElapsedTimer clock;
+  clock.start();
+  bool finished = false;
+  while (!(finished = p.waitForFinished(100)) && p.state() != QProcess::NotRunning &&
+         clock.elapsed() < qint64(2 * timeout + 60) * 1000) {
+    if (cancel && cancel->load()) {  // nobody wants the answer any more (a newer edit in the editor)
+      p.kill();
+      p.waitForFinished(5000);
+      error = errorAt(path, 0, QStringLiteral("cancelled"));
+      return {};
+    }
+  }
+  if (!finished && p.state() == QProcess::NotRunning) finished = true;
   if (!finished) {
     p.kill();
     p.waitForFinished(5000);
@@ -397,7 +410,7 @@ QString tsFunctionIr(const QString& ir, const QStringList& args, QString& error)
   return {};
 }
 
-PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks) {
+PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks, const std::atomic<bool>* cancel) {
   PythonRuleSet set;
   set.file = path;
   QTemporaryDir work;
@@ -417,7 +430,7 @@ PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRan
   }
   QJsonObject request;
   if (!siteRanks.isEmpty()) request.insert(QStringLiteral("site_ranks"), siteRanks);
-  const QJsonObject json = runPythonChild(QStringLiteral("rules"), runPath, work.path(), request, set.error);
+  const QJsonObject json = runPythonChild(QStringLiteral("rules"), runPath, work.path(), request, set.error, cancel);
   if (set.error.isError()) {
     set.error.file = path;
     return set;

@@ -10,6 +10,8 @@
 #include "core/rewrite/rule.h"
 
 #include <QtCore/QJsonObject>
+
+#include <atomic>
 #include <QtCore/QStringList>
 
 namespace graft::core::model { class Document; class Revision; }
@@ -43,13 +45,15 @@ int pythonTimeoutSeconds();
 // A shipped file (":/rules/python/…") runs from a copy. `siteRanks` (siteRanks() of the model the
 // rules are for) gives an argument without a rank annotation the rank of the model's tensors that
 // feed the op it is passed to.
-PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks = {});
+// `cancel`, when it turns true, stops the child at once (the result is then a "cancelled" error).
+PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks = {},
+                                 const std::atomic<bool>* cancel = nullptr);
 
 // Internal, shared with module replacement: runs the child compiler (`mode` "rules" or "module")
 // on `path` in `workDir`, with `request` written as its request file when not empty. Returns
 // result.json's object; on failure it is empty and `error` says why, at the file's line.
 QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir,
-                           const QJsonObject& request, RuleError& error);
+                           const QJsonObject& request, RuleError& error, const std::atomic<bool>* cancel = nullptr);
 
 // Graph IR text read back from a .pt2 the child exported: through Graft's own import, the module
 // input dropped, inputs renamed to `args`, tensor types left plain. `ranks` gets each input's rank

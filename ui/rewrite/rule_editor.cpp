@@ -178,7 +178,9 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   check();
 }
 
-RuleEditor::~RuleEditor() = default;
+RuleEditor::~RuleEditor() {
+  if (cancel_) cancel_->store(true);  // a compile still running stops its child Python now
+}
 
 void RuleEditor::setLanguage(Language language) {
   if (language == language_) return;
@@ -205,16 +207,18 @@ void RuleEditor::switchForm(Language language) {
   form_->setRowVisible(title_, !python);  // a Python rule's title is its docstring
   debounce_->setInterval(python ? kPythonDebounceMs : 150);
   ++generation_;  // a compile still running belongs to the other form
+  if (cancel_) cancel_->store(true);
   busy_ = false;
   compiledSet_.reset();
+  checkedSource_.clear();
   debounce_->stop();
 }
 
 void RuleEditor::setRevision(core::model::RevisionPtr revision) {
   revision_ = std::move(revision);
-  // A compiled Python rule is only recounted: the source did not change.
-  if (language_ == Language::Python && compiledSet_ && !busy_) {
-    countPythonMatches();
+  // A Python source already compiled is only recounted (or keeps its error): it did not change.
+  if (language_ == Language::Python && !busy_ && python_->toPlainText() == checkedSource_) {
+    if (compiledSet_) countPythonMatches();
     return;
   }
   check();
@@ -390,6 +394,7 @@ void RuleEditor::startPythonCheck() {
   markErrorLine(0);
   const QString source = python_->toPlainText();
   if (source.trimmed().isEmpty()) {
+    if (cancel_) cancel_->store(true);
     busy_ = false;
     status_->setText(tr("Write pattern and replacement functions (or select nodes and press New rule from selection)."));
     Q_EMIT checked(matches_, QString());
@@ -409,19 +414,24 @@ void RuleEditor::startPythonCheck() {
   }
   busy_ = true;
   status_->setText(tr("Compiling the Python rule…"));
+  // The compile this one replaces is stale: its child Python is stopped rather than waited for.
+  if (cancel_) cancel_->store(true);
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = cancel_;
   auto revision = revision_;
   auto* watcher = new QFutureWatcher<core::rewrite::PythonRuleSet>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, dir] {
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, dir, source] {
     watcher->deleteLater();
     QDir(dir).removeRecursively();
     if (generation != generation_) return;  // stale: edited (or switched form) since it started
     busy_ = false;
+    checkedSource_ = source;
     pythonChecked(watcher->result());
   });
   // The child Python runs off the GUI thread: typing goes on while it compiles.
-  watcher->setFuture(QtConcurrent::run([file, revision] {
+  watcher->setFuture(QtConcurrent::run([file, revision, cancel] {
     const QJsonObject ranks = revision ? core::rewrite::siteRanks(*revision) : QJsonObject();
-    return core::rewrite::compilePythonRules(file, ranks);
+    return core::rewrite::compilePythonRules(file, ranks, cancel.get());
   }));
 }
 

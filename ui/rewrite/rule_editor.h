@@ -8,6 +8,7 @@
 #include "core/model/revision.h"
 #include "core/rewrite/apply.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -116,7 +117,9 @@ class RuleEditor : public QWidget {
   QString pythonFile_;           // the loaded file's name, for messages and the default id
   // The last compile of the current source: a new revision only recounts its matches.
   std::shared_ptr<core::rewrite::PythonRuleSet> compiledSet_;
+  QString checkedSource_;  // the source of the last compile that came back
   std::unique_ptr<QTemporaryDir> work_;  // the sources handed to the child Python
+  std::shared_ptr<std::atomic<bool>> cancel_;  // set: the running compile is no longer wanted
 };
 
 }  // namespace graft::ui
