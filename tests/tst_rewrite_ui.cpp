@@ -330,7 +330,14 @@ class TstRewriteUi : public QObject {
     QCOMPARE(selected.last()[1].toInt(), text);
     QCOMPARE(dock.shownMatches().size(), text);
     QCOMPARE(dock.matchCount("python:fuse-linear-relu"), text);
-    const int before = loaded.document->count();
+    // Apply this match: the compiled rule that matched there rewrites that site alone.
+    int before = loaded.document->count();
+    const QString one = dock.applyCurrentMatch();
+    QVERIFY2(one.startsWith("1 rewrite"), qPrintable(one));
+    QCOMPARE(loaded.document->count(), before + 1);
+    QCOMPARE(loaded.document->current()->irText().count("aten::_addmm_activation("), 1);
+    loaded.document->undo();
+    before = loaded.document->count();
     const QString said = dock.applyRules({"python:fuse-linear-relu"});
     QVERIFY2(said.startsWith(QString::number(text)), qPrintable(said));
     QCOMPARE(loaded.document->count(), before + 1);
