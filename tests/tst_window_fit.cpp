@@ -148,9 +148,9 @@ class TstWindowFit : public QObject {
       QVERIFY2(chart->isVisible(), qPrintable(chart->objectName()));
       QVERIFY2(chart->height() >= chart->minimumHeight() && chart->width() >= chart->minimumWidth(), qPrintable(chart->objectName()));
       const QRect at(chart->mapTo(frame, QPoint(0, 0)), chart->size());
-      // Unscrolled, each chart shows whole across and at least 120 pixels of its height.
+      // Unscrolled, each chart shows whole, its axis labels included, and at least 110 pixels high.
       const QRect seen = shown.intersected(at);
-      QVERIFY2(seen.width() == at.width() && seen.height() >= 120, qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in a %6x%7 dock").arg(chart->objectName())
+      QVERIFY2(seen == at && seen.height() >= 110, qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in a %6x%7 dock").arg(chart->objectName())
                                                  .arg(at.x()).arg(at.y()).arg(at.width()).arg(at.height())
                                                  .arg(shown.width()).arg(shown.height())));
       for (auto* axis : chart->chart()->axes())

@@ -20,7 +20,7 @@ namespace graft::ui {
 
 namespace {
 
-constexpr int kTopOps = 8;
+constexpr int kTopOps = 5;  // more rows than this get no room for their names docked on a laptop screen
 
 QChartView* makeView(const QString& title, QWidget* parent) {
   auto* chart = new QChart();
@@ -34,7 +34,7 @@ QChartView* makeView(const QString& title, QWidget* parent) {
   chart->setMargins(QMargins(2, 2, 2, 2));
   auto* view = new QChartView(chart, parent);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(220, 150);
+  view->setMinimumSize(220, 110);  // docked on a 1366x768 screen the whole chart, axis labels included, shows
   return view;
 }
 
@@ -252,6 +252,9 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
     for (auto* axis : boxes->axes(Qt::Vertical))
       if (auto* v = qobject_cast<QValueAxis*>(axis)) fitAxis(v, lo * 0.95, hi * 1.05);
   boxes->legend()->hide();
+  // One profile needs no legend: the row it would take goes to the op kinds' names.
+  const bool several = series.size() > 1 || !byOp_->chart()->series().isEmpty() && byOp_->chart()->legend()->markers().size() > 1;
+  for (QChartView* view : {byOp_, latency_}) view->chart()->legend()->setVisible(several);
   showMemory(series);
 }
 

@@ -37,6 +37,17 @@
 namespace graft::ui {
 
 namespace {
+// A wrapped label without height-for-width. QLabel turns it back on with every setText, and
+// once it reaches the dock's scroll area the body is laid out at its preferred height (charts
+// 230 pixels high, their axes below the dock's edge) rather than fitted to the dock.
+class FixedLinesLabel : public QLabel {
+ public:
+  using QLabel::QLabel;
+  bool hasHeightForWidth() const override { return false; }
+};
+}  // namespace
+
+namespace {
 QString kIdleSummary() { return ProfileDock::tr("Profiles time every node of the original and the current revision over repeated runs."); }
 }  // namespace
 
@@ -84,17 +95,15 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   controls->addWidget(progress_);
   controls->addWidget(exportButton_);
   layout->addLayout(controls);
-  summary_ = new QLabel(kIdleSummary(), body);
+  summary_ = new FixedLinesLabel(kIdleSummary(), body);
   summary_->setObjectName(QStringLiteral("profileSummary"));
   summary_->setWordWrap(true);
   // A wrapped label asks, as its minimum, for the height of its narrowest layout (a dozen lines),
   // which would push the charts below the dock's edge: two lines are its minimum here.
   summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);
-  // Nor may its height-for-width reach the dock's scroll area, which would then lay the body out
-  // at its preferred height (charts 230 pixels high) rather than fit it in the dock.
-  QSizePolicy fixedLines = summary_->sizePolicy();
-  fixedLines.setHeightForWidth(false);
-  summary_->setSizePolicy(fixedLines);
+  // And no more: the height the dock has left goes to the timeline and charts.
+  summary_->setMaximumHeight(summary_->minimumHeight());
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
   // Docked on a 1366x768 screen the dock is about 300 pixels high: the timeline and the charts
