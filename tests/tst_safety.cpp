@@ -543,6 +543,42 @@ class TestSafety : public QObject {
                               damaged_.filePath(QStringLiteral("relu-to-sigmoid.rule")), QStringLiteral("-o"), kept});
     QVERIFY2(fine.exitCode == 0, fine.err.constData());
     QVERIFY(QFileInfo::exists(kept));
+    QVERIFY2(!fine.err.contains("without a run"), fine.err.constData());  // the sample records its inputs
+  }
+
+  // A traced .pt records no inputs (torch.jit.load drops the traced shapes): a changed revision is
+  // saved with a warning that it was not run, or run on --input first, which then catches a
+  // shape-changing rule as it does for a model with inputs.
+  void ptWithoutInputsSaysItWasNotChecked() {
+    const QString model = graft::test::testdata(QStringLiteral("resnet18.pt"));
+    const QString out = damaged_.filePath(QStringLiteral("r18-sigmoid.pt"));
+    // resnet18's relus are in place (aten::relu_).
+    const auto writeRule = [&](const QString& name, const QByteArray& replacement) {
+      QFile f(damaged_.filePath(name + QStringLiteral(".rule")));
+      if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return QString();
+      f.write("id: " + name.toUtf8() + "\ntitle: " + name.toUtf8() + "\n[pattern]\ngraph(%x):\n  %y = aten::relu_(%x)\n  return (%y)\n"
+              "[replacement]\ngraph(%x):\n" + replacement + "  return (%y)\n");
+      return f.fileName();
+    };
+    const QString rule = writeRule(QStringLiteral("relu_-to-sigmoid"), "  %y = aten::sigmoid(%x)\n");
+    const QString sum = writeRule(QStringLiteral("relu_-to-channel-sum"),
+                                  "  %d : int[] = prim::Constant[value=[1]]()\n  %k : bool = prim::Constant[value=1]()\n"
+                                  "  %n : NoneType = prim::Constant()\n  %y = aten::sum(%x, %d, %k, %n)\n");
+    QVERIFY(!rule.isEmpty() && !sum.isEmpty());
+    const auto unchecked = runCli({QStringLiteral("rewrite"), model, QStringLiteral("--rule"), rule, QStringLiteral("-o"), out});
+    QVERIFY2(unchecked.exitCode == 0, unchecked.err.constData());
+    QVERIFY2(unchecked.out.contains("matches"), unchecked.out.constData());
+    QVERIFY2(unchecked.err.contains("without a run to check it") && unchecked.err.contains("--input"), unchecked.err.constData());
+    QVERIFY(QFileInfo::exists(out));
+    const auto checked = runCli({QStringLiteral("rewrite"), model, QStringLiteral("--rule"), rule, QStringLiteral("--input"),
+                                 QStringLiteral("1x3x64x64"), QStringLiteral("-o"), out});
+    QVERIFY2(checked.exitCode == 0, checked.err.constData());
+    QVERIFY2(!checked.err.contains("without a run"), checked.err.constData());
+    const QString summed = damaged_.filePath(QStringLiteral("r18-summed.pt"));
+    const auto refused = runCli({QStringLiteral("rewrite"), model, QStringLiteral("--rule"), sum, QStringLiteral("--input"),
+                                 QStringLiteral("1x3x64x64"), QStringLiteral("-o"), summed});
+    checkRefused(refused, QStringLiteral("a shape-changing rule on a traced .pt with --input"), QStringLiteral("does not run"));
+    QVERIFY(!QFileInfo::exists(summed));
   }
 
  private:

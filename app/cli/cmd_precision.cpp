@@ -55,6 +55,7 @@ Command precisionCommand() {
       if (!kept) return fail(error);
       const auto saved = core::io::saveAs(*doc, kept, out);
       if (!saved.ok) return fail(saved.diagnostics(out));
+      report(saved.diagnostics(out));
     }
     QJsonArray nodes;
     QStringList lines;

@@ -57,6 +57,7 @@ Command replayCommand() {
     if (!out.isEmpty()) {
       const auto saved = core::io::saveAs(*doc, doc->current(), out);
       if (!saved.ok) return fail(saved.diagnostics(out));
+      report(saved.diagnostics(out));
     }
     const int opsAfter = core::model::GraphView::build(*doc->current()).opCount();
     QJsonArray ledgerJson;

@@ -66,6 +66,7 @@ Command rewriteCommand() {
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
     parser.addOption({QStringLiteral("at"), QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."), QStringLiteral("NODE")});
     parser.addOption({QStringLiteral("dry-run"), QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving.")});
+    addInputOption(parser);  // what a changed TorchScript revision is run on before it is saved
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     // Steps run in command-line order, rules and passes interleaved as written.
     QVector<core::rewrite::Step> steps;
@@ -180,8 +181,11 @@ Command rewriteCommand() {
       if (i < result.reports.size())
         result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.reason == QLatin1String("not the chosen match"); });
     report(result.diagnostics());  // skipped matches, as warnings
-    const auto saved = core::io::saveAs(*doc, result.revision, out);
+    std::optional<core::run::InputSet> checkInputs;
+    if (parser.isSet(QStringLiteral("input")) && !(checkInputs = inputsOrFail(parser, *doc, 0))) return int(kUsageOrInput);
+    const auto saved = core::io::saveAs(*doc, result.revision, out, checkInputs ? &*checkInputs : nullptr);
     if (!saved.ok) return fail(saved.diagnostics(out));
+    report(saved.diagnostics(out));  // saved without a run check, when nothing gave inputs
     if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(result));
     else printText(core::report::rewriteText(result));
     return int(kOk);

@@ -18,7 +18,13 @@
 namespace graft::core::io {
 
 model::Diagnostics SaveResult::diagnostics(const QString& file) const {
-  if (ok) return {};
+  if (ok && warning.isEmpty()) return {};
+  if (ok) {
+    auto w = model::Diagnostic::warning(QStringLiteral("save"), warning,
+                                        QStringLiteral("give the model's inputs (--input, or the Compare dock's Inputs) and save again to check it"));
+    w.file = file;
+    return {w};
+  }
   auto d = model::Diagnostic::error(QStringLiteral("save"), error, QStringLiteral("nothing was written; an existing file is unchanged"));
   d.file = file;
   return {d};
@@ -48,11 +54,18 @@ namespace {
 // A changed revision is run once on the model's inputs before it is written as TorchScript, as a
 // .pt2 save runs it to check every size: a rule that changed a shape (a conv given a weight of
 // another channel count) would otherwise be saved, and fail only when someone runs the file.
-// Where the model records no inputs there is nothing to run it on, and it is saved unchecked.
-QString checkRuns(const model::Document& document, const model::RevisionPtr& revision) {
+// Where neither the caller nor the model gives inputs there is nothing to run it on: it is saved,
+// and `unchecked` says so.
+QString checkRuns(const model::Document& document, const model::RevisionPtr& revision, const run::InputSet* given,
+                  QString* unchecked) {
   if (revision == document.original()) return {};
-  const auto inputs = run::defaultInputs(document, 0);
-  if (!inputs.inputs) return {};
+  auto inputs = run::defaultInputs(document, 0);
+  if (given) inputs.inputs = *given;
+  if (!inputs.inputs) {
+    *unchecked = QStringLiteral("the revision “%1” was saved without a run to check it: the model records no inputs")
+                     .arg(revision->name());
+    return {};
+  }
   QString why;
   try {
     run::Executor executor(revision);
@@ -69,13 +82,16 @@ QString checkRuns(const model::Document& document, const model::RevisionPtr& rev
 }  // namespace
 
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
-                  const QString& path) {
+                  const QString& path, const run::InputSet* checkInputs) {
   // The output policy: never the file the document was opened from, never a device.
   if (const QString why = checkOutputPath(path, {document.sourcePath()}); !why.isEmpty()) return {false, why};
   const model::SavedRecord record = model::recordFor(document, *revision);
   if (!path.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive)) {
-    if (const QString why = checkRuns(document, revision); !why.isEmpty()) return {false, why};
-    return saveRevision(*revision, path, &record);
+    QString unchecked;
+    if (const QString why = checkRuns(document, revision, checkInputs, &unchecked); !why.isEmpty()) return {false, why};
+    SaveResult saved = saveRevision(*revision, path, &record);
+    if (saved.ok) saved.warning = unchecked;
+    return saved;
   }
   if (document.format() != QLatin1String("pt2"))
     return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")

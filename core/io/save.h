@@ -8,12 +8,16 @@
 
 namespace graft::core::model { class Document; class Revision; struct SavedRecord; }
 
+namespace graft::core::run { struct InputSet; }
+
 namespace graft::core::io {
 
 struct SaveResult {
   bool ok = false;
-  QString error;  // worded for the user when !ok
-  model::Diagnostics diagnostics(const QString& file = {}) const;  // the error as a "save" error
+  QString error;    // worded for the user when !ok
+  QString warning;  // saved, but with this said (e.g. no inputs to check the revision on)
+  // The error as a "save" error, or the warning as a "save" warning.
+  model::Diagnostics diagnostics(const QString& file = {}) const;
 };
 
 // Writes `revision` (its forward graph as the module's forward) to `path` atomically (QSaveFile):
@@ -27,7 +31,9 @@ inline constexpr const char* kProvenanceExtraFile = "graft_provenance.json";
 // Saves a revision of `document` in the format `path` names: `.pt2` writes a torch.export
 // program (only for a document opened from one; its shapes from a run on the program's inputs),
 // anything else a TorchScript archive.
+// `checkInputs`: what a changed TorchScript revision is run on before it is written (default: the
+// model's own inputs); a model with neither is saved with a warning that it was not run.
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
-                  const QString& path);
+                  const QString& path, const run::InputSet* checkInputs = nullptr);
 
 }  // namespace graft::core::io

@@ -246,7 +246,9 @@ bool DocumentController::saveAs(const QString& path, bool confirmed) {
     QMessageBox::warning(window_, tr("Save failed"), r.error);
     return false;
   }
-  Q_EMIT message(tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path), 0);
+  Q_EMIT diagnosticsReported(r.diagnostics(path));  // a warning when it could not be run first
+  Q_EMIT message(r.warning.isEmpty() ? tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path)
+                                     : tr("Saved revision %1 to %2 (not checked: the model records no inputs)").arg(doc.currentIndex()).arg(path), 0);
   savedIndex_ = doc.currentIndex();
   savePath_ = path;
   Q_EMIT modifiedChanged(isModified());
