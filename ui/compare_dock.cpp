@@ -3,6 +3,7 @@
 #include "core/model/document.h"
 #include "core/report/verdict_line.h"
 #include "core/run/input_specs.h"
+#include "ui/document/off_thread.h"
 #include "ui/input_dialog.h"
 #include "ui/tensor_inspector.h"
 
@@ -301,7 +302,8 @@ void CompareDock::start() {
   req.a = document_->revision(revA_->currentData().toInt());
   req.b = document_->revision(revB_->currentData().toInt());
   // Inputs are made here, on the GUI thread: the worker gets snapshots, never the document.
-  const auto resolved = core::run::resolveInputs(*document_, inputs_->text(), 0);
+  // Input files (up to 4 GiB) are read off the GUI thread.
+  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputs_->text()] { return core::run::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
     else {

@@ -155,7 +155,7 @@ void MainWindow::connectDocks() {
     HistoryDock::CheckSetup setup;
     const auto* doc = controller_->document();
     if (!doc) return setup;
-    setup.inputs = core::run::resolveInputs(*doc, docks_.compare->inputSpec(), 0).inputs;
+    setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] { return core::run::resolveInputs(*doc, text, 0); }).inputs;
     setup.atol = docks_.compare->atol();
     setup.rtol = docks_.compare->rtol();
     setup.elementwise = docks_.compare->elementwise();

@@ -11,6 +11,7 @@
 #include "core/model/job_guard.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
+#include "ui/document/off_thread.h"
 #include "ui/fit_screen.h"
 #include "ui/input_dialog.h"
 #include "ui/profile/profile_charts.h"
@@ -210,7 +211,8 @@ void ProfileDock::start() {
   revBefore_ = original;
   revAfter_ = both ? current : original;
   // Inputs are made here, on the GUI thread, by the path every job shares; the worker gets snapshots.
-  const auto resolved = core::run::resolveInputs(*document_, inputSpec_->text(), 0);
+  // Input files (up to 4 GiB) are read off the GUI thread.
+  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputSpec_->text()] { return core::run::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) {
       askInputs(document_, inputSpec_, this, [this] { start(); });

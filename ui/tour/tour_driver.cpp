@@ -66,7 +66,7 @@ QDockWidget* TourDriver::dock(const QString& name) const {
 }
 
 bool TourDriver::busy() const {
-  return running_ || window_->canvas()->layoutPending() || window_->compareDock()->isRunning() ||
+  return running_ || window_->controller()->busy() || window_->canvas()->layoutPending() || window_->compareDock()->isRunning() ||
          window_->profileDock()->isRunning();
 }
 
