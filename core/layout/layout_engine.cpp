@@ -11,6 +11,7 @@
 #include <optional>
 #include <poll.h>
 #include <thread>
+#include <unordered_map>
 
 namespace graft::core::layout {
 
@@ -181,10 +182,11 @@ void LayoutEngine::store(int group, GroupLayout layout) {
 }
 
 // Stale groups come in bottom-up order; a group is ready once its stale children are laid out (it
-// needs their sizes). Ready groups go to the engine's workers, one job each, up to
-// LayoutOptions::workers at a time, and this thread waits on all their sockets at once: sibling
-// modules are laid out side by side. A group a worker crashed or stalled on is drawn as a column
-// here (that worker restarts for its next job), as is every group when no worker can be started.
+// needs their sizes). Ready groups go to the engine's workers as jobs, several queued on a worker
+// so that it never waits for this thread, and on up to LayoutOptions::workers workers at once
+// (sibling modules side by side); this thread waits on all their sockets. A group a worker
+// crashed or stalled on is drawn as a column here (that worker restarts for its next job), as is
+// every group when no worker can be started.
 void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                                 const std::function<void()>& groupDone, Diagram& d) {
   const QSet<int> staleSet(stale.begin(), stale.end());
@@ -215,51 +217,56 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
     if (parent >= 0 && staleSet.contains(parent) && --waiting[parent] == 0) ready << parent;
   };
 
-  struct Job {
-    int group = -1;  // -1: the worker is free
-    std::unique_ptr<Built> built;
-  };
-  std::vector<Job> jobs(workers_.size());
+  std::unordered_map<int, std::unique_ptr<Built>> inFlight;  // by group
+  std::unique_ptr<Built> next;                               // built, waiting for room on a worker
+  int nextGroup = -1;
+  QByteArray nextBytes;
   const size_t most = size_t(options_.workers);
   for (;;) {
     if (cancel && cancel->load()) d.cancelled = true;
-    // Hand out ready groups while a worker is free (a second one is taken when there is work for it).
-    while (!d.cancelled && !ready.isEmpty()) {
-      size_t slot = 0;
-      while (slot < jobs.size() && jobs[slot].group >= 0) ++slot;
-      if (slot == jobs.size()) {
-        if (workers_.size() >= most) break;
-        workers_.push_back(LayoutWorker::take());
-        jobs.emplace_back();
+    while (!d.cancelled) {
+      if (!next) {
+        if (ready.isEmpty()) break;
+        nextGroup = ready.takeFirst();
+        next = std::make_unique<Built>();
+        build(nextGroup, expanded, *next);
+        if (next->job.nodes.isEmpty()) {  // nothing to lay out
+          complete(nextGroup, *next, nullptr);
+          next.reset();
+          continue;
+        }
+        nextBytes = toBytes(next->job);
       }
-      const int g = ready.takeFirst();
-      auto b = std::make_unique<Built>();
-      build(g, expanded, *b);
+      // An idle worker first, then a new one (up to `most`), then the shortest queue with room.
+      LayoutWorker* to = nullptr;
+      for (const auto& w : workers_)
+        if (w->queued() == 0) to = w.get();
+      if (!to && workers_.size() < most) to = workers_.emplace_back(LayoutWorker::take()).get();
+      for (const auto& w : workers_)
+        if (!to && w->canTake(nextBytes.size())) to = w.get();
+      if (!to) break;
       LayoutWorker::Outcome failed;
-      if (b->job.nodes.isEmpty()) complete(g, *b, nullptr);  // nothing to lay out
-      else if (!workers_[slot]->begin(b->job, options_.timeoutMs, failed)) complete(g, *b, &failed);
-      else jobs[slot] = {g, std::move(b)};
+      if (to->submit(nextBytes, nextGroup, options_.timeoutMs, failed)) inFlight[nextGroup] = std::move(next);
+      else complete(nextGroup, *next, &failed);
+      next.reset();
     }
     std::vector<pollfd> fds;
-    std::vector<size_t> slots;
-    for (size_t i = 0; i < jobs.size(); ++i)
-      if (jobs[i].group >= 0) {
-        fds.push_back({workers_[i]->fd(), POLLIN, 0});
-        slots.push_back(i);
+    std::vector<LayoutWorker*> busy;
+    for (const auto& w : workers_)
+      if (w->queued() > 0) {
+        fds.push_back({w->fd(), POLLIN, 0});
+        busy.push_back(w.get());
       }
     if (fds.empty()) break;  // all laid out, or cancelled with nothing left running
     // 100 ms at most: the cancel and each job's deadline are checked.
     if (::poll(fds.data(), nfds_t(fds.size()), 100) < 0 && errno != EINTR) break;
-    for (size_t k = 0; k < slots.size(); ++k) {
-      Job& job = jobs[slots[k]];
-      const auto o = workers_[slots[k]]->advance(fds[k].revents != 0, cancel);
-      if (!o) continue;
-      const int g = job.group;
-      const auto built = std::move(job.built);
-      job.group = -1;
-      if (o->kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
-      if (!d.cancelled) complete(g, *built, &*o);
-    }
+    for (size_t k = 0; k < busy.size(); ++k)
+      for (auto& [g, o] : busy[k]->advance(fds[k].revents != 0, cancel)) {
+        auto built = std::move(inFlight[g]);
+        inFlight.erase(g);
+        if (o.kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
+        if (!d.cancelled && built) complete(g, *built, &o);
+      }
   }
 }
 

@@ -141,82 +141,120 @@ QString LayoutWorker::stop(bool kill) {
   return QStringLiteral("the layout process ended");
 }
 
-bool LayoutWorker::send(Outcome& out) {
-  if (!ensureStarted(&out.why)) {
-    out.kind = Outcome::Unavailable;
+namespace {
+constexpr qsizetype kMaxQueuedBytes = 64 * 1024;  // well inside a socket's buffer
+constexpr size_t kMaxQueued = 8;
+}  // namespace
+
+bool LayoutWorker::canTake(qsizetype bytes) const {
+  if (queue_.empty()) return true;
+  if (queue_.size() >= kMaxQueued) return false;
+  qsizetype queued = bytes;
+  for (const auto& p : queue_) queued += p.bytes.size();
+  return queued <= kMaxQueuedBytes;
+}
+
+bool LayoutWorker::submit(QByteArray job, int tag, int timeoutMs, Outcome& failed) {
+  if (!ensureStarted(&failed.why)) {
+    failed.kind = Outcome::Unavailable;
     return false;
   }
-  fresh_ = served_ == 0;
-  deadline_ = timeoutMs_ < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs_);
+  timeoutMs_ = timeoutMs;
+  const auto deadline = [&] { return timeoutMs < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs); };
+  if (queue_.empty()) deadline_ = deadline();
+  queue_.push_back({tag, std::move(job), 0});
   // A worker that died before reading shows as a closed socket to advance().
-  writeFrame(fd_, pending_);
+  writeFrame(fd_, queue_.back().bytes);
   return true;
 }
 
-bool LayoutWorker::begin(const DotJob& job, int timeoutMs, Outcome& out) {
-  pending_ = toBytes(job);
-  timeoutMs_ = timeoutMs;
-  attempt_ = 0;
-  return send(out);
+void LayoutWorker::resend(std::vector<std::pair<int, Outcome>>& ended) {
+  if (queue_.empty()) return;
+  Outcome failed;
+  if (!ensureStarted(&failed.why)) {
+    failed.kind = Outcome::Unavailable;
+    for (const auto& p : queue_) ended.push_back({p.tag, failed});
+    queue_.clear();
+    return;
+  }
+  deadline_ = timeoutMs_ < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs_);
+  for (const auto& p : queue_) writeFrame(fd_, p.bytes);
 }
 
-std::optional<LayoutWorker::Outcome> LayoutWorker::advance(bool readable, const std::atomic<bool>* cancel) {
-  Outcome out;
+std::vector<std::pair<int, LayoutWorker::Outcome>> LayoutWorker::advance(bool readable, const std::atomic<bool>* cancel) {
+  std::vector<std::pair<int, Outcome>> ended;
+  if (queue_.empty()) return ended;
+  const auto cancelAll = [&] {
+    stop(true);
+    Outcome cancelled;
+    cancelled.kind = Outcome::Cancelled;
+    for (const auto& p : queue_) ended.push_back({p.tag, cancelled});
+    queue_.clear();
+  };
   if (cancel && cancel->load()) {
-    stop(true);
-    out.kind = Outcome::Cancelled;
-    return out;
+    cancelAll();
+    return ended;
   }
-  if (readable) {
+  Outcome failure;
+  bool failed = false;
+  while (readable && !queue_.empty()) {
     QByteArray reply;
-    // The answer has begun to arrive: the rest follows at once, unless the worker dies.
-    switch (readFrame(fd_, reply, 10000, cancel)) {
-      case FrameRead::Ok:
-        if (dotResultFromBytes(reply, out.result)) {
-          ++served_;
-          pending_.clear();
-          return out;
-        }
-        stop(true);
-        out.kind = Outcome::Died;
-        out.why = QStringLiteral("the layout process sent a malformed answer");
-        break;
-      case FrameRead::Closed:
-        out.kind = Outcome::Died;
-        out.why = stop(false);
-        break;
-      case FrameRead::TimedOut:
-        stop(true);
-        out.kind = Outcome::Died;
-        out.why = QStringLiteral("the layout process stopped in the middle of an answer");
-        break;
-      case FrameRead::Cancelled:
-        stop(true);
-        out.kind = Outcome::Cancelled;
-        return out;
+    Outcome out;
+    // An answer has begun to arrive: the rest follows at once, unless the worker dies.
+    const FrameRead read = readFrame(fd_, reply, 10000, cancel);
+    if (read == FrameRead::Ok && dotResultFromBytes(reply, out.result)) {
+      ++served_;
+      ended.push_back({queue_.front().tag, std::move(out)});
+      queue_.pop_front();
+      deadline_ = timeoutMs_ < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs_);
+      pollfd more{fd_, POLLIN, 0};
+      readable = ::poll(&more, 1, 0) > 0;
+      continue;
     }
-  } else if (deadline_.hasExpired()) {
-    stop(true);
-    out.kind = Outcome::TimedOut;
-    out.why = QStringLiteral("no layout after %1 s").arg(timeoutMs_ / 1000.0);
-  } else {
-    return std::nullopt;
+    if (read == FrameRead::Cancelled) {
+      cancelAll();
+      return ended;
+    }
+    failed = true;
+    failure.kind = Outcome::Died;
+    if (read == FrameRead::Closed) {
+      failure.why = stop(false);
+    } else {
+      stop(true);
+      failure.why = QStringLiteral("the layout process sent a broken answer");
+    }
+    break;
   }
-  if (fresh_ || attempt_ > 0) return out;
-  if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
-    qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(out.why));
-  ++attempt_;
-  if (!send(out)) return out;
-  return std::nullopt;
+  if (!failed && !queue_.empty() && deadline_.hasExpired()) {
+    stop(true);
+    failed = true;
+    failure.kind = Outcome::TimedOut;
+    failure.why = QStringLiteral("no layout after %1 s").arg(timeoutMs_ / 1000.0);
+  }
+  if (!failed) return ended;
+  // The worker is gone, failing on the job at the head. When it had served earlier jobs, that
+  // job runs once more in a fresh worker; else it ends here. The jobs behind it go to the new one.
+  Pending& head = queue_.front();
+  if (served_ > 0 && head.attempt == 0) {
+    head.attempt = 1;
+    if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
+      qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(failure.why));
+  } else {
+    ended.push_back({head.tag, failure});
+    queue_.pop_front();
+  }
+  resend(ended);
+  return ended;
 }
 
 LayoutWorker::Outcome LayoutWorker::run(const DotJob& job, int timeoutMs, const std::atomic<bool>* cancel) {
   Outcome out;
-  if (!begin(job, timeoutMs, out)) return out;
+  if (!submit(toBytes(job), 0, timeoutMs, out)) return out;
   for (;;) {
     pollfd ready{fd_, POLLIN, 0};
     const int polled = ::poll(&ready, 1, 100);  // 100 ms: the cancel and the deadline are checked
-    if (auto o = advance(polled > 0, cancel)) return *o;
+    auto ended = advance(polled > 0, cancel);
+    if (!ended.empty()) return std::move(ended.front().second);
   }
 }
 

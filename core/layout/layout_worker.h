@@ -11,9 +11,11 @@
 #include <QtCore/QString>
 
 #include <atomic>
+#include <deque>
 #include <memory>
-#include <optional>
 #include <sys/types.h>
+#include <utility>
+#include <vector>
 
 namespace graft::core::layout {
 
@@ -41,11 +43,15 @@ class LayoutWorker {
   // earlier jobs dies or stalls on this one, the job runs once more in a new worker: Graphviz's
   // state from earlier layouts is then out of the question. `timeoutMs` < 0: no timeout.
   Outcome run(const DotJob& job, int timeoutMs, const std::atomic<bool>* cancel = nullptr);
-  // The same, for several workers served by one thread: begin() sends the job (false: no worker
-  // could be started, `out` says why); then advance() is called whenever fd() is readable
-  // (`readable`) and at least every 100 ms, until it returns the outcome.
-  bool begin(const DotJob& job, int timeoutMs, Outcome& out);
-  std::optional<Outcome> advance(bool readable, const std::atomic<bool>* cancel);
+  // Several jobs in flight, for one thread serving several workers: submit() sends a job (the
+  // worker takes them in order; false: no worker could be started, `failed` says why), and
+  // advance() - called whenever fd() is readable (`readable`) and at least every 100 ms -
+  // returns the jobs that ended, by their tags. canTake() keeps what is in flight small enough
+  // that a write never waits for the worker.
+  bool canTake(qsizetype bytes) const;
+  bool submit(QByteArray job, int tag, int timeoutMs, Outcome& failed);
+  std::vector<std::pair<int, Outcome>> advance(bool readable, const std::atomic<bool>* cancel);
+  int queued() const { return int(queue_.size()); }
   int fd() const { return fd_; }
   // Starts the process now if none runs; false (with `why`) when none could be started.
   bool ensureStarted(QString* why = nullptr);
@@ -59,19 +65,22 @@ class LayoutWorker {
   static int starts();
 
  private:
-  bool send(Outcome& out);  // (re)starts the worker if needed and sends the pending job
+  // After the worker died: starts a new one and sends it every queued job again (or ends them
+  // all as Unavailable).
+  void resend(std::vector<std::pair<int, Outcome>>& ended);
   QString stop(bool kill);  // ends the process; says how it ended
 
   int fd_ = -1;
   pid_t pid_ = -1;
   int served_ = 0;  // jobs answered by the current process
-  // The job in flight: its bytes, timeout and deadline, whether its worker was fresh, and
-  // whether it already runs for the second time.
-  QByteArray pending_;
+  struct Pending {
+    int tag = 0;
+    QByteArray bytes;
+    int attempt = 0;  // 1: running again after a worker that had served earlier jobs failed on it
+  };
+  std::deque<Pending> queue_;  // sent, not answered yet, in order
   int timeoutMs_ = -1;
-  QDeadlineTimer deadline_;
-  bool fresh_ = false;
-  int attempt_ = 0;
+  QDeadlineTimer deadline_;  // for the job at the head of the queue
 };
 
 }  // namespace graft::core::layout

@@ -2,7 +2,8 @@
 // canvas's repaint time for a fully expanded 20,000-node scene zoomed out, and the frame time of
 // presentation mode's rewrite animation on vit_b_16 against a still frame of the same scene.
 //   bench_layout [--no-flat] [--animation-only] [--only MODEL] [TESTDATA_DIR]
-//   (default $GRAFT_TESTDATA; missing models are skipped; --only: that model's layout line alone)
+//   (default $GRAFT_TESTDATA; missing models are skipped; --only: that model's layout line alone,
+//   MODEL one of resnet50, densenet121, vit_b_16, synthetic-20k)
 // Flat dot runs in a child process so it can be cut off at the cap; it runs twice, plain and with
 // Graft's effort bounds ("bounded flat dot", what the canvas goal graft/bounded <= 0.10x is against).
 #include "core/edit/session.h"
@@ -336,6 +337,7 @@ int main(int argc, char** argv) {
     }
     benchModel(QString::fromLatin1(name), std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current())));
   }
+  if (only == QLatin1String("synthetic-20k")) benchModel(only, synthetic());
   if (!only.isEmpty()) return 0;
   animations();
   const auto syn = synthetic();
