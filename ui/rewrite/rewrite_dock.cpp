@@ -5,6 +5,7 @@
 #include "core/rewrite/library.h"
 #include "core/rewrite/pattern_draft.h"
 #include "core/rewrite/python_rules.h"
+#include "ui/document/off_thread.h"
 #include "ui/rewrite/rule_editor.h"
 
 #include <QtCore/QFile>
@@ -168,9 +169,12 @@ const core::rewrite::PythonRuleSet* RewriteDock::compiledPython(const QString& i
   if (!entry) return nullptr;
   auto it = compiled_.find(id);
   if (it == compiled_.end()) {
+    // The child Python runs off the GUI thread (a few seconds, once per rule and model).
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    auto set = std::make_shared<core::rewrite::PythonRuleSet>(
-        core::rewrite::compilePythonRules(entry->path, document_ ? core::rewrite::siteRanks(*document_) : QJsonObject()));
+    auto set = runOffGuiThread([path = entry->path, doc = document_.data()] {
+      const QJsonObject ranks = doc ? core::rewrite::siteRanks(*doc) : QJsonObject();
+      return std::make_shared<core::rewrite::PythonRuleSet>(core::rewrite::compilePythonRules(path, ranks));
+    });
     QApplication::restoreOverrideCursor();
     it = compiled_.emplace(id, std::move(set)).first;
   }
