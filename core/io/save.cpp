@@ -59,8 +59,10 @@ namespace {
 QString checkRuns(const model::Document& document, const model::RevisionPtr& revision, const run::InputSet* given,
                   QString* unchecked) {
   if (revision == document.original()) return {};
-  auto inputs = run::defaultInputs(document, 0);
+  // The model's own inputs are made only when the caller gave none.
+  run::InputResult inputs;
   if (given) inputs.inputs = *given;
+  else inputs = run::defaultInputs(document, 0);
   if (!inputs.inputs) {
     *unchecked = QStringLiteral("the revision “%1” was saved without a run to check it: the model records no inputs")
                      .arg(revision->name());

@@ -38,7 +38,6 @@ void DocumentController::setBusy(const QString& what) {
 }
 
 void DocumentController::announce() {
-  if (replaying_) return;
   Q_EMIT documentChanged(document_.get());
   Q_EMIT modifiedChanged(isModified());
 }
@@ -68,16 +67,20 @@ bool DocumentController::openLoaded(const QString& what, const QString& reportAs
   });
   setBusy({});
   if (!result.ok()) {
-    Q_EMIT diagnosticsReported(result.error.diagnostics(reportAs));
-    showError(window_, tr("Cannot open model"), result.error.headline, result.error.hint, result.error.details);
     Q_EMIT message(result.error.headline, 0);
-    Q_EMIT loadFailed(result.error.headline);
+    reportLoadFailure(result.error, reportAs);
     return false;
   }
   auto session = std::make_unique<edit::Session>(*result.document);
   session->setJournalPath(edit::Session::newJournalPath());
   install(std::move(result.document), std::move(session));
   return true;
+}
+
+void DocumentController::reportLoadFailure(const core::io::LoadError& error, const QString& file) {
+  Q_EMIT diagnosticsReported(error.diagnostics(file));
+  showError(window_, tr("Cannot open model"), error.headline, error.hint, error.details);
+  Q_EMIT loadFailed(error.headline);
 }
 
 void DocumentController::install(std::unique_ptr<Document> document, std::unique_ptr<edit::Session> session) {
@@ -89,8 +92,8 @@ void DocumentController::install(std::unique_ptr<Document> document, std::unique
   keepJournal_ = false;
   if (document_) {
     // Connected after the Session's own connections: the journal has every change before it is
-    // announced. Direct, so a replay on a worker thread is announced once, at its end.
-    connect(document_.get(), &Document::currentChanged, this, [this] { announce(); }, Qt::DirectConnection);
+    // announced. (A recovery replays before the document is installed, so it is announced once.)
+    connect(document_.get(), &Document::currentChanged, this, [this] { announce(); });
   }
   announce();
 }
@@ -133,19 +136,25 @@ bool DocumentController::mayDropDocument() {
   return false;
 }
 
+QString DocumentController::refusal() const {
+  if (!session_) return tr("Open a model first.");
+  if (busy()) return tr("Graft is busy (%1); try again when it is done.").arg(busy_);
+  return {};
+}
+
 edit::EditResult DocumentController::apply(const edit::Edit& e) {
-  if (!session_ || busy()) {
+  if (const QString why = refusal(); !why.isEmpty()) {
     edit::EditResult refused;
-    refused.error = session_ ? tr("Graft is busy (%1); try again when it is done.").arg(busy_) : tr("Open a model first.");
+    refused.error = why;
     return refused;
   }
   return session_->apply(e);
 }
 
 core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::rewrite::Step>& steps) {
-  if (!session_ || busy()) {
+  if (const QString why = refusal(); !why.isEmpty()) {
     core::rewrite::ApplyResult refused;
-    refused.error = session_ ? tr("Graft is busy (%1); try again when it is done.").arg(busy_) : tr("Open a model first.");
+    refused.error = why;
     return refused;
   }
   // The rules run off the GUI thread; the commit (journal, then announcement) comes back to it.
@@ -319,10 +328,7 @@ bool DocumentController::recover(const QString& journalPath) {
   });
   setBusy({});
   if (!recovered->loaded.ok()) {
-    Q_EMIT diagnosticsReported(recovered->loaded.error.diagnostics(path));
-    showError(window_, tr("Cannot open model"), recovered->loaded.error.headline, recovered->loaded.error.hint,
-              recovered->loaded.error.details);
-    Q_EMIT loadFailed(recovered->loaded.error.headline);
+    reportLoadFailure(recovered->loaded.error, path);
     return false;
   }
   const auto& r = recovered->replay;

@@ -100,13 +100,16 @@ class DocumentController : public QObject {
   bool openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load);
   void setBusy(const QString& what);
   void announce();
+  // A model that did not open: the Issues dock, an error box and loadFailed.
+  void reportLoadFailure(const core::io::LoadError& error, const QString& file);
+  // Why a change is refused now (no model, or a job running), empty when it may go.
+  QString refusal() const;
   bool mayOverwrite(const QString& path);
 
   QWidget* window_;
   std::unique_ptr<core::model::Document> document_;
   std::unique_ptr<core::edit::Session> session_;
   QString busy_;
-  bool replaying_ = false;     // announcements wait until a replay is done
   int savedIndex_ = 0;         // the revision that matches the file on disk (0: as opened)
   QString savePath_;           // where Save writes (set by a save)
   bool keepJournal_ = false;   // close without marking the journal closed
