@@ -8,6 +8,7 @@
 
 #include <QtCore/QRegularExpression>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace graft::core::rewrite {
@@ -59,14 +60,23 @@ std::optional<int64_t> rankOf(Value* v) {
   return std::nullopt;
 }
 
+// The matched nodes other than constants, in graph order (nodes_map is hashed on addresses, so
+// its own order changes from run to run).
+std::vector<Node*> matchedOps(const Match& m) {
+  std::vector<Node*> ops;
+  for (const auto& [p, g] : m.nodes_map)
+    if (g->kind() != c10::prim::Constant) ops.push_back(g);
+  std::sort(ops.begin(), ops.end(), [](const Node* a, const Node* b) { return a->isBefore(b); });
+  return ops;
+}
+
 // Empty when every condition holds, else why the first one failed.
 QString failedCondition(const Rule& rule, const Match& match,
                         const std::unordered_map<std::string, Value*>& vmap, const PathOf& pathOf) {
   for (const Condition& c : rule.conditions) {
     if (c.kind == Condition::Kind::ModuleGlob) {
       const QRegularExpression re(QRegularExpression::wildcardToRegularExpression(c.expected));
-      for (const auto& [pn, gn] : match.nodes_map) {
-        if (gn->kind() == c10::prim::Constant) continue;
+      for (Node* gn : matchedOps(match)) {
         const QString path = pathOf ? pathOf(gn) : model::modulePath(gn);
         if (!re.match(path).hasMatch())
           return QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, opName(gn), path);
@@ -259,10 +269,8 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
         continue;
       }
       Found f{m.anchor, {}};
-      for (const auto& [p, g] : m.nodes_map) {
-        taken.insert(g);
-        if (g->kind() != c10::prim::Constant) f.nodes.push_back(g);
-      }
+      for (const auto& [p, g] : m.nodes_map) taken.insert(g);
+      for (Node* g : matchedOps(m)) f.nodes.push_back(g);
       out.found.push_back(std::move(f));
     }
     keepOnlyMatchAt(out.found, onlyAt, out.skipped);
