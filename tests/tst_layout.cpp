@@ -2,6 +2,7 @@
 // overlap, edges end at the boxes they connect, an expand/collapse re-lays only the groups above
 // it, and the worker-thread service gives what the engine gives.
 #include "core/io/load.h"
+#include "core/layout/column_layout.h"
 #include "core/layout/flat_dot.h"
 #include "core/layout/frame_io.h"
 #include "core/layout/labels.h"
@@ -409,7 +410,7 @@ class TstLayout : public QObject {
   // A crash in one request, then a good layout in the same engine: the restarted worker serves
   // it, with nothing left of the crash.
   void crashThenGoodLayoutUsesARestartedWorker() {
-    std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer2");
+    std::optional<ScopedEnv> crash(std::in_place, "GRAFT_TEST_LAYOUT_CRASH", "layer2.0");
     layout::LayoutOptions one;
     one.workers = 1;  // every start below is counted
     LayoutEngine engine(one);
@@ -417,8 +418,9 @@ class TstLayout : public QObject {
     engine.setView(viewOf(QStringLiteral("resnet18.pt")));
     const pid_t first = engine.workerPid();
     const int starts = layout::LayoutWorker::starts();
-    const Diagram crashed = engine.layout(engine.expandToDepth(1));
-    QCOMPARE(crashed.fallbacks, QStringList{QStringLiteral("layer2")});
+    // layer1's blocks (a residual is no chain: Graphviz lays them out) go to the worker first.
+    const Diagram crashed = engine.layout(engine.expandAll());
+    QCOMPARE(crashed.fallbacks, QStringList{QStringLiteral("layer2.0")});
     // The worker that had served earlier groups crashed, the job ran again in a fresh one (which
     // crashed too: it is the job), and a third took the groups after it.
     QCOMPARE(layout::LayoutWorker::starts() - starts, 2);
@@ -574,6 +576,111 @@ class TstLayout : public QObject {
     QCOMPARE(layout::readFrame(sv[0], got, 5000), layout::FrameRead::Closed);
     QVERIFY(!layout::writeFrame(sv[0], "after"));  // an error, not SIGPIPE
     ::close(sv[0]);
+  }
+
+  // A chain (port in -> items -> port out) is laid out without Graphviz, where dot itself puts
+  // it: the same centres, bounds and edge ends as the worker's dot on the same job.
+  void chainsLaidOutAsDotDoes_data() {
+    QTest::addColumn<QVector<QSizeF>>("sizes");
+    QTest::newRow("one node between ports") << QVector<QSizeF>{{4, 4}, {96, 42}, {4, 4}};
+    QTest::newRow("mixed widths") << QVector<QSizeF>{{4, 4}, {131, 126}, {166, 111}, {117, 111}, {6601, 5982}, {4, 4}};
+    QTest::newRow("no ports") << QVector<QSizeF>{{72, 36}, {200, 50}};
+    QTest::newRow("one item") << QVector<QSizeF>{{80, 40}};
+  }
+  void chainsLaidOutAsDotDoes() {
+    QFETCH(QVector<QSizeF>, sizes);
+    layout::DotJob job;
+    const layout::LayoutOptions options;
+    job.attributes = {{"rankdir", "TB"}, {"ranksep", QByteArray::number(options.ranksep)}, {"nodesep", QByteArray::number(options.nodesep)}};
+    const bool ports = sizes.size() > 2 && sizes.front().width() < 10;
+    if (ports) job.ranks = {{"ports_in", "source"}, {"ports_out", "sink"}};
+    for (int i = 0; i < sizes.size(); ++i) {
+      const int rank = !ports ? -1 : i == 0 ? 0 : i == sizes.size() - 1 ? 1 : -1;
+      job.nodes.push_back({"n" + QByteArray::number(i), sizes[i], rank});
+    }
+    // Edges listed out of chain order: the column follows the edges, not the list.
+    for (int i = int(sizes.size()) - 1; i > 0; --i) job.edges.push_back({i - 1, i});
+    const auto column = layout::columnLayout(job, options.ranksep * 72);
+    QVERIFY(column);
+    layout::LayoutWorker worker;
+    const auto dot = worker.run(job, 30000);
+    QCOMPARE(dot.kind, layout::LayoutWorker::Outcome::Done);
+    QVERIFY(dot.result.laidOut);
+    const auto near = [](QPointF a, QPointF b) { return QLineF(a, b).length() < 1.5; };
+    QVERIFY2(std::abs(column->bounds.width() - dot.result.bounds.width()) < 1.5 &&
+                 std::abs(column->bounds.height() - dot.result.bounds.height()) < 1.5,
+             qPrintable(QStringLiteral("%1x%2 vs dot %3x%4").arg(column->bounds.width()).arg(column->bounds.height())
+                            .arg(dot.result.bounds.width()).arg(dot.result.bounds.height())));
+    const QPointF shift = dot.result.bounds.topLeft() - column->bounds.topLeft();
+    for (int i = 0; i < sizes.size(); ++i)
+      QVERIFY2(near(column->centres[i] + shift, dot.result.centres[i]),
+               qPrintable(QStringLiteral("node %1 at (%2, %3), dot (%4, %5)").arg(i).arg(column->centres[i].x()).arg(column->centres[i].y())
+                              .arg(dot.result.centres[i].x()).arg(dot.result.centres[i].y())));
+    for (int e = 0; e < job.edges.size(); ++e) {
+      const auto& mine = column->splines[e];
+      const auto& theirs = dot.result.splines[e];
+      QVERIFY(mine.arrow && theirs.arrow);
+      QVERIFY(near(mine.points.front() + shift, theirs.points.front()));
+      QVERIFY(near(mine.points.back() + shift, theirs.points.back()));
+      QVERIFY(near(mine.arrowTip + shift, theirs.arrowTip));
+    }
+  }
+
+  // Anything but one chain goes to Graphviz: a fork, a cycle, two pieces, a rank the column
+  // cannot keep (an input ranked with the sink).
+  void nonChainsGoToGraphviz() {
+    layout::DotJob job;
+    for (int i = 0; i < 4; ++i) job.nodes.push_back({"n" + QByteArray::number(i), {50, 30}, -1});
+    const auto with = [&](QVector<QPair<int, int>> edges) {
+      layout::DotJob j = job;
+      j.edges = edges;
+      return layout::columnLayout(j, 21.6).has_value();
+    };
+    QVERIFY(with({{0, 1}, {1, 2}, {2, 3}}));
+    QVERIFY(!with({{0, 1}, {0, 2}, {2, 3}}));          // a fork
+    QVERIFY(!with({{0, 1}, {1, 2}, {2, 0}}));          // a cycle, and node 3 alone
+    QVERIFY(!with({{0, 1}, {2, 3}}));                  // two pieces
+    QVERIFY(!with({{0, 1}, {1, 2}, {2, 3}, {0, 3}}));  // a diamond
+    job.ranks = {{"outputs", "sink"}};
+    job.nodes[0].rank = 0;
+    QVERIFY(!with({{0, 1}, {1, 2}, {2, 3}}));
+    job.nodes[0].rank = -1;
+    job.nodes[3].rank = 0;
+    QVERIFY(with({{0, 1}, {1, 2}, {2, 3}}));
+  }
+
+  // Dense groups (a DenseNet block: 326 edges) get straight-segment routes: the same places as
+  // with curves (dot places nodes before it routes), and routes made of straight pieces.
+  void denseGroupsGetPolylines() {
+    layout::LayoutOptions options;
+    options.curvedEdgesUpTo = 0;
+    LayoutEngine straight(options), curved;
+    const auto view = viewOf(QStringLiteral("resnet18.pt"));
+    straight.setView(view);
+    curved.setView(view);
+    const Diagram s = straight.layout(straight.expandAll()), c = curved.layout(curved.expandAll());
+    QVERIFY(s.fallbacks.isEmpty() && c.fallbacks.isEmpty());
+    QCOMPARE(s.nodes.size(), c.nodes.size());
+    for (int i = 0; i < s.nodes.size(); ++i) QCOMPARE(s.nodes[i].rect, c.nodes[i].rect);
+    QCOMPARE(s.edges.size(), c.edges.size());
+    // The share of cubic pieces whose control points lie on their chord.
+    const auto straightPieces = [](const Diagram& d) {
+      int straightCount = 0, pieces = 0;
+      for (const auto& e : d.edges)
+        for (int k = 0; k + 3 < e.points.size(); k += 3) {
+          const QLineF chord(e.points[k], e.points[k + 3]);
+          if (chord.length() < 1) continue;
+          ++pieces;
+          const auto off = [&](QPointF p) {
+            const QPointF d = chord.p2() - chord.p1();
+            return std::abs(d.x() * (p.y() - chord.p1().y()) - d.y() * (p.x() - chord.p1().x())) / chord.length();
+          };
+          if (off(e.points[k + 1]) < 0.5 && off(e.points[k + 2]) < 0.5) ++straightCount;
+        }
+      return double(straightCount) / std::max(1, pieces);
+    };
+    qInfo("straight pieces: %.3f with polylines, %.3f with curves", straightPieces(s), straightPieces(c));
+    QVERIFY2(straightPieces(s) > straightPieces(c) + 0.05, qPrintable(QString::number(straightPieces(s))));
   }
 
   void flatDotParses() {

@@ -34,6 +34,9 @@ struct LayoutOptions {
   int nslimit = 4;
   int nslimit1 = 4;
   double mclimit = 0.2;
+  // A group with more edges than this gets straight-segment routes (splines=polyline): curving
+  // the 326 edges of a DenseNet block is most of its layout time.
+  qsizetype curvedEdgesUpTo = 100;
   double ranksep = 0.3;  // inches
   double nodesep = 0.25;
   // A group Graphviz has not laid out in this time is drawn as a column (its worker is killed).
