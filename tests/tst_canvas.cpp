@@ -560,6 +560,12 @@ class TstCanvas : public QObject {
     const QRectF r = w.canvas()->graphScene()->groupItem(block)->rect();
     w.canvas()->centerOn(r.center().x(), r.top() + 400);
     QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_block.png")));
+    // In the third, the densest (326 edges between 27 items, routed as polylines), at 1:2.
+    const int dense = groupByPath(w.view(), QStringLiteral("features.denseblock3.denselayer3"));
+    QVERIFY(dense > 0);
+    w.canvas()->scale(0.5, 0.5);
+    w.canvas()->centerOn(w.canvas()->graphScene()->groupItem(dense)->rect().center());
+    QVERIFY(w.grab().save(out + QStringLiteral("/canvas_densenet121_dense_block.png")));
   }
 };
 
