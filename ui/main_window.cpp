@@ -43,6 +43,7 @@
 #include <QtWidgets/QStackedWidget>
 #include <QtWidgets/QStatusBar>
 #include <QtWidgets/QVBoxLayout>
+#include <algorithm>
 
 namespace graft::ui {
 
@@ -306,9 +307,9 @@ void MainWindow::selectNode(NodeId id) {
 void MainWindow::pickNode(NodeId id) {
   if (selected_ == core::model::kNoNode) return selectNode(id);
   if (id == selected_) {
-    // Dropping the main selection: the first picked node (if any) takes its place.
+    // Dropping the main selection: the picked node with the lowest id (if any) takes its place.
     const auto rest = picked_;
-    selectNode(rest.isEmpty() ? core::model::kNoNode : *rest.begin());
+    selectNode(rest.isEmpty() ? core::model::kNoNode : *std::min_element(rest.begin(), rest.end()));
     picked_ = rest;
     picked_.remove(selected_);
   } else if (!picked_.remove(id)) {
@@ -322,8 +323,9 @@ void MainWindow::pickNode(NodeId id) {
 QVector<NodeId> MainWindow::selection() const {
   QVector<NodeId> nodes;
   if (selected_ != core::model::kNoNode) nodes << selected_;
-  for (auto id : picked_) nodes << id;
-  return nodes;
+  QVector<NodeId> picked(picked_.begin(), picked_.end());
+  std::sort(picked.begin(), picked.end());  // the set's own order changes from run to run
+  return nodes << picked;
 }
 
 bool MainWindow::showQuantizationError(const QString& floatPath) {

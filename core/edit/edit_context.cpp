@@ -94,10 +94,11 @@ std::optional<Refusal> EditContext::validate(model::NodeId fallback) {
   };
   // Every value defined before it is used (an edit that closes a cycle ends up here too).
   std::unordered_set<const torch::jit::Value*> defined;
-  std::optional<Refusal> order;
+  std::optional<Refusal> order, schema;  // schema: the first touched node, in graph order, no schema takes
   std::function<void(torch::jit::Block*)> walk = [&](torch::jit::Block* block) {
     for (auto* v : block->inputs()) defined.insert(v);
     for (auto* n : block->nodes()) {
+      if (!schema && touched_.count(n) && n->kind().is_aten() && !matchingSchema(n)) schema = refuse(n, schemaMismatch(n));
       for (auto* in : n->inputs())
         if (!order && !defined.count(in))
           order = refuse(n, QStringLiteral("uses %%1 before it is defined (the edit would make a cycle or "
@@ -111,9 +112,7 @@ std::optional<Refusal> EditContext::validate(model::NodeId fallback) {
   };
   walk(copy_.graph->block());
   if (order) return order;
-  for (auto* n : touched_) {
-    if (n->kind().is_aten() && !matchingSchema(n)) return refuse(n, schemaMismatch(n));
-  }
+  if (schema) return schema;
   try {
     copy_.graph->lint();
   } catch (const c10::Error& e) {

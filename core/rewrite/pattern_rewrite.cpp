@@ -151,9 +151,13 @@ bool looksLike(Node* p, Node* g, std::unordered_map<Node*, Node*>& pairs) {
 // Why the matcher rejected a candidate that looks like the pattern.
 QString nearMissReason(const std::unordered_map<Node*, Node*>& pairs, Node* anchor) {
   std::unordered_set<Node*> inside;
-  for (const auto& [p, g] : pairs) inside.insert(g);
+  std::vector<Node*> ops;  // in graph order: the first node used outside is named, every run the same
   for (const auto& [p, g] : pairs) {
-    if (g == anchor || g->kind() == c10::prim::Constant) continue;
+    inside.insert(g);
+    if (g != anchor && g->kind() != c10::prim::Constant) ops.push_back(g);
+  }
+  std::sort(ops.begin(), ops.end(), [](const Node* a, const Node* b) { return a->isBefore(b); });
+  for (Node* g : ops) {
     for (Value* out : g->outputs())
       for (const auto& use : out->uses())
         if (!inside.count(use.user))

@@ -145,8 +145,11 @@ void GraphScene::setMarks(const QHash<NodeId, Mark>& marks) {
   groupMarks_.clear();
   for (auto it = marks_.begin(); it != marks_.end(); ++it)
     forEachGroupAbove(it.key(), [&](int g) {
+      // The highest rank; among equals the lowest id, whatever order the hash gives.
       auto held = groupMarks_.constFind(g);
-      if (held == groupMarks_.constEnd() || marks_[*held].rank < it->rank) groupMarks_[g] = it.key();
+      if (held == groupMarks_.constEnd() || marks_[*held].rank < it->rank ||
+          (marks_[*held].rank == it->rank && it.key() < *held))
+        groupMarks_[g] = it.key();
     });
   update();
 }

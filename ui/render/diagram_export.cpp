@@ -39,13 +39,14 @@ QByteArray svgDocument(const core::layout::Diagram& d, const core::model::GraphV
       p.setPen(QPen(*it, 3.5));
       p.drawRoundedRect(n.rect.adjusted(-5, -5, 5, 5), 6, 6);
     }
-  // A collapsed module: the colour of the first outlined node inside it.
+  // A collapsed module: the colour of the first outlined node inside it, in graph order.
   for (const auto& g : d.groups) {
     if (g.expanded) continue;
-    for (auto it = outlines.constBegin(); it != outlines.constEnd(); ++it) {
-      const auto* n = view.node(it.key());
+    for (const auto& n : view.nodes) {
+      const auto it = outlines.constFind(n.id);
+      if (it == outlines.constEnd()) continue;
       bool inside = false;
-      for (int x = n ? n->group : -1; x >= 0 && !inside; x = view.groups[x].parent) inside = x == g.group;
+      for (int x = n.group; x >= 0 && !inside; x = view.groups[x].parent) inside = x == g.group;
       if (!inside) continue;
       p.setPen(QPen(*it, 3, Qt::DashLine));
       p.drawRoundedRect(g.rect.adjusted(-5, -5, 5, 5), 6, 6);
