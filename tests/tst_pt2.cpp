@@ -257,6 +257,8 @@ class TestPt2 : public QObject {
     QTest::newRow("vit_b_16 remove-dropout") << "vit_b_16" << "remove-dropout";
     QTest::newRow("bert remove-dropout") << "bert" << "remove-dropout";
     QTest::newRow("resnet18_decomposed fold-conv-bn") << "resnet18_decomposed" << "fold-conv-bn";
+    // Eight matches, each reading the one before it (a block's result is the next one's input).
+    QTest::newRow("resnet18_decomposed fuse-add-relu") << "resnet18_decomposed" << "fuse-add-relu";
   }
   void rewriteSavesAPt2ThatPyTorchLoads() {
     QFETCH(QString, name);
@@ -280,6 +282,7 @@ class TestPt2 : public QObject {
       QVERIFY(opsAfter < programReference(name).value(QStringLiteral("ops")).toInt());
     }
     if (rule == QLatin1String("remove-dropout")) QVERIFY(!hist.contains(QStringLiteral("aten.dropout.default")));
+    if (rule == QLatin1String("fuse-add-relu")) QCOMPARE(hist.value(QStringLiteral("aten._add_relu.Tensor")).toInt(), 8);
     // What was saved opens in Graft again, as a program.
     const auto reopened = graft::test::runCli({QStringLiteral("info"), out, QStringLiteral("--json")});
     QVERIFY2(reopened.exitCode == 0, reopened.err.constData());

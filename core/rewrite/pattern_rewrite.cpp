@@ -185,11 +185,11 @@ bool withinOneBlock(const Match& m) {
 
 // Replaces one accepted match by the rule's replacement, inserted just before the match's anchor
 // in the anchor's own block (libtorch's SubgraphRewriter inserts after the latest input, which
-// can be outside a branch), then removes the matched nodes nothing reads any more.
+// can be outside a branch); its matched nodes are added to `matched`, for removeUnused.
 // `replaced` maps results of earlier replacements to what took their place (a match may read the
 // result of the match before it).
 void replaceMatch(torch::jit::Graph& graph, torch::jit::Graph& pattern, const std::string& replacementIR,
-                  const Match& m, std::unordered_map<Value*, Value*>& replaced) {
+                  const Match& m, std::unordered_map<Value*, Value*>& replaced, std::vector<Node*>& matched) {
   torch::jit::Graph replacement;
   std::unordered_map<std::string, Value*> rmap;
   torch::jit::parseIR(replacementIR, &replacement, rmap);
@@ -209,8 +209,13 @@ void replaceMatch(torch::jit::Graph& graph, torch::jit::Graph& pattern, const st
   if (outs[0]->type()->kind() == old->type()->kind()) outs[0]->setType(old->type());
   old->replaceAllUsesWith(outs[0]);
   replaced[old] = outs[0];
-  std::vector<Node*> matched;
   for (const auto& [p, g] : m.nodes_map) matched.push_back(g);
+}
+
+// Removes the matched nodes nothing reads any more. Only after every match is replaced: the keys
+// of `replaced` are results of matched nodes, and a value made after one was destroyed could
+// take its address and be mistaken for it (a later match then read another block's tensor).
+void removeUnused(std::vector<Node*>& matched) {
   for (bool removed = true; removed;) {
     removed = false;
     for (Node*& n : matched) {
@@ -293,8 +298,10 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     out.matches = int(accepted.size());
     if (dryRun || accepted.empty()) return out;
     std::unordered_map<Value*, Value*> replaced;
+    std::vector<Node*> matched;
     for (const Match& m : matches)
-      if (accepted.count(m.anchor)) replaceMatch(*graph, pattern, rule.replacement.toStdString(), m, replaced);
+      if (accepted.count(m.anchor)) replaceMatch(*graph, pattern, rule.replacement.toStdString(), m, replaced, matched);
+    removeUnused(matched);
   } catch (const c10::Error& e) {
     out.error = QString::fromStdString(e.what_without_backtrace());
   } catch (const std::exception& e) {
