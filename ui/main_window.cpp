@@ -35,6 +35,7 @@
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
+#include <QtCore/QScopeGuard>
 #include <QtGui/QCloseEvent>
 #include <QtGui/QDragEnterEvent>
 #include <QtWidgets/QApplication>
@@ -243,6 +244,8 @@ void MainWindow::refreshView() {
   const auto* doc = controller_->document();
   const auto rev = doc->current();
   const int generation = ++viewGeneration_;
+  ++buildingView_;
+  const auto building = qScopeGuard([this] { --buildingView_; });
   const auto built = runOffGuiThread([doc, rev] { return buildShownRevision(*doc, rev); });
   if (generation != viewGeneration_ || controller_->document() != doc || doc->current() != rev) return;  // a newer one is shown
   view_ = built->view;
@@ -268,7 +271,7 @@ void MainWindow::refreshView() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (controller_->busy() || !controller_->mayDropDocument()) return event->ignore();
+  if (controller_->busy() || buildingView() || !controller_->mayDropDocument()) return event->ignore();
   controller_->closeJournal();  // a clean exit (or kept for recovery, when nobody could be asked)
   event->accept();
 }

@@ -49,6 +49,9 @@ class MainWindow : public QMainWindow {
   // applied through the Rewrites dock as a user's "apply" would.
   void runScript(const QString& path);
   const core::model::GraphView* view() const { return view_.get(); }
+  // True while what a revision shows is built off the GUI thread: timers still fire then, and
+  // nothing may change or drop the document meanwhile (the build reads it).
+  bool buildingView() const { return buildingView_ > 0; }
   core::model::NodeId selectedNode() const { return selected_; }
   void selectNode(core::model::NodeId id);
   // Ctrl+click: adds `id` to the selection, or drops it when it is already in.
@@ -123,6 +126,7 @@ class MainWindow : public QMainWindow {
   DocumentController* controller_ = nullptr;
   std::shared_ptr<core::model::GraphView> view_;  // shared with the layout thread
   int viewGeneration_ = 0;  // a view built for an older revision is dropped
+  int buildingView_ = 0;
   core::model::NodeId selected_ = core::model::kNoNode;
   const core::model::Document* shownDocument_ = nullptr;  // whose view the canvas shows
   MainDocks docks_;

@@ -66,8 +66,8 @@ QDockWidget* TourDriver::dock(const QString& name) const {
 }
 
 bool TourDriver::busy() const {
-  return running_ || window_->controller()->busy() || window_->canvas()->layoutPending() || window_->compareDock()->isRunning() ||
-         window_->profileDock()->isRunning();
+  return running_ || window_->controller()->busy() || window_->buildingView() || window_->canvas()->layoutPending() ||
+         window_->compareDock()->isRunning() || window_->profileDock()->isRunning();
 }
 
 core::tour::State TourDriver::state() const {
