@@ -429,7 +429,11 @@ class TestPt2 : public QObject {
     // it does not narrow view_dyn's, and refuses 13 rows itself.
     auto small = io::loadFile(dir.filePath(QStringLiteral("view_dyn8.pt2")));
     QVERIFY(small.ok());
-    QCOMPARE(small.document->current()->symbolRanges().keys(), loaded.document->current()->symbolRanges().keys());
+    QStringList smallSymbols = small.document->current()->symbolRanges().keys();
+    QStringList loadedSymbols = loaded.document->current()->symbolRanges().keys();
+    smallSymbols.sort();
+    loadedSymbols.sort();
+    QCOMPARE(smallSymbols, loadedSymbols);
     run::InputSet thirteen;
     thirteen.values.push_back(torch::randn({13, 8}));
     QVERIFY(executor.run(thirteen, {}).ok);

@@ -1,6 +1,7 @@
 #include "core/io/zip_directory.h"
 
 #include <QtCore/QFile>
+#include <QtCore/QStringList>
 
 namespace graft::core::io {
 
@@ -83,17 +84,19 @@ std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QS
 }
 
 QString checkInflation(const QHash<QString, ZipEntry>& entries) {
+  QStringList names = entries.keys();
+  names.sort();  // by name, so an archive with several bad records is always refused for the same one
   quint64 inflated = 0;
-  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
-    const ZipEntry& e = it.value();
+  for (const QString& name : names) {
+    const ZipEntry e = entries.value(name);
     if (e.method == 0) {
       if (e.size != e.compressedSize)
-        return QStringLiteral("stored record %1 claims %2 bytes but holds %3").arg(it.key()).arg(e.size).arg(e.compressedSize);
+        return QStringLiteral("stored record %1 claims %2 bytes but holds %3").arg(name).arg(e.size).arg(e.compressedSize);
       continue;
     }
     if (e.size > (quint64(1) << 20) && e.size / kMaxInflationRatio > e.compressedSize)
       return QStringLiteral("record %1 would inflate %2 bytes to %3 (over %4×, the most Graft inflates)")
-          .arg(it.key()).arg(e.compressedSize).arg(e.size).arg(kMaxInflationRatio);
+          .arg(name).arg(e.compressedSize).arg(e.size).arg(kMaxInflationRatio);
     inflated += e.size;
     if (inflated > kMaxInflatedTotal)
       return QStringLiteral("its compressed records would inflate to over %1 GiB, the most Graft inflates").arg(kMaxInflatedTotal >> 30);
@@ -102,9 +105,22 @@ QString checkInflation(const QHash<QString, ZipEntry>& entries) {
 }
 
 const ZipEntry* findRecord(const QHash<QString, ZipEntry>& entries, const QString& record) {
-  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
-    const qsizetype slash = it.key().indexOf(QLatin1Char('/'));
-    if (slash >= 0 && QStringView(it.key()).mid(slash + 1) == record) return &it.value();
+  // PyTorchStreamReader looks records up below the top folder of the archive's first record; the
+  // one written first (lowest local header offset, then by name) stands in for it here. A record
+  // below another top folder is taken only when that one lacks it, the first such by name.
+  auto first = entries.constBegin();
+  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it)
+    if (it.value().localHeaderOffset != first.value().localHeaderOffset ? it.value().localHeaderOffset < first.value().localHeaderOffset
+                                                                        : it.key() < first.key())
+      first = it;
+  if (first == entries.constEnd()) return nullptr;
+  if (const qsizetype top = first.key().indexOf(QLatin1Char('/')); top >= 0)
+    if (auto it = entries.constFind(first.key().left(top + 1) + record); it != entries.constEnd()) return &it.value();
+  QStringList names = entries.keys();
+  names.sort();
+  for (const QString& name : names) {
+    const qsizetype slash = name.indexOf(QLatin1Char('/'));
+    if (slash >= 0 && QStringView(name).mid(slash + 1) == record) return &entries.constFind(name).value();
   }
   return nullptr;
 }

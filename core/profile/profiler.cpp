@@ -446,6 +446,9 @@ Profile profileRevision(const model::Revision& revision, const std::vector<c10::
     profile.unmatchedEvents += it.value();
     profile.unmatched.push_back({it.key(), it.value(), unmatchedReason(it.key(), view)});
   }
+  std::sort(profile.unmatched.begin(), profile.unmatched.end(), [](const auto& a, const auto& b) {
+    return a.events != b.events ? a.events > b.events : a.op < b.op;
+  });
   profile.run = Stats::of(profile.runMs);
   profile.forward = Stats::of(profile.forwardMs);
 

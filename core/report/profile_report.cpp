@@ -3,9 +3,10 @@
 #include "core/profile/profile.h"
 
 #include <QtCore/QJsonArray>
-#include <QtCore/QSet>
+#include <QtCore/QHash>
 
 #include <algorithm>
+#include <set>
 
 namespace graft::core::report {
 
@@ -111,7 +112,7 @@ QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
   QJsonArray events;
   events.append(QJsonObject{{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
                             {"args", QJsonObject{{"name", QStringLiteral("Graft: %1 (%2)").arg(modelName, p.device)}}}});
-  QSet<quint64> lanes;
+  std::set<quint64> lanes;  // ordered, so the thread_name events come out the same every time
   QHash<quint64, QString> modulePathOf;
   for (const auto& n : p.nodes) modulePathOf.insert(n.node, n.modulePath);
   for (const auto& e : p.events) {
@@ -128,7 +129,7 @@ QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
   }
   for (const QJsonValue& c : memoryCounters(p)) events.append(c);
   // Kernels: a GPU process under the CPU one, one row per stream.
-  QSet<qint64> streams;
+  std::set<qint64> streams;
   for (const auto& k : p.kernels) {
     streams.insert(k.stream);
     QJsonObject args{{"run", k.run}, {"stream", k.stream}};

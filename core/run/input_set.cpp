@@ -14,7 +14,7 @@
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
-#include <QtCore/QHash>
+#include <QtCore/QMap>
 #include <QtCore/QRegularExpression>
 #include <algorithm>
 #include <cstring>
@@ -368,7 +368,7 @@ namespace {
 
 // Specs given as NAME=SPEC placed at their input's position, after the positional ones; the
 // inputs nobody gave come from the defaults.
-InputResult withNamedInputs(const model::Document& doc, const QStringList& positional, const QHash<int, QString>& named,
+InputResult withNamedInputs(const model::Document& doc, const QStringList& positional, const QMap<int, QString>& named,
                             std::uint64_t seed) {
   InputResult result;
   const QStringList names = inputNames(doc);
@@ -429,7 +429,7 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
   static const QRegularExpression namePart(QStringLiteral(R"(^([A-Za-z_][\w.\[\]]*)=(.+)$)"));
   const QStringList names = inputNames(doc);
   QStringList positional;
-  QHash<int, QString> named;
+  QMap<int, QString> named;  // by position, so a clash names the first input given twice
   for (const QString& spec : specs) {
     const auto m = namePart.match(spec.trimmed());
     if (!m.hasMatch() || QFileInfo::exists(spec.trimmed())) {

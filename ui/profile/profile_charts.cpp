@@ -152,7 +152,9 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
       if (!ops.contains(s.profile->byOp[i].op)) ops << s.profile->byOp[i].op;
     const auto kernelMs = kernelMsByOp(*s.profile);
     QStringList byKernel = kernelMs.keys();
-    std::sort(byKernel.begin(), byKernel.end(), [&](const QString& a, const QString& b) { return kernelMs[a] > kernelMs[b]; });
+    std::sort(byKernel.begin(), byKernel.end(), [&](const QString& a, const QString& b) {
+      return kernelMs[a] != kernelMs[b] ? kernelMs[a] > kernelMs[b] : a < b;
+    });
     for (int i = 0; i < byKernel.size() && i < kTopOps / 2; ++i)
       if (kernelMs[byKernel[i]] > 0 && !ops.contains(byKernel[i])) ops << byKernel[i];
   }

@@ -474,11 +474,12 @@ void RuleEditor::countPythonMatches() {
     }
     if (error.isEmpty()) matches_ = report_.matches;
   }
-  QSet<QString> names;
-  for (const auto& r : rules_) names.insert(r.id);
+  QStringList names;  // in file order
+  for (const auto& r : rules_) names << r.id;
+  names.removeDuplicates();
   const QString compiled = tr("compiled from Python in the %1 form (%2)")
                                .arg(format == QLatin1String("pt2") ? tr("torch.export") : tr("TorchScript"),
-                                    QStringList(names.begin(), names.end()).join(QStringLiteral(", ")));
+                                    names.join(QStringLiteral(", ")));
   if (!error.isEmpty()) status_->setText(error);
   else if (!revision_) status_->setText(tr("Rule compiles; open a model to count its matches."));
   else
