@@ -105,24 +105,18 @@ QString checkInflation(const QHash<QString, ZipEntry>& entries) {
 }
 
 const ZipEntry* findRecord(const QHash<QString, ZipEntry>& entries, const QString& record) {
-  // PyTorchStreamReader looks records up below the top folder of the archive's first record; the
-  // one written first (lowest local header offset, then by name) stands in for it here. A record
-  // below another top folder is taken only when that one lacks it, the first such by name.
-  auto first = entries.constBegin();
-  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it)
-    if (it.value().localHeaderOffset != first.value().localHeaderOffset ? it.value().localHeaderOffset < first.value().localHeaderOffset
-                                                                        : it.key() < first.key())
-      first = it;
-  if (first == entries.constEnd()) return nullptr;
-  if (const qsizetype top = first.key().indexOf(QLatin1Char('/')); top >= 0)
-    if (auto it = entries.constFind(first.key().left(top + 1) + record); it != entries.constEnd()) return &it.value();
-  QStringList names = entries.keys();
-  names.sort();
-  for (const QString& name : names) {
-    const qsizetype slash = name.indexOf(QLatin1Char('/'));
-    if (slash >= 0 && QStringView(name).mid(slash + 1) == record) return &entries.constFind(name).value();
+  // Below whichever top folder holds it; should two (a crafted archive), the first by name.
+  const ZipEntry* found = nullptr;
+  QString foundName;
+  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
+    const qsizetype slash = it.key().indexOf(QLatin1Char('/'));
+    if (slash < 0 || QStringView(it.key()).mid(slash + 1) != record) continue;
+    if (!found || it.key() < foundName) {
+      found = &it.value();
+      foundName = it.key();
+    }
   }
-  return nullptr;
+  return found;
 }
 
 }  // namespace graft::core::io
