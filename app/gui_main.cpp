@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("See, rewrite and verify PyTorch model graphs."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file to open."));
+  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A model to open: a torch.export program (.pt2) or a TorchScript archive (.pt)."));
   const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Open built-in sample NAME (cnn, mlp, transformer)."),
                                   QStringLiteral("NAME"));
   const QCommandLineOption noFreeze(QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze)."));

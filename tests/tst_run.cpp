@@ -269,6 +269,31 @@ class TstRun : public QObject {
     QVERIFY2(missing.error.contains(QLatin1String("scale, flip, bias")), qPrintable(missing.error));
   }
 
+  // A file saved as torch.save([x], F) gives one input per tensor, as a tuple does; a value that
+  // is no tensor where forward takes a Tensor is refused naming the input, before any op runs.
+  void tensorListFileAndWrongKinds() {
+    auto cnn = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("list.pt"));
+    const at::Tensor x = torch::randn({1, 3, 32, 32});
+    {
+      const std::vector<char> bytes = torch::pickle_save(c10::IValue(c10::List<at::Tensor>({x})));
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(bytes.data(), qint64(bytes.size()));
+    }
+    const auto listed = run::inputsFor(*cnn, {file}, 0);
+    QVERIFY2(listed.inputs, qPrintable(listed.error));
+    QCOMPARE(listed.inputs->values.size(), size_t(1));
+    QVERIFY(listed.inputs->values[0].isTensor() && torch::equal(listed.inputs->values[0].toTensor(), x));
+    const auto r = run::Executor(cnn->current()).run(*listed.inputs, {});
+    QVERIFY2(r.ok, qPrintable(r.error.headline()));
+    const auto tuple = run::inputsFor(*cnn, {QStringLiteral("(1x3x32x32,1x3x32x32)")}, 0);
+    QVERIFY(!tuple.inputs);
+    QVERIFY2(tuple.error.startsWith(QStringLiteral("input 0 '")) && tuple.error.contains(QStringLiteral("takes Tensor")),
+             qPrintable(tuple.error));
+  }
+
   // Eager-quantized torchvision MobileNetV2: runs on both paths as in PyTorch, and a per-node
   // compare of its quantized intermediates works (it used to abort the process).
   void quantizedModelRunsAndCompares() {

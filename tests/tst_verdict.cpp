@@ -118,6 +118,28 @@ class TstVerdict : public QObject {
     }
   }
 
+  // Values below float16's smallest flush to 0: different, off by all of A (max_rel 1, at A's
+  // scale, not 0), and the reason names the underflow with stock PyTorch's count of flushed values.
+  void underflow_data() { overflow_data(); }
+  void underflow() {
+    QFETCH(QString, dtype);
+    const int flushed = facts(QStringLiteral("underflow")).value(dtype + QStringLiteral("_flushed")).toInt();
+    const auto r = compare({verdictFile(QStringLiteral("underflow.pt2")), QStringLiteral("--dtype-b"), dtype, QStringLiteral("--input"),
+                            verdictFile(QStringLiteral("underflow.x.pt"))});
+    const QJsonObject j = r.json();
+    const QJsonObject out = j.value(QStringLiteral("outputs")).toArray().first().toObject();
+    const QString reason = j.value(QStringLiteral("verdict_reason")).toString();
+    if (flushed > 0) {
+      QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+      QCOMPARE(out.value(QStringLiteral("max_rel")).toDouble(), 1.0);
+      QVERIFY2(reason.contains(QStringLiteral("underflow: B is 0 at %1 of 32 places").arg(flushed)), qPrintable(reason));
+      QVERIFY2(!reason.contains(QStringLiteral("at scale 0")), qPrintable(reason));
+    } else {
+      QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));  // bfloat16 has float32's range
+      QVERIFY2(!reason.contains(QStringLiteral("underflow")), qPrintable(reason));
+    }
+  }
+
   // 0/0 where a lower precision rounds a small offset away: NaN where A is finite, always different.
   void nanAtLowerPrecision_data() { overflow_data(); }
   void nanAtLowerPrecision() {

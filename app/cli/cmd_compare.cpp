@@ -46,8 +46,8 @@ Command compareCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("A TorchScript .pt file (or --sample NAME)."));
-    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The .pt file to compare with (default: A again)."));
+    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
+    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The .pt or .pt2 file to compare with (default: A again)."));
     addSideOptions(parser);
     parser.addOption({QStringLiteral("per-node"), QStringLiteral("Compare every op node's outputs and list them.")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);

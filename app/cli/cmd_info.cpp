@@ -11,7 +11,7 @@ Command infoCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);

@@ -18,7 +18,7 @@ Command layoutCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
     parser.addOption({QStringLiteral("expand"), QStringLiteral("Open every group (all) or the groups above depth N (default 0: top level)."), QStringLiteral("all|N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("svg"), QStringLiteral("Write the diagram as SVG."), QStringLiteral("F")});
     parser.addOption({QStringLiteral("png"), QStringLiteral("Write the diagram as PNG."), QStringLiteral("F")});

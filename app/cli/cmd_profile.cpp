@@ -39,7 +39,7 @@ Command profileCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
     addInputOption(parser);
     parser.addOption({QStringLiteral("runs"), QStringLiteral("Measured runs (default 20)."), QStringLiteral("N"), QStringLiteral("20")});
     parser.addOption({QStringLiteral("warmup"), QStringLiteral("Warm-up runs (default 3)."), QStringLiteral("N"), QStringLiteral("3")});

@@ -55,7 +55,7 @@ Command rewriteCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A TorchScript .pt file."));
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
     parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id, .rule file or Python rule file .py (repeatable)."), QStringLiteral("ID|FILE")});
     parser.addOption({QStringLiteral("replace-module"),
                       QStringLiteral("Replace every instance of module class CLASS by NewModule's forward from FILE.py, with the old parameters (repeatable)."),

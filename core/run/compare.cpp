@@ -72,6 +72,19 @@ QString describeNonFinite(const at::Tensor& a, const at::Tensor& b, const at::Te
            number(other));
 }
 
+// B at float16 or bfloat16 is 0 where A is not, and A is below the smallest value B's dtype holds:
+// values lost to underflow, which no tolerance or rounding model speaks of by itself.
+QString underflowNote(const at::Tensor& a, const at::Tensor& b, at::ScalarType bType, const at::Tensor& finitePair) {
+  if (bType != at::kHalf && bType != at::kBFloat16) return {};
+  const double smallest = bType == at::kHalf ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133);  // the subnormal minimum
+  const at::Tensor lost = finitePair.logical_and(b == 0).logical_and(a != 0).logical_and(a.abs() < smallest);
+  const int64_t n = lost.sum().item<int64_t>();
+  if (n == 0) return {};
+  return QStringLiteral("; underflow: B is 0 at %1 of %2 places where A (up to %3) is below %4's smallest value, %5")
+      .arg(n).arg(a.numel()).arg(number(at::where(lost, a.abs(), at::zeros_like(a)).max().item<double>()),
+                                 bType == at::kHalf ? QStringLiteral("float16") : QStringLiteral("bfloat16"), number(smallest));
+}
+
 QString sqnrText(double db) {
   return std::isinf(db) ? QString() : QStringLiteral(" (SQNR %1 dB)").arg(db, 0, 'f', 0);
 }
@@ -113,9 +126,12 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   const at::Tensor diff = at::where(finitePair.logical_and(same.logical_not()), (a - b).abs(), zero);
   d.maxAbs = d.nonFinite ? std::numeric_limits<double>::infinity() : diff.max().item<double>();
   const at::Tensor absB = at::where(finitePair, b.abs(), zero);
-  const at::Tensor nonzero = absB > 0;
+  // Relative to the larger side: B flushed to 0 where A is not (float16 underflow) is off by all
+  // of A, not by nothing.
+  const at::Tensor larger = at::maximum(at::where(finitePair, a.abs(), zero), absB);
+  const at::Tensor nonzero = larger > 0;
   d.maxRel = d.nonFinite ? std::numeric_limits<double>::infinity()
-             : nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / absB.masked_select(nonzero)).max().item<double>()
+             : nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / larger.masked_select(nonzero)).max().item<double>()
                                           : 0.0;
   const at::Tensor fa = at::where(finitePair, a, zero), fb = at::where(finitePair, b, zero);
   const double na = fa.norm().item<double>(), nb = fb.norm().item<double>();
@@ -123,7 +139,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   else if (na == 0 || nb == 0) d.cosine = 0;
   else d.cosine = std::clamp(fa.flatten().dot(fb.flatten()).item<double>() / (na * nb), -1.0, 1.0);
   if (d.nonFinite) d.cosine = std::numeric_limits<double>::quiet_NaN();  // of the finite part only: no answer
-  d.refMaxAbs = absB.max().item<double>();
+  d.refMaxAbs = larger.max().item<double>();
   const double noise = (diff * diff).sum().item<double>();
   const double signal = (fb * fb).sum().item<double>();
   d.sqnrDb = d.nonFinite ? -std::numeric_limits<double>::infinity()
@@ -142,6 +158,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
     return d;
   }
   const QString nonFiniteWhy = d.nonFinite ? describeNonFinite(a, b, nonFinite) : QString();
+  const QString underflow = underflowNote(a, b, bIn.scalar_type(), finitePair);
   const bool judgeRounding = rounding && refIn.defined() && !tol.elementwise && refIn.sizes() == aIn.sizes();
   if (judgeRounding) {
     // A model saved at a lower precision rounds at its own dtype, whatever the sides ask.
@@ -162,7 +179,8 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
                      .arg(m.ladderB.empty() ? QStringLiteral("rounding") : m.ladderB.back().name)
                      .arg(number(j.ratio), number(d.maxAbs), number(d.refMaxAbs))
                      .arg(d.sqnrDb == -std::numeric_limits<double>::infinity() ? QString()
-                                                                                : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0));
+                                                                                : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0)) +
+                 underflow;
     return d;
   }
   // Elementwise, torch.allclose's rule on the finite pairs; non-finite mismatches never pass.
@@ -172,7 +190,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   const QString tolText = QStringLiteral("atol %1, rtol %2").arg(number(tol.atol), number(tol.rtol));
   d.reason = d.nonFinite ? nonFiniteWhy
              : d.allclose ? QStringLiteral("within ") + tolText + sqnrText(d.sqnrDb)
-                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs));
+                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs)) + underflow;
   return d;
 }
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {

@@ -24,12 +24,12 @@ struct Tolerance {
 
 struct TensorDiff {
   double maxAbs = 0;
-  double maxRel = 0;        // max |a-b| / |b| over elements where b != 0
+  double maxRel = 0;        // max |a-b| / max(|a|, |b|) over elements where either is not 0
   std::int64_t mismatched = 0;  // elements outside the tolerance
   std::int64_t numel = 0;
   bool allclose = true;
   double cosine = 1;        // of the flattened tensors; 1 when both are all zero
-  double refMaxAbs = 0;     // the largest |b|: the scale of the reference values
+  double refMaxAbs = 0;     // the largest |a| or |b|: the scale of the values compared
   double sqnrDb = std::numeric_limits<double>::infinity();  // 10 log10(sum b^2 / sum (a-b)^2)
   QString note;             // set when shapes or kinds differ (then allclose is false)
   bool exact = false;       // bit-identical (NaN where the other side has NaN)

@@ -424,6 +424,45 @@ InputResult withNamedInputs(const model::Document& doc, const QStringList& posit
 
 }  // namespace
 
+namespace {
+
+// The inputs against forward's Tensor arguments, before anything runs. A list of tensors where a
+// Tensor is expected (a file saved as torch.save([x], F)) gives one input per tensor, as a tuple
+// does; anything else that is no tensor is named here, not inside the first op that reads it.
+InputResult fitToForward(const model::Document& doc, InputResult given) {
+  if (!given.inputs) return given;
+  const auto method = doc.original()->module().find_method("forward");
+  if (!method) return given;
+  const auto& args = method->function().getSchema().arguments();  // args[0] is self
+  InputSet fitted;
+  for (size_t i = 0; i < given.inputs->values.size(); ++i) {
+    const c10::IValue& v = given.inputs->values[i];
+    const size_t at = fitted.values.size() + 1;
+    const bool tensorWanted = at < args.size() && args[at].type()->kind() == c10::TypeKind::TensorType;
+    if (tensorWanted && v.isList() && !v.toListRef().empty() &&
+        std::all_of(v.toListRef().begin(), v.toListRef().end(), [](const c10::IValue& e) { return e.isTensor(); })) {
+      for (const c10::IValue& e : v.toListRef()) {
+        fitted.values.push_back(e);
+        fitted.descriptions << describe(e);
+      }
+      continue;
+    }
+    fitted.values.push_back(v);
+    fitted.descriptions << given.inputs->descriptions.value(qsizetype(i));
+  }
+  for (size_t i = 0; i < fitted.values.size() && i + 1 < args.size(); ++i) {
+    const auto& want = args[i + 1].type();
+    if (want->kind() != c10::TypeKind::TensorType || fitted.values[i].isTensor()) continue;
+    return {std::nullopt, QStringLiteral("input %1 '%2' of %3 takes %4, but was given %5: give it a %4")
+                              .arg(i).arg(QString::fromStdString(args[i + 1].name()), doc.displayName(),
+                                   QString::fromStdString(want->annotation_str()), fitted.descriptions.value(qsizetype(i)))};
+  }
+  given.inputs = std::move(fitted);
+  return given;
+}
+
+}  // namespace
+
 InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed) {
   if (specs.isEmpty()) return defaultInputs(doc, seed);
   static const QRegularExpression namePart(QStringLiteral(R"(^([A-Za-z_][\w.\[\]]*)=(.+)$)"));
@@ -444,7 +483,7 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
     if (named.contains(index)) return {std::nullopt, QStringLiteral("input '%1' is given twice").arg(m.captured(1))};
     named.insert(index, m.captured(2));
   }
-  return named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed);
+  return fitToForward(doc, named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed));
 }
 
 c10::IValue toDevice(const c10::IValue& v, c10::Device device) {

@@ -6,6 +6,8 @@ Writes into OUTDIR/verdict (skipping files already there):
   cancel.pt2, .x.pt            d / |d| for d = (1 + 1e-4 * linear) - 1: finite in float32, 0/0 = NaN in
                                float16 and bfloat16, where d rounds to 0 (stock .half()/.bfloat16() agree)
   log_nan.pt2, .x.pt           log of a linear layer: NaN in float32 already, at the same places each run
+  underflow.pt2, .x.pt         a linear layer times 1e-9: 0 everywhere in float16 (below its smallest
+                               value), kept in bfloat16
   r18.pt, r18.x.pt             torchvision resnet18 (random weights, traced)
   r18_scaled.pt                the same with layer3.0.conv2's weight scaled by 1.01
   rms.pt2, rms.x.pt            six linears with a hand-written RMSNorm (x.pow(2).mean) that overflows
@@ -74,6 +76,17 @@ class RmsNet(nn.Module):
         return x
 
 
+class Underflow(nn.Module):
+    """A linear layer scaled by 1e-9: about 1e-9, below float16's smallest value (6e-8), so 0 there."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(x) * 1e-9
+
+
 class LogNan(nn.Module):
     def __init__(self):
         super().__init__()
@@ -103,7 +116,8 @@ def main(outdir):
     facts = {}
     torch.manual_seed(0)
     small = [("overflow", Overflow(), torch.randn(2, 16) * 3), ("cancel", Cancellation(), torch.randn(4, 16)),
-             ("log_nan", LogNan(), torch.randn(4, 16)), ("rms", RmsNet(), torch.randn(4, 64))]
+             ("log_nan", LogNan(), torch.randn(4, 16)), ("rms", RmsNet(), torch.randn(4, 64)),
+             ("underflow", Underflow(), torch.randn(4, 16))]
     for name, model, x in small:
         model.eval()
         with torch.no_grad():
@@ -116,12 +130,14 @@ def main(outdir):
             "float32_nan": int(torch.isnan(y).sum()),
             "float16_inf": int(torch.isinf(half).sum()), "float16_nan": int(torch.isnan(half).sum()),
             "bfloat16_inf": int(torch.isinf(bf16).sum()), "bfloat16_nan": int(torch.isnan(bf16).sum()),
+            "float16_flushed": int(((half == 0) & (y != 0)).sum()), "bfloat16_flushed": int(((bf16 == 0) & (y != 0)).sum()),
         }
     # What each net is for, checked here so a change of torch cannot silently void a test.
     assert facts["overflow"]["float32_max_abs"] > 65504 and facts["overflow"]["float16_inf"] > 0, facts["overflow"]
     assert facts["cancel"]["float32_nan"] == 0 and facts["cancel"]["float16_nan"] > 0, facts["cancel"]
     assert facts["cancel"]["bfloat16_nan"] > 0, facts["cancel"]
     assert facts["log_nan"]["float32_nan"] > 0, facts["log_nan"]
+    assert facts["underflow"]["float16_flushed"] == 32 and facts["underflow"]["bfloat16_flushed"] == 0, facts["underflow"]
     rms, rms_x = small[3][1], small[3][2]
     with torch.no_grad():
         facts["rms"]["float16_max_abs_error"] = float((stock(rms, rms_x, torch.float16) - rms(rms_x)).abs().max())
