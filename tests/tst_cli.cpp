@@ -133,6 +133,26 @@ class TstCli : public QObject {
     QVERIFY2(rw.err.contains("broken.rule:"), rw.err.constData());
     QCOMPARE(rw.json().value("diagnostics").toArray().first().toObject().value("job").toString(), QStringLiteral("rewrite"));
   }
+  // One reason at many sites prints once, counted, on stderr and in the text report; --json
+  // keeps one diagnostic per site. (Unfrozen, resnet18's 20 convolution weights are not constants.)
+  void repeatedSkipsPrintOnce() {
+    QTemporaryDir dir;
+    const QStringList args{"rewrite", testdata("resnet18.pt"), "--no-freeze", "--rule", "fold-conv-bn", "-o", dir.filePath("out.pt")};
+    const auto text = runCli(args);
+    QCOMPARE(text.exitCode, 0);
+    const QByteArray skip = "skipped a match at aten::batch_norm: non-constant weights";
+    QCOMPARE(text.err.count(skip), 1);
+    QVERIFY2(text.err.contains("(20 times)"), text.err.constData());
+    QCOMPARE(text.out.count("  skipped aten::batch_norm"), 1);
+    QVERIFY2(text.out.contains("fold-conv-bn: 0 matches, 20 skipped"), text.out.constData());
+    const auto json = runCli(args + QStringList{"--json"});
+    QCOMPARE(json.exitCode, 0);
+    int skips = 0;
+    for (const auto& d : json.json().value("diagnostics").toArray())
+      skips += d.toObject().value("message").toString().contains(QString::fromLatin1(skip));
+    QCOMPARE(skips, 20);
+  }
+
   void profileReportsAndTraces() {
     QTemporaryDir dir;
     const QString trace = dir.filePath(QStringLiteral("t.json"));

@@ -1,5 +1,6 @@
 // The verdict model (core/run/verdict.h) through graft-cli compare, checked against stock
 // PyTorch's facts (tests/python/make_verdict_models.py): exact, equal within rounding, different.
+#include "core/run/culprit.h"
 #include "core/run/precision.h"
 #include "core/run/verdict.h"
 #include "test_support.h"
@@ -138,6 +139,13 @@ class TstVerdict : public QObject {
       QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));  // bfloat16 has float32's range
       QVERIFY2(!reason.contains(QStringLiteral("underflow")), qPrintable(reason));
     }
+  }
+
+  // A culprit's local error reads as a share of its values' scale.
+  void shareOfScaleReads() {
+    QCOMPARE(core::run::shareOfScale(0.0312), QStringLiteral("3.12% of its scale"));
+    QCOMPARE(core::run::shareOfScale(1.0), QStringLiteral("100% of its scale"));
+    QCOMPARE(core::run::shareOfScale(25.0), QStringLiteral("2500% of its scale"));
   }
 
   // 0/0 where a lower precision rounds a small offset away: NaN where A is finite, always different.

@@ -2,6 +2,7 @@
 
 #include "core/model/document.h"
 #include "core/report/verdict_line.h"
+#include "core/run/culprit.h"
 #include "core/run/input_specs.h"
 #include "ui/document/off_thread.h"
 #include "ui/input_dialog.h"
@@ -389,9 +390,9 @@ void CompareDock::showSummary() {
                                                              : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
   if (summary_.culprit)
     text += QLatin1Char(' ') + (std::isfinite(summary_.culprit->localScaled)
-                                    ? tr("The error is introduced at %1 (%2): run on A's inputs at %3, it is off by %4 of its scale.")
-                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB)
-                                          .arg(summary_.culprit->localScaled, 0, 'g', 3)
+                                    ? tr("The error is introduced at %1 (%2): run on A's inputs at %3, it is off by %4.")
+                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB,
+                                               core::run::shareOfScale(summary_.culprit->localScaled))
                                     : tr("The error is introduced at %1 (%2): run on A's inputs at %3, it overflows.")
                                           .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
   else if (summary_.localErrors && !summary_.equal)

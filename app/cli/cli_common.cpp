@@ -1,6 +1,7 @@
 #include "app/cli/cli_common.h"
 
 #include "core/io/file_policy.h"
+#include "core/model/plural.h"
 #include "core/run/threads.h"
 
 #include <QtCore/QFileInfo>
@@ -116,7 +117,14 @@ void report(const core::model::Diagnostic& diagnostic) {
 }
 
 void report(const core::model::Diagnostics& diagnostics) {
-  for (const auto& d : diagnostics) report(d);
+  // A line repeated (a rule skipped at 57 sites for one reason) prints once, counted; --json
+  // still lists each.
+  QStringList lines;
+  for (const auto& d : diagnostics) {
+    lines << d.toLine();
+    state().diagnostics.push_back(d);
+  }
+  for (const QString& line : core::model::countedRepeats(lines)) std::fprintf(stderr, "graft-cli: %s\n", qPrintable(line));
 }
 
 const core::model::Diagnostics& reported() { return state().diagnostics; }

@@ -1,5 +1,7 @@
 #include "core/report/compare_report.h"
 
+#include "core/run/culprit.h"
+
 #include <QtCore/QJsonArray>
 #include <cmath>
 
@@ -158,9 +160,9 @@ QString compareText(const run::CompareResult& r, const run::Tolerance& tol, cons
   if (const auto* f = r.intermediateDivergence())
     lines << QStringLiteral("outputs equal, but an intermediate is beyond tolerance: ") + where(*f);
   if (r.culprit)
-    lines << QStringLiteral("culprit: node %1 %2 at %3 introduces the error itself (local max_abs %4, %5 of its scale)")
+    lines << QStringLiteral("culprit: node %1 %2 at %3 introduces the error itself (local max_abs %4, %5)")
                  .arg(r.culprit->nodeB).arg(r.culprit->op, r.culprit->modulePath.isEmpty() ? QStringLiteral("<top>") : r.culprit->modulePath)
-                 .arg(r.culprit->localMaxAbs, 0, 'g', 4).arg(r.culprit->localScaled, 0, 'g', 3);
+                 .arg(r.culprit->localMaxAbs, 0, 'g', 4).arg(run::shareOfScale(r.culprit->localScaled));
   else if (r.localErrors && !r.equal)
     lines << QStringLiteral("culprit: none (no node adds more than rounding noise on its own; the error accumulates)");
   if (r.nodes && !r.nodes->changes.empty()) {

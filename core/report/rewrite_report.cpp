@@ -41,7 +41,9 @@ QString rewriteText(const rewrite::ApplyResult& result) {
     text += QStringLiteral("%1: %2, %3 skipped\n").arg(s.name, model::counted(s.matches, QStringLiteral("match"), QStringLiteral("matches"))).arg(s.skipped.size());
     for (const auto& m : s.sites)
       if (!m.where.isEmpty()) text += QStringLiteral("  match at node %1: %2\n").arg(m.anchor).arg(m.where);
-    for (const auto& k : s.skipped) text += QStringLiteral("  skipped %1: %2\n").arg(k.op, k.reason);
+    QStringList skips;
+    for (const auto& k : s.skipped) skips << QStringLiteral("  skipped %1: %2").arg(k.op, k.reason);
+    for (const QString& line : model::countedRepeats(skips)) text += line + QLatin1Char('\n');
   }
   text += QStringLiteral("ops: %1 -> %2").arg(result.opsBefore).arg(result.opsAfter);
   return text;

@@ -33,4 +33,9 @@ std::optional<Culprit> findCulprit(const std::vector<NodeDiff>& rows, double noi
 
 double culpritNoiseFloor(double lowerUnitRoundoff) { return 16 * lowerUnitRoundoff; }
 
+QString shareOfScale(double scaled) {
+  const double percent = 100 * scaled;
+  return QStringLiteral("%1% of its scale").arg(percent >= 1000 ? QString::number(percent, 'f', 0) : QString::number(percent, 'g', 3));
+}
+
 }  // namespace graft::core::run

@@ -20,9 +20,12 @@ struct Culprit {
   double localScaled = 0;  // local max abs / the largest |value| of the node's reference output
 };
 
+// A scaled error as a newcomer reads it: "3.12% of its scale", "100% of its scale".
+QString shareOfScale(double scaled);
+
 struct TensorDiff;
 
-// Max abs relative to the reference's largest magnitude; infinite when there is NaN or infinity
+// Max abs relative to the largest magnitude of the values compared; infinite when there is NaN or infinity
 // where the reference is finite, or the pair could not be compared.
 double scaledError(const TensorDiff& diff);
 // scaledError of the row's local error (0 without one).

@@ -422,10 +422,6 @@ InputResult withNamedInputs(const model::Document& doc, const QStringList& posit
   return result;
 }
 
-}  // namespace
-
-namespace {
-
 // The inputs against forward's Tensor arguments, before anything runs. A list of tensors where a
 // Tensor is expected (a file saved as torch.save([x], F)) gives one input per tensor, as a tuple
 // does; anything else that is no tensor is named here, not inside the first op that reads it.

@@ -2,6 +2,7 @@
 
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
+#include "core/run/culprit.h"
 
 #include <QtCore/QCoreApplication>
 #include <cmath>
@@ -72,8 +73,8 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
     first = s.culprit->node;
     marks[first] = {QColor(0x6a, 0x1b, 0x9a),
                     std::isfinite(s.culprit->localScaled)
-                        ? tr("CULPRIT: run on A's inputs at %1, this node alone is off by %2 of its scale")
-                              .arg(s.precisionB).arg(s.culprit->localScaled, 0, 'g', 3)
+                        ? tr("CULPRIT: run on A's inputs at %1, this node alone is off by %2")
+                              .arg(s.precisionB, core::run::shareOfScale(s.culprit->localScaled))
                         : tr("CULPRIT: run on A's inputs at %1, this node alone overflows").arg(s.precisionB),
                     6};
   }
