@@ -60,13 +60,18 @@ std::optional<int64_t> rankOf(Value* v) {
   return std::nullopt;
 }
 
-// The matched nodes other than constants, in graph order (nodes_map is hashed on addresses, so
-// its own order changes from run to run).
+// Nodes gathered from a map hashed on addresses, put in graph order: what is listed or named
+// first is then the same every run.
+void sortInGraphOrder(std::vector<Node*>& nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->isBefore(b); });
+}
+
+// The matched nodes other than constants, in graph order.
 std::vector<Node*> matchedOps(const Match& m) {
   std::vector<Node*> ops;
   for (const auto& [p, g] : m.nodes_map)
     if (g->kind() != c10::prim::Constant) ops.push_back(g);
-  std::sort(ops.begin(), ops.end(), [](const Node* a, const Node* b) { return a->isBefore(b); });
+  sortInGraphOrder(ops);
   return ops;
 }
 
@@ -151,12 +156,12 @@ bool looksLike(Node* p, Node* g, std::unordered_map<Node*, Node*>& pairs) {
 // Why the matcher rejected a candidate that looks like the pattern.
 QString nearMissReason(const std::unordered_map<Node*, Node*>& pairs, Node* anchor) {
   std::unordered_set<Node*> inside;
-  std::vector<Node*> ops;  // in graph order: the first node used outside is named, every run the same
+  std::vector<Node*> ops;
   for (const auto& [p, g] : pairs) {
     inside.insert(g);
     if (g != anchor && g->kind() != c10::prim::Constant) ops.push_back(g);
   }
-  std::sort(ops.begin(), ops.end(), [](const Node* a, const Node* b) { return a->isBefore(b); });
+  sortInGraphOrder(ops);
   for (Node* g : ops) {
     for (Value* out : g->outputs())
       for (const auto& use : out->uses())

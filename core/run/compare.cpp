@@ -125,15 +125,15 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   d.nonFinite = nonFinite.sum().item<int64_t>();
   const at::Tensor diff = at::where(finitePair.logical_and(same.logical_not()), (a - b).abs(), zero);
   d.maxAbs = d.nonFinite ? std::numeric_limits<double>::infinity() : diff.max().item<double>();
-  const at::Tensor absB = at::where(finitePair, b.abs(), zero);
+  const at::Tensor fa = at::where(finitePair, a, zero), fb = at::where(finitePair, b, zero);
+  const at::Tensor absB = fb.abs();
   // Relative to the larger side: B flushed to 0 where A is not (float16 underflow) is off by all
   // of A, not by nothing.
-  const at::Tensor larger = at::maximum(at::where(finitePair, a.abs(), zero), absB);
+  const at::Tensor larger = at::maximum(fa.abs(), absB);
   const at::Tensor nonzero = larger > 0;
   d.maxRel = d.nonFinite ? std::numeric_limits<double>::infinity()
              : nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / larger.masked_select(nonzero)).max().item<double>()
                                           : 0.0;
-  const at::Tensor fa = at::where(finitePair, a, zero), fb = at::where(finitePair, b, zero);
   const double na = fa.norm().item<double>(), nb = fb.norm().item<double>();
   if (na == 0 && nb == 0) d.cosine = 1;
   else if (na == 0 || nb == 0) d.cosine = 0;
@@ -158,7 +158,6 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
     return d;
   }
   const QString nonFiniteWhy = d.nonFinite ? describeNonFinite(a, b, nonFinite) : QString();
-  const QString underflow = underflowNote(a, b, bIn.scalar_type(), finitePair);
   const bool judgeRounding = rounding && refIn.defined() && !tol.elementwise && refIn.sizes() == aIn.sizes();
   if (judgeRounding) {
     // A model saved at a lower precision rounds at its own dtype, whatever the sides ask.
@@ -180,7 +179,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
                      .arg(number(j.ratio), number(d.maxAbs), number(d.refMaxAbs))
                      .arg(d.sqnrDb == -std::numeric_limits<double>::infinity() ? QString()
                                                                                 : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0)) +
-                 underflow;
+                 underflowNote(a, b, bIn.scalar_type(), finitePair);
     return d;
   }
   // Elementwise, torch.allclose's rule on the finite pairs; non-finite mismatches never pass.
@@ -190,7 +189,8 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   const QString tolText = QStringLiteral("atol %1, rtol %2").arg(number(tol.atol), number(tol.rtol));
   d.reason = d.nonFinite ? nonFiniteWhy
              : d.allclose ? QStringLiteral("within ") + tolText + sqnrText(d.sqnrDb)
-                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs)) + underflow;
+                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs)) +
+                                underflowNote(a, b, bIn.scalar_type(), finitePair);
   return d;
 }
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
