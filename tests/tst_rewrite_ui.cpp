@@ -238,6 +238,100 @@ class TstRewriteUi : public QObject {
     QVERIFY(w.grab().save(dir + "/rewrite_matches_resnet18.png"));
   }
 
+  // One current rule: typing makes the editor's rule the current one (the list then selects
+  // nothing), and "Apply to all matches" applies exactly that previewed rule, not the one picked
+  // in the list before. Picking a list rule over the unsaved edits asks first.
+  void previewThenApplyAppliesTheTypedRule() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("cnn"));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* editor = dock->editor();
+    auto* list = dock->findChild<QListWidget*>("ruleList");
+    auto* applyAll = dock->findChild<QPushButton*>("applyRule");
+    auto* status = dock->findChild<QLabel*>("ruleMatches");
+    auto* doc = w.controller()->document();
+    dock->selectRule("fold-conv-bn");
+    const int folds = dock->matchCount("fold-conv-bn");
+    QVERIFY(folds >= 1);
+    QCOMPARE(dock->shownMatches().size(), folds);
+    QVERIFY(applyAll->isEnabled());
+    QSignalSpy preview(editor, &ui::RuleEditor::previewChanged);
+    editor->findChild<QLineEdit*>("ruleId")->setText("typed-relu");
+    editor->findChild<QPlainTextEdit*>("replacement")
+        ->setPlainText("graph(%x):\n  %z : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %z)\n  return (%r)");
+    editor->findChild<QPlainTextEdit*>("pattern")->setPlainText("graph(%x):\n  %r = aten::relu(%x)\n  return (%r)");
+    QVERIFY(preview.wait(2000));
+    const int relus = editor->matchCount();
+    QVERIFY(relus >= 1);
+    QVERIFY(editor->modified());
+    QCOMPARE(dock->selectedRule(), QString());  // the list picks nothing: the editor's rule is current
+    QCOMPARE(list->selectedItems().size(), 0);
+    QCOMPARE(dock->shownMatches().size(), relus);
+    QVERIFY2(status->text().startsWith("The edited rule: " + QString::number(relus)), qPrintable(status->text()));
+    QVERIFY(applyAll->isEnabled());
+    // Picking a list rule now asks; Cancel keeps the typed rule as it is.
+    QStringList asked;
+    bool discard = false;
+    dock->setDiscardPrompt([&](const QString& title) {
+      asked << title;
+      return discard;
+    });
+    dock->selectRule("silu-decompose");
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(dock->selectedRule(), QString());
+    QVERIFY(editor->findChild<QPlainTextEdit*>("pattern")->toPlainText().contains("aten::relu"));
+    QCOMPARE(dock->shownMatches().size(), relus);
+    // Apply to all: the typed rule, as previewed, one revision; the batch norms stay.
+    const int before = doc->count();
+    applyAll->click();
+    QCOMPARE(doc->count(), before + 1);
+    QCOMPARE(doc->current()->name(), QStringLiteral("typed-relu"));
+    QVERIFY(!doc->current()->irText().contains("aten::relu("));
+    QCOMPARE(doc->current()->irText().count("aten::clamp_min("), relus);
+    QVERIFY(doc->current()->irText().contains("aten::batch_norm"));
+    // Now the typed rule matches nothing: both Apply buttons are disabled, and pressing Apply
+    // anyway (the menu's Ctrl+Shift+Return) records no revision.
+    QTRY_COMPARE(dock->shownMatches().size(), 0);
+    QVERIFY(!applyAll->isEnabled());
+    QVERIFY(!dock->findChild<QPushButton*>("applyMatch")->isEnabled());
+    QCOMPARE(dock->applyShownRule(), QStringLiteral("No match to apply."));
+    QCOMPARE(doc->count(), before + 1);
+    // A syntax error: the status says the error, not the last count, and nothing can be applied.
+    editor->findChild<QPlainTextEdit*>("pattern")->setPlainText("graph(%x):\n  %r = aten::relu(%x\n  return (%r)");
+    QVERIFY(preview.wait(2000));
+    QVERIFY2(status->text().startsWith("The edited rule: pattern line 3"), qPrintable(status->text()));
+    QVERIFY(!status->text().contains("match"));
+    QVERIFY(!applyAll->isEnabled());
+    QVERIFY(dock->shownRules().isEmpty());
+    // Discard: the list rule replaces the edits and is the one shown and applied.
+    discard = true;
+    dock->selectRule("fold-conv-bn");
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(dock->selectedRule(), QStringLiteral("fold-conv-bn"));
+    QVERIFY(!editor->modified());
+    QCOMPARE(dock->shownRules().size(), 1);
+    QCOMPARE(dock->shownRules().front().id, QStringLiteral("fold-conv-bn"));
+    QVERIFY(applyAll->isEnabled());
+  }
+
+  // A rewrite that changes nothing records no revision and leaves the document unmodified.
+  void noRevisionWithoutAChange() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("cnn"));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* doc = w.controller()->document();
+    QCOMPARE(dock->matchCount("silu-decompose"), 0);
+    QVERIFY(!w.controller()->isModified());
+    const QString said = dock->applyRules({"silu-decompose"});
+    QVERIFY2(said.startsWith("Nothing to rewrite"), qPrintable(said));
+    QCOMPARE(doc->count(), 1);
+    QVERIFY(!w.controller()->isModified());
+    QVERIFY(!w.isWindowModified());
+    dock->selectRule("silu-decompose");
+    QVERIFY(!dock->findChild<QPushButton*>("applyRule")->isEnabled());
+    QVERIFY(!dock->findChild<QPushButton*>("applyMatch")->isEnabled());
+  }
+
   void mainWindowHasTheDock() {
     ui::MainWindow w;
     QVERIFY(w.findChild<QDockWidget*>("rewritesDock"));

@@ -71,6 +71,12 @@ void MainMenus::buildFile() {
     if (!path.isEmpty()) window_->openFile(path);
   });
   open->setShortcut(QKeySequence::Open);
+  QAction* openTrusted = file->addAction(tr("Open &Trusted…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(window_, tr("Open a model you trust"), QString(), kModelFilter);
+    if (!path.isEmpty()) window_->openFile(path, true, true);
+  });
+  openTrusted->setObjectName(QStringLiteral("openTrustedAction"));
+  openTrusted->setToolTip(tr("Open a file whose code may run while it opens and whose runs may reach outside the process"));
   connect(window_->startPage(), &StartPage::openRequested, open, &QAction::trigger);
   QMenu* samples = file->addMenu(tr("Open &Sample"));
   samples->setObjectName(QStringLiteral("samplesMenu"));
@@ -152,8 +158,9 @@ void MainMenus::buildRewrite() {
   applyMatch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
   QAction* applyAll = menu->addAction(tr("Apply &All Matches of the Rule"), this, [this, rewrites] {
     showDock("rewritesDock");
-    const QString rule = rewrites->selectedRule();
-    window_->statusBar()->showMessage(rule.isEmpty() ? tr("Select a rule in the Rewrites dock first.") : rewrites->applyRules({rule}), 6000);
+    // The rule previewed in the Rewrites dock, exactly as shown (a list rule or the edited one).
+    window_->statusBar()->showMessage(rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.")
+                                                                       : rewrites->applyShownRule(), 6000);
   });
   applyAll->setObjectName(QStringLiteral("applyAllAction"));
   applyAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
@@ -186,7 +193,10 @@ void MainMenus::buildRun() {
   });
   quantError->setObjectName(QStringLiteral("quantErrorAction"));
   quantError->setToolTip(tr("Each module's SQNR against the float twin, paired by module path, coloured on the canvas"));
-  modelActions_ << compare << profile << quantError;
+  QAction* trust = run->addAction(tr("Trust This &Model…"), this, [this] { window_->controller()->trustSource(); });
+  trust->setObjectName(QStringLiteral("trustAction"));
+  trust->setToolTip(tr("Let runs of this model call ops that reach outside the process (files, other processes)"));
+  modelActions_ << compare << profile << quantError << trust;
   run->addSeparator();
   QAction* threads = run->addAction(tr("&Threads…"), this, [this] {
     if (askThreads(window_)) window_->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);

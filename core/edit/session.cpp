@@ -1,6 +1,7 @@
 #include "core/edit/session.h"
 
 #include "core/io/atomic_write.h"
+#include "core/model/job_guard.h"
 #include "core/rewrite/rule_parser.h"
 
 #include <QtCore/QDateTime>
@@ -104,6 +105,9 @@ rewrite::ApplyResult Session::prepareRewrite(const model::RevisionPtr& base, con
 bool Session::commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
                             const QVector<rewrite::Step>& steps) {
   if (!prepared.ok() || base != document_.current()) return false;
+  // Nothing changed: no revision, and the document stays as saved. A replayed journal keeps the
+  // revisions it recorded, so that later records still find their parents.
+  if (prepared.unchanged && !replaying_) return true;
   commitRecorded(prepared.revision, {-1, std::nullopt, rewriteToJson(steps), std::nullopt});
   return true;
 }
@@ -251,7 +255,7 @@ std::optional<Salvaged> salvageJournal(const QByteArray& text) {
 }  // namespace
 
 void Session::write() {
-  if (journalPath_.isEmpty()) return;
+  if (journalPath_.isEmpty() || replaying_) return;
   QDir().mkpath(QFileInfo(journalPath_).absolutePath());
   const QString why = io::writeAtomically(journalPath_, journalBytes(toJson(false)));
   if (!why.isEmpty()) {
@@ -279,10 +283,35 @@ QString Session::newJournalPath() {
   return QDir(sessionDir()).filePath(id + QStringLiteral(".json"));
 }
 
+namespace {
+// Why `journal` is not of the one version this Graft reads, empty when it is. Only the JSON number
+// 1 is: a string "1", null, 0, 2, -1 or no version at all are refused, naming what was found.
+QString versionError(const QJsonObject& journal, const QString& path) {
+  const QJsonValue version = journal.value(QLatin1String("version"));
+  if (version.isDouble() && version.toDouble() == Session::kJournalVersion) return {};
+  if (version.isUndefined())
+    return QStringLiteral("%1 has no \"version\": Graft reads session journals of version %2 only").arg(path).arg(Session::kJournalVersion);
+  const QString found = QString::fromUtf8(QJsonDocument(QJsonArray{version}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+  return QStringLiteral("%1 is a session journal of version %2; Graft reads version %3 only")
+      .arg(path, found.size() > 40 ? found.left(40) + QStringLiteral("…") : found).arg(Session::kJournalVersion);
+}
+}  // namespace
+
 std::optional<QJsonObject> Session::readJournal(const QString& path, QString* error) {
-  // The input policy: a regular file of at most 256 MiB, never a FIFO, a device or a /proc file.
+  // Parsing a journal near its bound takes a few times its size; no allocation failure leaves here.
+  try {
+    return readJournalBounded(path, error);
+  } catch (const std::bad_alloc&) {
+    if (error) *error = QStringLiteral("ran out of memory reading the session journal %1").arg(path);
+    return std::nullopt;
+  }
+}
+
+std::optional<QJsonObject> Session::readJournalBounded(const QString& path, QString* error) {
+  // The input policy: a regular file of at most kMaxJournalBytes, never a FIFO, a device or a
+  // /proc file.
   QString why;
-  const auto bytes = io::readInputFile(path, io::kMaxTextFileBytes, QStringLiteral("journal"), &why);
+  const auto bytes = io::readInputFile(path, kMaxJournalBytes, QStringLiteral("journal"), &why);
   if (!bytes) {
     if (error) *error = why;
     return std::nullopt;
@@ -312,11 +341,23 @@ std::optional<QJsonObject> Session::readJournal(const QString& path, QString* er
     if (error) *error = QStringLiteral("%1 is not a Graft session journal%2").arg(path, pe.error ? QStringLiteral(" (") + pe.errorString() + QLatin1Char(')') : QString());
     return std::nullopt;
   }
+  if (QString why = versionError(journal, path); !why.isEmpty()) {
+    if (error) *error = why;
+    return std::nullopt;
+  }
+  if (const qsizetype edits = journal.value(QLatin1String("edits")).toArray().size(); edits > kMaxJournalEdits) {
+    if (error)
+      *error = QStringLiteral("%1 holds %2 edits; Graft replays at most %3 edits of one session").arg(path).arg(edits).arg(kMaxJournalEdits);
+    return std::nullopt;
+  }
   return journal;
 }
 
 bool Session::markClosed(const QString& path) {
   if (isLockedElsewhere(path)) return false;
+  // A symlink in the session folder is not Graft's journal to rewrite: writing it would write its
+  // target, wherever that is. The link goes; the target is left as it was.
+  if (QFileInfo(path).isSymLink()) return QFile::remove(path);
   auto journal = readJournal(path, nullptr);
   if (!journal) return false;
   journal->insert(QStringLiteral("closed"), true);
@@ -349,7 +390,33 @@ model::Diagnostics Session::ReplayResult::diagnostics(const QString& journal) co
 }
 
 Session::ReplayResult Session::replay(const QJsonObject& journal) {
+  // The journal is written once at the end, not after each replayed edit (which made recovery
+  // quadratic in the edits).
   ReplayResult r;
+  replaying_ = true;
+  try {
+    replayEdits(journal, r);
+  } catch (const std::bad_alloc&) {
+    r.ok = false;
+    r.error = QStringLiteral("ran out of memory replaying the session after %1 of its %2 edits")
+                  .arg(r.applied).arg(journal.value(QLatin1String("edits")).toArray().size());
+  } catch (...) {
+    r.ok = false;
+    r.error = QStringLiteral("edit %1 of the session failed: %2").arg(r.applied + 1).arg(model::currentExceptionText());
+  }
+  // An edit that failed part way may have left its record without its revision.
+  committing_ = false;
+  while (records_.size() >= document_.count()) records_.removeLast();
+  replaying_ = false;
+  try {
+    write();
+  } catch (const std::bad_alloc&) {
+    journalError_ = QStringLiteral("ran out of memory writing the session journal %1").arg(journalPath_);
+  }
+  return r;
+}
+
+void Session::replayEdits(const QJsonObject& journal, ReplayResult& r) {
   const QJsonObject source = journal.value(QLatin1String("source")).toObject();
   const QString sample = source.value(QLatin1String("sample")).toString();
   if (!sample.isEmpty() || !document_.sampleName().isEmpty()) {
@@ -358,14 +425,14 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
       r.error = QStringLiteral("the session was made on %1, not on %2")
                     .arg(sample.isEmpty() ? source.value(QLatin1String("path")).toString() : QStringLiteral("sample:") + sample,
                          document_.displayName());
-      return r;
+      return;
     }
   } else if (source.value(QLatin1String("sha256")).toString().toLatin1() != document_.sourceSha256()) {
     r.sourceMismatch = true;
     r.error = QStringLiteral("%1 is not the file the session was made on (SHA-256 %2, expected %3)")
                   .arg(document_.displayName(), QString::fromLatin1(document_.sourceSha256()),
                        source.value(QLatin1String("sha256")).toString());
-    return r;
+    return;
   }
   // NodeIds follow the graph as loaded: a frozen and an unfrozen load number nodes differently.
   const bool frozen = source.value(QLatin1String("frozen")).toBool(true);
@@ -373,11 +440,11 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
     r.sourceMismatch = true;
     r.error = frozen ? QStringLiteral("the session was made on the frozen model: load it without --no-freeze")
                      : QStringLiteral("the session was made on the unfrozen model: load it with --no-freeze");
-    return r;
+    return;
   }
   if (document_.count() != 1) {
     r.error = QStringLiteral("a session replays onto a freshly loaded model only");
-    return r;
+    return;
   }
   const QJsonArray edits = journal.value(QLatin1String("edits")).toArray();
   r.warning = journal.value(QLatin1String(kTruncatedKey)).toString();
@@ -386,20 +453,20 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
     const int parent = rec.value(QLatin1String("parent")).toInt(-1);
     if (parent < 0 || parent >= document_.count()) {
       r.error = QStringLiteral("edit %1 of the session has a bad parent revision %2").arg(i + 1).arg(parent);
-      return r;
+      return;
     }
     if (rec.value(QLatin1String("rewrite")).isObject()) {
       QString error;
       const auto steps = rewriteFromJson(rec.value(QLatin1String("rewrite")).toObject(), &error);
       if (!steps) {
         r.error = QStringLiteral("rewrite %1 of the session: %2").arg(i + 1).arg(error);
-        return r;
+        return;
       }
       document_.setCurrent(parent);
       const auto applied = applyRewrite(*steps);
       if (!applied.ok()) {
         r.error = QStringLiteral("rewrite %1 of the session was refused: %2").arg(i + 1).arg(applied.error);
-        return r;
+        return;
       }
       ++r.applied;
       continue;
@@ -412,26 +479,26 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
       if (!rewrite::keepFloat32FromJson(rec.value(QLatin1String("keep_float32")).toObject(), nodes, floating, &error) ||
           !keepInFloat32(nodes, floating, &error)) {
         r.error = QStringLiteral("float32 nodes %1 of the session: %2").arg(i + 1).arg(error);
-        return r;
+        return;
       }
       ++r.applied;
       continue;
     }
     if (!rec.value(QLatin1String("edit")).isObject()) {
       r.error = QStringLiteral("revision %1 of the session was not made by an edit or a rewrite and cannot be replayed").arg(i + 1);
-      return r;
+      return;
     }
     QString error;
     auto edit = fromJson(rec.value(QLatin1String("edit")).toObject(), &error);
     if (!edit) {
       r.error = QStringLiteral("edit %1 of the session: %2").arg(i + 1).arg(error);
-      return r;
+      return;
     }
     document_.setCurrent(parent);
     const EditResult applied = apply(*edit);
     if (!applied.ok()) {
       r.error = QStringLiteral("edit %1 of the session (%2) was refused: %3").arg(i + 1).arg(describe(*edit), applied.error);
-      return r;
+      return;
     }
     ++r.applied;
   }
@@ -439,7 +506,6 @@ Session::ReplayResult Session::replay(const QJsonObject& journal) {
   const int current = journal.value(QLatin1String("current")).toInt(document_.count() - 1);
   document_.setCurrent(current >= 0 && current < document_.count() ? current : document_.count() - 1);
   r.ok = true;
-  return r;
 }
 
 }  // namespace graft::core::edit

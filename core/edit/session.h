@@ -35,7 +35,8 @@ class Session {
 
   // Applies rules and passes as one revision (rewrite::applySteps), commits it and journals the
   // steps: each rule by its full text (rewrite::ruleText) and the match it was limited to, each
-  // pass by name, so replay needs no rule library. An error leaves the document untouched.
+  // pass by name, so replay needs no rule library. An error, or a rewrite that changes nothing
+  // (ApplyResult::unchanged), leaves the document untouched.
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
   // applyRewrite in two halves, for a caller that runs the rules on a worker thread: prepare reads
   // `base` and draws node ids, nothing else; commit (on the document's thread) commits and
@@ -78,14 +79,25 @@ class Session {
   // Reads a journal under the input policy (io/file_policy.h). A journal cut short (a crash or a
   // full disk while it was written) keeps every edit written whole before the cut: the object
   // then holds kTruncatedKey, saying what was dropped, which replay reports as its warning.
+  // Refused, before anything is replayed: a file over kMaxJournalBytes, more than kMaxJournalEdits
+  // edits, and any "version" but the integer 1 (a missing one too).
   static std::optional<QJsonObject> readJournal(const QString& path, QString* error);
   static constexpr const char* kTruncatedKey = "truncated";
+  // A journal is a file Graft reads like any other: bounded so that a hostile or runaway one is
+  // refused with a message, not replayed until memory runs out. 100,000 edits on the MLP sample
+  // take about 8 MB of journal.
+  static constexpr qint64 kMaxJournalBytes = qint64(64) << 20;
+  static constexpr int kMaxJournalEdits = 200000;
+  static constexpr int kJournalVersion = 1;
   // Marks a journal file closed (recovered or declined) so it is not offered again; refused
-  // (false) for a journal a live Graft holds.
+  // (false) for a journal a live Graft holds. A journal that is a symlink is never written
+  // through: the link itself is removed (its target, wherever it is, is left as it was).
   static bool markClosed(const QString& path);
 
   // Re-applies a journal's edits to a freshly loaded document of the same source: checks the
   // source (SHA-256, or sample name) and rebuilds the whole revision tree and current position.
+  // The session's own journal is written once, after the last edit (linear in the edits). Running
+  // out of memory part way is an error naming the edit, never an exception.
   struct ReplayResult {
     bool ok = false;
     bool sourceMismatch = false;
@@ -108,6 +120,8 @@ class Session {
   void commitRecorded(model::RevisionPtr revision, Record record);
   void onRevisionAdded(int index);
   void write();
+  static std::optional<QJsonObject> readJournalBounded(const QString& path, QString* error);
+  void replayEdits(const QJsonObject& journal, ReplayResult& r);
 
   model::Document& document_;
   QVector<Record> records_;  // records_[i] made revision i + 1
@@ -115,6 +129,7 @@ class Session {
   std::unique_ptr<QLockFile> lock_;
   QString journalError_;
   bool committing_ = false;
+  bool replaying_ = false;  // replay() writes the journal once, at its end
   QMetaObject::Connection added_, moved_;
 };
 

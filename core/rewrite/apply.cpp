@@ -3,6 +3,7 @@
 #include "core/model/graph_walk.h"
 #include "core/model/module_path.h"
 #include "core/rewrite/passes.h"
+#include "core/rewrite/type_check.h"
 
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -98,9 +99,12 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
   Carried carried;
   for (const auto& [node, id] : copy.ids) carried.byNode[node] = {id, node->kind()};
   result.opsBefore = countOps(*copy.graph);
+  std::vector<c10::TypePtr> outputTypes;
+  for (const auto* v : copy.graph->outputs()) outputTypes.push_back(v->type());
+  // A rule's module glob matches the module itself: `layer1.0.relu` holds both of its calls.
   const PathOf pathOf = [&](const torch::jit::Node* n) {
     auto it = carried.byNode.find(n);
-    return it != carried.byNode.end() ? base.modulePathOf(it->second.first) : model::modulePath(n);
+    return it != carried.byNode.end() ? base.placeOf(it->second.first).path() : model::modulePath(n);
   };
   QStringList names;
   for (const Step& step : steps) {
@@ -124,6 +128,9 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
         copy.graph->lint();
         outcome.error = checkSchemas(*copy.graph);
       }
+      // A model that runs but would not load again (an int returned where forward returns a
+      // Tensor) is refused here, before any file is written.
+      if (outcome.error.isEmpty()) outcome.error = checkValueTypes(*copy.graph, outputTypes);
     } catch (const c10::Error& e) {
       outcome.error = QString::fromStdString(e.what_without_backtrace());
     } catch (const std::exception& e) {
@@ -157,6 +164,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
   result.opsAfter = countOps(*copy.graph);
   result.revision = model::Revision::derived(base, copy.graph, idMap,
                                              name.isEmpty() ? names.join(QStringLiteral(" + ")) : name, ids);
+  result.unchanged = result.revision->change().empty() && result.revision->irText() == base.irText();
   return result;
 }
 
@@ -164,7 +172,8 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   StepReport report;
   report.name = rule.id;
   auto graph = revision.graph();
-  const PathOf pathOf = [&](const torch::jit::Node* n) { return revision.modulePathOf(revision.idOf(n)); };
+  const PathOf pathOf = [&](const torch::jit::Node* n) { return revision.placeOf(revision.idOf(n)).path(); };
+  const PathOf shownPathOf = [&](const torch::jit::Node* n) { return revision.modulePathOf(revision.idOf(n)); };
   RewriteOutcome outcome;
   try {
     outcome = runStep(Step::ofRule(rule), graph, true, nullptr, report.kind, pathOf);
@@ -174,7 +183,7 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   if (error) *error = outcome.error;
   report.matches = outcome.matches;
   for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
-  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true, pathOf);
+  report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true, shownPathOf);
   return report;
 }
 

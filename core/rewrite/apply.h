@@ -45,6 +45,9 @@ struct ApplyResult {
   QString error;
   model::NodeId errorNode = model::kNoNode;  // the node the error is about, when there is one
   int opsBefore = 0, opsAfter = 0;
+  // The rewrite left the graph as it was (no match, or a pass with nothing to do): the session
+  // records no revision for it.
+  bool unchanged = false;
   bool ok() const { return revision != nullptr; }
   // The error, if any, then every skipped match of every step.
   model::Diagnostics diagnostics() const;

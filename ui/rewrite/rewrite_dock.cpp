@@ -9,11 +9,13 @@
 #include "ui/rewrite/rule_editor.h"
 
 #include <QtCore/QFile>
+#include <QtGui/QGuiApplication>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QListWidget>
+#include <QtWidgets/QMessageBox>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QVBoxLayout>
@@ -52,7 +54,9 @@ RewriteDock::RewriteDock(QWidget* parent)
   previous_ = button(QStringLiteral("◀"), QStringLiteral("previousMatch"), tr("Show the previous match on the canvas"), this);
   next_ = button(QStringLiteral("▶"), QStringLiteral("nextMatch"), tr("Show the next match on the canvas"), this);
   applyOne_ = button(tr("Apply this match"), QStringLiteral("applyMatch"), tr("Rewrite only the match shown (one undo step)"), this);
-  auto* apply = button(tr("Apply to all matches"), QStringLiteral("applyRule"), tr("Rewrite every match of the selected rule (one undo step)"), this);
+  applyShown_ = button(tr("Apply to all matches"), QStringLiteral("applyRule"),
+                       tr("Rewrite every match shown, with the rule shown in the editor (one undo step)"), this);
+  auto* apply = applyShown_;
   auto* applyAllButton = button(tr("Apply every rule"), QStringLiteral("applyAll"), tr("Run every rule in the library in order (one undo step)"), this);
   auto* draft = button(tr("New rule from selection"), QStringLiteral("ruleFromSelection"),
                        tr("Write the selected nodes (Ctrl+click to select several) as a pattern in the editor"), this);
@@ -89,7 +93,14 @@ RewriteDock::RewriteDock(QWidget* parent)
 
   connect(search_, &QLineEdit::textChanged, this, &RewriteDock::filter);
   // Choosing a rule shows its first match; a new revision only refreshes the outlines.
-  connect(list_, &QListWidget::currentItemChanged, this, [this] { refreshSelection(true); });
+  connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* now, QListWidgetItem* before) {
+    if (reloading_ || !mayReplaceEditedRule(now, before)) return;
+    if (now) {
+      editor_->discardEdits();
+      editorIsCurrent_ = false;
+    }
+    refreshSelection(true);
+  });
   connect(previous_, &QPushButton::clicked, this, [this] {
     if (!sites_.isEmpty()) setCurrentMatch((current_ + sites_.size() - 1) % sites_.size());
   });
@@ -97,23 +108,22 @@ RewriteDock::RewriteDock(QWidget* parent)
     if (!sites_.isEmpty()) setCurrentMatch((current_ + 1) % sites_.size());
   });
   connect(applyOne_, &QPushButton::clicked, this, [this] { matches_->setText(applyCurrentMatch()); });
-  connect(apply, &QPushButton::clicked, this, [this] {
-    if (!selectedRule().isEmpty()) matches_->setText(applyRules({selectedRule()}));
-  });
+  connect(apply, &QPushButton::clicked, this, [this] { matches_->setText(applyShownRule()); });
   connect(applyAllButton, &QPushButton::clicked, this, [this] { matches_->setText(applyAll()); });
   connect(draft, &QPushButton::clicked, this, [this] { matches_->setText(newRuleFromSelection()); });
   connect(draftPython, &QPushButton::clicked, this, [this] { matches_->setText(newPythonRuleFromSelection()); });
   editor_->setFormatSource([this] { return document_ ? document_->format() : QString(); });
   // A Python library rule compiles in the editor; its matches show when the compile comes back.
+  // Each check the editor finishes is shown: as the edited rule once the user changed it (typing,
+  // a draft, a file), else as the library rule it holds (a Python one compiles off the GUI thread).
   connect(editor_, &RuleEditor::checked, this, [this] {
-    if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy()) showSelectedPython(revealPython_);
+    if (editorIsCurrent_) showEditorMatches();
+    else if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy()) showSelectedPython(revealPython_);
   });
   connect(editor_, &RuleEditor::saved, this, [this] { reloadLibrary(); });
-  connect(editor_, &RuleEditor::previewChanged, this, [this] {
-    editorHolds_.clear();  // typed over: the editor's rule is no longer the library's
-    showEditorMatches();
-  });
+  connect(editor_, &RuleEditor::edited, this, &RewriteDock::editorTookOver);
   reloadLibrary();
+  updateApplyButtons();
 }
 
 void RewriteDock::reloadLibrary() {
@@ -127,6 +137,7 @@ void RewriteDock::reloadLibrary() {
   for (const auto& d : library_->diagnostics())
     if (reportedProblems_.insert(d.toLine()).second) fresh.push_back(d);
   if (!fresh.empty()) Q_EMIT diagnosticsReported(fresh);
+  reloading_ = true;
   list_->clear();
   for (const auto& r : (*library_).rules()) {
     auto* item = new QListWidgetItem(r.title, list_);
@@ -141,14 +152,65 @@ void RewriteDock::reloadLibrary() {
     item->setToolTip(QStringLiteral("%1 (%2, Python)\n%3").arg(r.id, r.source, r.description));
   }
   filter(search_->text());
-  if (!keep.isEmpty()) selectRule(keep);
+  // The rule shown stays shown: reselected without reloading it into the editor (which may hold
+  // the rule just saved from it).
+  if (!keep.isEmpty() && !editor_->modified())
+    for (int i = 0; i < list_->count(); ++i)
+      if (list_->item(i)->data(kIdRole).toString() == keep) list_->setCurrentRow(i);
+  reloading_ = false;
+}
+
+QString RewriteDock::titleOf(const QString& id) const {
+  if (const auto* r = library_->find(id)) return r->title;
+  if (const auto* py = library_->findPython(id)) return tr("%1 (Python)").arg(py->title);
+  return id;
+}
+
+void RewriteDock::editorTookOver() {
+  editorIsCurrent_ = true;
+  editorHolds_.clear();  // typed over: the editor's rule is no longer the library's
+  {
+    const QSignalBlocker block(list_);
+    list_->setCurrentItem(nullptr);
+    list_->clearSelection();
+  }
+  // Until its check comes back nothing is shown, so nothing stale can be applied.
+  showMatches({}, {}, {}, false);
+  matches_->setText(tr("The edited rule: checking…"));
+}
+
+bool RewriteDock::mayReplaceEditedRule(QListWidgetItem* picked, QListWidgetItem* before) {
+  if (!picked || !editor_->modified()) return true;
+  const QString title = picked->text();
+  bool discard = true;
+  if (discardPrompt_) {
+    discard = discardPrompt_(title);
+  } else if (QGuiApplication::platformName() != QLatin1String("offscreen") &&
+             QGuiApplication::platformName() != QLatin1String("minimal")) {
+    discard = QMessageBox::question(this, tr("Discard the edited rule?"),
+                                    tr("The rule in the editor has changes that are not saved. Show “%1” instead and discard them?")
+                                        .arg(title),
+                                    QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Discard;
+  }
+  if (discard) return true;
+  const QSignalBlocker block(list_);
+  list_->setCurrentItem(before);
+  if (!before) list_->clearSelection();
+  return false;
+}
+
+void RewriteDock::updateApplyButtons() {
+  applyShown_->setEnabled(document_ && !shownRules_.isEmpty() && shownMatchCount_ > 0);
+  applyOne_->setEnabled(document_ && !shownRules_.isEmpty() && current_ >= 0);
 }
 
 void RewriteDock::setDocument(const core::model::Document* document) {
   if (document != document_) selection_.clear();  // a new current revision keeps the selection
   document_ = document;
   editor_->setRevision(document_ ? document_->current() : nullptr);
-  refreshSelection(false);
+  // The current rule is recounted on the new revision: the list's, or the editor's own.
+  if (editorIsCurrent_) showEditorMatches();
+  else refreshSelection(false);
 }
 
 QStringList RewriteDock::ruleIds() const {
@@ -203,22 +265,23 @@ void RewriteDock::showSelectedPython(bool reveal) {
   const QString id = selectedRule();
   revealPython_ = false;
   if (editor_->busy()) {
-    matches_->setText(tr("%1: compiling the Python rule…").arg(id));
+    showMatches({}, {}, {}, false);
+    matches_->setText(tr("%1: compiling the Python rule…").arg(titleOf(id)));
     return;
   }
   if (!editor_->rule()) {
-    matches_->setText(tr("%1: %2").arg(id, editor_->status()));
     showMatches({}, {}, {}, false);
+    matches_->setText(tr("%1: %2").arg(titleOf(id), editor_->status()));
     Q_EMIT ruleSelected(id, -1);
     return;
   }
   if (!document_) {
-    matches_->setText(library_->findPython(id) ? library_->findPython(id)->description : QString());
     showMatches({}, {}, {}, false);
+    matches_->setText(library_->findPython(id) ? library_->findPython(id)->description : QString());
     Q_EMIT ruleSelected(id, -1);
     return;
   }
-  showMatches(*editor_->rule(), editor_->report(), id, reveal);
+  showMatches(editor_->rules(), editor_->report(), titleOf(id), reveal);
   siteRules_.clear();
   for (int i : editor_->siteRules()) siteRules_ << editor_->rules().value(i);
   Q_EMIT ruleSelected(id, editor_->report().matches);
@@ -265,8 +328,8 @@ void RewriteDock::refreshSelection(bool reveal) {
     return;
   }
   if (!rule) {
-    matches_->clear();
     showMatches({}, {}, {}, false);
+    matches_->clear();
     return;
   }
   editorHolds_.clear();
@@ -275,32 +338,35 @@ void RewriteDock::refreshSelection(bool reveal) {
     if (f.open(QIODevice::ReadOnly)) editor_->setRuleText(QString::fromUtf8(f.readAll()));
   }
   if (!document_) {
-    matches_->setText(rule->description);
     showMatches({}, {}, {}, false);
+    matches_->setText(rule->description);
     Q_EMIT ruleSelected(id, -1);
     return;
   }
   const auto report = core::rewrite::countMatches(*document_->current(), *rule);
-  showMatches(*rule, report, id, reveal);
+  showMatches({*rule}, report, rule->title, reveal);
   Q_EMIT ruleSelected(id, report.matches);
 }
 
 void RewriteDock::showEditorMatches() {
-  if (!document_ || !editor_->rule()) {
+  if (!document_ || !editor_->rule() || editor_->busy()) {
     showMatches({}, {}, {}, false);
+    // What the editor says (an error, "compiling…"), never an earlier rule's count.
+    matches_->setText(!document_ ? tr("The edited rule: open a model to count its matches.")
+                                 : tr("The edited rule: %1").arg(editor_->status()));
     return;
   }
   // While typing the view stays put: the outlines show where the matches are.
-  showMatches(*editor_->rule(), editor_->report(), tr("the edited rule"), /*reveal=*/false);
+  showMatches(editor_->rules(), editor_->report(), tr("The edited rule"), /*reveal=*/false);
   siteRules_.clear();
   for (int i : editor_->siteRules()) siteRules_ << editor_->rules().value(i);
 }
 
-void RewriteDock::showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
-                              bool reveal) {
-  shownRule_.reset();
+void RewriteDock::showMatches(const QVector<core::rewrite::Rule>& rules, const core::rewrite::StepReport& report,
+                              const QString& origin, bool reveal) {
   siteRules_.clear();
-  if (!origin.isEmpty()) shownRule_ = rule;
+  shownRules_ = origin.isEmpty() ? QVector<core::rewrite::Rule>() : rules;
+  shownMatchCount_ = origin.isEmpty() ? 0 : report.matches;
   sites_ = report.sites;
   if (!origin.isEmpty()) {
     QString text = tr("%1: %2 in the current revision").arg(origin, core::model::counted(report.matches, tr("match"), tr("matches")));
@@ -322,7 +388,7 @@ void RewriteDock::setCurrentMatch(int index, bool reveal) {
   current_ = index >= 0 && index < sites_.size() ? index : -1;
   previous_->setEnabled(sites_.size() > 1);
   next_->setEnabled(sites_.size() > 1);
-  applyOne_->setEnabled(current_ >= 0);
+  updateApplyButtons();
   where_->clear();
   if (current_ >= 0 && document_) {
     where_->setText(matchLabel(current_));
@@ -401,10 +467,19 @@ QString RewriteDock::applyRules(const QStringList& ids) {
 
 QString RewriteDock::applyCurrentMatch() {
   if (!document_) return tr("Open a model first.");
-  if (!shownRule_ || current_ < 0) return tr("No match to apply.");
+  if (shownRules_.isEmpty() || current_ < 0) return tr("No match to apply.");
   // A Python file's rules each have their own matches: the one that matched here rewrites it.
-  const auto& rule = current_ < siteRules_.size() ? siteRules_[current_] : *shownRule_;
+  const auto& rule = current_ < siteRules_.size() ? siteRules_[current_] : shownRules_.front();
   return commitSteps({core::rewrite::Step::ofRuleAt(rule, sites_[current_].anchor)});
+}
+
+QString RewriteDock::applyShownRule() {
+  if (!document_) return tr("Open a model first.");
+  if (shownRules_.isEmpty()) return matches_->text().isEmpty() ? tr("No rule to apply.") : matches_->text();
+  if (shownMatchCount_ <= 0) return tr("No match to apply.");
+  QVector<core::rewrite::Step> steps;
+  for (const auto& r : shownRules_) steps.push_back(core::rewrite::Step::ofRule(r));
+  return commitSteps(steps);
 }
 
 QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
@@ -419,6 +494,7 @@ QString RewriteDock::commitSteps(const QVector<core::rewrite::Step>& steps) {
   }
   QApplication::restoreOverrideCursor();
   if (!result.ok()) return result.error;
+  if (result.unchanged) return tr("Nothing to rewrite: the graph would stay as it is, so no revision was recorded.");
   int total = 0;
   for (const auto& r : result.reports) total += r.matches;
   Q_EMIT applied(index);

@@ -1,8 +1,11 @@
 #pragma once
-// The Rewrites dock: the rule library with search; the selected rule's matches on the current
-// revision, highlighted on the canvas and stepped through one by one; Apply this match / Apply
-// to all matches / Apply every rule (each one revision, one undo step); and the rule editor,
-// whose live matches take over the highlight while you type.
+// The Rewrites dock: the rule library with search; one current rule, shown in the editor: the
+// rule picked in the list, or the editor's own once you type (the list then selects nothing, and
+// picking a list rule over unsaved edits asks first). Its matches on the current revision are
+// highlighted on the canvas and stepped through one by one; Apply this match / Apply to all
+// matches rewrite with exactly that previewed rule, and are disabled while it has no match or
+// does not parse; Apply every rule runs the library. Each is one revision and one undo step, and
+// a rewrite that changes nothing records none.
 #include <functional>
 #include "core/rewrite/apply.h"
 
@@ -17,6 +20,7 @@
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QListWidgetItem;
 class QPushButton;
 
 namespace graft::core::model { class Document; }
@@ -52,6 +56,16 @@ class RewriteDock : public QWidget {
   QVector<core::rewrite::Rule> rulesFor(const QString& id, QString* error = nullptr) const;
   // Every text rule in library order (the Python twins repeat them, and each would start Python).
   QString applyAll();
+  // Applies the current rule exactly as previewed (every match shown), as one revision ("Apply to
+  // all matches"); returns the message shown.
+  QString applyShownRule();
+  // The rules whose matches are shown: the current rule (a Python file can hold several); empty
+  // while the edited rule has an error or is compiling.
+  const QVector<core::rewrite::Rule>& shownRules() const { return shownRules_; }
+  // Asked before a list rule replaces an edited, unsaved rule in the editor: true to discard it.
+  // By default a question box (on the offscreen platform, where no one answers: discard).
+  using DiscardPrompt = std::function<bool(const QString& ruleTitle)>;
+  void setDiscardPrompt(DiscardPrompt prompt) { discardPrompt_ = std::move(prompt); }
   RuleEditor* editor() const { return editor_; }
 
   // The matches shown (of the selected rule, or of the editor's rule while it is being edited)
@@ -86,9 +100,16 @@ class RewriteDock : public QWidget {
   // `reveal`: also show the first match on the canvas (when the user picked the rule).
   void refreshSelection(bool reveal);
   void filter(const QString& text);
-  void showMatches(const core::rewrite::Rule& rule, const core::rewrite::StepReport& report, const QString& origin,
+  // `rules` (named `origin` in the text; none: nothing shown) and their matches.
+  void showMatches(const QVector<core::rewrite::Rule>& rules, const core::rewrite::StepReport& report, const QString& origin,
                    bool reveal);
   void showEditorMatches();
+  // The editor's rule became the current one: the list selects nothing.
+  void editorTookOver();
+  // A list rule was picked: false (and the pick undone) when the user keeps the edited rule.
+  bool mayReplaceEditedRule(QListWidgetItem* picked, QListWidgetItem* before);
+  void updateApplyButtons();
+  QString titleOf(const QString& id) const;
   QString matchLabel(int index) const;
   // The match holding a selected node: the current one if it does, else the first; -1 if none.
   int matchHoldingSelection() const;
@@ -104,8 +125,10 @@ class RewriteDock : public QWidget {
   QPushButton* previous_;
   QPushButton* next_;
   QPushButton* applyOne_;
+  QPushButton* applyShown_;
   RuleEditor* editor_;
-  std::optional<core::rewrite::Rule> shownRule_;  // whose matches are shown
+  QVector<core::rewrite::Rule> shownRules_;  // whose matches are shown: the current rule
+  int shownMatchCount_ = 0;                  // their matches (a whole-graph pass has no sites)
   QVector<core::rewrite::MatchSite> sites_;
   int current_ = -1;
   QVector<core::model::NodeId> selection_;
@@ -117,6 +140,9 @@ class RewriteDock : public QWidget {
   QString editorHolds_;  // the Python library rule loaded in the editor, untouched since
   bool revealPython_ = false;
   QVector<core::rewrite::Rule> siteRules_;  // the rule of each shown match (Python files hold several)
+  DiscardPrompt discardPrompt_;
+  bool reloading_ = false;  // the list is being refilled: not a pick by the user
+  bool editorIsCurrent_ = false;  // the editor's own rule is the current one (typed, drafted, opened)
 };
 
 }  // namespace graft::ui

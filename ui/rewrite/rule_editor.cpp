@@ -154,6 +154,7 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   debounce_->setSingleShot(true);
   debounce_->setInterval(150);  // re-check once typing pauses
   connect(debounce_, &QTimer::timeout, this, [this] {
+    markEdited();
     if (language_ == Language::Python) {
       previewPending_ = true;  // shown when the compile comes back
       compiledSet_.reset();
@@ -190,6 +191,7 @@ void RuleEditor::setLanguage(Language language) {
     const QSignalBlocker block(python_);
     python_->setPlainText(QString::fromLatin1(kPythonTemplate));
   }
+  markEdited();
   previewPending_ = true;
   check();
   if (!python) Q_EMIT previewChanged();
@@ -241,6 +243,7 @@ void RuleEditor::setRuleText(const QString& text) {
     if (!t.expect.isEmpty()) tests_ += QStringLiteral("[test expect]\n") + t.expect;
   }
   debounce_->stop();  // loaded, not typed: the dock shows the library rule's own matches
+  modified_ = false;
   check();
 }
 
@@ -256,6 +259,7 @@ void RuleEditor::setPythonText(const QString& source, const QString& fileName) {
     id_->setText(pythonFile_.isEmpty() ? QStringLiteral("my-rule") : QFileInfo(pythonFile_).completeBaseName());
   }
   debounce_->stop();
+  modified_ = false;
   previewPending_ = false;  // loaded, not typed: the dock shows it as the selected rule
   compiledSet_.reset();
   check();
@@ -268,11 +272,15 @@ bool RuleEditor::openRuleFile(const QString& path, QString* error) {
     return false;
   }
   const QString text = QString::fromUtf8(f.read(16 * 1024 * 1024));
+  // Opened by the user: the file's rule is the one shown and applied (it is saved on disk, so
+  // not modified).
   if (core::rewrite::isPythonRuleFile(path)) {
     setPythonText(text, path);
-    previewPending_ = true;  // opened by the user: preview its matches
+    Q_EMIT edited();
+    previewPending_ = true;  // preview its matches when the compile comes back
   } else {
     setRuleText(text);
+    Q_EMIT edited();
     Q_EMIT previewChanged();
   }
   return true;
@@ -295,6 +303,7 @@ void RuleEditor::setDraft(const QString& id, const QString& pattern, const QStri
   conditions_->setPlainText(conditions.join(QLatin1Char('\n')));
   tests_.clear();
   debounce_->stop();
+  markEdited();
   check();
   Q_EMIT previewChanged();
 }
@@ -311,6 +320,7 @@ void RuleEditor::setPythonDraft(const QString& id, const QString& source) {
     id_->setText(id);
   }
   debounce_->stop();
+  markEdited();
   previewPending_ = true;
   compiledSet_.reset();
   check();
@@ -326,6 +336,11 @@ QString RuleEditor::ruleText() const {
 }
 
 QString RuleEditor::pythonText() const { return python_->toPlainText(); }
+
+void RuleEditor::markEdited() {
+  modified_ = true;
+  Q_EMIT edited();
+}
 
 QString RuleEditor::status() const { return status_->text(); }
 
@@ -516,6 +531,7 @@ QString RuleEditor::save(QString* error) {
       return {};
     }
     status_->setText(tr("Saved %1").arg(path));
+    modified_ = false;
     Q_EMIT saved(path);
     return path;
   }
@@ -532,6 +548,7 @@ QString RuleEditor::save(QString* error) {
     return {};
   }
   status_->setText(tr("Saved %1").arg(path));
+  modified_ = false;
   Q_EMIT saved(path);
   return path;
 }

@@ -72,15 +72,23 @@ class RuleEditor : public QWidget {
   const QVector<int>& siteRules() const { return siteRules_; }
   // Writes the rule into the user rule folder; returns the path, or empty with `error` set.
   QString save(QString* error = nullptr);
+  // Typed into, drafted or switched form since the rule was loaded or saved: leaving it drops work.
+  bool modified() const { return modified_; }
+  // The user chose to drop the edits (another rule became current): no longer modified.
+  void discardEdits() { modified_ = false; }
 
  Q_SIGNALS:
   void checked(int matches, const QString& error);
+  // The user changed the rule (typing, a draft, another form, a file opened): the editor's rule is
+  // now the one to preview and apply. Comes before the check that follows.
+  void edited();
   // After a check caused by typing or a draft (not by loading a rule): the preview to show.
   void previewChanged();
   void saved(const QString& path);
 
  private:
   void check();
+  void markEdited();
   // Shows the other form without checking (the caller fills it, then checks).
   void switchForm(Language language);
   void checkIr();
@@ -110,6 +118,7 @@ class RuleEditor : public QWidget {
   core::rewrite::StepReport report_;
   QVector<int> siteRules_;
   QString tests_;  // the loaded rule's [test ...] sections, kept verbatim on save
+  bool modified_ = false;
   // Python: each compile has a generation; a result whose generation is not the latest is stale.
   quint64 generation_ = 0;
   bool busy_ = false;
