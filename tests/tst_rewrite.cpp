@@ -559,6 +559,54 @@ class TstRewrite : public QObject {
     QVERIFY2(wrong.err.contains("no match covers node 1"), wrong.err.constData());
   }
 
+  // The in-place forms match where the rewrite stays correct: resnet18's blocks end in
+  // `out += identity; relu(out)`, aten::add_ then aten::relu_, traced and exported alike (8 pairs),
+  // and stock PyTorch computes the same outputs from the saved file.
+  void fuseAddReluMatchesInPlaceForms_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("traced") << "resnet18.pt";
+    QTest::newRow("exported") << "pt2/resnet18.pt2";
+  }
+  void fuseAddReluMatchesInPlaceForms() {
+    QFETCH(QString, model);
+    const bool pt2 = model.endsWith(".pt2");
+    if (pt2) {
+      const auto made = runPython(sourceFile("tests/python/make_programs.py"), {testdata(), "resnet18"});
+      QVERIFY2(made.exitCode == 0, made.err.constData());
+    }
+    const QString in = testdata(model);
+    const QString out = tmp_.filePath(pt2 ? "r18-add-relu.pt2" : "r18-add-relu.pt");
+    const auto r = runCli({"rewrite", in, "--rule", "fuse-add-relu", "-o", out, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto step = r.json().value("applied").toArray().at(0).toObject();
+    QCOMPARE(step.value("matches").toInt(), 8);
+    QCOMPARE(r.json().value("ops_after").toInt(), r.json().value("ops_before").toInt() - 8);
+    const auto py = pt2 ? runPython(sourceFile("tests/python/check_pt2.py"), {in, out, testdata("pt2/resnet18.inputs.pt")})
+                        : runPython(sourceFile("tests/python/check_rewrite.py"), {in, out, "1x3x224x224"});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    const auto verdict = QJsonDocument::fromJson(py.out).object();
+    QCOMPARE(verdict.value("max_abs").toDouble(), 0.0);  // _add_relu adds and clamps as add_ then relu_ do
+    if (!pt2) {
+      const auto ops = verdict.value("ops").toObject();
+      QCOMPARE(ops.value("aten::_add_relu").toInt(), 8);
+      QVERIFY(!ops.contains("aten::add_"));
+    }
+  }
+
+  // remove-dropout removes every eval-mode dropout as traced: dropout_, feature_dropout,
+  // alpha_dropout, feature_alpha_dropout and feature_dropout_; stock PyTorch agrees bit for bit.
+  void removeDropoutMatchesEveryForm() {
+    const QString in = testdata("rewrite/dropouts.pt");
+    const QString out = tmp_.filePath("dropouts.pt");
+    const auto r = runCli({"rewrite", in, "--rule", "remove-dropout", "-o", out, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.json().value("applied").toArray().at(0).toObject().value("matches").toInt(), 5);
+    const auto py = runPython(sourceFile("tests/python/check_rewrite.py"), {in, out, "2x4x6x6", "--atol", "0", "--rtol", "0"});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    for (const QString& op : QJsonDocument::fromJson(py.out).object().value("ops").toObject().keys())
+      QVERIFY2(!op.contains("dropout"), qPrintable(op));
+  }
+
   // The bias-free linear is left alone, with the condition named.
   void fuseLinearReluNeedsBias() {
     const auto r = runCli({"rewrite", testdata("rewrite/linear_relu.pt"), "--rule", "fuse-linear-relu",

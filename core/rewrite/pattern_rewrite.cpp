@@ -5,10 +5,12 @@
 
 #include <torch/csrc/jit/ir/irparser.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 #include <QtCore/QRegularExpression>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 namespace graft::core::rewrite {
@@ -235,6 +237,129 @@ void removeUnused(std::vector<Node*>& matched) {
   }
 }
 
+
+// The in-place twin of an out-of-place ATen op with the same arguments (aten::relu_ for
+// aten::relu, aten::add_ for aten::add), when libtorch has one that writes its first argument.
+std::optional<c10::Symbol> inPlaceTwin(const Node* n) {
+  if (!n->kind().is_aten()) return std::nullopt;
+  const std::string name = n->kind().toUnqualString();
+  if (name.empty() || name.back() == '_') return std::nullopt;
+  const c10::Symbol twin = c10::Symbol::fromQualString("aten::" + name + "_");
+  for (const auto& op : torch::jit::getAllOperatorsFor(twin)) {
+    const auto& args = op->schema().arguments();
+    if (args.size() == n->inputs().size() && args[0].alias_info() && args[0].alias_info()->isWrite()) return twin;
+  }
+  return std::nullopt;
+}
+
+// One form of a rule's pattern: a [pattern] as written, or with some of its ops spelled in place
+// (traced and exported models hold `x += y; relu_(x)`, as resnet's blocks do).
+struct PatternForm {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::unordered_map<std::string, Value*> vmap;
+  std::unordered_set<const Node*> respelled;  // pattern nodes Graft spelled in place
+};
+
+// Replaces pattern node `n` by a node of `kind` with the same inputs, keeping the names.
+Node* respell(torch::jit::Graph& g, Node* n, c10::Symbol kind, std::unordered_map<std::string, Value*>& vmap) {
+  Node* m = g.create(kind, n->inputs(), n->outputs().size());
+  m->insertBefore(n);
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    Value* old = n->output(i);
+    Value* now = m->output(i);
+    now->setType(old->type());
+    const std::string name = old->hasDebugName() ? old->debugName() : std::string();
+    old->replaceAllUsesWith(now);
+    for (auto& [k, v] : vmap)
+      if (v == old) v = now;
+    if (!name.empty()) now->setDebugName(name);
+  }
+  n->destroy();
+  return m;
+}
+
+// Every form of the rule's patterns: each [pattern], and each of them with any subset of its ops
+// that have an in-place twin spelled in place (at most 4 such ops per pattern: 16 forms).
+std::vector<PatternForm> patternForms(const Rule& rule) {
+  std::vector<PatternForm> forms;
+  QStringList texts{rule.pattern};
+  texts += rule.alternatives;
+  for (const QString& text : texts) {
+    const std::string ir = text.toStdString();
+    std::vector<size_t> twins;  // positions (in node order) of ops with an in-place twin
+    {
+      torch::jit::Graph probe;
+      std::unordered_map<std::string, Value*> vmap;
+      torch::jit::parseIR(ir, &probe, vmap);
+      size_t i = 0;
+      for (Node* n : probe.nodes()) {
+        if (inPlaceTwin(n) && twins.size() < 4) twins.push_back(i);
+        ++i;
+      }
+    }
+    for (size_t mask = 0; mask < (size_t(1) << twins.size()); ++mask) {
+      PatternForm f;
+      f.graph = std::make_shared<torch::jit::Graph>();
+      torch::jit::parseIR(ir, f.graph.get(), f.vmap);
+      std::vector<Node*> nodes(f.graph->nodes().begin(), f.graph->nodes().end());
+      for (size_t b = 0; b < twins.size(); ++b)
+        if (mask & (size_t(1) << b)) {
+          Node* n = nodes[twins[b]];
+          f.respelled.insert(respell(*f.graph, n, *inPlaceTwin(n), f.vmap));
+        }
+      forms.push_back(std::move(f));
+    }
+  }
+  return forms;
+}
+
+// Which input of the replacement it returns unchanged (remove-dropout returns %x), or -1.
+int replacementReturnsInput(const QString& replacementIR) {
+  torch::jit::Graph replacement;
+  std::unordered_map<std::string, Value*> rmap;
+  torch::jit::parseIR(replacementIR.toStdString(), &replacement, rmap);
+  if (replacement.outputs().size() != 1) return -1;
+  const Value* out = replacement.outputs()[0];
+  return out->node()->kind() == c10::prim::Param ? int(out->offset()) : -1;
+}
+
+// Why an out-of-place replacement would not do what the in-place ops of match `m` did, empty
+// when it would. An op written in place also changes the tensor it writes into: that is lost
+// unless nothing else reads that tensor (it is a fresh result that only the match uses), or the
+// op writes back the very value it was given (the replacement returns it unchanged).
+QString inPlaceProblem(const PatternForm& form, const Match& m, int returnsInput) {
+  std::unordered_set<const Node*> matched;
+  std::unordered_map<const Node*, const Node*> patternOf;
+  for (const auto& [p, g] : m.nodes_map) {
+    matched.insert(g);
+    patternOf[g] = p;
+  }
+  const auto writtenInPlace = [&](const Node* g) {
+    auto it = patternOf.find(g);
+    return it != patternOf.end() && form.respelled.count(it->second);
+  };
+  for (const auto& [p, g] : m.nodes_map) {
+    if (!form.respelled.count(p)) continue;
+    // The tensor g writes into: its first input, or what that aliases when an earlier in-place
+    // op of the match made it.
+    Value* base = g->input(0);
+    while (writtenInPlace(base->node())) base = base->node()->input(0);
+    if (returnsInput >= 0 && m.values_map.at(form.graph->inputs()[size_t(returnsInput)]) == base) continue;
+    const QString op = opName(g), name = QString::fromStdString(base->debugName());
+    const Node* producer = base->node();
+    if (producer->kind() == c10::prim::Param)
+      return QStringLiteral("%1 writes into the input %%2, which an out-of-place replacement would leave unchanged").arg(op, name);
+    const c10::FunctionSchema* schema = producer->maybeSchema();
+    if (!schema || base->offset() >= schema->returns().size() || schema->returns()[base->offset()].alias_info())
+      return QStringLiteral("%1 writes into %%2 (from %3), which may share memory with another tensor").arg(op, name, opName(producer));
+    for (const auto& use : base->uses())
+      if (!matched.count(use.user))
+        return QStringLiteral("%1 writes into %%2, which %3 also reads: an out-of-place replacement would change what it reads")
+            .arg(op, name, opName(use.user));
+  }
+  return {};
+}
+
 }  // namespace
 
 bool keepOnlyMatchAt(std::vector<Found>& found, const Node* onlyAt, QVector<Skip>& skipped) {
@@ -253,26 +378,37 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
                                 const Node* onlyAt, const PathOf& pathOf) {
   RewriteOutcome out;
   try {
-    torch::jit::Graph pattern;
-    std::unordered_map<std::string, Value*> vmap;
-    torch::jit::parseIR(rule.pattern.toStdString(), &pattern, vmap);
-    if (pattern.outputs().size() != 1) {
-      out.error = QStringLiteral("the pattern must return exactly one value");
-      return out;
+    std::vector<PatternForm> forms = patternForms(rule);
+    for (const PatternForm& form : forms) {
+      const torch::jit::Graph& pattern = *form.graph;
+      if (pattern.outputs().size() != 1) {
+        out.error = QStringLiteral("the pattern must return exactly one value");
+        return out;
+      }
+      if (pattern.nodes().begin() == pattern.nodes().end() || pattern.outputs()[0]->node()->kind() == c10::prim::Param) {
+        out.error = QStringLiteral("the pattern has no operation to match: it must compute its result from its inputs");
+        return out;
+      }
     }
-    if (pattern.nodes().begin() == pattern.nodes().end() || pattern.outputs()[0]->node()->kind() == c10::prim::Param) {
-      out.error = QStringLiteral("the pattern has no operation to match: it must compute its result from its inputs");
-      return out;
-    }
-    const auto matches = torch::jit::findPatternMatches(pattern, *graph);
-    std::unordered_set<const Node*> taken, anchors, accepted;
-    for (const Match& m : matches) {
+    const int returnsInput = replacementReturnsInput(rule.replacement);
+    // Every form's matches, in form order: a match keeps the form it was found with.
+    std::vector<std::pair<const PatternForm*, Match>> matches;
+    for (const PatternForm& form : forms)
+      for (Match& m : torch::jit::findPatternMatches(*form.graph, *graph)) matches.emplace_back(&form, std::move(m));
+    std::unordered_set<const Node*> taken, anchors;
+    std::unordered_map<const Node*, size_t> acceptedAt;  // anchor of an accepted match → its index
+    for (size_t k = 0; k < matches.size(); ++k) {
+      const auto& [form, m] = matches[k];
       anchors.insert(m.anchor);
       if (!withinOneBlock(m)) {
         out.skipped.push_back({QStringLiteral("the match spans an if branch or loop body boundary"), m.anchor, opName(m.anchor)});
         continue;
       }
-      if (QString why = failedCondition(rule, m, vmap, pathOf); !why.isEmpty()) {
+      if (QString why = failedCondition(rule, m, form->vmap, pathOf); !why.isEmpty()) {
+        out.skipped.push_back({why, m.anchor, opName(m.anchor)});
+        continue;
+      }
+      if (QString why = inPlaceProblem(*form, m, returnsInput); !why.isEmpty()) {
         out.skipped.push_back({why, m.anchor, opName(m.anchor)});
         continue;
       }
@@ -286,26 +422,32 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
       for (const auto& [p, g] : m.nodes_map) taken.insert(g);
       for (Node* g : matchedOps(m)) f.nodes.push_back(g);
       out.found.push_back(std::move(f));
+      acceptedAt[m.anchor] = k;
     }
     keepOnlyMatchAt(out.found, onlyAt, out.skipped);
-    for (const Found& f : out.found) accepted.insert(f.anchor);
+    std::unordered_set<size_t> accepted;
+    for (const Found& f : out.found) accepted.insert(acceptedAt.at(f.anchor));
     // Near misses: same anchor op and shape, rejected by the matcher.
-    Node* patternAnchor = pattern.outputs()[0]->node();
-    if (patternAnchor->kind() != c10::prim::Param) {
+    std::unordered_set<const Node*> nearMisses;
+    for (const PatternForm& form : forms) {
+      Node* patternAnchor = form.graph->outputs()[0]->node();
       std::vector<Node*> candidates;
       collectNodes(graph->block(), patternAnchor->kind(), candidates);
       for (Node* g : candidates) {
-        if (anchors.count(g)) continue;
+        if (anchors.count(g) || nearMisses.count(g)) continue;
         std::unordered_map<Node*, Node*> pairs;
-        if (looksLike(patternAnchor, g, pairs)) out.skipped.push_back({nearMissReason(pairs, g), g, opName(g)});
+        if (looksLike(patternAnchor, g, pairs)) {
+          nearMisses.insert(g);
+          out.skipped.push_back({nearMissReason(pairs, g), g, opName(g)});
+        }
       }
     }
     out.matches = int(accepted.size());
     if (dryRun || accepted.empty()) return out;
     std::unordered_map<Value*, Value*> replaced;
     std::vector<Node*> matched;
-    for (const Match& m : matches)
-      if (accepted.count(m.anchor)) replaceMatch(*graph, pattern, rule.replacement.toStdString(), m, replaced, matched);
+    for (size_t k = 0; k < matches.size(); ++k)
+      if (const auto& [form, m] = matches[k]; accepted.count(k)) replaceMatch(*graph, *form->graph, rule.replacement.toStdString(), m, replaced, matched);
     removeUnused(matched);
   } catch (const c10::Error& e) {
     out.error = QString::fromStdString(e.what_without_backtrace());

@@ -3,6 +3,7 @@
 #include "core/model/diagnostic.h"
 
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 #include <QtCore/QVector>
 
 namespace graft::core::rewrite {
@@ -32,6 +33,9 @@ struct Rule {
   // computed rewrite named by `builtin` (e.g. "fold-conv-bn") whose code lives in Graft.
   QString pattern, replacement, builtin;
   int patternLine = 0, replacementLine = 0;
+  // More [pattern] sections: other forms of the same computation (aten::feature_dropout beside
+  // aten::dropout) that the one replacement stands in for, with the same inputs.
+  QStringList alternatives;
   QVector<Condition> conditions;
   QVector<RuleTest> tests;
   QString source;  // "builtin" for shipped rules, else the rule file's path
@@ -44,6 +48,7 @@ struct RuleError {
   QString file;
   int line = 0, column = 0;
   QString message;
+  QString hint;  // what to do about it (may be empty)
   bool isError() const { return !message.isEmpty(); }
   QString toString() const;  // "file:line:column: message"
   model::Diagnostic diagnostic() const;  // a "rewrite" error at file:line:column

@@ -4,6 +4,9 @@
 #include "core/rewrite/ir_text.h"
 
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <unordered_set>
 
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
@@ -85,6 +88,31 @@ bool parseCondition(const QString& raw, int line, const QString& file, Condition
     return false;
   }
   return true;
+}
+
+// The prim:: nodes libtorch's interpreter runs itself (interpreter/code_impl.h), which have no
+// registered operator of their own.
+bool runByTheInterpreter(c10::Symbol kind) {
+  static const std::unordered_set<c10::Symbol> kinds = {
+      c10::prim::Constant, c10::prim::If, c10::prim::Loop, c10::prim::GetAttr, c10::prim::SetAttr,
+      c10::prim::CallFunction, c10::prim::CallMethod, c10::prim::CreateObject, c10::prim::DictConstruct,
+      c10::prim::ListConstruct, c10::prim::ListUnpack, c10::prim::TupleConstruct, c10::prim::TupleIndex,
+      c10::prim::TupleSlice, c10::prim::TupleUnpack, c10::prim::Uninitialized, c10::prim::RaiseException,
+      c10::prim::Enter, c10::prim::Exit, c10::prim::NumToTensor, c10::prim::isinstance, c10::prim::device,
+      c10::prim::dtype, c10::prim::tolist, c10::prim::Return, c10::prim::Param};
+  return kinds.count(kind) > 0;
+}
+
+// The first node of a replacement, nested blocks included, whose operator libtorch does not have
+// (parseIR takes any name::op): inserted into a model it would fail only when run or saved
+// ("Schema not found for node"). Null when every node has one.
+const torch::jit::Node* unknownOperator(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    if (!runByTheInterpreter(n->kind()) && torch::jit::getAllOperatorsFor(n->kind()).empty()) return n;
+    for (const auto* sub : n->blocks())
+      if (const auto* found = unknownOperator(sub)) return found;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -178,7 +206,18 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
       result.error = parsed.error;
       return result;
     }
-    if (s.name == QLatin1String("pattern")) {
+    if (s.name == QLatin1String("pattern") && !rule.pattern.isEmpty()) {
+      if (parsed.graph->inputs().size() != patternGraph->inputs().size() ||
+          parsed.graph->outputs().size() != patternGraph->outputs().size()) {
+        result.error = errorAt(file, s.firstLine, 1,
+                               QStringLiteral("this [pattern] takes %1 input(s) and returns %2 value(s), but the first takes %3 "
+                                              "and returns %4: every form must fit the one replacement")
+                                   .arg(parsed.graph->inputs().size()).arg(parsed.graph->outputs().size())
+                                   .arg(patternGraph->inputs().size()).arg(patternGraph->outputs().size()));
+        return result;
+      }
+      rule.alternatives << ir;
+    } else if (s.name == QLatin1String("pattern")) {
       rule.pattern = ir;
       rule.patternLine = s.firstLine;
       patternGraph = parsed.graph;
@@ -214,6 +253,23 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
       return result;
     }
   }
+  // Refused here, so `rewrite --dry-run` and the rule editor say it too.
+  if (replacementGraph) {
+    if (const auto* n = unknownOperator(replacementGraph->block())) {
+      const QString name = QString::fromStdString(n->kind().toQualString());
+      int line = rule.replacementLine, column = 1;
+      const QStringList irLines = rule.replacement.split(QLatin1Char('\n'));
+      for (int i = 0; i < irLines.size(); ++i)
+        if (const int col = int(irLines[i].indexOf(name + QLatin1Char('('))); col >= 0) {
+          line = rule.replacementLine + i;
+          column = col + 1;
+          break;
+        }
+      result.error = errorAt(file, line, column,
+                             QStringLiteral("the replacement uses %1, which is not an operator libtorch has").arg(name));
+      return result;
+    }
+  }
   if (rule.isBuiltinPass()) {
     if (!rule.pattern.isEmpty() || !rule.replacement.isEmpty()) {
       result.error = errorAt(file, rule.patternLine ? rule.patternLine - 1 : 1, 1,
@@ -245,6 +301,7 @@ QString ruleText(const Rule& rule) {
     text += QStringLiteral("builtin: %1\n").arg(rule.builtin);
   } else {
     section("pattern", rule.pattern);
+    for (const QString& alternative : rule.alternatives) section("pattern", alternative);
     section("replacement", rule.replacement);
   }
   if (!rule.conditions.isEmpty()) {

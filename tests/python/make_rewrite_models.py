@@ -56,6 +56,11 @@ MODELS = {
     "matmul_add": (MatmulAdd, [3, 5, 8]),
     "dropout": (lambda: nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.ReLU()), [3, 8]),
     "activations": (Activations, [3, 8]),
+    # Every eval-mode dropout as traced: dropout_ (inplace=True), feature_dropout (Dropout2d),
+    # alpha_dropout, feature_alpha_dropout and feature_dropout_.
+    "dropouts": (lambda: nn.Sequential(nn.Conv2d(4, 4, 1), nn.Dropout(0.2, inplace=True), nn.Dropout2d(0.2), nn.ReLU(),
+                                       nn.AlphaDropout(0.1), nn.FeatureAlphaDropout(0.1), nn.Dropout2d(0.3, inplace=True)),
+                 [2, 4, 6, 6]),
     # 3-D input: the fused form flattens to 2-D and back; the last linear has no bias (no match).
     "linear_relu": (lambda: nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4, bias=False), nn.ReLU()),
                     [2, 3, 8]),
