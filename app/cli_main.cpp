@@ -1,5 +1,6 @@
 // graft-cli: Graft's jobs from the shell, with JSON output and meaningful exit codes.
 #include "app/cli/commands.h"
+#include "app/cli/watchdog.h"
 #include "core/io/file_policy.h"
 #include "core/model/job_guard.h"
 #include "core/report/versions.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   for (const auto& c : commands)
     if (c.name == name) {
       setCommandJob(jobOf(name));
+      if (const QString bad = startWatchdog(name, args); !bad.isEmpty()) return fail(bad);
       // The last boundary: whatever a job let through is a message and exit 2, never an abort.
       const int code = graft::core::model::guarded([&] { return c.run(args); }, [&](const QString& why) {
         return fail(QStringLiteral("%1 failed: %2").arg(name, why));

@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
   parser.addOption(screenshots);
   parser.addOption(sample);
   parser.addOption(noFreeze);
+  const QCommandLineOption trust(QStringLiteral("trust"),
+                                 QStringLiteral("Trust the model file: its __setstate__ may run while it opens and its runs may "
+                                                "reach outside the process (docs/safety.md)."));
+  parser.addOption(trust);
   parser.addOption(scriptEdits);
   parser.addOption(noRecovery);
   parser.process(app);
@@ -102,7 +106,7 @@ int main(int argc, char** argv) {
   // A journal left open by a crash: offer to recover it before anything else is opened.
   if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.controller()->offerRecovery()) return app.exec();
   if (parser.isSet(sample)) window.openSample(parser.value(sample), freeze);
-  else if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front(), freeze);
+  else if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front(), freeze, parser.isSet(trust));
   if (parser.isSet(scriptEdits) && window.controller()->document()) window.runScript(parser.value(scriptEdits));
   return app.exec();
 }

@@ -199,7 +199,7 @@ void MainWindow::connectDocks() {
   connect(this, &MainWindow::selectionChanged, d.compare, &CompareDock::inspectNode);
 }
 
-bool MainWindow::openFile(const QString& path, bool freeze) { return controller_->openFile(path, freeze); }
+bool MainWindow::openFile(const QString& path, bool freeze, bool trust) { return controller_->openFile(path, freeze, trust); }
 
 bool MainWindow::openSample(const QString& name, bool freeze) { return controller_->openSample(name, freeze); }
 

@@ -40,7 +40,7 @@ class MainWindow : public QMainWindow {
   DocumentController* controller() const { return controller_; }
   // Open a model (DocumentController::openFile); on failure shows an error box, keeps the
   // current document and returns false.
-  bool openFile(const QString& path, bool freeze = true);
+  bool openFile(const QString& path, bool freeze = true, bool trust = false);
   bool openSample(const QString& name, bool freeze = true);
   // File > Close: asks about unsaved changes, then shows the start page. False when cancelled.
   bool closeDocument();

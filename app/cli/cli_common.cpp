@@ -15,6 +15,12 @@ void addModelOptions(QCommandLineParser& parser) {
   parser.addOption({QStringLiteral("sample"), QStringLiteral("Use built-in sample NAME (cnn, mlp, transformer) as the model."),
                     QStringLiteral("NAME")});
   parser.addOption({QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze).")});
+  parser.addOption({QStringLiteral("trust"),
+                    QStringLiteral("Trust the model files: let a TorchScript file's __setstate__ run while it loads, and let "
+                                   "runs call ops that reach outside the process (aten::save, aten::from_file, ...). "
+                                   "Without it such files are refused with the op named (docs/safety.md).")});
+  parser.addOption({QStringLiteral("timeout"),
+                    QStringLiteral("Stop with exit 2 when the command runs longer than SECONDS."), QStringLiteral("SECONDS")});
   parser.addOption({QStringLiteral("threads"),
                     QStringLiteral("Intra-op threads for runs (default: the machine's physical cores, %1).")
                         .arg(core::run::physicalCores()),
@@ -70,6 +76,7 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
     fail(result.error.diagnostics(sample ? QString() : files.value(fileIndex)));
     return nullptr;
   }
+  options.trust = parser.isSet(QStringLiteral("trust"));
   return std::move(result.document);
 }
 

@@ -57,7 +57,7 @@ Command reportCommand() {
     if (!a) return int(kUsageOrInput);
     std::unique_ptr<core::model::Document> b;
     if (parser.isSet(QStringLiteral("against"))) {
-      auto loaded = core::io::loadFile(parser.value(QStringLiteral("against")));
+      auto loaded = core::io::loadFile(parser.value(QStringLiteral("against")), {true, parser.isSet(QStringLiteral("trust"))});
       if (!loaded.ok()) return fail(loaded.error.diagnostics(parser.value(QStringLiteral("against"))));
       b = std::move(loaded.document);
     }

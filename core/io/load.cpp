@@ -2,6 +2,7 @@
 #include "core/model/job_guard.h"
 
 #include "core/io/archive_probe.h"
+#include "core/io/code_scan.h"
 #include "core/io/file_policy.h"
 #include "core/io/operator_libraries.h"
 #include "core/io/pt2_import.h"
@@ -11,6 +12,7 @@
 #include "core/run/input_set.h"
 #include "core/samples/samples.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
@@ -89,6 +91,7 @@ LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, 
   model::NodeIdSource ids;
   auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids, &places,
                                        std::move(symbolRanges));
+  if (options.trust) rev->sourceTrust()->grant();
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
   result.document->setSavedRecord(std::move(record));
@@ -102,6 +105,28 @@ LoadResult failure(LoadError error) {
 }
 
 LoadResult loadUnguarded(const QString& path, const LoadOptions& options);
+
+// What the archive's code would do to the process that compiles it (io/code_scan.h): code nested
+// too deep is refused always; a __setstate__ that loops or reaches outside, unless trusted.
+LoadError refuseCode(const QString& path, const LoadOptions& options) {
+  caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
+  const CodeScan scan = scanArchiveCode(reader);
+  const QString file = QFileInfo(path).fileName();
+  if (!scan.tooDeep.isEmpty())
+    return {LoadErrorKind::CodeTooDeep,
+            QStringLiteral("%1 is refused: its code is nested deeper than libtorch's compiler can take (%2).")
+                .arg(file, scan.tooDeep),
+            QStringLiteral("TorchScript that torch.jit.script or torch.jit.trace writes is never this deep; the file was "
+                           "made by hand or damaged. Save the model again from its Python code."),
+            scan.tooDeep};
+  if (options.trust || scan.runsOnLoad.isEmpty()) return {};
+  return {LoadErrorKind::RunsCodeOnLoad,
+          QStringLiteral("%1 would run its own code while it opens: %2.").arg(file, scan.runsOnLoad.front()),
+          QStringLiteral("torch.jit.load runs every __setstate__ of a file's classes. Open it only if you trust where it "
+                         "came from: graft --trust %1, graft-cli COMMAND --trust %1, or File > Open Trusted… in the "
+                         "window. A torch.export program (.pt2) opens without running anything.").arg(file),
+          scan.runsOnLoad.join(QLatin1Char('\n'))};
+}
 }  // namespace
 
 LoadResult loadFile(const QString& path, const LoadOptions& options) {
@@ -137,6 +162,7 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     return result;
   }
   if (LoadError probe = probeArchive(path); probe.isError()) return failure(probe);
+  if (LoadError refused = refuseCode(path, options); refused.isError()) return failure(refused);
   torch::jit::Module loaded;
   torch::jit::ExtraFilesMap extra{{kProvenanceExtraFile, ""}};
   try {
@@ -185,7 +211,9 @@ LoadResult loadSample(const QString& name, const LoadOptions& options) {
     return failure({LoadErrorKind::UnknownSample, QStringLiteral("There is no built-in sample named \"%1\".").arg(name),
                     QStringLiteral("Built-in samples: %1.").arg(samples::names().join(QStringLiteral(", "))), {}});
   try {
-    return finish(prepare(*module, options), options, {}, name, {});
+    LoadOptions own = options;
+    own.trust = true;  // Graft's own code
+    return finish(prepare(*module, own), own, {}, name, {});
   } catch (const std::exception& e) {
     return failure({LoadErrorKind::Other, QStringLiteral("The sample \"%1\" could not be built.").arg(name), {},
                     QString::fromUtf8(e.what())});

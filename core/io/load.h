@@ -9,6 +9,9 @@ namespace graft::core::io {
 
 struct LoadOptions {
   bool freeze = true;  // freeze_module (parameters become constants); false keeps attributes
+  // The user trusts the file (`--trust`): its __setstate__ may run while it loads, and its runs
+  // may call ops that reach outside the process (model/effect_ops.h). Never the default.
+  bool trust = false;
 };
 
 struct LoadResult {

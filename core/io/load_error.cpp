@@ -28,6 +28,8 @@ QString kindName(LoadErrorKind kind) {
     case LoadErrorKind::UnknownOperator: return QStringLiteral("unknown_operator");
     case LoadErrorKind::NoForward: return QStringLiteral("no_forward");
     case LoadErrorKind::UnknownSample: return QStringLiteral("unknown_sample");
+    case LoadErrorKind::CodeTooDeep: return QStringLiteral("code_too_deep");
+    case LoadErrorKind::RunsCodeOnLoad: return QStringLiteral("runs_code_on_load");
     case LoadErrorKind::Other: return QStringLiteral("other");
   }
   return QStringLiteral("other");

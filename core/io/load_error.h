@@ -19,6 +19,8 @@ enum class LoadErrorKind {
   UnknownOperator,
   NoForward,
   UnknownSample,
+  CodeTooDeep,      // code nested deeper than libtorch's compiler can take (io/code_scan.h)
+  RunsCodeOnLoad,   // a __setstate__ that loops or reaches outside, and the file is not trusted
   Other,
 };
 

@@ -88,6 +88,7 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
     }
     std::vector<const NodePlace*> sources;
     if (auto c = rev->change_.changed.find(id); c != rev->change_.changed.end())
+  rev->trust_ = base.trust_;
       for (NodeId from : c->second.from)
         if (auto p = base.places_.find(from); p != base.places_.end()) sources.push_back(&p->second);
     NodePlace place = sources.empty() ? placeFromCallStack(node) : commonPlace(sources);

@@ -8,6 +8,7 @@
 #include "core/model/symbol_ranges.h"
 
 #include <QtCore/QString>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -23,6 +24,19 @@ namespace graft::core::model {
 
 class Revision;
 using RevisionPtr = std::shared_ptr<const Revision>;
+
+// Whether the user trusts the file a document comes from to run ops that reach outside the process
+// (model/effect_ops.h): `--trust`, or yes to the window's prompt. One flag shared by every revision
+// of a document, so trusting later covers the revisions made before. Untrusted by default.
+class SourceTrust {
+ public:
+  bool trusted() const { return trusted_.load(); }
+  void grant() { trusted_.store(true); }
+
+ private:
+  std::atomic<bool> trusted_{false};
+};
+
 
 // Hands out NodeIds that are never reused within one document.
 class NodeIdSource {
@@ -65,6 +79,8 @@ class Revision {
   std::shared_ptr<torch::jit::Graph> graph() const { return graph_; }
   bool frozen() const { return frozen_; }
   // The ranges the program allows its symbolic dimensions (empty for TorchScript).
+  // The document's trust in its source, shared by all its revisions (derived ones inherit it).
+  const std::shared_ptr<SourceTrust>& sourceTrust() const { return trust_; }
   const SymbolRanges& symbolRanges() const { return symbolRanges_; }
   const QString& name() const { return name_; }
 
@@ -106,6 +122,7 @@ class Revision {
   SymbolRanges symbolRanges_;
   QString name_;
   Change change_;
+  std::shared_ptr<SourceTrust> trust_ = std::make_shared<SourceTrust>();
   Lineage lineage_;
   std::unordered_map<NodeId, NodePlace> places_;
 };

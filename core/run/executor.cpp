@@ -1,4 +1,5 @@
 #include "core/run/executor.h"
+#include "core/run/outside_effects.h"
 #include "core/run/dimension_check.h"
 #include "core/run/threads.h"
 
@@ -494,6 +495,7 @@ Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision))
   auto graph = revision_->graph();
   plan_->numUserInputs = graph->inputs().size() - 1;
   plan_->writtenConstants = constantsWrittenInPlace(graph->block());
+  reachesOutside_ = !outsideEffects(*revision_).empty();
   for (size_t i = 1; i < graph->inputs().size(); ++i)
     plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
   try {
@@ -571,6 +573,11 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   ensureThreads();
   const Tf32Switch tf32(options.device, options.precision.tf32);
   RunResult result;
+  if (reachesOutside_)
+    if (const QString refusal = untrustedRunRefusal(*revision_); !refusal.isEmpty()) {
+      result.error.message = refusal;
+      return result;
+    }
   result.deviceNote = deviceRemapNote(*revision_, options.device);
   if (!planError_.isEmpty() && options.instrumented) {
     result.error.message = planError_;

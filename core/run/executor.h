@@ -116,6 +116,7 @@ class Executor {
   model::RevisionPtr revision_;
   std::unique_ptr<Plan> plan_;
   QString planError_;  // set when the node-by-node plan could not be built
+  bool reachesOutside_ = false;  // an op with an effect outside the process (outside_effects.h)
   std::unique_ptr<DeviceForward> deviceForward_;  // the fast path off the CPU, built on first use
 };
 

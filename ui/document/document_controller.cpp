@@ -4,6 +4,7 @@
 #include "core/io/file_policy.h"
 #include "core/io/save.h"
 #include "core/model/document.h"
+#include "core/run/outside_effects.h"
 #include "ui/document/off_thread.h"
 #include "ui/error_dialog.h"
 #include "ui/recent_files.h"
@@ -14,6 +15,7 @@
 #include <QtCore/QJsonArray>
 #include <QtWidgets/QFileDialog>
 #include <QtWidgets/QMessageBox>
+#include <QtWidgets/QPushButton>
 
 namespace graft::ui {
 
@@ -42,11 +44,43 @@ void DocumentController::announce() {
   Q_EMIT modifiedChanged(isModified());
 }
 
-bool DocumentController::openFile(const QString& path, bool freeze) {
+bool DocumentController::openFile(const QString& path, bool freeze, bool trust) {
+  const core::io::LoadOptions options{freeze, trust};
+  const auto retryTrusted = [this, path, freeze] { return openFile(path, freeze, true); };
   if (!openLoaded(tr("Opening %1…").arg(QFileInfo(path).fileName()), path,
-                  [path, freeze] { return core::io::loadFile(path, {freeze}); }))
+                  [path, options] { return core::io::loadFile(path, options); },
+                  trust ? std::function<bool()>() : std::function<bool()>(retryTrusted)))
     return false;
   addRecentFile(path);
+  return true;
+}
+
+bool DocumentController::askTrust(const QString& what) {
+  if (trustPrompt_) return trustPrompt_(what);
+  QMessageBox box(QMessageBox::Warning, tr("Trust this model?"), what, QMessageBox::Cancel, window_);
+  box.setInformativeText(tr("A model file is data: Graft runs code that reaches outside the process only for a file you "
+                            "trust. Trust it only if you know where it came from."));
+  QPushButton* trust = box.addButton(tr("Trust and Continue"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == trust;
+}
+
+bool DocumentController::trustSource() {
+  if (!document_) return false;
+  const auto revision = document_->current();
+  if (revision->sourceTrust()->trusted()) return false;
+  const auto effects = core::run::outsideEffects(*revision);
+  if (effects.empty()) {
+    Q_EMIT message(tr("Nothing to trust: no run of this model reaches outside the process."), 4000);
+    return false;
+  }
+  QStringList lines;
+  for (const auto& e : effects) lines << tr("%1 (%2) %3").arg(e.op, e.where, e.why);
+  if (!askTrust(tr("Runs of %1 would call:\n%2").arg(document_->displayName(), lines.join(QLatin1Char('\n')))))
+    return false;
+  revision->sourceTrust()->grant();
+  Q_EMIT message(tr("%1 is trusted: its runs may reach outside the process.").arg(document_->displayName()), 4000);
   return true;
 }
 
@@ -54,7 +88,8 @@ bool DocumentController::openSample(const QString& name, bool freeze) {
   return openLoaded(tr("Opening sample %1…").arg(name), QString(), [name, freeze] { return core::io::loadSample(name, {freeze}); });
 }
 
-bool DocumentController::openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load) {
+bool DocumentController::openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load,
+                                    const std::function<bool()>& retryTrusted) {
   if (busy() || !mayDropDocument()) return false;
   setBusy(what);
   auto result = runOffGuiThread([load] {
@@ -66,6 +101,9 @@ bool DocumentController::openLoaded(const QString& what, const QString& reportAs
     });
   });
   setBusy({});
+  if (!result.ok() && retryTrusted && result.error.kind == core::io::LoadErrorKind::RunsCodeOnLoad &&
+      askTrust(result.error.headline + QLatin1Char('\n') + result.error.details))
+    return retryTrusted();
   if (!result.ok()) {
     Q_EMIT message(result.error.headline, 0);
     reportLoadFailure(result.error, reportAs);

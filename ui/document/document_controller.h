@@ -37,7 +37,13 @@ class DocumentController : public QObject {
 
   // Opening and closing. Opening asks about unsaved changes first (Save / Discard / Cancel); a
   // failure is reported (Issues dock, error box, loadFailed) and keeps the open document.
-  bool openFile(const QString& path, bool freeze = true);
+  // A TorchScript file whose __setstate__ would loop or reach outside the process is opened only
+  // after the trust question says yes (or with `trust`: File > Open Trusted…).
+  bool openFile(const QString& path, bool freeze = true, bool trust = false);
+  // Run > Trust This Model: names the ops with outside effects the current revision's runs would
+  // call and, after the trust question says yes, lets every revision of the document run them.
+  // False when there is nothing to trust or the answer is no.
+  bool trustSource();
   bool openSample(const QString& name, bool freeze = true);
   // File > Close: asks, then drops the document (documentChanged(nullptr)). False when cancelled.
   bool close();
@@ -51,6 +57,8 @@ class DocumentController : public QObject {
   // The questions (tests answer them themselves).
   void setUnsavedPrompt(UnsavedPrompt prompt) { unsavedPrompt_ = std::move(prompt); }
   void setOverwritePrompt(std::function<bool(const QString& path)> prompt) { overwritePrompt_ = std::move(prompt); }
+  // `what` names what would run ("x.pt would run its own code while it opens: …").
+  void setTrustPrompt(std::function<bool(const QString& what)> prompt) { trustPrompt_ = std::move(prompt); }
 
   // Changes: the only way a revision is made or chosen.
   core::edit::EditResult apply(const core::edit::Edit& edit);
@@ -97,7 +105,10 @@ class DocumentController : public QObject {
   // Installs a loaded document with its session, announces it.
   void install(std::unique_ptr<core::model::Document> document, std::unique_ptr<core::edit::Session> session);
   // Loads off the GUI thread (`reportAs`: the file named in a failure), then installs.
-  bool openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load);
+  // `retryTrusted`: called instead of reporting a refusal to run code on load, after the user
+  // said they trust the file.
+  bool openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load,
+                  const std::function<bool()>& retryTrusted = {});
   void setBusy(const QString& what);
   void announce();
   // A model that did not open: the Issues dock, an error box and loadFailed.
@@ -117,4 +128,6 @@ class DocumentController : public QObject {
   std::function<bool(const QString&)> overwritePrompt_;
 };
 
+  std::function<bool(const QString&)> trustPrompt_;
+  bool askTrust(const QString& what);
 }  // namespace graft::ui
