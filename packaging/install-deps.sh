@@ -13,6 +13,7 @@ packages=(
   xvfb xauth x11-apps imagemagick
   chromium
   desktop-file-utils appstream dpkg-dev file
+  openssh-client openssh-server
 )
 
 missing=()

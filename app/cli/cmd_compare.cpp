@@ -1,5 +1,7 @@
 #include "app/cli/commands.h"
+#include "app/cli/remote_progress.h"
 #include "app/cli/side_options.h"
+#include "core/remote/remote_compare.h"
 #include "core/report/compare_report.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
@@ -65,12 +67,27 @@ Command compareCommand() {
     core::run::pairDocuments(*docA, *docA->current(), *docB, *docB->current(), options);
     options.perNode = parser.isSet(QStringLiteral("per-node"));
     quint64 seed = 0;
-    if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
+    std::optional<core::remote::RemoteDevice> remoteB;
+    if (!readSideOptions(parser, options, seed, &remoteB)) return int(kUsageOrInput);
+    if (remoteB)
+      if (const QString why = core::remote::remoteCompareRefusal(options); !why.isEmpty()) return fail(why);
 
     const auto inputs = inputsOrFail(parser, *docA, seed);
     if (!inputs) return int(kUsageOrInput);
 
-    const auto result = core::run::compareRevisions(docA->current(), docB->current(), *inputs, options);
+    // B on another machine (core/remote): progress and traffic on stderr, the host named in the result.
+    std::optional<core::remote::RemoteTraffic> traffic;
+    core::run::CompareResult result;
+    if (remoteB) {
+      const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+      auto remote = core::remote::compareWithRemoteB(docA->current(), *docB, docB->current(), *inputs, options, *remoteB,
+                                                     threads, printProgress);
+      result = std::move(remote.compare);
+      traffic = remote.traffic;
+      printProgress(traffic->summary());
+    } else {
+      result = core::run::compareRevisions(docA->current(), docB->current(), *inputs, options);
+    }
     const QJsonObject runNotes = reportRunNotes(result);
     if (!result.ok) return fail(result.diagnostics());
     report(result.diagnostics());  // differing outputs: a warning naming the first divergence
@@ -80,9 +97,14 @@ Command compareCommand() {
       j["b"] = docB->displayName();
       for (auto it = runNotes.begin(); it != runNotes.end(); ++it) j[it.key()] = it.value();
       j["tf32"] = core::run::tf32Name(options.tf32);
+      if (traffic) {
+        j["device_b"] = traffic->deviceLabel;
+        j["remote"] = traffic->toJson();
+      }
       printJson(j);
     } else {
       printText(core::report::compareText(result, options.tol, docB->outputNames()));
+      if (traffic) printText(QStringLiteral("B ran on %1").arg(traffic->deviceLabel));
       if (options.tf32 != core::run::Tf32::Default) printText(QStringLiteral("tf32: %1").arg(core::run::tf32Name(options.tf32)));
     }
     switch (result.verdict()) {

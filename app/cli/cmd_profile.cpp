@@ -1,6 +1,8 @@
 #include "app/cli/commands.h"
+#include "app/cli/remote_progress.h"
 #include "core/io/atomic_write.h"
 #include "core/profile/profile_job.h"
+#include "core/remote/remote_profile.h"
 #include "core/report/profile_report.h"
 #include "core/run/device_remap.h"
 #include "core/run/executor.h"
@@ -31,6 +33,42 @@ QString profileText(const core::profile::Profile& p) {
   return lines.join(QLatin1Char('\n'));
 }
 
+// profile --device ssh://HOST/DEVICE: the host's agent times the runs (core/remote/remote_profile).
+int profileRemotely(const QCommandLineParser& parser, const core::profile::ProfileOptions& options) {
+  QString error;
+  const auto remote = core::remote::parseRemoteDevice(options.device, &error);
+  if (!remote) return fail(error);
+  if (parser.isSet(QStringLiteral("trace")) || options.recordMemory)
+    return fail(QStringLiteral("--trace and --memory need the profile on this machine: a remote profile returns node and forward times"));
+  auto doc = openModel(parser);
+  if (!doc) return int(kUsageOrInput);
+  const auto inputs = inputsOrFail(parser, *doc, parser.value(QStringLiteral("seed")).toULongLong());
+  if (!inputs) return int(kUsageOrInput);
+  const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+  const auto result = core::remote::profileRemote(*doc, doc->current(), *inputs, options.runs, options.warmup, *remote, threads,
+                                                  printProgress);
+  printProgress(result.traffic.summary());
+  if (!result.profile) return fail(result.error);
+  const core::profile::Profile& profile = *result.profile;
+  const QString perNodeNote = result.perNode
+                                  ? QString()
+                                  : QStringLiteral("per-node times are not taken on a remote host for a TorchScript model: whole-forward figures only");
+  if (!perNodeNote.isEmpty()) report(core::model::Diagnostic::info(QStringLiteral("profile"), perNodeNote));
+  if (parser.isSet(QStringLiteral("json"))) {
+    QJsonObject out = core::report::profileReport(profile);
+    out.insert(QStringLiteral("model"), doc->displayName());
+    out.insert(QStringLiteral("input"), QJsonArray::fromStringList(inputs->descriptions));
+    out.insert(QStringLiteral("remote"), result.traffic.toJson());
+    out.insert(QStringLiteral("per_node"), result.perNode);
+    out.insert(QStringLiteral("unmatched_host_nodes"), result.unmatchedNodes);
+    if (result.peakBytes >= 0) out.insert(QStringLiteral("peak_bytes_host"), result.peakBytes);
+    printJson(out);
+  } else {
+    printText(profileText(profile));
+  }
+  return int(kOk);
+}
+
 }  // namespace
 
 Command profileCommand() {
@@ -44,7 +82,7 @@ Command profileCommand() {
     parser.addOption({QStringLiteral("runs"), QStringLiteral("Measured runs (default 20)."), QStringLiteral("N"), QStringLiteral("20")});
     parser.addOption({QStringLiteral("warmup"), QStringLiteral("Warm-up runs (default 3)."), QStringLiteral("N"), QStringLiteral("3")});
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default) or cuda[:N] where available."), QStringLiteral("D"), QStringLiteral("cpu")});
+    parser.addOption({QStringLiteral("device"), QStringLiteral("cpu (default), cuda[:N] where available, or ssh://HOST/DEVICE[?python=PATH] to profile on another machine (docs/remote.md)."), QStringLiteral("D"), QStringLiteral("cpu")});
     parser.addOption({QStringLiteral("trace"), QStringLiteral("Write a Chrome-trace JSON (chrome://tracing, Perfetto)."), QStringLiteral("F")});
     parser.addOption({QStringLiteral("memory"), QStringLiteral("Also record the bytes each node allocates and the peak (one extra run).")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
@@ -59,6 +97,7 @@ Command profileCommand() {
     options.recordMemory = parser.isSet(QStringLiteral("memory"));
     if (parser.isSet(QStringLiteral("trace")) && !outputAllowed(parser, parser.value(QStringLiteral("trace"))))
       return int(kUsageOrInput);
+    if (core::remote::isRemoteDevice(options.device)) return profileRemotely(parser, options);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
     if (const auto device = core::run::Executor::parseDevice(options.device, nullptr))  // device_remap.h

@@ -24,13 +24,14 @@ void addSideOptions(QCommandLineParser& parser) {
   parser.addOption({QStringLiteral("rtol"), QStringLiteral("Judge elementwise instead of by rounding: relative tolerance, |a-b| <= atol + rtol*|b| (default then 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16)."), QStringLiteral("Y")});
   parser.addOption({QStringLiteral("tf32"), QStringLiteral("TF32 for float32 convolutions and matrix products on CUDA: default (PyTorch's: cuDNN convolutions yes, cuBLAS no), on, off; emulate: B rounds their inputs to TF32 on any device, as tensor cores do."), QStringLiteral("MODE"), QStringLiteral("default")});
   parser.addOption({QStringLiteral("device"), QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
-  parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B."), QStringLiteral("D")});
+  parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B: cpu, cuda, cuda:N, or ssh://HOST/DEVICE[?python=PATH] to run B on another machine (compare; docs/remote.md)."), QStringLiteral("D")});
   parser.addOption({QStringLiteral("dtype-a"), QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."), QStringLiteral("T")});
   parser.addOption({QStringLiteral("dtype-b"), QStringLiteral("Run B at T: float16, bfloat16, float32 or float64. Each node's own (local) error is measured too, and the node that introduces the error is named."), QStringLiteral("T")});
   parser.addOption({QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
 }
 
-bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions& options, quint64& seed) {
+bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions& options, quint64& seed,
+                     std::optional<core::remote::RemoteDevice>* remoteB) {
   for (const auto& [flag, precision] : {std::pair{"dtype-a", &options.precisionA}, std::pair{"dtype-b", &options.precisionB}}) {
     if (!parser.isSet(QLatin1String(flag))) continue;
     QString why;
@@ -58,8 +59,27 @@ bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions
     return false;
   }
   QString error;
+  if (core::remote::isRemoteDevice(parser.value(QStringLiteral("device")))) {
+    fail(QStringLiteral("--device: A runs on this machine; give the remote device as --device-b ssh://HOST/DEVICE"));
+    return false;
+  }
   auto devA = core::run::Executor::parseDevice(parser.value(QStringLiteral("device")), &error);
-  auto devB = devA && parser.isSet(QStringLiteral("device-b")) ? core::run::Executor::parseDevice(parser.value(QStringLiteral("device-b")), &error) : devA;
+  const QString nameB = parser.value(QStringLiteral("device-b"));
+  if (devA && parser.isSet(QStringLiteral("device-b")) && core::remote::isRemoteDevice(nameB)) {
+    if (!remoteB) {
+      fail(QStringLiteral("--device-b %1: a remote device is taken by compare only, for now").arg(nameB));
+      return false;
+    }
+    *remoteB = core::remote::parseRemoteDevice(nameB, &error);
+    if (!*remoteB) {
+      fail(error);
+      return false;
+    }
+    options.deviceA = *devA;
+    options.deviceB = c10::Device((*remoteB)->device.toStdString());  // the host's: for the rounding model
+    return true;
+  }
+  auto devB = devA && parser.isSet(QStringLiteral("device-b")) ? core::run::Executor::parseDevice(nameB, &error) : devA;
   if (!devA || !devB) {
     fail(error);
     return false;

@@ -1,0 +1,48 @@
+#pragma once
+// compare with side B on a remote device (ssh://HOST/DEVICE): A and the float64 reference run
+// here, B runs on the host through Graft's agent, and B's outputs come back to be judged by the
+// same rounding model as a local run (run/verdict.h), with B's device as the host's.
+#include "core/model/document.h"
+#include "core/remote/agent_connection.h"
+#include "core/run/compare.h"
+
+#include <QtCore/QJsonObject>
+
+namespace graft::core::remote {
+
+// What a remote job cost: for progress lines, --json and docs/remote.md's figures.
+struct RemoteTraffic {
+  QString host;
+  QString deviceLabel;  // "gpu-box:cuda:0, NVIDIA H100 80GB HBM3, torch 2.11.0+cu130"
+  qint64 bytesSent = 0, bytesReceived = 0;
+  int roundTrips = 0;
+  bool modelChecked = false;  // the host was asked for the model (then modelSent says whether it was sent)
+  bool modelSent = false;     // false: the host had this revision cached
+  double seconds = 0;      // the remote part, connect to last reply
+  QString summary() const;  // "sent 44.8 MB, received 4.1 KB, 4 round trips, 2.1 s"
+  QJsonObject toJson() const;
+};
+
+struct RemoteCompareResult {
+  run::CompareResult compare;  // error "B: HOST: cause" when the remote side failed
+  RemoteTraffic traffic;
+};
+
+// Why `options` cannot run with a remote B in this version (--per-node, --dtype-b, --autocast,
+// --tf32 emulate), or empty.
+QString remoteCompareRefusal(const run::CompareOptions& options);
+
+// `options.deviceB` is the host's device (cpu, cuda:N) for the rounding model; `threads` > 0 sets
+// the host's intra-op threads (0: its default). Never throws.
+RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const model::Document& docB,
+                                       const model::RevisionPtr& revB, const run::InputSet& inputs,
+                                       const run::CompareOptions& options, const RemoteDevice& device, int threads,
+                                       const AgentConnection::Progress& progress);
+
+// The flat outputs of `revision` (saved and sent once) on the host for `inputs`: shared by compare
+// and tests. Nullopt with `error` naming the host and the cause.
+std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const model::Document& document,
+                                                  const model::RevisionPtr& revision, const run::InputSet& inputs,
+                                                  RemoteTraffic& traffic, QString* error);
+
+}  // namespace graft::core::remote

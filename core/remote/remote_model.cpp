@@ -1,0 +1,55 @@
+#include "core/remote/remote_model.h"
+
+#include "core/io/save.h"
+
+#include <QtCore/QCryptographicHash>
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QJsonObject>
+#include <QtCore/QTemporaryDir>
+
+namespace graft::core::remote {
+
+std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision, QString* error) {
+  RemoteModel m;
+  m.format = document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
+  QTemporaryDir dir;
+  if (!dir.isValid()) {
+    *error = QStringLiteral("cannot make a temporary folder for the model: %1").arg(dir.errorString());
+    return std::nullopt;
+  }
+  const QString path = dir.filePath(m.format == QLatin1String("pt2") ? QStringLiteral("model.pt2") : QStringLiteral("model.pt"));
+  const io::SaveResult saved = io::saveAs(document, revision, path);
+  if (!saved.ok) {
+    *error = QStringLiteral("cannot save the revision to send it: %1").arg(saved.error);
+    return std::nullopt;
+  }
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    *error = QStringLiteral("cannot read the saved revision back: %1").arg(f.errorString());
+    return std::nullopt;
+  }
+  m.bytes = f.readAll();
+  m.sha256 = QString::fromLatin1(QCryptographicHash::hash(m.bytes, QCryptographicHash::Sha256).toHex());
+  return m;
+}
+
+bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error) {
+  const QJsonObject id{{QStringLiteral("sha256"), model.sha256}, {QStringLiteral("format"), model.format}};
+  QJsonObject ask = id;
+  ask.insert(QStringLiteral("op"), QStringLiteral("has_model"));
+  const auto have = connection.request(ask, {}, QStringLiteral("model check"), error);
+  if (!have) return false;
+  const QString shortSha = model.sha256.left(12);
+  if (have->header.value(QStringLiteral("have")).toBool()) {
+    connection.say(QStringLiteral("model %1 is cached on the host").arg(shortSha));
+    return true;
+  }
+  connection.say(QStringLiteral("sending the model (%1, %2)").arg(byteCount(model.bytes.size()), shortSha));
+  QJsonObject put = id;
+  put.insert(QStringLiteral("op"), QStringLiteral("put_model"));
+  return connection.request(put, model.bytes, QStringLiteral("sending the model"), error)
+      .has_value();
+}
+
+}  // namespace graft::core::remote

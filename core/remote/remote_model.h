@@ -1,0 +1,28 @@
+#pragma once
+// What goes up for a remote run: the revision as Graft saves it (a .pt2 for a program, a
+// TorchScript archive otherwise), named by its SHA-256 so a host keeps each revision once
+// (~/.cache/graft/models/ of the remote user) and a second job on it sends nothing.
+#include "core/model/document.h"
+#include "core/model/revision.h"
+#include "core/remote/agent_connection.h"
+
+#include <QtCore/QByteArray>
+#include <QtCore/QString>
+#include <optional>
+
+namespace graft::core::remote {
+
+struct RemoteModel {
+  QByteArray bytes;
+  QString sha256;  // hex
+  QString format;  // "pt2" or "torchscript": how the agent loads it
+};
+
+// Saves `revision` of `document` to a temporary file and reads it back; nullopt with `error`
+// (the save error) when it cannot be saved.
+std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision, QString* error);
+
+// Makes sure the host holds the model: one round trip when it is cached there, two otherwise.
+bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error);
+
+}  // namespace graft::core::remote

@@ -1,0 +1,128 @@
+#include "core/remote/wire_values.h"
+
+#include "core/model/dtype_names.h"
+
+#include <ATen/ATen.h>
+
+#include <QtCore/QJsonObject>
+#include <cstring>
+
+namespace graft::core::remote {
+
+namespace {
+
+// torch's own names (str(torch.float32) without "torch."), which the agent reads with getattr.
+std::optional<QString> wireDtype(c10::ScalarType t) {
+  switch (t) {
+    case c10::kFloat: return QStringLiteral("float32");
+    case c10::kDouble: return QStringLiteral("float64");
+    case c10::kHalf: return QStringLiteral("float16");
+    case c10::kBFloat16: return QStringLiteral("bfloat16");
+    case c10::kLong: return QStringLiteral("int64");
+    case c10::kInt: return QStringLiteral("int32");
+    case c10::kShort: return QStringLiteral("int16");
+    case c10::kChar: return QStringLiteral("int8");
+    case c10::kByte: return QStringLiteral("uint8");
+    case c10::kBool: return QStringLiteral("bool");
+    case c10::kComplexFloat: return QStringLiteral("complex64");
+    case c10::kComplexDouble: return QStringLiteral("complex128");
+    default: return std::nullopt;
+  }
+}
+
+std::optional<QJsonObject> encode(const c10::IValue& v, QByteArray& payload, QString* error) {
+  if (v.isTensor()) {
+    const at::Tensor t = v.toTensor().detach().to(c10::kCPU).contiguous();
+    const auto dtype = wireDtype(t.scalar_type());
+    if (!dtype) {
+      *error = QStringLiteral("a %1 tensor cannot be sent to a remote device").arg(QString::fromLatin1(c10::toString(t.scalar_type())));
+      return std::nullopt;
+    }
+    const qint64 n = qint64(t.numel()) * qint64(t.element_size());
+    QJsonArray shape;
+    for (const auto d : t.sizes()) shape.append(qint64(d));
+    QJsonObject o{{QStringLiteral("t"), QStringLiteral("tensor")}, {QStringLiteral("dtype"), *dtype},
+                  {QStringLiteral("shape"), shape}, {QStringLiteral("offset"), payload.size()}, {QStringLiteral("nbytes"), n}};
+    if (n > 0) payload.append(static_cast<const char*>(t.data_ptr()), n);
+    return o;
+  }
+  if (v.isBool()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("bool")}, {QStringLiteral("v"), v.toBool()}};
+  if (v.isInt()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("int")}, {QStringLiteral("v"), qint64(v.toInt())}};
+  if (v.isDouble()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("float")}, {QStringLiteral("v"), v.toDouble()}};
+  if (v.isNone()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("none")}};
+  if (v.isTuple() || v.isList()) {
+    const std::vector<c10::IValue> items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toList().vec();
+    QJsonArray trees;
+    for (const auto& item : items) {
+      auto tree = encode(item, payload, error);
+      if (!tree) return std::nullopt;
+      trees.append(*tree);
+    }
+    return QJsonObject{{QStringLiteral("t"), v.isTuple() ? QStringLiteral("tuple") : QStringLiteral("list")}, {QStringLiteral("items"), trees}};
+  }
+  *error = QStringLiteral("a %1 value cannot be sent to a remote device").arg(QString::fromStdString(v.tagKind()));
+  return std::nullopt;
+}
+
+std::optional<c10::IValue> decode(const QJsonObject& o, const QByteArray& payload, QString* error) {
+  const QString t = o.value(QStringLiteral("t")).toString();
+  if (t == QLatin1String("tensor")) {
+    const auto dtype = model::dtypeFromName(o.value(QStringLiteral("dtype")).toString());
+    std::vector<int64_t> shape;
+    for (const auto d : o.value(QStringLiteral("shape")).toArray()) shape.push_back(d.toInteger());
+    const qint64 offset = o.value(QStringLiteral("offset")).toInteger(), n = o.value(QStringLiteral("nbytes")).toInteger();
+    if (!dtype || offset < 0 || n < 0 || offset + n > payload.size()) {
+      *error = QStringLiteral("the agent sent a tensor Graft cannot read (%1)").arg(o.value(QStringLiteral("dtype")).toString());
+      return std::nullopt;
+    }
+    at::Tensor out = at::empty(shape, at::TensorOptions().dtype(*dtype));
+    if (qint64(out.numel()) * qint64(out.element_size()) != n) {
+      *error = QStringLiteral("the agent sent a tensor whose size does not match its shape");
+      return std::nullopt;
+    }
+    if (n > 0) std::memcpy(out.data_ptr(), payload.constData() + offset, size_t(n));
+    return c10::IValue(out);
+  }
+  if (t == QLatin1String("bool")) return c10::IValue(o.value(QStringLiteral("v")).toBool());
+  if (t == QLatin1String("int")) return c10::IValue(int64_t(o.value(QStringLiteral("v")).toInteger()));
+  if (t == QLatin1String("float")) return c10::IValue(o.value(QStringLiteral("v")).toDouble());
+  if (t == QLatin1String("none")) return c10::IValue();
+  if (t == QLatin1String("tuple") || t == QLatin1String("list")) {
+    std::vector<c10::IValue> items;
+    for (const auto item : o.value(QStringLiteral("items")).toArray()) {
+      auto v = decode(item.toObject(), payload, error);
+      if (!v) return std::nullopt;
+      items.push_back(std::move(*v));
+    }
+    if (t == QLatin1String("tuple")) return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
+    c10::impl::GenericList list(c10::AnyType::get());
+    for (auto& item : items) list.push_back(std::move(item));
+    return c10::IValue(list);
+  }
+  *error = QStringLiteral("the agent sent a value of unknown kind '%1'").arg(t);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<QJsonArray> encodeValues(const std::vector<c10::IValue>& values, QByteArray& payload, QString* error) {
+  QJsonArray trees;
+  for (const auto& v : values) {
+    auto tree = encode(v, payload, error);
+    if (!tree) return std::nullopt;
+    trees.append(*tree);
+  }
+  return trees;
+}
+
+std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload, QString* error) {
+  std::vector<c10::IValue> values;
+  for (const auto tree : trees) {
+    auto v = decode(tree.toObject(), payload, error);
+    if (!v) return std::nullopt;
+    values.push_back(std::move(*v));
+  }
+  return values;
+}
+
+}  // namespace graft::core::remote

@@ -1,0 +1,463 @@
+"""Graft's remote agent: runs a model for a Graft on another machine, over an SSH connection's
+stdin and stdout (core/remote/ on Graft's side; docs/remote.md).
+
+Graft sends this file over the connection when it connects; a short bootstrap caches it by its
+SHA-256 in ~/.cache/graft/ of the remote user and runs main() with the host's own Python. It needs
+only the standard library and torch (2.4 or later). Nothing listens on a port; the agent ends
+when the connection's stdin closes.
+
+The protocol is framed: each message is one JSON header line, followed by exactly
+header["bytes"] raw bytes (tensor data, a model file). Every request gets one reply whose "ok"
+says whether it worked; a failure carries "kind" and a one-line "message".
+Values (inputs and outputs) are JSON trees whose tensors point into the payload:
+  {"t": "tensor", "dtype": "float32", "shape": [1, 3], "offset": 0, "nbytes": 12}
+  {"t": "int"|"float"|"bool", "v": ...}, {"t": "none"}, {"t": "tuple"|"list", "items": [...]}
+"""
+
+import ctypes
+import hashlib
+import json
+import os
+import platform
+import socket
+import statistics
+import sys
+import time
+import traceback
+
+PROTOCOL = 1
+
+
+def cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "graft")
+
+
+class Channel:
+    """The framed connection: JSON header lines and raw payloads on binary stdin/stdout."""
+
+    def __init__(self, rx, tx):
+        self.rx, self.tx = rx, tx
+
+    def receive(self):
+        line = self.rx.readline()
+        if not line:
+            return None, b""
+        header = json.loads(line.decode("utf-8"))
+        n = int(header.get("bytes", 0))
+        payload = self.rx.read(n) if n else b""
+        if len(payload) != n:
+            return None, b""
+        return header, payload
+
+    def send(self, header, payload=b""):
+        header = dict(header)
+        header["bytes"] = len(payload)
+        self.tx.write(json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n")
+        if payload:
+            self.tx.write(payload)
+        self.tx.flush()
+
+
+class Failure(Exception):
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+def one_line(e):
+    text = "%s: %s" % (type(e).__name__, e)
+    return " ".join(text.split())[:400]
+
+
+# --- values ---------------------------------------------------------------------------------
+
+def dtype_of(name):
+    import torch
+    d = getattr(torch, name, None)
+    if not isinstance(d, torch.dtype):
+        raise Failure("usage", "unknown dtype %s" % name)
+    return d
+
+
+def decode(tree, payload, device):
+    import torch
+    t = tree["t"]
+    if t == "tensor":
+        dtype = dtype_of(tree["dtype"])
+        shape = tree["shape"]
+        n = tree["nbytes"]
+        if n == 0:
+            return torch.empty(shape, dtype=dtype, device=device)
+        raw = bytearray(payload[tree["offset"]:tree["offset"] + n])
+        value = torch.frombuffer(raw, dtype=torch.uint8).view(dtype).reshape(shape)
+        return value.to(device)
+    if t in ("int", "float", "bool"):
+        return tree["v"]
+    if t == "none":
+        return None
+    if t == "str":
+        return tree["v"]
+    items = [decode(i, payload, device) for i in tree["items"]]
+    return tuple(items) if t == "tuple" else items
+
+
+class Encoder:
+    def __init__(self):
+        self.chunks, self.size = [], 0
+
+    def encode(self, value):
+        import torch
+        if isinstance(value, torch.Tensor):
+            v = value.detach().to("cpu").contiguous()
+            n = v.numel() * v.element_size()
+            data = ctypes.string_at(v.data_ptr(), n) if n else b""
+            tree = {"t": "tensor", "dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape),
+                    "offset": self.size, "nbytes": n}
+            self.chunks.append(data)
+            self.size += n
+            return tree
+        if isinstance(value, bool):
+            return {"t": "bool", "v": value}
+        if isinstance(value, int):
+            return {"t": "int", "v": value}
+        if isinstance(value, float):
+            return {"t": "float", "v": value}
+        if value is None:
+            return {"t": "none"}
+        if isinstance(value, (tuple, list)):
+            return {"t": "tuple" if isinstance(value, tuple) else "list", "items": [self.encode(x) for x in value]}
+        if isinstance(value, dict):
+            return {"t": "tuple", "items": [self.encode(x) for x in value.values()]}
+        raise Failure("run", "cannot send back a %s" % type(value).__name__)
+
+    def payload(self):
+        return b"".join(self.chunks)
+
+
+def leaves(value):
+    """Tensors and numbers of a result, in order (tuples, lists, dicts, Hugging Face outputs)."""
+    import torch
+    if isinstance(value, (torch.Tensor, bool, int, float)):
+        return [value]
+    if value is None:
+        return []
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in leaves(v)]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in leaves(v)]
+    try:
+        import torch.utils._pytree as pytree
+        return [x for x in pytree.tree_leaves(value) if x is not None]
+    except Exception:
+        raise Failure("run", "cannot flatten a result of type %s" % type(value).__name__)
+
+
+# --- models ---------------------------------------------------------------------------------
+
+class Model:
+    """A loaded model on the agent's device: call(flat_inputs) -> result."""
+
+    def __init__(self, path, fmt, device):
+        import torch
+        self.fmt, self.device, self.graph_module = fmt, device, None
+        if fmt == "pt2":
+            ep = self._load_program(path)
+            self.in_spec = ep.call_spec.in_spec
+            if device.type != "cpu":
+                try:
+                    from torch.export.passes import move_to_device_pass
+                    ep = move_to_device_pass(ep, str(device))
+                except ImportError:
+                    pass
+            self.module = ep.module()
+            self.graph_module = self.module
+        else:
+            # TorchScript: the same trust rules as opening it locally (docs/remote.md).
+            self.module = torch.jit.load(path, map_location=device)
+            self.module.eval()
+            self.in_spec = None
+
+    @staticmethod
+    def _load_program(path):
+        import torch
+        try:
+            return torch.export.load(path)
+        except Exception as first:
+            # A Hugging Face program's output classes must be registered with pytree first.
+            try:
+                import transformers.modeling_outputs  # noqa: F401
+            except Exception:
+                raise first
+            return torch.export.load(path)
+
+    def arguments(self, flat):
+        if self.in_spec is None:
+            return tuple(flat), {}
+        import torch.utils._pytree as pytree
+        if self.in_spec.num_leaves != len(flat):
+            flat = [v for v in flat if v is not None]
+        if self.in_spec.num_leaves != len(flat):
+            raise Failure("usage", "the program takes %d inputs, Graft sent %d" % (self.in_spec.num_leaves, len(flat)))
+        args, kwargs = pytree.tree_unflatten(list(flat), self.in_spec)
+        return args, kwargs
+
+    def __call__(self, args, kwargs):
+        return self.module(*args, **kwargs)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cuda_sync(device):
+    if device.type == "cuda":
+        import torch
+        torch.cuda.synchronize(device)
+
+
+class Agent:
+    def __init__(self, channel):
+        self.channel = channel
+        self.models = {}
+        self.device = None
+        self.models_dir = os.path.join(cache_dir(), "models")
+
+    # hello: the device, checked; the host, Python and torch named.
+    def hello(self, h, _):
+        import torch
+        name = h.get("device", "cpu")
+        device = torch.device(name)
+        if device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise Failure("no-cuda", "no CUDA here (torch %s, %s)" % (torch.__version__,
+                              "built without CUDA" if torch.version.cuda is None else "no usable GPU"))
+            if (device.index or 0) >= torch.cuda.device_count():
+                raise Failure("no-cuda", "no %s here: %d CUDA device(s)" % (name, torch.cuda.device_count()))
+            device_name = torch.cuda.get_device_name(device.index or 0)
+            tf32 = h.get("tf32", "default")
+            if tf32 == "on":
+                torch.backends.cuda.matmul.allow_tf32 = True
+                torch.backends.cudnn.allow_tf32 = True
+            elif tf32 == "off":
+                torch.backends.cuda.matmul.allow_tf32 = False
+                torch.backends.cudnn.allow_tf32 = False
+        elif device.type == "cpu":
+            device_name = cpu_name()
+        else:
+            raise Failure("usage", "unknown device %s" % name)
+        if h.get("threads"):
+            torch.set_num_threads(int(h["threads"]))
+        self.device = device
+        return {"host": socket.gethostname(), "python": sys.executable, "python_version": platform.python_version(),
+                "torch": torch.__version__, "device": str(device), "device_name": device_name,
+                "threads": torch.get_num_threads(), "pid": os.getpid(), "protocol": PROTOCOL}
+
+    def model_path(self, sha, fmt):
+        return os.path.join(self.models_dir, sha + (".pt2" if fmt == "pt2" else ".pt"))
+
+    def has_model(self, h, _):
+        return {"have": os.path.isfile(self.model_path(h["sha256"], h["format"]))}
+
+    def put_model(self, h, payload):
+        if hashlib.sha256(payload).hexdigest() != h["sha256"]:
+            raise Failure("transfer", "the model arrived damaged (SHA-256 differs)")
+        os.makedirs(self.models_dir, exist_ok=True)
+        path = self.model_path(h["sha256"], h["format"])
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(payload)
+        os.replace(tmp, path)
+        return {}
+
+    def model(self, h):
+        key = h["sha256"]
+        if key not in self.models:
+            path = self.model_path(key, h["format"])
+            if not os.path.isfile(path):
+                raise Failure("usage", "model %s is not cached here" % key[:12])
+            try:
+                self.models[key] = Model(path, h["format"], self.device)
+            except Failure:
+                raise
+            except Exception as e:
+                raise Failure("load", "cannot load the model: %s" % one_line(e))
+        return self.models[key]
+
+    def run(self, h, payload):
+        import torch
+        model = self.model(h)
+        flat = [decode(t, payload, self.device) for t in h["inputs"]]
+        args, kwargs = model.arguments(flat)
+        with torch.no_grad():
+            cuda_sync(self.device)
+            t0 = time.perf_counter()
+            result = model(args, kwargs)
+            cuda_sync(self.device)
+            ms = (time.perf_counter() - t0) * 1e3
+        enc = Encoder()
+        outputs = [enc.encode(v) for v in leaves(result)]
+        return {"outputs": outputs, "ms": ms}, enc.payload()
+
+    def profile(self, h, payload):
+        import torch
+        model = self.model(h)
+        flat = [decode(t, payload, self.device) for t in h["inputs"]]
+        args, kwargs = model.arguments(flat)
+        runs, warmup = int(h.get("runs", 20)), int(h.get("warmup", 3))
+        per_node = bool(h.get("per_node", True)) and model.graph_module is not None
+        progress_every = max(1, runs // 10)
+        forward_ms, run_ms = [], []
+        node_ms = {}
+        kernel_ms = {}
+        gm = model.graph_module
+        nodes = [n for n in gm.graph.nodes if n.op == "call_function"] if per_node else []
+        interp = make_timed_interpreter()(gm, self.device, {}) if per_node else None
+        cuda = self.device.type == "cuda"
+        with torch.no_grad():
+            for _ in range(warmup):
+                model(args, kwargs)
+                if per_node:
+                    interp.run_flat(flat_args(flat, model))
+            cuda_sync(self.device)
+            if per_node:
+                interp.times = node_ms  # measured runs only
+            prof = None
+            if per_node and cuda:
+                try:
+                    from torch.profiler import ProfilerActivity, profile
+                    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+                    prof.__enter__()
+                    interp.annotate = True
+                except Exception:
+                    prof = None
+            for r in range(runs):
+                cuda_sync(self.device)
+                t0 = time.perf_counter()
+                model(args, kwargs)
+                cuda_sync(self.device)
+                forward_ms.append((time.perf_counter() - t0) * 1e3)
+                if per_node:
+                    interp.run_index = r
+                    t0 = time.perf_counter()
+                    interp.run_flat(flat_args(flat, model))
+                    cuda_sync(self.device)
+                    run_ms.append((time.perf_counter() - t0) * 1e3)
+                else:
+                    run_ms.append(forward_ms[-1])
+                if (r + 1) % progress_every == 0:
+                    self.channel.send({"progress": "run %d of %d" % (r + 1, runs)})
+            kernels_note = ""
+            if prof is not None:
+                prof.__exit__(None, None, None)
+                kernels_note = collect_kernels(prof, kernel_ms)
+            elif cuda and per_node:
+                kernels_note = "torch.profiler's CUDA activity was not available on the host"
+        out = {"forward_ms": forward_ms, "run_ms": run_ms, "per_node": per_node,
+               "nodes": [{"name": n.name, "target": str(n.target), "self_ms": node_ms.get(n.name, []),
+                          "kernel_ms": kernel_ms.get(n.name, [])} for n in nodes],
+               "kernels_recorded": bool(kernel_ms), "kernel_note": kernels_note}
+        if cuda:
+            out["peak_bytes"] = torch.cuda.max_memory_allocated(self.device)
+        return out
+
+
+def flat_args(flat, model):
+    args, kwargs = model.arguments(flat)
+    import torch.utils._pytree as pytree
+    return pytree.tree_leaves((args, kwargs))
+
+
+def collect_kernels(prof, kernel_ms):
+    """Device time per node and run from the profiler's annotations "graft/RUN/NODE"."""
+    for e in prof.events():
+        if not e.name.startswith("graft/"):
+            continue
+        _, run, node = e.name.split("/", 2)
+        t = getattr(e, "device_time_total", None)
+        if t is None:
+            t = getattr(e, "cuda_time_total", 0)
+        times = kernel_ms.setdefault(node, {})
+        times[int(run)] = times.get(int(run), 0.0) + t / 1e3
+    for node, by_run in list(kernel_ms.items()):
+        kernel_ms[node] = [by_run[r] for r in sorted(by_run)]
+    return ""
+
+
+def make_timed_interpreter():
+    import torch.fx
+
+    class Timed(torch.fx.Interpreter):
+        """Runs the program's graph node by node, timing each call_function (its fx name)."""
+
+        def __init__(self, gm, device, times):
+            super().__init__(gm, garbage_collect_values=True)
+            self.device, self.times, self.annotate, self.run_index = device, times, False, 0
+
+        def run_flat(self, flat):
+            return self.run(*flat)
+
+        def run_node(self, n):
+            if n.op != "call_function":
+                return super().run_node(n)
+            if self.annotate:
+                import torch
+                with torch.profiler.record_function("graft/%d/%s" % (self.run_index, n.name)):
+                    t0 = time.perf_counter()
+                    r = super().run_node(n)
+            else:
+                t0 = time.perf_counter()
+                r = super().run_node(n)
+            self.times.setdefault(n.name, []).append((time.perf_counter() - t0) * 1e3)
+            return r
+
+    return Timed
+
+
+def main():
+    rx, tx = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # anything printed by a model goes to stderr, never into the protocol
+    channel = Channel(rx, tx)
+    try:
+        import torch  # noqa: F401
+    except Exception as e:
+        channel.send({"ok": False, "kind": "no-torch",
+                      "message": "no torch in %s (%s)" % (sys.executable, one_line(e))})
+        return 3
+    agent = Agent(channel)
+    handlers = {"hello": agent.hello, "has_model": agent.has_model, "put_model": agent.put_model,
+                "run": agent.run, "profile": agent.profile}
+    while True:
+        header, payload = channel.receive()
+        if header is None or header.get("op") == "bye":
+            return 0
+        handler = handlers.get(header.get("op"))
+        try:
+            if handler is None:
+                raise Failure("usage", "unknown request %r" % header.get("op"))
+            if header.get("op") != "hello" and agent.device is None:
+                raise Failure("usage", "hello first")
+            reply = handler(header, payload)
+            out = b""
+            if isinstance(reply, tuple):
+                reply, out = reply
+            reply = dict(reply)
+            reply["ok"] = True
+            channel.send(reply, out)
+        except Failure as f:
+            channel.send({"ok": False, "kind": f.kind, "message": f.message})
+        except Exception as e:
+            kind = "oom" if "out of memory" in str(e).lower() else "run"
+            traceback.print_exc(file=sys.stderr)
+            channel.send({"ok": False, "kind": kind, "message": one_line(e)})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

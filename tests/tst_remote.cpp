@@ -1,0 +1,319 @@
+// Remote devices (core/remote, python/graft/agent.py): compare and profile through ssh://HOST/DEVICE
+// against a throwaway sshd on 127.0.0.1, whose "remote" Python is the venv's, must give what the
+// same commands give locally; failures (no torch, a dead agent, ssh refused) name the host.
+#include "core/remote/remote_device.h"
+#include "core/remote/ssh_command.h"
+#include "test_support.h"
+
+#include <QtCore/QDir>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QThread>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <unistd.h>
+
+using namespace graft::core;
+
+namespace {
+
+QString program(const QString& name) { return graft::test::testdata(QStringLiteral("pt2/") + name); }
+
+// The venv's Python: the "remote" Python that has torch (GRAFT_PYTHON, else the checkout's .venv).
+QString venvPython() {
+  const QString fromEnv = qEnvironmentVariable("GRAFT_PYTHON");
+  if (!fromEnv.isEmpty()) return QFileInfo(fromEnv).absoluteFilePath();
+  return QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).absoluteFilePath(QStringLiteral(".venv/bin/python"));
+}
+
+bool run(const QString& program, const QStringList& args) {
+  QProcess p;
+  p.start(program, args);
+  return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+bool writeFile(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+}  // namespace
+
+class TestRemote : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QProcess sshd_;
+  QString skip_;
+  QString remote_;  // ssh://graft-test/cpu?python=<venv>
+
+  QString device(const QString& dev = QStringLiteral("cpu")) const {
+    return QStringLiteral("ssh://graft-test/%1?python=%2").arg(dev, venvPython());
+  }
+
+  // Starts sshd on a free port (tries a few) with the test's own host key, user key and cache.
+  bool startSshd(QString* why) {
+    const QString d = dir_.path();
+    if (!run(QStringLiteral("ssh-keygen"), {"-q", "-t", "ed25519", "-N", "", "-f", d + "/host_key"}) ||
+        !run(QStringLiteral("ssh-keygen"), {"-q", "-t", "ed25519", "-N", "", "-f", d + "/user_key"}) ||
+        !QFile::copy(d + "/user_key.pub", d + "/authorized_keys")) {
+      *why = QStringLiteral("ssh-keygen failed");
+      return false;
+    }
+    // sshd run by root needs its privilege-separation folder, which the service makes at boot.
+    if (geteuid() == 0) QDir().mkpath(QStringLiteral("/run/sshd"));
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("root"));
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const int port = 20000 + int((getpid() * 7 + attempt * 997) % 40000);
+      const QByteArray config = QStringLiteral(
+                                    "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nPidFile %2/sshd.pid\n"
+                                    "AuthorizedKeysFile %2/authorized_keys\nStrictModes no\nUsePAM no\n"
+                                    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                                    "PermitRootLogin prohibit-password\nLogLevel INFO\nSetEnv XDG_CACHE_HOME=%2/cache\n")
+                                    .arg(port)
+                                    .arg(d)
+                                    .toUtf8();
+      writeFile(d + "/sshd_config", config);
+      const QByteArray client = QStringLiteral(
+                                    "Host graft-test\n  HostName 127.0.0.1\n  Port %1\n  User %3\n  IdentityFile %2/user_key\n"
+                                    "  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile %2/known_hosts\n"
+                                    "  BatchMode yes\n  LogLevel ERROR\n"
+                                    "Host graft-closed\n  HostName 127.0.0.1\n  Port 1\n  BatchMode yes\n  ConnectTimeout 5\n")
+                                    .arg(port)
+                                    .arg(d, user)
+                                    .toUtf8();
+      writeFile(d + "/ssh_config", client);
+      sshd_.setProcessChannelMode(QProcess::MergedChannels);
+      sshd_.start(QStringLiteral("/usr/sbin/sshd"), {"-D", "-e", "-f", d + "/sshd_config"});
+      QByteArray log;
+      QElapsedTimer t;
+      t.start();
+      while (t.elapsed() < 10000 && sshd_.state() != QProcess::NotRunning && !log.contains("Server listening")) {
+        sshd_.waitForReadyRead(200);
+        log += sshd_.readAll();
+      }
+      if (log.contains("Server listening")) {
+        qputenv("GRAFT_SSH_COMMAND", QStringLiteral("ssh -F %1/ssh_config").arg(d).toUtf8());
+        return true;
+      }
+      sshd_.kill();
+      sshd_.waitForFinished();
+      *why = QString::fromUtf8(log.trimmed());
+    }
+    return false;
+  }
+
+  graft::test::CliResult cli(const QStringList& args) {
+    auto r = graft::test::runCli(args);
+    if (r.exitCode != 0 && r.exitCode != 1) qWarning().noquote() << "graft-cli" << args.join(' ') << "->" << r.exitCode << r.err;
+    return r;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    if (!QFileInfo::exists(QStringLiteral("/usr/sbin/sshd"))) {
+      skip_ = QStringLiteral("/usr/sbin/sshd is not installed (packaging/install-deps.sh installs openssh-server)");
+      return;
+    }
+    QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
+    QString why;
+    QVERIFY2(startSshd(&why), qPrintable(QStringLiteral("sshd did not start: ") + why));
+  }
+
+  void cleanupTestCase() {
+    if (sshd_.state() != QProcess::NotRunning) {
+      sshd_.terminate();
+      if (!sshd_.waitForFinished(3000)) sshd_.kill();
+    }
+  }
+
+  void parsesDevices() {
+    QString error;
+    auto d = remote::parseRemoteDevice(QStringLiteral("ssh://gpu-box/cuda"), &error);
+    QVERIFY(d);
+    QCOMPARE(d->host, QStringLiteral("gpu-box"));
+    QCOMPARE(d->device, QStringLiteral("cuda:0"));
+    QVERIFY(d->python.isEmpty());
+    d = remote::parseRemoteDevice(QStringLiteral("ssh://me@gpu-box/cuda:1?python=/opt/venv/bin/python"), &error);
+    QVERIFY(d);
+    QCOMPARE(d->host, QStringLiteral("me@gpu-box"));
+    QCOMPARE(d->device, QStringLiteral("cuda:1"));
+    QCOMPARE(d->python, QStringLiteral("/opt/venv/bin/python"));
+    QCOMPARE(d->spec(), QStringLiteral("ssh://me@gpu-box/cuda:1?python=/opt/venv/bin/python"));
+    for (const char* bad : {"ssh://gpu-box", "ssh:///cpu", "ssh://gpu-box/tpu", "ssh://-oProxyCommand=x/cpu",
+                            "ssh://gpu-box/cpu?pyton=/x", "ssh://a b/cpu"}) {
+      QVERIFY2(!remote::parseRemoteDevice(QLatin1String(bad), &error), bad);
+      QVERIFY2(error.contains(QLatin1String(bad)), qPrintable(error));
+    }
+    // GRAFT_SSH_COMMAND is split as a shell would; the host and the command come last.
+    QCOMPARE(remote::splitShellWords(QStringLiteral(" ssh -F '/tmp/a b/config' -o \"User=x y\" a\\ b ''")),
+             (QStringList{"ssh", "-F", "/tmp/a b/config", "-o", "User=x y", "a b", ""}));
+    const QByteArray saved = qgetenv("GRAFT_SSH_COMMAND");
+    qputenv("GRAFT_SSH_COMMAND", "ssh -F '/tmp/a b/config' -o BatchMode=yes");
+    const auto c = remote::sshCommand(*d, QStringLiteral("abc"));
+    qputenv("GRAFT_SSH_COMMAND", saved);
+    QCOMPARE(c.program, QStringLiteral("ssh"));
+    QCOMPARE(c.arguments.mid(0, 5), (QStringList{"-F", "/tmp/a b/config", "-o", "BatchMode=yes", "me@gpu-box"}));
+    QVERIFY(c.arguments.last().startsWith(QStringLiteral("exec '/opt/venv/bin/python' -c '")));
+    QCOMPARE(remote::shellQuote(QStringLiteral("it's")), QStringLiteral("'it'\\''s'"));
+  }
+
+  // compare A B --device-b ssh://…/cpu gives the local compare's verdict and figures: B runs on
+  // the host, A and the float64 reference here, one rounding model.
+  void compareEqualsLocal_data() {
+    QTest::addColumn<QString>("a");
+    QTest::addColumn<QString>("b");
+    QTest::newRow("resnet18 pt2 against itself") << "resnet18.pt2" << "resnet18.pt2";
+    QTest::newRow("resnet18 pt2 against its decomposed program") << "resnet18.pt2" << "resnet18_decomposed.pt2";
+    QTest::newRow("resnet18 pt2 against its TorchScript twin") << "resnet18.pt2" << "resnet18.pt";
+    QTest::newRow("bert (transformers) pt2") << "bert.pt2" << "bert.pt2";
+  }
+  void compareEqualsLocal() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QFETCH(QString, a);
+    QFETCH(QString, b);
+    const QStringList common{QStringLiteral("compare"), program(a), program(b), QStringLiteral("--json"), QStringLiteral("--threads"),
+                             QStringLiteral("2")};
+    const auto local = cli(common);
+    const auto remote = cli(common + QStringList{QStringLiteral("--device-b"), device()});
+    QVERIFY2(local.exitCode == 0 || local.exitCode == 1, local.err.constData());
+    QCOMPARE(remote.exitCode, local.exitCode);
+    const QJsonObject l = local.json(), r = remote.json();
+    QCOMPARE(r.value("equal").toBool(), l.value("equal").toBool());
+    QCOMPARE(r.value("verdict").toString(), l.value("verdict").toString());
+    const QJsonArray lo = l.value("outputs").toArray(), ro = r.value("outputs").toArray();
+    QCOMPARE(ro.size(), lo.size());
+    QVERIFY(!ro.isEmpty());
+    for (int i = 0; i < lo.size(); ++i) {
+      for (const char* key : {"max_abs", "max_rel", "mismatched", "allclose"})
+        QVERIFY2(ro[i].toObject().value(QLatin1String(key)) == lo[i].toObject().value(QLatin1String(key)),
+                 qPrintable(QStringLiteral("output %1 %2: remote %3, local %4")
+                                .arg(i)
+                                .arg(QLatin1String(key))
+                                .arg(ro[i].toObject().value(QLatin1String(key)).toVariant().toString(),
+                                     lo[i].toObject().value(QLatin1String(key)).toVariant().toString())));
+    }
+    // The device is named; the traffic is counted and said on stderr.
+    QVERIFY2(r.value("device_b").toString().startsWith(QStringLiteral("graft-test:cpu, ")), qPrintable(r.value("device_b").toString()));
+    QVERIFY(r.value("device_b").toString().contains(QStringLiteral("torch 2.")));
+    const QJsonObject traffic = r.value("remote").toObject();
+    QVERIFY(traffic.value("bytes_sent").toInteger() > 0);
+    QVERIFY(traffic.value("bytes_received").toInteger() > 0);
+    QVERIFY(traffic.value("round_trips").toInt() >= 3);
+    QVERIFY2(remote.err.contains("graft-test: sent "), remote.err.constData());
+  }
+
+  // A revision goes up once: the second job finds it cached on the host (by SHA-256) and sends
+  // only the inputs.
+  void modelIsCachedOnTheHost() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const QStringList args{QStringLiteral("compare"), program("resnet18.pt2"), QStringLiteral("--json"), QStringLiteral("--device-b"), device()};
+    const auto first = cli(args);
+    const auto second = cli(args);
+    QCOMPARE(second.exitCode, first.exitCode);
+    const qint64 model = QFileInfo(program("resnet18.pt2")).size();
+    const QJsonObject t = second.json().value("remote").toObject();
+    QCOMPARE(t.value("model_sent").toBool(), false);
+    QVERIFY2(t.value("bytes_sent").toInteger() < model / 10, qPrintable(QString::number(t.value("bytes_sent").toInteger())));
+    QVERIFY2(second.err.contains("is cached on the host"), second.err.constData());
+  }
+
+  // profile --device ssh://… returns sane figures, per node for a program, on Graft's node ids.
+  void profileThroughSsh() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const auto local = cli({QStringLiteral("profile"), program("resnet18.pt2"), QStringLiteral("--runs"), QStringLiteral("3"),
+                            QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json")});
+    const auto remote = cli({QStringLiteral("profile"), program("resnet18.pt2"), QStringLiteral("--runs"), QStringLiteral("5"),
+                             QStringLiteral("--warmup"), QStringLiteral("1"), QStringLiteral("--json"), QStringLiteral("--device"), device()});
+    QCOMPARE(local.exitCode, 0);
+    QCOMPARE(remote.exitCode, 0);
+    const QJsonObject l = local.json(), r = remote.json();
+    QCOMPARE(r.value("runs").toInt(), 5);
+    QVERIFY(r.value("per_node").toBool());
+    const double median = r.value("median_ms").toDouble(), forward = r.value("forward_median_ms").toDouble();
+    QVERIFY2(forward > 0.5 && forward < 60000, qPrintable(QString::number(forward)));
+    QVERIFY2(median >= forward * 0.5, qPrintable(QStringLiteral("node by node %1 ms, forward %2 ms").arg(median).arg(forward)));
+    QVERIFY(r.value("device").toString().startsWith(QStringLiteral("graft-test:cpu")));
+    // The host's nodes land on Graft's nodes: the same ids and ops as the local profile's.
+    QHash<QString, QString> localOps;  // node id -> op
+    for (const auto n : l.value("nodes").toArray()) localOps.insert(n.toObject().value("node").toString(), n.toObject().value("op").toString());
+    const QJsonArray nodes = r.value("nodes").toArray();
+    QVERIFY2(nodes.size() >= localOps.size() * 9 / 10, qPrintable(QStringLiteral("%1 of %2").arg(nodes.size()).arg(localOps.size())));
+    double sum = 0;
+    for (const auto n : nodes) {
+      const QJsonObject o = n.toObject();
+      QVERIFY(localOps.contains(o.value("node").toString()));
+      QCOMPARE(o.value("op").toString(), localOps.value(o.value("node").toString()));
+      QVERIFY(o.value("self_ms_median").toDouble() >= 0);
+      sum += o.value("self_ms_median").toDouble();
+    }
+    QVERIFY2(sum > 0.2 * median && sum <= 1.5 * median, qPrintable(QStringLiteral("nodes %1 ms, run %2 ms").arg(sum).arg(median)));
+    QVERIFY(!r.value("by_op").toArray().isEmpty());
+  }
+
+  // The agent killed mid-run: exit 2, one line naming the host and what happened.
+  void agentKilledMidRun() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QProcess p;
+    p.start(qEnvironmentVariable("GRAFT_CLI"), {QStringLiteral("profile"), program("resnet18.pt2"), QStringLiteral("--runs"),
+                                                QStringLiteral("100000"), QStringLiteral("--device"), device()});
+    QByteArray err;
+    qint64 pid = 0;
+    QElapsedTimer t;
+    t.start();
+    static const QRegularExpression ready(QStringLiteral("agent ready: pid (\\d+)"));
+    while (t.elapsed() < 120000 && p.state() != QProcess::NotRunning && !err.contains("profiling on")) {
+      p.waitForReadyRead(200);
+      err += p.readAllStandardError();
+    }
+    const auto m = ready.match(QString::fromUtf8(err));
+    QVERIFY2(m.hasMatch() && err.contains("profiling on"), err.constData());
+    pid = m.captured(1).toLongLong();
+    QThread::msleep(1500);  // inside the runs
+    QCOMPARE(::kill(pid_t(pid), SIGKILL), 0);
+    QVERIFY(p.waitForFinished(60000));
+    err += p.readAllStandardError();
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY2(err.contains("error: graft-test: the agent died during the profile"), err.constData());
+  }
+
+  // A Python without torch on the host: "no torch", naming the host (the given Python, and the
+  // one found on the PATH).
+  void hostWithoutTorch() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    if (run(QStringLiteral("/usr/bin/python3"), {"-c", "import torch"})) QSKIP("/usr/bin/python3 has torch here");
+    for (const QString& dev : {QStringLiteral("ssh://graft-test/cpu?python=/usr/bin/python3"), QStringLiteral("ssh://graft-test/cpu")}) {
+      const auto r = graft::test::runCli({QStringLiteral("compare"), program("resnet18.pt2"), QStringLiteral("--device-b"), dev});
+      QCOMPARE(r.exitCode, 2);
+      QVERIFY2(r.err.contains("error: B: graft-test: no torch"), r.err.constData());
+    }
+  }
+
+  // No CUDA on the host (this machine's venv has a CUDA build but no GPU, or a CPU build).
+  void hostWithoutCuda() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    if (run(venvPython(), {"-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"})) QSKIP("this host has CUDA");
+    const auto r = graft::test::runCli({QStringLiteral("compare"), program("resnet18.pt2"), QStringLiteral("--device-b"), device("cuda:0")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("error: B: graft-test: no CUDA here"), r.err.constData());
+  }
+
+  // ssh itself fails (nothing listens): "ssh failed" and ssh's own words, naming the host.
+  void sshRefused() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const auto r = graft::test::runCli({QStringLiteral("profile"), program("resnet18.pt2"), QStringLiteral("--device"),
+                                        QStringLiteral("ssh://graft-closed/cpu")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("error: graft-closed: ssh failed: ") && r.err.contains("refused"), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRemote)
+#include "tst_remote.moc"
