@@ -97,6 +97,32 @@ bool nearAny(QPointF p, const QVector<QRectF>& boxes) {
   return false;
 }
 
+// The route pieces of `d` whose end lies above their start: data drawn flowing backwards. A
+// piece is an edge, or its part inside or outside a module frame it crosses.
+QStringList upwardEdges(const Diagram& d, const model::GraphView& v) {
+  QStringList out;
+  for (const auto& de : d.edges) {
+    const QPointF start = de.points.front(), end = de.arrow ? de.arrowTip : de.points.back();
+    if (end.y() < start.y() - 0.5) {
+      const auto& e = v.edges[de.edge];
+      const auto* from = v.node(e.from);
+      const auto* to = v.node(e.to);
+      out << QStringLiteral("%1 (%2 %3 -> %4 %5, %6 px up)")
+                 .arg(e.value, from ? from->modulePath : QStringLiteral("input"), from ? from->op : QString(),
+                      to ? to->modulePath : QStringLiteral("output"), to ? to->op : QString())
+                 .arg(start.y() - end.y(), 0, 'f', 0);
+    }
+  }
+  return out;
+}
+
+// A model from the test data ("resnet18.pt", "pt2/bert.pt2") or a path.
+std::shared_ptr<const model::GraphView> viewOfFile(const QString& file) {
+  auto r = io::loadFile(QFileInfo(file).isAbsolute() ? file : graft::test::testdata(file));
+  if (!r.ok()) qFatal("%s: %s", qPrintable(file), qPrintable(r.error.message()));
+  return std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current()));
+}
+
 // A random view: a group tree up to eight deep with the degenerate shapes real models produce
 // (empty modules, modules holding only one submodule, one-op modules, long sibling runs), nodes
 // scattered over it, and edges between any two nodes (forwards, as in a graph in SSA form), from
@@ -322,6 +348,71 @@ class TstLayout : public QObject {
     QCOMPARE(d.groups.size(), 1 + view->groups[0].children.size());
     QCOMPARE(d.nodes.size(), view->groups[0].nodes.size());
     for (int i = 1; i < d.groups.size(); ++i) QVERIFY(!d.groups[i].expanded);
+  }
+
+  // One box per module call: with ResNet's `relu` drawn as one group per call, data flows down
+  // every module, expanded or collapsed, in both formats; so in a transformer. resnet50.pt2 is
+  // exported here by stock PyTorch where its Python is at hand (the test data has none).
+  void noEdgeRunsUpward_data() {
+    QTest::addColumn<QString>("file");
+    for (const char* file : {"resnet18.pt", "pt2/resnet18.pt2", "resnet50.pt", "resnet50.pt2", "pt2/bert.pt2", "pt2/bert.pt",
+                             "pt2/vit_b_16.pt2"})
+      QTest::newRow(file) << QString::fromLatin1(file);
+  }
+  void noEdgeRunsUpward() {
+    QFETCH(QString, file);
+    static QTemporaryDir exported;
+    if (file == QLatin1String("resnet50.pt2")) {
+      file = exported.filePath(file);
+      if (!QFileInfo::exists(file)) {
+        const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/module_calls.py"),
+                                               {QStringLiteral("--export"), QStringLiteral("resnet50"), file});
+        if (py.exitCode != 0) QSKIP(qPrintable(QStringLiteral("no torch to export resnet50 with: ") + QString::fromUtf8(py.err.right(300))));
+      }
+    }
+    const auto view = viewOfFile(file);
+    LayoutEngine e;
+    e.setView(view);
+    for (int depth : {0, 1, 2, 100}) {
+      const Diagram d = e.layout(e.expandToDepth(depth));
+      QVERIFY(d.error.isEmpty());
+      QVERIFY(!d.edges.isEmpty());
+      const QStringList up = upwardEdges(d, *view);
+      QVERIFY2(up.isEmpty(), qPrintable(QStringLiteral("depth %1: %2 of %3 edges run upward: %4")
+                                            .arg(depth).arg(up.size()).arg(d.edges.size()).arg(up.mid(0, 8).join(QStringLiteral("; ")))));
+    }
+    const Diagram collapsed = e.layout({});
+    QVERIFY(upwardEdges(collapsed, *view).isEmpty());
+  }
+
+  // What the count above catches: ResNet drawn with one group per module, both calls of `relu` in
+  // one box, has data flowing backwards (the residual add drawn at the top of its block).
+  void oneGroupForTwoCallsRunsUpward() {
+    auto merged = std::make_shared<model::GraphView>(*viewOf(QStringLiteral("resnet18.pt")));
+    int moved = 0;
+    for (auto& g : merged->groups) {
+      if (g.call < 2) continue;
+      auto& siblings = merged->groups[g.parent].children;
+      const auto first = std::find_if(siblings.begin(), siblings.end(), [&](int c) {
+        return merged->groups[c].instancePath == g.instancePath && merged->groups[c].call == 1;
+      });
+      QVERIFY(first != siblings.end());
+      for (model::NodeId id : g.nodes) merged->nodes[merged->indexOf.value(id)].group = *first;
+      merged->groups[*first].nodes += g.nodes;
+      merged->groups[*first].totalNodes += g.totalNodes;
+      merged->groups[*first].totalOps += g.totalOps;
+      moved += int(g.nodes.size());
+      g.nodes.clear();
+      g.totalNodes = g.totalOps = 0;
+      siblings.removeAll(g.index);
+    }
+    QCOMPARE(moved, 8);  // resnet18's eight BasicBlocks each call their relu twice
+    LayoutEngine e;
+    e.setView(merged);
+    const Diagram d = e.layout(e.expandAll());
+    const QStringList up = upwardEdges(d, *merged);
+    qInfo("one group per module: %d of %d edges run upward", int(up.size()), int(d.edges.size()));
+    QVERIFY(!up.isEmpty());
   }
 
   void serviceMatchesEngine() {

@@ -3,10 +3,14 @@
 #include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/graph_view.h"
+#include "core/rewrite/apply.h"
+#include "core/rewrite/rule_parser.h"
 #include "core/samples/samples.h"
+#include "test_support.h"
 
 #include <torch/script.h>
 
+#include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
 
 using namespace graft::core;
@@ -83,6 +87,75 @@ class TstModel : public QObject {
     // The residual add has two incoming edges.
     for (const auto& n : view.nodes)
       if (n.kind == QLatin1String("aten::add")) QCOMPARE(n.inputs.size(), 2);
+  }
+  // A module called twice is two groups in call order: BasicBlock's `relu` after bn1, then after
+  // the residual add, named as torch.export numbers the calls (relu, relu@1). Tables name the
+  // call; rules and pairing by module still see one module.
+  void moduleCalledTwiceIsTwoGroups_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("torchscript") << QStringLiteral("resnet18.pt");
+    QTest::newRow("pt2") << QStringLiteral("pt2/resnet18.pt2");
+  }
+  void moduleCalledTwiceIsTwoGroups() {
+    QFETCH(QString, file);
+    auto loaded = io::loadFile(graft::test::testdata(file));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    const auto& rev = *loaded.document->current();
+    const auto view = model::GraphView::build(rev);
+    const auto groupAt = [&](const QString& path) {
+      for (const auto& g : view.groups)
+        if (g.path == path) return g.index;
+      return -1;
+    };
+    const int block = groupAt(QStringLiteral("layer1.0"));
+    QVERIFY(block > 0);
+    QStringList children;
+    for (int c : view.groups[block].children) children << view.groups[c].name;
+    QCOMPARE(children, QStringList({"conv1", "bn1", "relu", "conv2", "bn2", "relu (2)"}));
+    const int first = groupAt(QStringLiteral("layer1.0.relu")), second = groupAt(QStringLiteral("layer1.0.relu (2)"));
+    QVERIFY(first > 0 && second > 0);
+    for (int g : {first, second}) {
+      QCOMPARE(view.groups[g].nodes.size(), 1);
+      QCOMPARE(view.groups[g].instancePath, QStringLiteral("layer1.0.relu"));
+      QCOMPARE(view.node(view.groups[g].nodes.front())->kind, QStringLiteral("aten::relu_"));
+    }
+    QCOMPARE(view.groups[first].call, 1);
+    QCOMPARE(view.groups[second].call, 2);
+    // Call order: the first relu reads bn1, the second the residual add (an op of the block itself).
+    const model::NodeId reluA = view.groups[first].nodes.front(), reluB = view.groups[second].nodes.front();
+    QVERIFY(view.indexOf.value(reluA) < view.indexOf.value(reluB));
+    const auto producerGroup = [&](model::NodeId to) {
+      for (const auto& e : view.edges)
+        if (e.to == to && e.from != model::kNoNode) return view.groups[view.node(e.from)->group].path;
+      return QString();
+    };
+    QCOMPARE(producerGroup(reluA), QStringLiteral("layer1.0.bn1"));
+    QCOMPARE(producerGroup(reluB), QStringLiteral("layer1.0"));
+    QCOMPARE(view.node(reluB)->modulePath, QStringLiteral("layer1.0.relu (2)"));
+    QCOMPARE(view.node(reluB)->instancePath, QStringLiteral("layer1.0.relu"));
+    QCOMPARE(rev.modulePathOf(reluB), QStringLiteral("layer1.0.relu (2)"));
+    QCOMPARE(rev.placeOf(reluB).path(), QStringLiteral("layer1.0.relu"));
+    QCOMPARE(rev.modulePathOf(reluA), QStringLiteral("layer1.0.relu"));
+    // A rule's module glob names the module: both of its calls match.
+    const auto rule = rewrite::parseRule(QStringLiteral("id: r\n[pattern]\ngraph(%x):\n  %r = aten::relu_(%x)\n  return (%r)\n"
+                                                        "[replacement]\ngraph(%x):\n  return (%x)\n[condition] module ~ layer1.0.relu\n"),
+                                         QStringLiteral("r.rule"));
+    QVERIFY(rule.ok());
+    QCOMPARE(rewrite::countMatches(rev, rule.rule).matches, 2);
+
+    // Every module has as many groups as stock PyTorch's torch.export counts calls of it.
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/module_calls.py"),
+                                           {graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))});
+    if (py.exitCode != 0) QSKIP(qPrintable(QStringLiteral("no torch for the reference: ") + QString::fromUtf8(py.err.right(300))));
+    const QJsonObject calls = QJsonDocument::fromJson(py.out).object().value(QStringLiteral("calls")).toObject();
+    QVERIFY(calls.value(QStringLiteral("layer1.0.relu")).toInt() == 2);
+    QHash<QString, int> groups;
+    for (const auto& g : view.groups)
+      if (g.index > 0) ++groups[g.instancePath];
+    QCOMPARE(groups.size(), calls.size());
+    for (auto it = calls.begin(); it != calls.end(); ++it)
+      QVERIFY2(groups.value(it.key()) == it.value().toInt(),
+               qPrintable(QStringLiteral("%1: %2 groups, %3 calls").arg(it.key()).arg(groups.value(it.key())).arg(it.value().toInt())));
   }
   void nodeIdsAreStableAcrossRevisions() {
     auto doc = sample("mlp");

@@ -247,7 +247,8 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
                    std::vector<QString>& opOnly) {
       for (const Node* n : nodes) {
         opOnly.push_back(canonicalOp(n));
-        withPath.push_back(r.modulePathOf(r.idOf(n)) + QLatin1Char('|') + opOnly.back());
+        // The module itself, not its call: order tells a module's calls apart on both sides.
+        withPath.push_back(r.placeOf(r.idOf(n)).path() + QLatin1Char('|') + opOnly.back());
       }
     };
     std::vector<QString> pathA, opA, pathB, opB;

@@ -200,7 +200,9 @@ QString moduleStack(const QString& rootType, const model::NodePlace& place) {
     // An inlined region (pt2_import's no_grad, autocast(…) groups) is no module: it saves as ops.
     if (place.moduleTypes.value(i).startsWith(QLatin1String("torch.ops.higher_order."))) continue;
     path = path.isEmpty() ? place.modulePath[i] : path + QLatin1Char('.') + place.modulePath[i];
-    const QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
+    QString key = QStringLiteral("L__self__") + QString(path).replace(QLatin1Char('.'), QLatin1Char('_'));
+    // A module's later calls keep their keys apart as torch.export writes them: relu@1 is its second call.
+    if (place.callAt(i) > 1) key += QLatin1Char('@') + QString::number(place.callAt(i) - 1);
     entries << QStringLiteral("%1,%2,%3").arg(key, path, place.moduleTypes.value(i));
   }
   return entries.join(QLatin1Char(';'));

@@ -8,6 +8,7 @@
 #include "core/io/saved_value.h"
 #include "core/io/zip_directory.h"
 #include "core/model/graph_walk.h"
+#include "core/model/module_calls.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/symbol_ranges.h"
 #include "core/model/value_format.h"
@@ -877,15 +878,19 @@ class Importer {
   // TorchScript's inliner records them ({"layer1", "0"}), with each module's class name.
   // Nothing is written into libtorch's call stacks. Inside an inlined region, the region is a
   // module of its own between the module that holds it and the modules its body calls.
+  // Each level's nn_module_stack key tells that module's calls apart ("…relu" and "…relu@1"):
+  // opPlaces() numbers them. A region has a name of its own, so one call.
   void setModuleStack(Node* node, const QString& stack) {
-    QStringList paths, types;
-    parseModuleStack(effectiveStack(stack), &paths, &types);
+    QStringList paths, types, keys;
+    parseModuleStack(effectiveStack(stack), &paths, &types, &keys);
     model::NodePlace& place = places_[node];
+    QStringList& callKeys = callKeys_[node];
     size_t region = 0;
     const auto placeRegions = [&](int depth) {
       for (; region < regions_.size() && regions_[region].anchor <= depth; ++region) {
         place.modulePath << regions_[region].name;
         place.moduleTypes << regions_[region].type;
+        callKeys << QString();
       }
     };
     for (int i = 0; i < paths.size(); ++i) {
@@ -895,6 +900,7 @@ class Importer {
       if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
       place.modulePath << instance;
       place.moduleTypes << types[i];
+      callKeys << keys[i];
     }
     placeRegions(std::numeric_limits<int>::max());
   }
@@ -908,8 +914,9 @@ class Importer {
     return stack;
   }
 
-  // An nn_module_stack's module paths ("layer1", "layer1.0") and class names, the root left out.
-  static void parseModuleStack(const QString& stack, QStringList* paths, QStringList* types) {
+  // An nn_module_stack's module paths ("layer1", "layer1.0") and class names, the root left out;
+  // `keys` (optional) gets each entry's key ("L__self__layer1.0.relu@1" for relu's second call).
+  static void parseModuleStack(const QString& stack, QStringList* paths, QStringList* types, QStringList* keys = nullptr) {
     for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
       const QStringList parts = entry.split(QLatin1Char(','));
       if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
@@ -917,17 +924,21 @@ class Importer {
       if (parts[1] == QLatin1String("_empty_nn_module_stack_from_metadata_hook")) continue;
       *paths << parts[1];
       *types << parts.mid(2).join(QLatin1Char(','));
+      if (keys) *keys << parts[0];
     }
   }
 
  public:
-  // The place of every op node (kind not prim::) in graph order.
+  // The place of every op node (kind not prim::) in graph order, each module's calls numbered in
+  // that order.
   std::vector<model::NodePlace> opPlaces() const {
     std::vector<model::NodePlace> out;
+    model::CallNumbering calls;
     model::forEachNode(*graph_, [&](Node* n) {
       if (n->kind().is_prim()) return;
       auto it = places_.find(n);
       out.push_back(it == places_.end() ? model::NodePlace{} : it->second);
+      if (auto keys = callKeys_.find(n); keys != callKeys_.end()) calls.number(out.back(), keys->second);
     });
     return out;
   }
@@ -959,6 +970,7 @@ class Importer {
   std::map<QString, at::Tensor> tensors_;
   std::map<QString, Value*> values_;
   std::unordered_map<const Node*, model::NodePlace> places_;
+  std::unordered_map<const Node*, QStringList> callKeys_;  // per place level: what tells its module's calls apart
   QHash<QString, ZipEntry> zip_;  // how each record is stored
   std::shared_ptr<torch::jit::CompilationUnit> cu_;
   std::shared_ptr<torch::jit::Module> module_;

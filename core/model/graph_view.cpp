@@ -77,21 +77,25 @@ QString shortTypeName(const c10::ClassTypePtr& type) {
   return QString::fromStdString(type->name()->name());
 }
 
-int groupFor(GraphView& view, std::map<QString, int>& byPath, const QStringList& path,
-             const QStringList& typeNames) {
+// The group of the module call `place` names, made (with the calls above it) where missing.
+int groupFor(GraphView& view, std::map<QString, int>& byPath, const NodePlace& place) {
   int parent = 0;
-  QString prefix;
-  for (int i = 0; i < path.size(); ++i) {
-    prefix = i == 0 ? path[i] : prefix + QLatin1Char('.') + path[i];
+  QString prefix, instance;
+  for (qsizetype i = 0; i < place.modulePath.size(); ++i) {
+    const QString name = place.callName(i);
+    prefix = i == 0 ? name : prefix + QLatin1Char('.') + name;
+    instance = i == 0 ? place.modulePath[i] : instance + QLatin1Char('.') + place.modulePath[i];
     auto it = byPath.find(prefix);
     if (it == byPath.end()) {
       ViewGroup g;
       g.index = view.groups.size();
       g.parent = parent;
-      g.name = path[i];
+      g.name = name;
       g.path = prefix;
+      g.instancePath = instance;
+      g.call = place.callAt(i);
       // A program's places hold qualified class names (torch.nn.modules.conv.Conv2d): the class shows.
-      g.typeName = i < typeNames.size() ? typeNames[i].section(QLatin1Char('.'), -1) : QString();
+      g.typeName = i < place.moduleTypes.size() ? place.moduleTypes[i].section(QLatin1Char('.'), -1) : QString();
       view.groups[parent].children.push_back(g.index);
       view.groups.push_back(g);
       it = byPath.emplace(prefix, g.index).first;
@@ -211,8 +215,9 @@ GraphView GraphView::build(const Revision& revision) {
         vn.schema = QString::fromStdString(os.str());
       }
       const NodePlace& place = revision.placeOf(vn.id);
-      vn.modulePath = place.path();
-      vn.group = depth == 0 ? groupFor(view, groupByPath, place.modulePath, place.moduleTypes) : std::max(branchGroup, 0);
+      vn.modulePath = place.callPath();
+      vn.instancePath = place.path();
+      vn.group = depth == 0 ? groupFor(view, groupByPath, place) : std::max(branchGroup, 0);
       vn.sourceFile = place.sourceFile;
       vn.sourceLine = place.sourceLine;
       vn.sourceText = place.sourceText;
@@ -274,6 +279,7 @@ GraphView GraphView::build(const Revision& revision) {
           g.parent = group;
           g.name = QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
           g.path = view.groups[group].path.isEmpty() ? g.name : view.groups[group].path + QLatin1Char('.') + g.name;
+          g.instancePath = view.groups[group].instancePath.isEmpty() ? g.name : view.groups[group].instancePath + QLatin1Char('.') + g.name;
           g.typeName = b == 0 ? QStringLiteral("if true") : QStringLiteral("if false");
           view.groups[group].children.push_back(g.index);
           view.groups.push_back(g);

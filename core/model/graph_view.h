@@ -35,7 +35,8 @@ struct ViewNode {
   QVector<ViewPort> inputs;   // inputs that are edges (not folded)
   QVector<ViewPort> outputs;
   int group = 0;              // index into GraphView::groups
-  QString modulePath;         // "layer1.0.conv1", empty at top level
+  QString modulePath;         // the module call, "layer1.0.conv1" ("layer1.0.relu (2)" for a second call), empty at top level
+  QString instancePath;       // the module itself, the same for each of its calls: "layer1.0.relu"
   QString sourceFile;
   int sourceLine = 0;
   QString sourceText;
@@ -57,8 +58,12 @@ struct ViewEdge {
 struct ViewGroup {
   int index = 0;
   int parent = -1;          // -1 for the root group
-  QString name;             // "conv1" (the module attribute name); the root is ""
-  QString path;             // "layer1.0.conv1"
+  // One group per module call: a module called twice (ResNet's `relu`) is two groups in call
+  // order, named as torch.export numbers calls (`relu`, then `relu (2)` for its `relu@1`).
+  QString name;             // "conv1" (the module attribute name), "relu (2)"; the root is ""
+  QString path;             // "layer1.0.conv1", "layer1.0.relu (2)": unique, what tables show
+  QString instancePath;     // the module itself, the same for each of its calls: "layer1.0.relu"
+  int call = 1;             // which call of that module (1-based)
   QString typeName;         // "Conv2d"
   QVector<int> children;    // child group indices
   QVector<NodeId> nodes;    // op nodes directly in this group

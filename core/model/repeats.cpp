@@ -6,19 +6,23 @@ namespace graft::core::model {
 
 namespace {
 
-bool inside(const QString& path, const QString& group) {
-  return group.isEmpty() || path == group || path.startsWith(group + QLatin1Char('.'));
+// Whether group `g` is `group` or lies inside it: a module call's nodes are those of its group.
+bool inside(const GraphView& view, int g, int group) {
+  for (; g >= 0; g = view.groups[g].parent)
+    if (g == group) return true;
+  return false;
 }
 
 }  // namespace
 
 QString structureOf(const GraphView& view, int group) {
-  const QString root = view.groups[group].path;
+  // Paths relative to the module itself: the calls of one shared module repeat each other too.
+  const QString root = view.groups[group].instancePath;
   // The group's nodes (its submodules' included) in graph order, numbered.
   QHash<NodeId, int> local;
   QVector<const ViewNode*> nodes;
   for (const auto& n : view.nodes)
-    if (n.blockDepth == 0 && inside(n.modulePath, root)) {
+    if (n.blockDepth == 0 && inside(view, n.group, group)) {
       local.insert(n.id, nodes.size());
       nodes << &n;
     }
@@ -29,7 +33,7 @@ QString structureOf(const GraphView& view, int group) {
   QHash<QString, int> external;
   QStringList parts;
   for (const ViewNode* n : nodes) {
-    const QString relative = n->modulePath.mid(root.isEmpty() ? 0 : root.size());
+    const QString relative = n->instancePath.mid(root.isEmpty() ? 0 : root.size());
     QStringList ins;
     auto edges = edgesTo.value(n->id);
     std::sort(edges.begin(), edges.end(), [](const ViewEdge* a, const ViewEdge* b) { return a->toPort < b->toPort; });

@@ -2,6 +2,7 @@
 
 #include "core/model/change_inference.h"
 #include "core/model/graph_walk.h"
+#include "core/model/module_calls.h"
 #include "core/model/module_path.h"
 
 #include <torch/script.h>
@@ -18,10 +19,10 @@ NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
   NodePlace out = *places.front();
   for (const NodePlace* p : places) {
     qsizetype common = 0;
-    while (common < out.modulePath.size() && common < p->modulePath.size() && out.modulePath[common] == p->modulePath[common])
+    while (common < out.modulePath.size() && common < p->modulePath.size() && out.modulePath[common] == p->modulePath[common] &&
+           out.callAt(common) == p->callAt(common))
       ++common;
-    out.modulePath = out.modulePath.mid(0, common);
-    out.moduleTypes = out.moduleTypes.mid(0, std::min(common, out.moduleTypes.size()));
+    out.truncate(common);
   }
   return out;
 }
@@ -35,17 +36,35 @@ RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QS
   rev->frozen_ = frozen;
   rev->name_ = std::move(name);
   rev->symbolRanges_ = std::move(symbolRanges);
-  size_t ordinal = 0;
+  // Each node's place from its call stack; the calls of each module numbered in call order, op
+  // nodes first (a constant hoisted to the top of the graph must not make its call the first).
+  struct Pending {
+    torch::jit::Node* node;
+    NodeId id;
+    NodePlace place;
+    QStringList callKeys;
+  };
+  std::vector<Pending> pending;
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
     const NodeId id = ids.next();
     rev->idByNode_[n] = id;
     rev->nodeById_[id] = n;
-    NodePlace place = placeFromCallStack(n);
+    Pending p{n, id, {}, {}};
+    p.place = placeFromCallStack(n, &p.callKeys);
+    pending.push_back(std::move(p));
+  });
+  CallNumbering calls;
+  for (bool ops : {true, false})
+    for (auto& p : pending)
+      if (p.node->kind().is_prim() != ops) calls.number(p.place, p.callKeys);
+  size_t ordinal = 0;
+  for (auto& [n, id, place, keys] : pending) {
     if (!n->kind().is_prim() && savedPlaces && ordinal < savedPlaces->size()) {
       const NodePlace& saved = (*savedPlaces)[ordinal];
       if (place.modulePath.isEmpty()) {
         place.modulePath = saved.modulePath;
         place.moduleTypes = saved.moduleTypes;
+        place.moduleCalls = saved.moduleCalls;
       }
       if (place.sourceLine <= 0 && saved.sourceLine > 0) {
         place.sourceFile = saved.sourceFile;
@@ -58,7 +77,7 @@ RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QS
     if (place.modulePath.isEmpty() && (n->kind() == c10::prim::ListUnpack || n->kind() == c10::prim::TupleUnpack))
       if (auto p = rev->places_.find(rev->idOf(n->input(0)->node())); p != rev->places_.end()) place = p->second;
     if (!place.modulePath.isEmpty() || place.sourceLine > 0) rev->places_[id] = std::move(place);
-  });
+  }
   return rev;
 }
 

@@ -90,7 +90,9 @@ class Revision {
   const Lineage& lineage() const { return lineage_; }
   // The node's module path and source line (an empty place when the node is unknown).
   const NodePlace& placeOf(NodeId id) const;
-  QString modulePathOf(NodeId id) const { return placeOf(id).path(); }
+  // The module call as tables name it ("layer1.0.relu (2)" for the second call of
+  // layer1.0.relu); placeOf(id).path() is the module itself, for rules and pairing by module.
+  QString modulePathOf(NodeId id) const { return placeOf(id).callPath(); }
   // Ids of the op nodes (kind not prim::), in graph order: how a saved file names its nodes.
   std::vector<NodeId> opNodeIds() const;
   // "aten::conv2d"; empty for an unknown id.

@@ -84,6 +84,11 @@ QByteArray SavedRecord::toJson() const {
     for (int f : n.from) from.append(f);
     QJsonObject o{{"op", n.op}, {"module_path", strings(n.place.modulePath)}, {"from", from}};
     if (!n.place.moduleTypes.isEmpty()) o.insert(QStringLiteral("module_types"), strings(n.place.moduleTypes));
+    if (!n.place.moduleCalls.isEmpty()) {  // a module's second call or later: which call, by level
+      QJsonArray calls;
+      for (int call : n.place.moduleCalls) calls.append(call);
+      o.insert(QStringLiteral("module_calls"), calls);
+    }
     if (n.altered) o.insert(QStringLiteral("altered"), true);
     if (n.place.sourceLine > 0) {
       o.insert(QStringLiteral("file"), n.place.sourceFile);
@@ -122,6 +127,7 @@ std::optional<SavedRecord> SavedRecord::fromJson(const QByteArray& json, QString
     n.op = o.value(QLatin1String("op")).toString();
     n.place.modulePath = stringsOf(o.value(QLatin1String("module_path")));
     n.place.moduleTypes = stringsOf(o.value(QLatin1String("module_types")));
+    for (const auto& call : o.value(QLatin1String("module_calls")).toArray()) n.place.moduleCalls << std::max(1, call.toInt(1));
     n.place.sourceFile = o.value(QLatin1String("file")).toString();
     n.place.sourceLine = o.value(QLatin1String("line")).toInt();
     for (const auto& f : o.value(QLatin1String("from")).toArray()) {
