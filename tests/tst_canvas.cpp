@@ -1,6 +1,7 @@
 // The canvas in the main window: layout arrives from the worker, +/- clicks expand and collapse,
 // find reveals hidden nodes, selection syncs canvas / module tree / IR / inspector, edge
 // tooltips carry the tensor type, exports write valid SVG and PNG, and screenshots for people.
+#include "core/edit/edit.h"
 #include "core/layout/labels.h"
 #include "core/layout/layout_engine.h"
 #include "gui_support.h"
@@ -8,6 +9,9 @@
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/canvas/minimap.h"
+#include "ui/compare_dock.h"
+#include "ui/document/document_controller.h"
+#include "ui/edit_actions.h"
 #include "ui/find_bar.h"
 #include "ui/inspector.h"
 #include "ui/ir_view.h"
@@ -23,6 +27,7 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QTableWidget>
 
 using graft::ui::MainWindow;
 using graft::ui::canvas::GraphCanvas;
@@ -39,6 +44,20 @@ int groupByPath(const model::GraphView* v, const QString& path) {
 }
 
 QPoint viewPos(GraphCanvas* c, QPointF scenePos) { return c->mapFromScene(scenePos); }
+
+bool runCompare(graft::ui::CompareDock* dock) {
+  QSignalSpy done(dock, &graft::ui::CompareDock::finished);
+  dock->start();
+  return done.count() == 1 || done.wait(120000);
+}
+
+// The background of the Compare table's row for node `id` (invalid when it has none).
+QColor rowColour(graft::ui::CompareDock* dock, model::NodeId id) {
+  for (int row = 0; row < dock->table()->rowCount(); ++row)
+    if (model::NodeId(dock->table()->item(row, 0)->data(Qt::UserRole).toULongLong()) == id)
+      return dock->table()->item(row, 0)->background().color();
+  return {};
+}
 
 }  // namespace
 
@@ -528,6 +547,268 @@ class TstCanvas : public QObject {
     QApplication::processEvents();
     QVERIFY(!legend->isVisible());
     QVERIFY(c->viewport()->height() > withLegend);
+  }
+
+  // A verdict outline shows over a heat fill: with the cost heatmap on, a node the Compare table
+  // shows red is ringed red on screen (the item state and the pixels), never green. The marks
+  // belong to revision B of the comparison: another revision shown, they go (even from nodes
+  // that revision shares); back on B, they come back.
+  void compareMarksOverHeatAndPerRevision() {
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    auto* scene = c->graphScene();
+    auto* compare = w.findChild<graft::ui::CompareDock*>();
+    QVERIFY(compare);
+    compare->setInputSpec(QStringLiteral("1x3x64x64"));
+    // An equal comparison of the original with itself: everything compared is green.
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    QVERIFY(!scene->marks().isEmpty());
+    // A new revision is shown: the green marks of the original do not stay on it.
+    const auto relu = graft::test::nodeAt(w.view(), QStringLiteral("layer2.0.relu"), QStringLiteral("aten::relu_"));
+    QVERIFY(relu);
+    QVERIFY(w.editActions()->applyEdit(edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(waitLayout(c));
+    QVERIFY2(scene->marks().isEmpty(), qPrintable(QStringLiteral("%1 marks of revision 0 on revision 1").arg(scene->marks().size())));
+    // Original against the gelu revision: downstream of the change the table is red.
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && !compare->summary().equal, qPrintable(compare->summary().error));
+    QVERIFY(waitLayout(c));
+    const auto fc = graft::test::nodeAt(w.view(), QStringLiteral("fc"), QStringLiteral("aten::linear"));
+    QVERIFY(fc);
+    QCOMPARE(rowColour(compare, fc), QColor(250, 200, 200));  // the table's red
+    // The cost heatmap on, fc the hottest node: deep red fill.
+    QHash<model::NodeId, double> heat;
+    for (const auto& n : w.view()->nodes) heat.insert(n.id, 1.0);
+    heat.insert(fc, 50.0);
+    c->setHeat(heat);
+    QVERIFY(c->heatVisible());
+    const QColor red(0xe5, 0x39, 0x35), green(0x2e, 0x7d, 0x32);
+    QVERIFY(scene->markOf(fc));
+    QCOMPARE(scene->markOf(fc)->colour, red);
+    // Every row's colour and its node's ring agree: no node with a red row is ringed green.
+    for (int row = 0; row < compare->table()->rowCount(); ++row) {
+      const auto id = model::NodeId(compare->table()->item(row, 0)->data(Qt::UserRole).toULongLong());
+      if (id == model::kNoNode || compare->table()->item(row, 0)->background().color() != QColor(250, 200, 200)) continue;
+      QVERIFY(scene->markOf(id));
+      QVERIFY2(scene->markOf(id)->colour != green, qPrintable(compare->table()->item(row, 0)->text()));
+    }
+    // On screen: the ring around fc's box is red on every side, over the heat and the neighbours.
+    c->revealNode(fc);
+    QVERIFY(waitLayout(c));
+    auto* item = scene->nodeItem(fc);
+    QVERIFY(item);
+    const QRectF box = item->rect();
+    const QRectF around = box.adjusted(-16, -16, 16, 16);
+    QImage shot(around.size().toSize(), QImage::Format_RGB32);
+    shot.fill(Qt::white);
+    {
+      QPainter p(&shot);
+      p.setRenderHint(QPainter::Antialiasing);
+      scene->render(&p, QRectF(shot.rect()), around);
+    }
+    const auto near = [](QColor a, QColor b) {
+      return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 60;
+    };
+    int onRing = 0, redPixels = 0, greenPixels = 0;
+    const double grow = graft::ui::canvas::kMarkGrow;
+    for (double t = 0.25; t <= 0.75; t += 0.05) {
+      const QPointF spots[] = {{box.left() + t * box.width(), box.top() - grow}, {box.left() + t * box.width(), box.bottom() + grow},
+                               {box.left() - grow, box.top() + t * box.height()}, {box.right() + grow, box.top() + t * box.height()}};
+      for (const QPointF& at : spots) {
+        const QColor pixel = shot.pixelColor((at - around.topLeft()).toPoint());
+        ++onRing;
+        redPixels += near(pixel, red);
+        greenPixels += near(pixel, green);
+      }
+    }
+    QVERIFY2(redPixels == onRing && greenPixels == 0,
+             qPrintable(QStringLiteral("%1 of %2 ring pixels red, %3 green").arg(redPixels).arg(onRing).arg(greenPixels)));
+    const QColor fill = shot.pixelColor((box.topLeft() + QPointF(4, 4) - around.topLeft()).toPoint());
+    QVERIFY2(fill.red() > 150 && fill.green() < 120, qPrintable(fill.name()));  // the hottest heat fill under the ring
+    if (const QString dir = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      // The window at 1366×768: the cost heatmap with the comparison's rings, layer4 to fc.
+      c->expandAll();
+      QVERIFY(waitLayout(c));
+      c->setHeat(heat);
+      c->resetTransform();
+      c->centerOn(item = scene->nodeItem(fc));
+      c->centerOn(c->mapToScene(c->viewport()->rect().center()) - QPointF(0, c->viewport()->height() * 0.3));
+      QApplication::processEvents();
+      QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("heatmap_compare_marks_1366x768.png"))));
+    }
+    // Another revision shown: the comparison's rings go; back on B they return.
+    w.controller()->setCurrent(0);
+    QVERIFY(waitLayout(c));
+    QVERIFY(scene->marks().isEmpty());
+    w.controller()->setCurrent(1);
+    QVERIFY(waitLayout(c));
+    QVERIFY(scene->markOf(fc));
+    QCOMPARE(scene->markOf(fc)->colour, red);
+  }
+
+  // After Fit on a large expanded graph (a fit scale far below 1%), every way of zooming in
+  // works, zooming out stops at a limit at or below the fit scale, and zooming in from there
+  // works again.
+  void zoomInWorksAfterFitOnALargeGraph() {
+    MainWindow w;
+    w.resize(1366, 400);  // a canvas about as high as a laptop's with docks below it
+    w.show();
+    // Swin V2 Tiny: 1,388 ops, fitted expanded far below 1%.
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("zoo/swin_v2_t.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    QVERIFY(w.view()->opCount() > 1300);
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    c->fitToWindow();
+    const double fit = c->zoom();
+    qInfo("swin_v2_t expanded: %lld boxes, %lld routes, %.0f x %.0f, fitted at %.4f in %dx%d", qlonglong(c->diagram().nodes.size()),
+          qlonglong(c->diagram().edges.size()), c->diagram().bounds.width(), c->diagram().bounds.height(), fit,
+          c->viewport()->width(), c->viewport()->height());
+    QVERIFY(fit * 1.25 < 0.01);  // where a 0.01 floor refused every step in
+    QVERIFY2(c->minZoom() <= fit, qPrintable(QStringLiteral("min %1, fit %2").arg(c->minZoom()).arg(fit)));
+    QVERIFY(std::abs(c->fitZoom() - fit) < 1e-6 * std::max(1.0, fit) || fit == 1.0);
+    // Ctrl+=, the wheel and View > Zoom In each zoom in.
+    c->setFocus();
+    QTest::keyClick(c, Qt::Key_Equal, Qt::ControlModifier);
+    QVERIFY2(c->zoom() > fit * 1.1, qPrintable(QStringLiteral("%1 after Ctrl+= from %2").arg(c->zoom()).arg(fit)));
+    c->fitToWindow();
+    QWheelEvent wheel(QPointF(100, 100), c->viewport()->mapToGlobal(QPointF(100, 100)), {}, QPoint(0, 120), Qt::NoButton, {},
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(c->viewport(), &wheel);
+    QVERIFY2(c->zoom() > fit * 1.1, qPrintable(QStringLiteral("%1 after the wheel from %2").arg(c->zoom()).arg(fit)));
+    c->fitToWindow();
+    QAction* zoomIn = nullptr;
+    for (auto* a : w.findChildren<QAction*>())
+      if (a->text().remove(QLatin1Char('&')) == QLatin1String("Zoom In")) zoomIn = a;
+    QVERIFY(zoomIn);
+    zoomIn->trigger();
+    QVERIFY(c->zoom() > fit * 1.1);
+    // Out as far as it goes: it stops at the limit, then zooms in again.
+    for (int i = 0; i < 60; ++i) c->zoomBy(0.8);
+    QVERIFY(c->zoom() >= c->minZoom() * (1 - 1e-9));
+    QVERIFY(c->zoom() <= fit);
+    const double floor = c->zoom();
+    c->zoomBy(1.25);
+    QVERIFY(c->zoom() > floor * 1.2);
+    // Even from a scale below the limit (a window made larger after a fit).
+    c->resetTransform();
+    c->scale(c->minZoom() / 10, c->minZoom() / 10);
+    const double tiny = c->zoom();
+    c->zoomBy(1.25);
+    QVERIFY(c->zoom() > tiny * 1.2);
+    // In as far as it goes: 8×, and out again.
+    for (int i = 0; i < 80; ++i) c->zoomBy(1.25);
+    QVERIFY(std::abs(c->zoom() - GraphCanvas::kMaxZoom) < 1e-9);
+    c->zoomBy(0.8);
+    QVERIFY(c->zoom() < GraphCanvas::kMaxZoom);
+  }
+
+  // Collapse All and Expand All keep the selected node in view (the box that shows it when it is
+  // collapsed away); without a selection, Collapse All after a fit shows the whole graph and
+  // Expand All shows boxes, never an empty corner.
+  void expandAndCollapseAllKeepTheViewOnTheSelection() {
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    auto* scene = c->graphScene();
+    const auto shownRect = [c] { return c->mapToScene(c->viewport()->rect()).boundingRect(); };
+    const auto boxesShown = [&] {
+      int n = 0;
+      for (const auto& node : c->diagram().nodes) n += shownRect().intersects(node.rect);
+      for (const auto& g : c->diagram().groups) n += !g.expanded && shownRect().intersects(g.rect);
+      return n;
+    };
+    // No selection: Expand All from the fitted top level shows boxes, Collapse All from the
+    // fitted expanded graph shows all of it.
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    QVERIFY2(boxesShown() > 0, "Expand All shows an empty part of the canvas");
+    c->fitToWindow();
+    c->collapseAll();
+    QVERIFY(waitLayout(c));
+    QVERIFY2(shownRect().contains(c->diagram().bounds), "Collapse All does not show the whole graph");
+    QVERIFY(c->zoom() >= c->fitZoom() * 0.99 || c->zoom() == 1.0);
+    // A node deep in layer3, selected, then far away from the view.
+    const auto deep = graft::test::nodeAt(w.view(), QStringLiteral("layer3.1.conv2"), QStringLiteral("aten::_convolution"));
+    QVERIFY(deep);
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    w.selectNode(deep);
+    c->resetTransform();
+    c->centerOn(c->diagram().bounds.topLeft());
+    QVERIFY(!shownRect().intersects(scene->nodeItem(deep)->rect()));
+    c->collapseAll();
+    QVERIFY(waitLayout(c));
+    QVERIFY(scene->itemShowing(deep));
+    QVERIFY2(shownRect().intersects(scene->itemShowing(deep)->sceneBoundingRect()), "Collapse All lost the selected node");
+    // Zoomed in on a corner of the collapsed graph, Expand All brings the selection into view.
+    c->resetTransform();
+    c->scale(2, 2);
+    c->centerOn(c->diagram().bounds.topLeft());
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    QVERIFY(scene->nodeItem(deep));
+    QVERIFY2(shownRect().contains(scene->nodeItem(deep)->rect()), "Expand All lost the selected node");
+    QCOMPARE(c->zoom(), 2.0);  // at the zoom the user chose
+  }
+
+  // Shape labels on edges are drawn at least 9 px high at 100% zoom, each in a rect that holds
+  // its text, and none is over a group's title bar (with a few pixels clear of it).
+  void edgeLabelsAreReadable() {
+    const QFont font = graft::ui::canvas::edgeLabelFont();
+    QVERIFY2(font.pixelSize() >= 9, qPrintable(QString::number(font.pixelSize())));
+    const QFontMetricsF metrics(font);
+    for (const QString text : {QStringLiteral("1×64×56×56"), QStringLiteral("1×3×224×224 float16"), QStringLiteral("scalar")}) {
+      const QSizeF size = graft::ui::canvas::edgeLabelSize(text);
+      QVERIFY2(size.width() >= metrics.horizontalAdvance(text) - 0.5,
+               qPrintable(QStringLiteral("%1: %2 wide for %3").arg(text).arg(size.width()).arg(metrics.horizontalAdvance(text))));
+      QVERIFY(size.height() >= metrics.height() - 0.5);
+    }
+    // The glyphs as painted at 1:1: digits at least 8 px tall (DejaVu's digits are 0.73 em).
+    QImage img(200, 40, QImage::Format_RGB32);
+    img.fill(Qt::white);
+    {
+      QPainter p(&img);
+      graft::ui::canvas::paintEdgeLabel(p, QRectF(QPointF(10, 10), graft::ui::canvas::edgeLabelSize(QStringLiteral("1×64×56×56"))),
+                                        QStringLiteral("1×64×56×56"), 1.0);
+    }
+    int top = img.height(), bottom = -1;
+    for (int y = 0; y < img.height(); ++y)
+      for (int x = 0; x < img.width(); ++x)
+        if (qGray(img.pixel(x, y)) < 160) {
+          top = std::min(top, y);
+          bottom = std::max(bottom, y);
+        }
+    QVERIFY2(bottom - top + 1 >= 8, qPrintable(QStringLiteral("ink %1 px tall").arg(bottom - top + 1)));
+    // On an expanded program: no label within 3 px of a title bar.
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
+    auto* c = w.canvas();
+    QVERIFY(waitLayout(c));
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    int labels = 0;
+    for (QGraphicsItem* item : c->graphScene()->items()) {
+      auto* e = dynamic_cast<graft::ui::canvas::EdgeItem*>(item);
+      if (!e || e->labelRect().isNull()) continue;
+      ++labels;
+      for (const auto& g : c->diagram().groups)
+        if (g.expanded)
+          QVERIFY2(!e->labelRect().intersects(QRectF(g.rect.left(), g.rect.top(), g.rect.width(), layout::kTitleHeight).adjusted(-2, -2, 2, 2)),
+                   qPrintable(e->label()));
+    }
+    QVERIFY(labels > 20);
   }
 
   void screenshots() {

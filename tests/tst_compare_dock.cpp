@@ -6,7 +6,9 @@
 #include "core/model/document.h"
 #include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/canvas/mark_layers.h"
 #include "ui/compare_dock.h"
 #include "core/report/verdict_line.h"
 #include "ui/edit_actions.h"
@@ -24,6 +26,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QJsonDocument>
 #include <c10/util/Exception.h>
+#include <torch/script.h>
 #include <QtCore/QFileInfo>
 #include <QtCore/QStandardPaths>
 #include <QtWidgets/QCheckBox>
@@ -156,6 +159,47 @@ class TstCompareDock : public QObject {
     // Switched off, the overlay goes; the rule-match layer is unaffected.
     compare->findChild<QCheckBox*>("compareOverlay")->setChecked(false);
     QVERIFY(scene->marks().isEmpty());
+  }
+
+  // A node a comparison leaves out is grey on the canvas and its tooltip says why: a value never
+  // written (aten::empty_like) is not compared, its neighbours are.
+  void notComparedNodesAreGreyAndSayWhy() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("empty_then_copy.pt");
+    {
+      torch::jit::Module m("EmptyThenCopy");
+      m.define(R"(
+def forward(self, x):
+    y = torch.empty_like(x)
+    y.copy_(x)
+    return torch.relu(y) + 1.0
+)");
+      m.save(path.toStdString());
+    }
+    ui::MainWindow w;
+    QVERIFY(w.openFile(path));
+    QVERIFY(waitLayout(w.canvas()));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->setInputSpec("2x3");
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok && compare->summary().equal, qPrintable(compare->summary().error));
+    QVERIFY(waitLayout(w.canvas()));
+    const NodeId empty = nodeAt(w.view(), "", "aten::empty_like");
+    const NodeId relu = nodeAt(w.view(), "", "aten::relu");
+    QVERIFY(empty && relu);
+    auto* scene = w.canvas()->graphScene();
+    const auto* grey = scene->markOf(empty);
+    QVERIFY(grey);
+    QVERIFY(grey->rank < 0);
+    QCOMPARE(grey->colour, ui::canvas::notComparedColour());
+    QCOMPARE(grey->note, QStringLiteral("not compared: never written (aten::empty_like)"));
+    auto* item = scene->nodeItem(empty);
+    QVERIFY(item);
+    const QString tip = scene->toolTipAt(item->rect().center());
+    QVERIFY2(tip.contains("not compared: never written (aten::empty_like)"), qPrintable(tip));
+    QVERIFY(scene->markOf(relu));
+    QCOMPARE(scene->markOf(relu)->rank, 0);  // compared, within tolerance: green
+    QVERIFY(scene->markOf(relu)->colour != ui::canvas::notComparedColour());
   }
 
   void failingRunMarksItsNode() {

@@ -45,6 +45,10 @@ class CompareDock : public QWidget {
   void setElementwise(bool on);
   bool isRunning() const;
   const core::run::CompareSummary& summary() const { return summary_; }
+  // The document whose revisions are offered, and revision B of the last comparison started
+  // (null before one): the canvas draws a comparison's marks on that revision only.
+  const core::model::Document* document() const { return document_; }
+  core::model::RevisionPtr comparedRevisionB() const { return lastRequest_ ? lastRequest_->b : nullptr; }
   QTableWidget* table() const { return table_; }
   // The verdict line above the table: "Equal within rounding — within float32 rounding (SQNR
   // 130 dB)", "Different — … First divergence: …", or what is under way or went wrong.

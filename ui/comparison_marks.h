@@ -1,12 +1,18 @@
 #pragma once
 // The last comparison on the canvas (Compare dock → mark layers): its compared nodes outlined,
-// its first divergence or failing node asked to be revealed, and a reduce's failing node marked.
+// the nodes it left out grey, its first divergence or failing node asked to be revealed, and a
+// reduce's failing node marked. The marks belong to revision B of the comparison: they show
+// while the canvas shows that revision and go while it shows another.
 #include "core/model/ids.h"
 
 #include <QtCore/QObject>
 #include <functional>
+#include <memory>
 
-namespace graft::core::model { struct GraphView; }
+namespace graft::core::model {
+struct GraphView;
+class Revision;
+}  // namespace graft::core::model
 
 namespace graft::ui {
 
@@ -26,9 +32,12 @@ class ComparisonMarks : public QObject {
  private:
   // Outlines the last comparison's nodes; `reveal` asks to show its first divergence.
   void show(bool reveal);
+  // Whether the document shows revision B of the last comparison now.
+  bool showsComparedRevision() const;
   CompareDock* compare_;
   canvas::MarkLayers* marks_;
   std::function<const core::model::GraphView*()> view_;
+  std::weak_ptr<const core::model::Revision> revisionB_;  // not kept alive by its marks
 };
 
 }  // namespace graft::ui

@@ -165,6 +165,7 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
     for (const auto& n : result->nodes->notCompared) {
       if (n.change && n.onB) s.insideChanges.push_back(n.node);
       if (!n.change) ++s.notCompared;
+      s.skipped.push_back({n.node, n.op, n.reason, n.change});
     }
   }
   s.detail = result;

@@ -90,6 +90,14 @@ struct CompareSummary {
   QStringList changes;                               // "change 1: aten::conv2d + aten::batch_norm → aten::conv2d"
   QVector<model::NodeId> insideChanges;              // B nodes inside a change: not compared on their own
   int notCompared = 0;                               // rows left out (uninitialised memory, no value)
+  // Every node whose values were left out, with why ("uninitialised memory", "inside change 1:
+  // …"): the canvas greys them and says why in their tooltip.
+  struct Skipped {
+    model::NodeId node = model::kNoNode;
+    QString op, reason;
+    int change = 0;  // inside change group N
+  };
+  QVector<Skipped> skipped;
   std::shared_ptr<const CompareResult> detail;  // the runs, for statsFor()
   // The error (at the node the failing run stopped), or differing outputs as a warning about
   // the first divergence; nothing when cancelled or equal.

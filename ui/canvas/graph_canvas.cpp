@@ -15,7 +15,11 @@
 #include <QtGui/QMouseEvent>
 #include <QtGui/QPainter>
 #include <QtGui/QWheelEvent>
+#include <QtWidgets/QScrollBar>
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace graft::ui::canvas {
 
@@ -66,6 +70,7 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   if (!keepExpansion) unfolded_.clear();
   computeFolds();
   fitNext_ = !keepExpansion;
+  keep_ = Keep::Nothing;
   relayout();
 }
 
@@ -91,6 +96,7 @@ void GraphCanvas::cancelLayout() {
   if (!pending_) return;
   service_->cancel();
   pending_ = 0;
+  keep_ = Keep::Nothing;
   expanded_ = shown_;
 }
 
@@ -116,10 +122,18 @@ void GraphCanvas::onLayout(int request, const core::layout::Diagram& diagram) {
   }
   if (fitNext_) {
     fitNext_ = false;
+    keep_ = Keep::Nothing;
     fitToWindow();
   }
+  restoreView();
   if (centreOn_ != core::model::kNoNode) {
-    if (auto* item = scene_->itemShowing(centreOn_)) centerOn(item);
+    if (auto* item = scene_->itemShowing(centreOn_)) {
+      if (zoom() < kTextLod) {  // found to be read: at 1:1, not as a speck in the overview
+        resetTransform();
+        Q_EMIT viewportMoved();
+      }
+      centerOn(item);
+    }
     centreOn_ = core::model::kNoNode;
   }
   Q_EMIT layoutFinished();
@@ -135,6 +149,7 @@ void GraphCanvas::setExpansion(const core::layout::Expansion& expanded) {
   wanted.insert(0);
   const bool changed = wanted != expanded_;
   expanded_ = wanted;
+  keep_ = Keep::Nothing;
   relayout();
   if (changed) Q_EMIT expansionChanged();
 }
@@ -173,6 +188,7 @@ bool GraphCanvas::dropFold(int group) {
 
 void GraphCanvas::unfoldRepeatOf(int group) {
   if (!dropFold(group)) return;
+  keepInView(Keep::Group, group);
   relayout();
   Q_EMIT expansionChanged();
 }
@@ -182,6 +198,7 @@ void GraphCanvas::toggleGroup(int group) {
   // A folded repeat's +: its modules are listed, each collapsed.
   if (auto* item = scene_->groupItem(group); item && !item->label().isEmpty()) return unfoldRepeatOf(group);
   if (!expanded_.remove(group)) expanded_.insert(group);
+  keepInView(Keep::Group, group);
   relayout();
   Q_EMIT expansionChanged();
 }
@@ -190,6 +207,7 @@ void GraphCanvas::expandAll() {
   if (!view_) return;
   for (int g = 0; g < view_->groups.size(); ++g) expanded_.insert(g);
   while (!folds_.isEmpty()) dropFold(folds_.cbegin().key());  // everything means every repeated module too
+  keepInView(Keep::View);
   relayout();
   Q_EMIT expansionChanged();
 }
@@ -198,6 +216,7 @@ void GraphCanvas::collapseAll() {
   expanded_ = {0};
   unfolded_.clear();
   computeFolds();
+  keepInView(Keep::View);
   relayout();
   Q_EMIT expansionChanged();
 }
@@ -218,7 +237,9 @@ void GraphCanvas::revealNode(NodeId id) {
     relayout();
     Q_EMIT expansionChanged();
   } else if (auto* item = scene_->nodeItem(id)) {
+    if (zoom() < kTextLod) resetTransform();
     centerOn(item);
+    Q_EMIT viewportMoved();
   }
 }
 
@@ -228,10 +249,105 @@ void GraphCanvas::selectNode(NodeId id) {
 }
 
 void GraphCanvas::zoomBy(double factor) {
-  const double z = zoom() * factor;
-  if (z < 0.01 || z > 8) return;
-  scale(factor, factor);
+  const double now = zoom();
+  if (now <= 0 || factor <= 0 || factor == 1) return;
+  // A step past a limit stops at it; one that moves away from a limit is always taken, even
+  // from outside the limits (a window made larger after a fit).
+  const double target = factor > 1 ? std::min(now * factor, kMaxZoom) : std::max(now * factor, minZoom());
+  if (factor > 1 ? target <= now : target >= now) return;
+  scale(target / now, target / now);
   Q_EMIT viewportMoved();
+}
+
+double GraphCanvas::fitZoom() const {
+  const QRectF r = scene_->diagram().bounds.adjusted(-20, -20, 20, 20);
+  const QRectF room = QRectF(viewport()->rect()).adjusted(2, 2, -2, -2);  // as fitInView leaves
+  if (r.isEmpty() || room.isEmpty()) return 1.0;
+  return std::min(room.width() / r.width(), room.height() / r.height());
+}
+
+double GraphCanvas::minZoom() const { return std::min(kMinZoom, 0.5 * fitZoom()); }
+
+void GraphCanvas::keepInView(Keep keep, int group) {
+  keep_ = keep;
+  keepNode_ = core::model::kNoNode;
+  keepGroup_ = -1;
+  if (keep == Keep::Group) {
+    if (auto* item = scene_->groupItem(group)) {
+      keepGroup_ = group;
+      keepAt_ = mapFromScene(item->rect().topLeft());
+    } else {
+      keep_ = Keep::Nothing;
+    }
+  } else if (keep == Keep::View) {
+    keepNode_ = scene_->selectedNode() != core::model::kNoNode ? scene_->selectedNode() : nodeNearestCentre();
+  }
+}
+
+void GraphCanvas::restoreView() {
+  const Keep keep = std::exchange(keep_, Keep::Nothing);
+  if (keep == Keep::Group) {
+    // The toggled box stays where it was clicked, its neighbours move around it.
+    if (auto* item = scene_->groupItem(keepGroup_)) {
+      const QPoint now = mapFromScene(item->rect().topLeft());
+      horizontalScrollBar()->setValue(horizontalScrollBar()->value() + now.x() - keepAt_.x());
+      verticalScrollBar()->setValue(verticalScrollBar()->value() + now.y() - keepAt_.y());
+    }
+    return;
+  }
+  if (keep != Keep::View) return;
+  // The whole graph when it fits at the zoom shown (a Collapse All after a fit far out).
+  const QRectF bounds = scene_->diagram().bounds.adjusted(-20, -20, 20, 20);
+  const QSizeF visible = mapToScene(viewport()->rect()).boundingRect().size();
+  if (bounds.width() <= visible.width() && bounds.height() <= visible.height()) return fitToWindow();
+  // Else the selected node, or what was nearest the middle, in the box that shows it now.
+  const auto id = scene_->selectedNode() != core::model::kNoNode && scene_->itemShowing(scene_->selectedNode())
+                      ? scene_->selectedNode()
+                      : keepNode_;
+  if (auto* item = scene_->itemShowing(id)) return showRect(item->mapRectToScene(item->shape().boundingRect()));
+  fitToWindow();
+}
+
+core::model::NodeId GraphCanvas::nodeNearestCentre() const {
+  if (!view_) return core::model::kNoNode;
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  const auto distance = [&centre](const QRectF& r) {
+    const double dx = std::max({r.left() - centre.x(), 0.0, centre.x() - r.right()});
+    const double dy = std::max({r.top() - centre.y(), 0.0, centre.y() - r.bottom()});
+    return dx * dx + dy * dy;
+  };
+  // A node inside group `g` (its own first, else its first child's).
+  const auto nodeIn = [this](int g) {
+    while (g >= 0 && g < view_->groups.size()) {
+      const auto& group = view_->groups[g];
+      if (!group.nodes.isEmpty()) return group.nodes.front();
+      if (group.children.isEmpty()) break;
+      g = group.children.front();
+    }
+    return core::model::kNoNode;
+  };
+  core::model::NodeId best = core::model::kNoNode;
+  double bestDistance = std::numeric_limits<double>::max();
+  const auto offer = [&](core::model::NodeId id, const QRectF& r) {
+    if (id == core::model::kNoNode) return;
+    if (const double d = distance(r); d < bestDistance) {
+      bestDistance = d;
+      best = id;
+    }
+  };
+  for (const auto& n : scene_->diagram().nodes) offer(n.id, n.rect);
+  for (const auto& g : scene_->diagram().groups)
+    if (!g.expanded) offer(nodeIn(g.group), g.rect);
+  return best;
+}
+
+void GraphCanvas::showRect(const QRectF& rect) {
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const double margin = 40 / std::max(1e-9, zoom());
+  // Per axis: centred when it fits, else its start a margin inside the viewport.
+  const double x = rect.width() + 2 * margin <= visible.width() ? rect.center().x() : rect.left() - margin + visible.width() / 2;
+  const double y = rect.height() + 2 * margin <= visible.height() ? rect.center().y() : rect.top() - margin + visible.height() / 2;
+  centerOn(QPointF(x, y));
 }
 
 void GraphCanvas::fitToWindow() {
@@ -311,11 +427,12 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
     // their colours, at least a few pixels big, the selection last.
     const double grow = 3 / std::max(1e-9, zoom());
     const auto spot = [&](const QRectF& r, const QColor& c) { painter->fillRect(r.adjusted(-grow, -grow, grow, grow), c); };
+    // Grey "not compared" marks (negative rank) are left out: they would hide the drawing.
     for (const auto& g : scene_->diagram().groups)
-      if (const auto* m = g.expanded ? nullptr : scene_->groupMark(g.group)) spot(g.rect, m->colour);
+      if (const auto* m = g.expanded ? nullptr : scene_->groupMark(g.group); m && m->rank >= 0) spot(g.rect, m->colour);
     const QRectF* selected = nullptr;
     for (const auto& n : scene_->diagram().nodes) {
-      if (const auto* m = scene_->markOf(n.id)) spot(n.rect, m->colour);
+      if (const auto* m = scene_->markOf(n.id); m && m->rank >= 0) spot(n.rect, m->colour);
       if (n.id == scene_->selectedNode()) selected = &n.rect;
     }
     if (selected) spot(*selected, QColor(0xe0, 0x6c, 0x00));

@@ -41,9 +41,12 @@ class GraphCanvas : public QGraphicsView {
   const core::layout::Folds& folds() const { return folds_; }
   void unfoldRepeatOf(int group);
   void toggleGroup(int group);
+  // Expand All and Collapse All keep what the user looks at in view: the whole graph when it fits
+  // at the zoom shown (fitted then), else the selected node, else the box nearest the centre.
   void expandAll();
   void collapseAll();
-  // Expands the groups above `id` so that its box is drawn, then centres on it.
+  // Expands the groups above `id` so that its box is drawn, then centres on it (zoomed in to
+  // reading size when its text would not be drawn).
   void revealNode(core::model::NodeId id);
   void selectNode(core::model::NodeId id);
   // Drops the layout in flight (Esc); the expansion goes back to what is on screen.
@@ -67,9 +70,18 @@ class GraphCanvas : public QGraphicsView {
   // The animation running now, or nullptr.
   RevisionAnimation* animation() const { return animation_.get(); }
 
+  // Zooms by `factor` within [minZoom(), kMaxZoom]: a step that would pass a limit stops at it,
+  // so zooming in works from any scale, however far out a fit went.
   void zoomBy(double factor);
   void fitToWindow();
   double zoom() const { return transform().m11(); }
+  // The scale at which the whole diagram fits the viewport (before fitToWindow's 1:1 cap).
+  double fitZoom() const;
+  // How far out zooming goes: half the fit scale, so a 1,629-op graph fitted at 0.005 can still
+  // zoom out a little and always back in, and never further than kMinZoom for small graphs.
+  double minZoom() const;
+  static constexpr double kMinZoom = 0.1;
+  static constexpr double kMaxZoom = 8;
   // Below this zoom the canvas paints the fast overview instead of its items.
   static constexpr double kOverviewZoom = 0.2;
   // Switches between items and the overview for the current zoom (paintEvent calls it).
@@ -100,6 +112,14 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void relayout();
+  // What stays in view across the relayout that expandAll, collapseAll or a toggle asks for.
+  enum class Keep { Nothing, View, Group };
+  void keepInView(Keep keep, int group = -1);
+  void restoreView();
+  // The node at or nearest the middle of the viewport (a node inside the box nearest it).
+  core::model::NodeId nodeNearestCentre() const;
+  // Scrolls so that `rect` is shown: centred when it fits, its top-left part when it does not.
+  void showRect(const QRectF& rect);
   // Shows the heat legend in a strip of its own under the drawing (viewport margins), sized to
   // its texts; without a heatmap the strip goes.
   void placeHeatLegend();
@@ -120,6 +140,10 @@ class GraphCanvas : public QGraphicsView {
   int pending_ = 0;
   bool fitNext_ = true;
   core::model::NodeId centreOn_ = core::model::kNoNode;
+  Keep keep_ = Keep::Nothing;
+  core::model::NodeId keepNode_ = core::model::kNoNode;  // Keep::View: the node to keep shown
+  int keepGroup_ = -1;                                    // Keep::Group: the toggled group ...
+  QPoint keepAt_;                                         // ... and where its top-left was
   QPoint pressPos_;
   bool animate_ = false;
   // What the scene showed before setView, kept until the new revision's layout arrives.

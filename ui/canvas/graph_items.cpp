@@ -43,7 +43,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     const bool added = *change == GraphScene::Change::Added;
     drawOutline(p, rect_, QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3), 3, 4);
   }
-  if (const auto* mark = s->markOf(id_)) drawOutline(p, rect_, QPen(mark->colour, 3.5), 7, 6);
+  // A mark's ring is drawn by the scene, above every box.
 }
 
 QPainterPath NodeItem::shape() const { return boxShape(rect_); }
@@ -76,8 +76,12 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
              label_);
   if (!expanded_ && s->groupHasChange(group_))
     drawOutline(p, rect_, QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine), 3, 5);
-  if (const auto* mark = expanded_ ? nullptr : s->groupMark(group_))
-    drawOutline(p, rect_, QPen(mark->colour, 3.5, Qt::DashLine), 7, 7);
+}
+
+void paintMarkRing(QPainter& p, const QRectF& box, const QColor& colour, bool dashed) {
+  // The halo keeps the ring's colour apart from whatever lies under it (a heat fill, an edge).
+  drawOutline(&p, box, QPen(QColor(255, 255, 255, 230), kMarkHalo), kMarkGrow, 7);
+  drawOutline(&p, box, QPen(colour, kMarkPen, dashed ? Qt::DashLine : Qt::SolidLine), kMarkGrow, 7);
 }
 
 QPainterPath GroupItem::shape() const { return boxShape(rect_); }

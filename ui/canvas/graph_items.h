@@ -9,13 +9,19 @@ namespace graft::ui::canvas {
 
 class GraphScene;
 
-// How far outlines (changes, marks) reach outside a box.
-inline constexpr double kOutline = 10;
+// How far outlines (changes, marks and the white halo under a mark) reach outside a box.
+inline constexpr double kOutline = 11;
+// A mark's ring: its distance outside the box and its pen. The scene draws it over every item
+// (GraphScene::drawForeground) on a white halo, so no heat fill or neighbouring box hides it.
+inline constexpr double kMarkGrow = 7;
+inline constexpr double kMarkPen = 3.5;
+inline constexpr double kMarkHalo = 6.5;
 
 class NodeItem : public QGraphicsItem {
  public:
   NodeItem(core::model::NodeId id, const QRectF& rect);
   core::model::NodeId id() const { return id_; }
+  QRectF rect() const { return rect_; }
   // Room for the change and mark outlines drawn around the box; clicks hit the box only.
   QRectF boundingRect() const override { return rect_.adjusted(-kOutline, -kOutline, kOutline, kOutline); }
   QPainterPath shape() const override;
@@ -67,6 +73,9 @@ class GroupItem : public QGraphicsItem {
   bool highlighted_ = false;
   QStringList label_;
 };
+
+// A mark's ring around `box` (dashed around a collapsed group).
+void paintMarkRing(QPainter& p, const QRectF& box, const QColor& colour, bool dashed);
 
 class EdgeItem : public QGraphicsItem {
  public:

@@ -6,6 +6,7 @@
 #include "ui/render/edge_labels.h"
 #include "ui/canvas/graph_items.h"
 
+#include <QtGui/QPainter>
 #include <QtWidgets/QGraphicsSceneHelpEvent>
 #include <QtWidgets/QToolTip>
 
@@ -222,6 +223,30 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
     }
   }
   return text;
+}
+
+void GraphScene::drawForeground(QPainter* painter, const QRectF& exposed) {
+  if (!detailVisible_ || marks_.isEmpty()) return;
+  struct Ring {
+    QRectF box;
+    const Mark* mark;
+    bool group;
+  };
+  QVector<Ring> rings;
+  const auto reaches = [&exposed](const QRectF& box) { return box.adjusted(-kOutline, -kOutline, kOutline, kOutline).intersects(exposed); };
+  for (auto it = marks_.begin(); it != marks_.end(); ++it)
+    if (auto* n = nodeItem(it.key()); n && n->isVisible())
+      if (const QRectF box = n->mapRectToScene(n->rect()); reaches(box)) rings.push_back({box, &*it, false});
+  for (const auto& [group, item] : groups_)
+    if (const Mark* m = item->expanded() || !item->isVisible() ? nullptr : groupMark(group))
+      if (const QRectF box = item->mapRectToScene(item->rect()); reaches(box)) rings.push_back({box, m, true});
+  std::stable_sort(rings.begin(), rings.end(), [](const Ring& a, const Ring& b) {
+    return a.mark->rank != b.mark->rank ? a.mark->rank < b.mark->rank : a.box.top() < b.box.top() || (a.box.top() == b.box.top() && a.box.left() < b.box.left());
+  });
+  painter->save();
+  painter->setRenderHint(QPainter::Antialiasing);
+  for (const auto& r : rings) paintMarkRing(*painter, r.box, r.mark->colour, r.group);
+  painter->restore();
 }
 
 void GraphScene::helpEvent(QGraphicsSceneHelpEvent* event) {

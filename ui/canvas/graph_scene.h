@@ -57,8 +57,9 @@ class GraphScene : public QGraphicsScene {
   bool groupHasChange(int group) const { return changedGroups_.contains(group); }
 
   // Nodes called out by a tool (a rule's matches, a comparison's divergence): outlined in the
-  // mark's colour outside any change outline, with the note in the tooltip. A collapsed group
-  // holding marks is outlined in the colour of its highest-ranked one.
+  // mark's colour outside any change outline and over any heat fill, with the note in the
+  // tooltip. A collapsed group holding marks is outlined in the colour of its highest-ranked one.
+  // Marks of negative rank (a comparison's "not compared", grey) only outline and explain.
   struct Mark {
     QColor colour;
     QString note;
@@ -93,6 +94,9 @@ class GraphScene : public QGraphicsScene {
 
  protected:
   void helpEvent(QGraphicsSceneHelpEvent* event) override;
+  // The marks' rings, over every item, the highest rank last: a verdict outline is never
+  // hidden by a heat fill, a neighbouring box or a lower-ranked ring.
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
 
  private:
   // Calls `visit(group)` for every module above node `id` (not the root, which never collapses).

@@ -14,24 +14,42 @@ QString tr(const char* text) { return QCoreApplication::translate("MarkLayers", 
 }  // namespace
 
 void MarkLayers::set(Layer layer, Marks marks) {
-  layers_[layer] = std::move(marks);
+  layers_[layer] = {std::move(marks), {}, std::nullopt};
+  show();
+}
+
+void MarkLayers::set(Layer layer, Marks marks, Belongs belongs, std::optional<GraphScene::Mark> rest) {
+  layers_[layer] = {std::move(marks), std::move(belongs), std::move(rest)};
   show();
 }
 
 void MarkLayers::add(Layer layer, const Marks& marks) {
-  for (auto it = marks.begin(); it != marks.end(); ++it) layers_[layer][it.key()] = *it;
+  for (auto it = marks.begin(); it != marks.end(); ++it) layers_[layer].marks[it.key()] = *it;
   show();
 }
 
 void MarkLayers::clearAll() {
-  for (auto& layer : layers_) layer.clear();
+  for (auto& layer : layers_) layer = {};
 }
 
+bool MarkLayers::shown(Layer layer) const { return !layers_[layer].belongs || layers_[layer].belongs(); }
+
 void MarkLayers::show() const {
-  Marks merged = layers_[Matches];
-  for (int l = Matches + 1; l < kLayers; ++l)
-    for (auto it = layers_[l].begin(); it != layers_[l].end(); ++it)
-      if (!merged.contains(it.key()) || merged[it.key()].rank < it->rank) merged[it.key()] = *it;
+  Marks merged;
+  const auto offer = [&merged](core::model::NodeId id, const GraphScene::Mark& mark) {
+    auto held = merged.find(id);
+    if (held == merged.end()) merged.insert(id, mark);
+    else if (held->rank < mark.rank) *held = mark;
+  };
+  const auto* view = scene_->view();
+  for (int l = 0; l < kLayers; ++l) {
+    if (!shown(Layer(l))) continue;  // computed on another revision than the one shown
+    const auto& layer = layers_[l];
+    for (auto it = layer.marks.begin(); it != layer.marks.end(); ++it) offer(it.key(), *it);
+    if (layer.rest && view)
+      for (const auto& n : view->nodes)
+        if (!layer.marks.contains(n.id)) offer(n.id, *layer.rest);
+  }
   scene_->setMarks(merged);
 }
 
@@ -45,11 +63,26 @@ MarkLayers::Marks matchMarks(const QVector<core::rewrite::MatchSite>& sites, int
   return marks;
 }
 
+QColor notComparedColour() { return QColor(0x9e, 0x9e, 0x9e); }
+
 MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::model::NodeId* target) {
   MarkLayers::Marks marks;
   core::model::NodeId first = core::model::kNoNode;
+  // Skipped first: a row of the same node (a change's exit) says more.
+  for (const auto& k : s.skipped) {
+    if (k.node == core::model::kNoNode) continue;
+    const QString why = k.change ? tr("not compared: inside a change (its values are compared where they leave it)")
+                        : k.reason == QLatin1String("uninitialised memory") ? tr("not compared: never written (%1)").arg(k.op)
+                                                                            : tr("not compared: %1").arg(k.reason);
+    marks[k.node] = {notComparedColour(), why, kNotComparedRank};
+  }
+  for (auto id : s.insideChanges)
+    if (!marks.contains(id)) marks[id] = {notComparedColour(), tr("not compared: inside a change (its values are compared where they leave it)"), kNotComparedRank};
   for (const auto& r : s.nodes) {
     if (r.node == core::model::kNoNode) continue;
+    // A node with several rows (run more than once, or a change's exit with several outputs) is
+    // red when any of them is: the canvas never shows green where the table has a red row.
+    if (auto held = marks.constFind(r.node); held != marks.constEnd() && held->rank > 0 && r.pass) continue;
     if (r.pass)
       marks[r.node] = {QColor(0x2e, 0x7d, 0x32), tr("same as A within tolerance (max abs %1)").arg(r.maxAbs, 0, 'g', 3), 0};
     else
@@ -57,9 +90,6 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
                        tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance").arg(r.maxAbs, 0, 'g', 3).arg(r.mismatched).arg(r.numel),
                        3};
   }
-  // Nodes inside a change are compared where the change hands its values on, not one by one.
-  for (auto id : s.insideChanges)
-    if (!marks.contains(id)) marks[id] = {QColor(0x80, 0x80, 0x80), tr("inside a change: compared where its values leave it"), 0};
   if (s.firstDivergence && s.firstDivergence->node != core::model::kNoNode) {
     first = s.firstDivergence->node;
     marks[first] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3), 5};
@@ -84,6 +114,11 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
   }
   if (target) *target = first;
   return marks;
+}
+
+std::optional<GraphScene::Mark> notComparedMark(const core::run::CompareSummary& s) {
+  if (!s.ok || (s.nodes.isEmpty() && s.skipped.isEmpty())) return std::nullopt;  // outputs only
+  return GraphScene::Mark{notComparedColour(), tr("not compared: no value of it was recorded on both sides"), kNotComparedRank};
 }
 
 MarkLayers::Marks reduceMarks(const core::run::ReduceSummary& reduce) {

@@ -3,6 +3,7 @@
 #include "core/layout/labels.h"
 #include "ui/render/edge_labels.h"
 
+#include <QtGui/QFontMetricsF>
 #include <QtGui/QPainter>
 #include <algorithm>
 #include <cmath>
@@ -166,13 +167,26 @@ void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPa
   p.drawPolygon(head);
 }
 
+QFont edgeLabelFont() {
+  QFont f = labelFont();
+  f.setPixelSize(kEdgeLabelPixels);
+  return f;
+}
+
 void paintEdgeLabel(QPainter& p, const QRectF& r, const QString& label, double lod) {
   if (lod < kTextLod || label.isEmpty() || r.isNull()) return;
-  QFont f = labelFont();
-  f.setPixelSize(10);
+  const QFont f = edgeLabelFont();
   p.setFont(f);
-  p.setPen(QColor(0x5a, 0x63, 0x70));
-  p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, label);
+  p.setPen(QColor(0x4a, 0x53, 0x60));
+  // The rect was sized for DejaVu Sans Mono; a wider fallback font is narrowed to it, so the text
+  // never runs out of its place (over a title bar or a box).
+  const double wide = QFontMetricsF(f).horizontalAdvance(label);
+  if (wide <= r.width()) return p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, label);
+  const QTransform before = p.transform();
+  p.translate(r.left(), 0);
+  p.scale(r.width() / wide, 1);
+  p.drawText(QRectF(0, r.top(), wide, r.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
+  p.setTransform(before);
 }
 
 void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view,

@@ -19,8 +19,11 @@ namespace {
 constexpr std::array<double, 5> kAlong = {0.5, 0.35, 0.65, 0.2, 0.8};
 constexpr double kGap = 4;         // between the line and its label
 constexpr double kCell = 96;       // grid cell of the spatial index (about one label wide)
-constexpr double kCharAdvance = 6.2;
-constexpr double kHeight = 13;
+// kEdgeLabelPixels of DejaVu Sans Mono: 0.602 em a character, ascent + descent 1.17 em.
+constexpr double kCharAdvance = 0.61 * kEdgeLabelPixels;
+constexpr double kHeight = kEdgeLabelPixels + 3;
+// Clear space kept around a group's title bar: a label touching it reads as part of the title.
+constexpr double kTitleClearance = 3;
 
 // Rects in uniform grid buckets: a label test looks at a few cells, not at every rect.
 class RectIndex {
@@ -146,7 +149,9 @@ QVector<QRectF> edgeLabelObstacles(const core::layout::Diagram& d) {
   QVector<QRectF> out;
   out.reserve(d.groups.size() + d.nodes.size() + d.terminals.size());
   for (const auto& g : d.groups) {
-    if (g.expanded) out << QRectF(g.rect.left(), g.rect.top(), g.rect.width(), core::layout::kTitleHeight);
+    if (g.expanded)
+      out << QRectF(g.rect.left(), g.rect.top(), g.rect.width(), core::layout::kTitleHeight)
+                 .adjusted(-kTitleClearance, -kTitleClearance, kTitleClearance, kTitleClearance);
     else if (g.label.isEmpty()) out << g.rect;
     else out << g.rect.united(g.rect.translated(6, 6));  // the stacked cards of a folded repeat
   }

@@ -18,6 +18,9 @@ struct EdgeLabelRequest {
   QString key;
 };
 
+// The pixel size of the shape labels on edges at 100% zoom (node text is 11 px too).
+inline constexpr int kEdgeLabelPixels = 11;
+
 // The rect of `text` drawn with its left edge at x and vertically centred on y.
 QSizeF edgeLabelSize(const QString& text);
 
