@@ -351,12 +351,15 @@ class TstLayout : public QObject {
   }
 
   // One box per module call: with ResNet's `relu` drawn as one group per call, data flows down
-  // every module, expanded or collapsed, in both formats; so in a transformer. resnet50.pt2 is
-  // exported here by stock PyTorch where its Python is at hand (the test data has none).
+  // every module, expanded, collapsed and in between, in both formats; so in transformers and the
+  // other torchvision families. resnet50.pt2 is exported here by stock PyTorch where its Python
+  // is at hand (the test data has none).
   void noEdgeRunsUpward_data() {
     QTest::addColumn<QString>("file");
     for (const char* file : {"resnet18.pt", "pt2/resnet18.pt2", "resnet50.pt", "resnet50.pt2", "pt2/bert.pt2", "pt2/bert.pt",
-                             "pt2/vit_b_16.pt2"})
+                             "pt2/vit_b_16.pt2", "pt2/mobilenet_v3_small.pt2", "pt2/cond.pt2", "densenet121.pt", "googlenet.pt",
+                             "shufflenet_v2_x0_5.pt", "zoo/gpt2.pt", "zoo/swin_v2_t.pt", "zoo/efficientnet_v2_s.pt",
+                             "zoo/fasterrcnn_mobilenet_v3_large_320_fpn.pt"})
       QTest::newRow(file) << QString::fromLatin1(file);
   }
   void noEdgeRunsUpward() {

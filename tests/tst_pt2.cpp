@@ -188,6 +188,31 @@ class TestPt2 : public QObject {
     QVERIFY2(lines[add->sourceLine - 1].contains("self.pos_embedding"), lines[add->sourceLine - 1].constData());
   }
 
+  // A module's second call stays its own group through a save: a program keeps torch.export's
+  // key for it (relu@1), which stock PyTorch reads back as a second call; a TorchScript file
+  // keeps it in Graft's record.
+  void moduleCallsSurviveSaving() {
+    QTemporaryDir dir;
+    for (const char* suffix : {".pt2", ".pt"}) {
+      const QString saved = dir.filePath(QStringLiteral("folded") + QLatin1String(suffix));
+      const auto r = graft::test::runCli({QStringLiteral("rewrite"), programFile(QStringLiteral("resnet18"), suffix),
+                                          QStringLiteral("--rule"), QStringLiteral("fold-conv-bn"), QStringLiteral("-o"), saved});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      auto loaded = io::loadFile(saved);
+      QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+      const QStringList paths = groupPaths(model::GraphView::build(*loaded.document->current()));
+      QVERIFY2(paths.contains(QStringLiteral("layer1.0.relu")) && paths.contains(QStringLiteral("layer1.0.relu (2)")),
+               qPrintable(paths.join(QLatin1Char(' '))));
+      QVERIFY(!paths.contains(QStringLiteral("layer1.0.relu (3)")));
+    }
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/module_calls.py"),
+                                           {dir.filePath(QStringLiteral("folded.pt2"))});
+    if (py.exitCode != 0) QSKIP(qPrintable(QStringLiteral("no torch to read the program back: ") + QString::fromUtf8(py.err.right(300))));
+    const QJsonObject calls = QJsonDocument::fromJson(py.out).object().value(QStringLiteral("calls")).toObject();
+    QCOMPARE(calls.value(QStringLiteral("layer1.0.relu")).toInt(), 2);
+    QCOMPARE(calls.value(QStringLiteral("layer4.1.relu")).toInt(), 2);
+  }
+
   // The IR view lists a program as print(ep.graph) does, line for line, and the Code view reads as
   // ep.graph_module.code without its `;  x = None` frees. The one difference allowed: an ATen op
   // given a Python number resolves to its .Scalar overload where fx keeps .Tensor (same result).
