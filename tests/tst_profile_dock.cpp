@@ -24,6 +24,7 @@
 #include <QtCharts/QLineSeries>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QRegularExpression>
 #include <QtTest/QtTest>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QComboBox>
@@ -152,7 +153,10 @@ class TstProfileDock : public QObject {
     };
     QCOMPARE(countRelu(*dock->before()), 6 * dock->before()->runMs.size());
     QCOMPARE(countRelu(*dock->after()), 0);
-    QVERIFY(dock->speedupText().contains(QStringLiteral("Speedup")));
+    // A speedup or slowdown is claimed only where the paired runs show one.
+    QVERIFY2(dock->speedupText().contains(QRegularExpression(QStringLiteral(
+                 "(is [0-9.]+× (faster|slower) than original|no measurable difference) \\(ratio [0-9.]+×, interval [0-9.]+–[0-9.]+× over \\d+ paired runs\\)"))),
+             qPrintable(dock->speedupText()));
     // Both profiles are charted: one bar set each, relu present for the original only.
     auto* charts = w.findChild<ui::ProfileCharts*>();
     auto series = charts->byOpChart()->chart()->series();
@@ -216,6 +220,44 @@ class TstProfileDock : public QObject {
   // A profile with GPU kernels: the node table gets kernel time and count columns, the timeline a
   // kernel lane under the op lane (a bar per kernel of the shown run, named in its tooltip, a click
   // selecting its node), and the cost heatmap colours by kernel time unless host time is chosen.
+  // The headline says what the paired runs measured: the same times in another order are "no
+  // measurable difference" with the interval (never "0.49×" read as a slowdown); halved times in
+  // every run are a speedup, doubled ones a slowdown.
+  void headlineClaimsOnlyWhatWasMeasured() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    dropRelus(w);
+    auto* dock = w.findChild<ui::ProfileDock*>();
+    const auto& rev = *w.controller()->document()->current();
+    auto before = syntheticProfile(rev, false);
+    auto after = before;
+    before.runMs = {1.0, 0.4, 1.9, 0.8, 1.2, 0.5, 1.6, 0.9, 1.1, 0.7, 1.3, 0.6, 1.8, 1.0, 0.45, 1.5, 0.85, 1.25, 0.55, 1.7};
+    after.runMs = before.runMs;
+    std::reverse(after.runMs.begin(), after.runMs.end());
+    before.run = core::profile::Stats::of(before.runMs);
+    after.run = core::profile::Stats::of(after.runMs);
+    dock->showProfiles(before, after);
+    QVERIFY2(dock->speedupText().startsWith(QStringLiteral("original → rev ")) &&
+                 dock->speedupText().contains(QStringLiteral(": no measurable difference (ratio ")) &&
+                 dock->speedupText().contains(QStringLiteral("over 20 paired runs)")),
+             qPrintable(dock->speedupText()));
+    QVERIFY(!dock->speedupText().contains(QStringLiteral("faster")) && !dock->speedupText().contains(QStringLiteral("slower")));
+    QVERIFY(dock->summaryText().contains(QStringLiteral("no measurable difference")));
+    const auto s = core::profile::speedup(before, after);
+    QVERIFY(s.low < 1 && s.high > 1 && s.pairs == 20);
+    // Every run twice as fast, with noise: a speedup, by the median ratio.
+    for (int i = 0; i < after.runMs.size(); ++i) after.runMs[i] = before.runMs[i] / (2.0 + 0.01 * (i % 5));
+    after.run = core::profile::Stats::of(after.runMs);
+    dock->showProfiles(before, after);
+    QVERIFY2(dock->speedupText().contains(QRegularExpression(QStringLiteral("^rev \\d+ is 2\\.0\\d× faster than original \\(ratio 2\\.0\\d×"))),
+             qPrintable(dock->speedupText()));
+    for (int i = 0; i < after.runMs.size(); ++i) after.runMs[i] = before.runMs[i] * 2.0;
+    after.run = core::profile::Stats::of(after.runMs);
+    dock->showProfiles(before, after);
+    QVERIFY2(dock->speedupText().contains(QRegularExpression(QStringLiteral("^rev \\d+ is 2\\.00× slower than original \\(ratio 0\\.50×"))),
+             qPrintable(dock->speedupText()));
+  }
+
   void cudaProfileShowsKernels() {
     ui::MainWindow w;
     w.resize(1366, 768);

@@ -43,9 +43,11 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(2, 2, 2, 2));
   errorSeries_ = new QLineSeries();
-  errorSeries_->setName(tr("max abs error"));
+  errorSeries_->setName(tr("max abs error (left)"));
+  errorSeries_->setColor(QColor(0x20, 0x6a, 0xc0));
   timeSeries_ = new QLineSeries();
-  timeSeries_->setName(tr("median ms"));
+  timeSeries_->setName(tr("median forward ms (right)"));
+  timeSeries_->setColor(QColor(0xd0, 0x60, 0x10));
   chart->addSeries(errorSeries_);
   chart->addSeries(timeSeries_);
   // Small labels: the dock is narrow, and elided axis labels ("…") say nothing.
@@ -54,22 +56,31 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   chart->legend()->setFont(small);
   chart->layout()->setContentsMargins(0, 0, 0, 0);
   chart->setBackgroundRoundness(0);
+  // Every axis carries its values and its unit: short labels ("1e-06", "0.42") in a small font
+  // fit a narrow dock whole.
   auto* x = new QValueAxis();
+  x->setObjectName(QStringLiteral("historyRevisionAxis"));
   x->setLabelFormat(QStringLiteral("%d"));
   x->setLabelsFont(small);
+  x->setTitleText(tr("revision"));
+  x->setTitleFont(small);
   auto* error = new QLogValueAxis();
+  error->setObjectName(QStringLiteral("historyErrorAxis"));
   error->setBase(10);
   error->setLabelFormat(QStringLiteral("%.0e"));
   error->setLabelsFont(small);
   error->setMinorTickCount(0);
-  // The numbers are in each revision's line above; the chart shows their course, so the two value
-  // axes keep their grid and leave out labels that a narrow dock could only elide.
-  error->setLabelsVisible(false);
+  error->setTitleText(tr("max abs error"));
+  error->setTitleFont(small);
+  error->setLabelsColor(QColor(0x20, 0x6a, 0xc0));
   auto* time = new QValueAxis();
-  time->setLabelFormat(QStringLiteral("%.1f"));
+  time->setObjectName(QStringLiteral("historyTimeAxis"));
+  time->setLabelFormat(QStringLiteral("%.2f"));
   time->setLabelsFont(small);
-  time->setLabelsVisible(false);
   time->setTickCount(3);
+  time->setTitleText(tr("median forward, ms"));
+  time->setTitleFont(small);
+  time->setLabelsColor(QColor(0xd0, 0x60, 0x10));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(error, Qt::AlignLeft);
   chart->addAxis(time, Qt::AlignRight);
@@ -80,8 +91,8 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   chart_ = new QChartView(chart, this);
   chart_->setObjectName(QStringLiteral("historyLedgerChart"));
   chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(120);
-  chart_->setMaximumHeight(170);
+  chart_->setMinimumHeight(170);
+  chart_->setMaximumHeight(220);
   chart_->setVisible(false);
 
   layout->addWidget(list_, 1);
@@ -220,7 +231,12 @@ void HistoryDock::updateChart() {
         v->setRange(0, maxMs * 1.2 + 0.1);
       }
     } else if (auto* l = qobject_cast<QLogValueAxis*>(axis)) {
-      l->setRange(minErr / 10, maxErr * 10);
+      // At most about four labels however many decades the errors span: a label per decade in a
+      // short chart would overlap and be elided to "…".
+      const double low = minErr / 10, high = maxErr * 10;
+      const int decades = int(std::ceil(std::log10(high / low)));
+      l->setBase(std::pow(10.0, std::max(1, (decades + 2) / 3)));
+      l->setRange(low, high);
     }
   }
   chart_->setVisible(document_ && document_->count() > 1 && errorSeries_->count() > 0);

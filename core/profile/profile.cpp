@@ -31,11 +31,28 @@ Stats Stats::of(QVector<double> values) {
 
 Speedup speedup(const Profile& before, const Profile& after) {
   QVector<double> ratios;
-  const int n = std::min(before.runMs.size(), after.runMs.size());
-  for (int i = 0; i < n; ++i)
+  const int runs = std::min(before.runMs.size(), after.runMs.size());
+  for (int i = 0; i < runs; ++i)
     if (after.runMs[i] > 0) ratios.push_back(before.runMs[i] / after.runMs[i]);
   const Stats s = Stats::of(ratios);
-  return {s.median, s.q1, s.q3};
+  Speedup out{s.median, s.q1, s.q3};
+  out.pairs = int(ratios.size());
+  if (ratios.isEmpty()) return out;
+  std::sort(ratios.begin(), ratios.end());
+  // The median's interval from order statistics: ranks k and n+1-k, with k the largest rank whose
+  // binomial(n, 1/2) tail P(X <= k-1) stays within 2.5% (k = 1, the range, when none does).
+  const int n = int(ratios.size());
+  int k = 1;
+  double tail = 0, term = std::pow(0.5, n);  // P(X = 0)
+  for (int j = 0; j < n / 2; ++j) {
+    tail += term;  // P(X <= j)
+    if (tail > 0.025) break;
+    k = j + 1;
+    term = term * double(n - j) / double(j + 1);
+  }
+  out.low = ratios[k - 1];
+  out.high = ratios[n - k];
+  return out;
 }
 
 }  // namespace graft::core::profile

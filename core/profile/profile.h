@@ -99,11 +99,18 @@ struct Profile {
   double memoryRunMs = 0;               // that run's wall time
 };
 
-// A before/after speedup: median and IQR of the per-run ratios before/after.
+// A before/after speedup: median and IQR of the per-run ratios before/after, and a distribution-free
+// interval of that median (order statistics of the paired ratios, at least 95% where there are 6
+// or more pairs; with fewer it is their whole range). A speedup or a slowdown is shown only where
+// the interval excludes 1.
 struct Speedup {
   double median = 0;
   double q1 = 0;
   double q3 = 0;
+  double low = 0, high = 0;  // the interval of the median
+  int pairs = 0;
+  bool faster() const { return pairs > 0 && low > 1; }
+  bool slower() const { return pairs > 0 && high < 1; }
 };
 Speedup speedup(const Profile& before, const Profile& after);
 

@@ -270,12 +270,16 @@ void ProfileDock::cancel() {
 QString ProfileDock::speedupText() const {
   if (!before_ || !after_) return {};
   const auto s = core::profile::speedup(*before_, *after_);
-  return tr("Speedup %1 → %2: %3× (IQR %4–%5× over %6 paired runs)")
-      .arg(beforeLabel_, afterLabel_)
-      .arg(s.median, 0, 'f', 2)
-      .arg(s.q1, 0, 'f', 2)
-      .arg(s.q3, 0, 'f', 2)
-      .arg(std::min(before_->runMs.size(), after_->runMs.size()));
+  // The ratio is before/after per paired run; a claim only where its median's interval excludes 1.
+  const QString measured = tr("ratio %1×, interval %2–%3× over %4 paired runs")
+                               .arg(s.median, 0, 'f', 2)
+                               .arg(s.low, 0, 'f', 2)
+                               .arg(s.high, 0, 'f', 2)
+                               .arg(s.pairs);
+  if (s.faster()) return tr("%1 is %2× faster than %3 (%4).").arg(afterLabel_).arg(s.median, 0, 'f', 2).arg(beforeLabel_, measured);
+  if (s.slower())
+    return tr("%1 is %2× slower than %3 (%4).").arg(afterLabel_).arg(1 / std::max(1e-12, s.median), 0, 'f', 2).arg(beforeLabel_, measured);
+  return tr("%1 → %2: no measurable difference (%3).").arg(beforeLabel_, afterLabel_, measured);
 }
 
 QString ProfileDock::memoryText() const {
