@@ -2,12 +2,14 @@
 // tour step) commits through the window's Session, so each is in the journal, and replaying the
 // journal on a fresh load rebuilds the same revisions. The History dock counts a rewrite as the
 // Diff view does, names nodes by module path and op, and its ledger checks every revision.
+#include "core/document/document_service.h"
 #include "core/edit/edit.h"
 #include "core/edit/graph_diff.h"
 #include "core/edit/session.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
+#include "core/rewrite/library.h"
 #include "core/tour/tour.h"
 #include "gui_support.h"
 #include "ui/edit_actions.h"
@@ -17,7 +19,9 @@
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/tour/tour_driver.h"
 
+#include <QtCore/QDirIterator>
 #include <QtCore/QJsonArray>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
@@ -96,6 +100,65 @@ class TestGate : public QObject {
 
   // Journal before announce: when the views rebuild for a change (a rule, an undo, a redo, a
   // History click), the journal on disk already holds it.
+  // The document service is the one owner of a document's Session: no code in app/ (graft-cli)
+  // or ui/ (the window) makes a Session of its own, so every change of either goes through it.
+  void noSessionOutsideTheService() {
+    const QString source = qEnvironmentVariable("GRAFT_SOURCE_DIR");
+    QVERIFY(!source.isEmpty());
+    static const QRegularExpression made(
+        QStringLiteral(R"((\bSession\s+\w+\s*[({])|(make_(unique|shared)<\s*(core::)?(edit::)?Session\s*>)|(\bnew\s+(core::)?(edit::)?Session\b))"));
+    QStringList found;
+    int files = 0;
+    for (const char* folder : {"app", "ui"}) {
+      QDirIterator it(source + QLatin1Char('/') + QLatin1String(folder), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
+                      QDir::Files, QDirIterator::Subdirectories);
+      while (it.hasNext()) {
+        QFile f(it.next());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        ++files;
+        const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+        for (qsizetype i = 0; i < lines.size(); ++i)
+          if (made.match(lines[i]).hasMatch()) found << QStringLiteral("%1:%2: %3").arg(f.fileName()).arg(i + 1).arg(lines[i].trimmed());
+      }
+    }
+    QVERIFY(files > 50);
+    QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+  }
+
+  // The service announces each change once, typed, after the journal has it.
+  void serviceAnnouncesTypedEvents() {
+    using Kind = core::document::ChangeEvent::Kind;
+    core::document::DocumentService service;
+    QVector<core::document::ChangeEvent> events;
+    QStringList late;
+    const QString journal = dir_.filePath(QStringLiteral("service.json"));
+    connect(&service, &core::document::DocumentService::changed, this, [&](const core::document::ChangeEvent& e) {
+      events << e;
+      if (e.kind != Kind::RevisionAdded) return;
+      const auto j = core::edit::Session::readJournal(journal, nullptr);
+      if (!j || j->value(QStringLiteral("edits")).toArray().size() != e.revision) late << QString::number(e.revision);
+    });
+    auto loaded = core::io::loadSample(QStringLiteral("cnn"));
+    QVERIFY(loaded.ok());
+    service.open(std::move(loaded.document), journal);
+    QVERIFY(service.applyRewrite({core::rewrite::Step::ofRule(*core::rewrite::RuleLibrary::load().find(QStringLiteral("fold-conv-bn")))}).ok());
+    service.undo();
+    service.redo();
+    service.markSaved(1, dir_.filePath(QStringLiteral("x.pt")));
+    QVERIFY(!service.isModified());
+    service.close();
+    const QVector<std::pair<Kind, int>> expected{{Kind::Opened, 0}, {Kind::RevisionAdded, 1}, {Kind::CurrentMoved, 0},
+                                                 {Kind::CurrentMoved, 1}, {Kind::Saved, 1}, {Kind::Closed, -1}};
+    QCOMPARE(events.size(), expected.size());
+    for (qsizetype i = 0; i < events.size(); ++i) {
+      QCOMPARE(int(events[i].kind), int(expected[i].first));
+      QCOMPARE(events[i].revision, expected[i].second);
+    }
+    QVERIFY2(late.isEmpty(), qPrintable(late.join(QLatin1Char(' '))));
+    // Without a document every change is refused, never a crash.
+    QVERIFY(!service.apply(core::edit::Edit{}).ok());
+  }
+
   void journalBeforeTheViews() {
     ui::MainWindow window;
     QVERIFY(window.openSample(QStringLiteral("cnn")));

@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "core/document/document_service.h"
 #include "app/cli/side_options.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
@@ -31,13 +32,16 @@ Command precisionCommand() {
     core::run::CompareOptions options;
     quint64 seed = 0;
     if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
-    auto doc = openModel(parser, 0);
+    // The document service owns the model and is the one gate for its changes (core/document).
+    core::document::DocumentService service;
+    service.open(openModel(parser, 0));
+    const core::model::Document* doc = service.document();
     if (!doc) return int(kUsageOrInput);
     const auto inputs = inputsOrFail(parser, *doc, seed);
     if (!inputs) return int(kUsageOrInput);
 
     const auto rev = doc->current();
-    const auto found = core::run::findFloat32Nodes(rev, *inputs, options, doc->ids());
+    const auto found = core::run::findFloat32Nodes(rev, *inputs, options, service.ids());
     if (!found.ok && found.noKeepSet) {  // an answer, "no": not a usage error
       report({core::model::Diagnostic::warning(QStringLiteral("precision"), found.error)});
       if (parser.isSet(QStringLiteral("json")))
@@ -49,9 +53,8 @@ Command precisionCommand() {
     if (found.revision && !out.isEmpty()) {
       // The saved revision is committed the one way every change is (edit/session.h), so its
       // provenance and record are a revision's like any other.
-      core::edit::Session session(*doc);
       QString error;
-      const auto kept = session.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error);
+      const auto kept = service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error);
       if (!kept) return fail(error);
       const auto saved = core::io::saveAs(*doc, kept, out);
       if (!saved.ok) return fail(saved.diagnostics(out));

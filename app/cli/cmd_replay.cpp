@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "core/document/document_service.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/model/graph_view.h"
@@ -47,11 +48,13 @@ Command replayCommand() {
     QString error;
     const auto journal = core::edit::Session::readJournal(pos[sessionIndex], &error);
     if (!journal) return fail(error);
-    auto doc = openModel(parser);
+    // The document service owns the model and is the one gate for its changes (core/document).
+    core::document::DocumentService service;
+    service.open(openModel(parser));
+    const core::model::Document* doc = service.document();
     if (!doc) return int(kUsageOrInput);
     const int opsBefore = core::model::GraphView::build(*doc->current()).opCount();
-    core::edit::Session session(*doc);
-    const auto r = session.replay(*journal);
+    const auto r = service.replay(*journal);
     if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
     report(r.diagnostics(pos[sessionIndex]));  // what a journal cut short dropped
     if (!out.isEmpty()) {

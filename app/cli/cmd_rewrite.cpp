@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "core/document/document_service.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/rewrite/module_replace.h"
@@ -122,7 +123,10 @@ Command rewriteCommand() {
     const QString out = parser.value(QStringLiteral("output"));
     if (out.isEmpty() && !dryRun) return fail(QStringLiteral("missing -o OUT.pt"));
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
-    auto doc = openModel(parser);
+    // The document service owns the model and is the one gate for its changes (core/document).
+    core::document::DocumentService service;
+    service.open(openModel(parser));
+    const core::model::Document* doc = service.document();
     if (!doc) return int(kUsageOrInput);
     // Python rules: compiled now, in the form of the model's format (TorchScript or torch.export).
     if (!pythonRules.isEmpty()) {
@@ -173,8 +177,7 @@ Command rewriteCommand() {
       else printText(core::report::rewriteText(preview));
       return int(kOk);
     }
-    core::edit::Session session(*doc);
-    auto result = session.applyRewrite(steps);
+    auto result = service.applyRewrite(steps);
     if (!result.ok()) return fail(result.diagnostics());
     // A module replacement step is limited to its instance: the other instances are not skips.
     for (int i : moduleSteps)

@@ -30,7 +30,13 @@ core::io::LoadResult adopted(core::io::LoadResult result) {
 }
 }  // namespace
 
-DocumentController::DocumentController(QWidget* window) : QObject(window), window_(window) {}
+DocumentController::DocumentController(QWidget* window) : QObject(window), window_(window) {
+  // The service announces every change once, after the journal has it.
+  connect(&service_, &core::document::DocumentService::changed, this, [this](const core::document::ChangeEvent& e) {
+    if (e.kind == core::document::ChangeEvent::Kind::Saved) Q_EMIT modifiedChanged(isModified());
+    else announce();
+  });
+}
 
 DocumentController::~DocumentController() { closeJournal(); }
 
@@ -40,7 +46,7 @@ void DocumentController::setBusy(const QString& what) {
 }
 
 void DocumentController::announce() {
-  Q_EMIT documentChanged(document_.get());
+  Q_EMIT documentChanged(service_.document());
   Q_EMIT modifiedChanged(isModified());
 }
 
@@ -67,8 +73,8 @@ bool DocumentController::askTrust(const QString& what) {
 }
 
 bool DocumentController::trustSource() {
-  if (!document_) return false;
-  const auto revision = document_->current();
+  if (!document()) return false;
+  const auto revision = document()->current();
   if (revision->sourceTrust()->trusted()) return false;
   const auto effects = core::run::outsideEffects(*revision);
   if (effects.empty()) {
@@ -77,10 +83,10 @@ bool DocumentController::trustSource() {
   }
   QStringList lines;
   for (const auto& e : effects) lines << tr("%1 (%2) %3").arg(e.op, e.where, e.why);
-  if (!askTrust(tr("Runs of %1 would call:\n%2").arg(document_->displayName(), lines.join(QLatin1Char('\n')))))
+  if (!askTrust(tr("Runs of %1 would call:\n%2").arg(document()->displayName(), lines.join(QLatin1Char('\n')))))
     return false;
   revision->sourceTrust()->grant();
-  Q_EMIT message(tr("%1 is trusted: its runs may reach outside the process.").arg(document_->displayName()), 4000);
+  Q_EMIT message(tr("%1 is trusted: its runs may reach outside the process.").arg(document()->displayName()), 4000);
   return true;
 }
 
@@ -109,9 +115,7 @@ bool DocumentController::openLoaded(const QString& what, const QString& reportAs
     reportLoadFailure(result.error, reportAs);
     return false;
   }
-  auto session = std::make_unique<edit::Session>(*result.document);
-  session->setJournalPath(edit::Session::newJournalPath());
-  install(std::move(result.document), std::move(session));
+  install(std::move(result.document));
   return true;
 }
 
@@ -123,37 +127,28 @@ void DocumentController::reportLoadFailure(const core::io::LoadError& error, con
 
 void DocumentController::install(std::unique_ptr<Document> document, std::unique_ptr<edit::Session> session) {
   closeJournal();  // its journal refers to the old document
-  session_ = std::move(session);
-  document_ = std::move(document);  // the new one was made while the old lived: never the same address
-  savedIndex_ = 0;
-  savePath_.clear();
-  keepJournal_ = false;
-  if (document_) {
-    // Connected after the Session's own connections: the journal has every change before it is
-    // announced. (A recovery replays before the document is installed, so it is announced once.)
-    connect(document_.get(), &Document::currentChanged, this, [this] { announce(); });
-  }
-  announce();
+  if (session) service_.adopt(std::move(document), std::move(session));
+  else service_.open(std::move(document), edit::Session::newJournalPath());
 }
 
 bool DocumentController::close() {
-  if (!document_) return true;
+  if (!document()) return true;
   if (busy() || !mayDropDocument()) return false;
-  install(nullptr, nullptr);
+  closeJournal();
+  service_.close(/*keepJournal=*/true);  // closeJournal decided its fate
   return true;
 }
 
 void DocumentController::closeJournal() {
   // A kept journal stays unclosed (and unlocked once the Session goes): recovery offers it.
-  if (session_ && !keepJournal_) session_->close();
-  session_.reset();
+  if (!keepJournal_) service_.markJournalClosed();
   keepJournal_ = false;
 }
 
 void DocumentController::keepJournalForRecovery() { keepJournal_ = isModified(); }
 
 bool DocumentController::isModified() const {
-  return document_ && document_->count() > 1 && document_->currentIndex() != savedIndex_;
+  return service_.isModified();
 }
 
 bool DocumentController::mayDropDocument() {
@@ -161,8 +156,8 @@ bool DocumentController::mayDropDocument() {
     keepJournal_ = false;  // saved since a logout asked to keep it
     return true;
   }
-  const UnsavedAnswer answer = unsavedPrompt_ ? unsavedPrompt_(document_->displayName())
-                                              : askAboutUnsaved(window_, document_->displayName());
+  const UnsavedAnswer answer = unsavedPrompt_ ? unsavedPrompt_(document()->displayName())
+                                              : askAboutUnsaved(window_, document()->displayName());
   // The answer decides the journal's fate, also after a logout that was cancelled.
   keepJournal_ = answer == UnsavedAnswer::Keep || (keepJournal_ && answer == UnsavedAnswer::Cancel);
   switch (answer) {
@@ -175,7 +170,7 @@ bool DocumentController::mayDropDocument() {
 }
 
 QString DocumentController::refusal() const {
-  if (!session_) return tr("Open a model first.");
+  if (!service_.isOpen()) return tr("Open a model first.");
   if (busy()) return tr("Graft is busy (%1); try again when it is done.").arg(busy_);
   return {};
 }
@@ -186,7 +181,7 @@ edit::EditResult DocumentController::apply(const edit::Edit& e) {
     refused.error = why;
     return refused;
   }
-  return session_->apply(e);
+  return service_.apply(e);
 }
 
 core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::rewrite::Step>& steps) {
@@ -197,16 +192,16 @@ core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::
   }
   // The rules run off the GUI thread; the commit (journal, then announcement) comes back to it.
   setBusy(tr("Applying rules…"));
-  const auto base = document_->current();
+  const auto base = document()->current();
   auto prepared = runOffGuiThread([this, base, steps] {
-    return core::model::guarded([&] { return session_->prepareRewrite(base, steps); }, [](const QString& error) {
+    return core::model::guarded([&] { return service_.prepareRewrite(base, steps); }, [](const QString& error) {
       core::rewrite::ApplyResult failed;
       failed.error = error;
       return failed;
     });
   });
   setBusy({});
-  if (prepared.ok() && !session_->commitRewrite(base, prepared, steps)) {
+  if (prepared.ok() && !service_.commitRewrite(base, prepared, steps)) {
     prepared.revision.reset();
     prepared.error = tr("the revision changed while the rules ran; apply them again");
   }
@@ -215,42 +210,42 @@ core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::
 
 bool DocumentController::keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
                                        const core::rewrite::FloatingValues& floating, QString* error) {
-  if (!session_ || busy()) {
+  if (!service_.isOpen() || busy()) {
     if (error) *error = tr("no model is open, or Graft is busy");
     return false;
   }
-  return session_->keepInFloat32(nodes, floating, error) != nullptr;
+  return service_.keepInFloat32(nodes, floating, error) != nullptr;
 }
 
 void DocumentController::undo() {
-  if (session_ && !busy()) session_->document().undo();
+  if (!busy()) service_.undo();
 }
 
 void DocumentController::redo() {
-  if (session_ && !busy()) session_->document().redo();
+  if (!busy()) service_.redo();
 }
 
 void DocumentController::setCurrent(int index) {
-  if (session_ && !busy() && index >= 0 && index < document_->count()) session_->document().setCurrent(index);
+  if (!busy()) service_.setCurrent(index);
 }
 
 QString DocumentController::suggestedSavePath() const {
-  if (!savePath_.isEmpty()) return savePath_;
-  if (!document_ || document_->sourcePath().isEmpty()) return QStringLiteral("edited.pt");
-  const QFileInfo source(document_->sourcePath());
+  if (!service_.savePath().isEmpty()) return service_.savePath();
+  if (!document() || document()->sourcePath().isEmpty()) return QStringLiteral("edited.pt");
+  const QFileInfo source(document()->sourcePath());
   return source.dir().filePath(source.completeBaseName() + QStringLiteral("-edited.") + source.suffix());
 }
 
 bool DocumentController::save() {
-  if (!document_) return false;
-  if (!savePath_.isEmpty()) return saveAs(savePath_, /*confirmed=*/true);  // the file Graft itself wrote last
+  if (!document()) return false;
+  if (!service_.savePath().isEmpty()) return saveAs(service_.savePath(), /*confirmed=*/true);  // the file Graft itself wrote last
   return saveAsDialog();
 }
 
 bool DocumentController::saveAsDialog() {
-  if (!document_) return false;
+  if (!document()) return false;
   // A program saves as a program or as TorchScript; a TorchScript model as TorchScript.
-  const bool program = document_->format() == QLatin1String("pt2");
+  const bool program = document()->format() == QLatin1String("pt2");
   const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)") : tr("TorchScript archives (*.pt)");
   // The dialog does not ask about an existing file: saveAs asks, the same way for every path.
   const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), suggestedSavePath(), filter, nullptr,
@@ -263,15 +258,15 @@ bool DocumentController::mayOverwrite(const QString& path) {
   if (overwritePrompt_) return overwritePrompt_(path);
   return QMessageBox::question(window_, tr("Replace file?"),
                                tr("%1 already exists. Replace it with revision %2?")
-                                   .arg(QDir::toNativeSeparators(path)).arg(document_->currentIndex()),
+                                   .arg(QDir::toNativeSeparators(path)).arg(document()->currentIndex()),
                                QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
 }
 
-bool DocumentController::saveAs(const QString& path, bool confirmed) {
-  if (!document_ || busy()) return false;
+bool DocumentController::saveAs(const QString& path, bool confirmed, bool asCopy) {
+  if (!document() || busy()) return false;
   // The output policy (core/io/file_policy.h): never the opened model (by its canonical path, a
   // symlink or a hard link included), never a device.
-  if (const QString why = core::io::checkOutputPath(path, {document_->sourcePath()}); !why.isEmpty()) {
+  if (const QString why = core::io::checkOutputPath(path, {document()->sourcePath()}); !why.isEmpty()) {
     Q_EMIT diagnosticsReported(core::io::SaveResult{false, why}.diagnostics(path));
     QMessageBox::warning(window_, tr("Save refused"), why);
     return false;
@@ -281,10 +276,10 @@ bool DocumentController::saveAs(const QString& path, bool confirmed) {
     return false;
   }
   setBusy(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-  const Document& doc = *document_;
+  const Document& doc = *document();
   const auto revision = doc.current();
   const auto r = runOffGuiThread([&doc, revision, path] {
-    return core::model::guarded([&] { return core::io::saveAs(doc, revision, path); },
+    return core::model::guarded([&] { return core::document::DocumentService::write(doc, revision, path); },
                                 [](const QString& error) { return core::io::SaveResult{false, error}; });
   });
   setBusy({});
@@ -296,19 +291,18 @@ bool DocumentController::saveAs(const QString& path, bool confirmed) {
   Q_EMIT diagnosticsReported(r.diagnostics(path));  // a warning when it could not be run first
   Q_EMIT message(r.warning.isEmpty() ? tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path)
                                      : tr("Saved revision %1 to %2 (not checked: the model records no inputs)").arg(doc.currentIndex()).arg(path), 0);
-  savedIndex_ = doc.currentIndex();
-  savePath_ = path;
-  Q_EMIT modifiedChanged(isModified());
+  if (asCopy) return true;  // the user's work is still unsaved: the `*` stays
+  service_.markSaved(doc.currentIndex(), path);  // announced: modifiedChanged
   return true;
 }
 
-QString DocumentController::journalPath() const { return session_ ? session_->journalPath() : QString(); }
+QString DocumentController::journalPath() const { return service_.journalPath(); }
 
-QJsonObject DocumentController::journal() const { return session_ ? session_->toJson() : QJsonObject(); }
+QJsonObject DocumentController::journal() const { return service_.journal(); }
 
 bool DocumentController::offerRecovery() {
   for (const QString& path : edit::Session::unclosedJournals()) {
-    if (session_ && path == session_->journalPath()) continue;
+    if (service_.isOpen() && path == service_.journalPath()) continue;
     const auto journal = edit::Session::readJournal(path, nullptr);
     const int edits = journal ? journal->value(QLatin1String("edits")).toArray().size() : 0;
     const QJsonObject source = journal ? journal->value(QLatin1String("source")).toObject() : QJsonObject();
@@ -342,8 +336,7 @@ bool DocumentController::recover(const QString& journalPath) {
   // sees yet; the new session journals them as they are replayed.
   struct Recovered {
     core::io::LoadResult loaded;
-    std::unique_ptr<edit::Session> session;
-    edit::Session::ReplayResult replay;
+    core::document::DocumentService::Replayed replayed;
   };
   setBusy(tr("Recovering %1 edits…").arg(journal->value(QLatin1String("edits")).toArray().size()));
   auto recovered = runOffGuiThread([&]() -> std::shared_ptr<Recovered> {
@@ -352,32 +345,31 @@ bool DocumentController::recover(const QString& journalPath) {
         [&] {
           out->loaded = sample.isEmpty() ? core::io::loadFile(path, {freeze}) : core::io::loadSample(sample, {freeze});
           if (!out->loaded.ok()) return 0;
-          out->session = std::make_unique<edit::Session>(*out->loaded.document);
-          out->session->setJournalPath(edit::Session::newJournalPath());
-          out->replay = out->session->replay(*journal);
-          out->loaded.document->moveToThread(QCoreApplication::instance()->thread());
+          out->replayed = core::document::DocumentService::replayInto(std::move(out->loaded.document), *journal,
+                                                                     edit::Session::newJournalPath());
+          out->replayed.document->moveToThread(QCoreApplication::instance()->thread());
           return 0;
         },
         [&](const QString& e) {
-          out->replay.error = e;
+          out->replayed.result.error = e;
           return 0;
         });
     return out;
   });
   setBusy({});
-  if (!recovered->loaded.ok()) {
+  if (!recovered->loaded.ok() && !recovered->replayed.document) {
     reportLoadFailure(recovered->loaded.error, path);
     return false;
   }
-  const auto& r = recovered->replay;
+  const auto& r = recovered->replayed.result;
   if (!r.ok) {
-    if (recovered->session) recovered->session->close();  // a failed recovery leaves no journal of its own
+    if (recovered->replayed.session) recovered->replayed.session->close();  // a failed recovery leaves no journal of its own
     Q_EMIT diagnosticsReported(r.diagnostics(journalPath));
     QMessageBox::warning(window_, tr("Recovery failed"), r.error);
     return false;
   }
   if (!path.isEmpty()) addRecentFile(path);
-  install(std::move(recovered->loaded.document), std::move(recovered->session));
+  install(std::move(recovered->replayed.document), std::move(recovered->replayed.session));
   edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
   if (!r.warning.isEmpty()) Q_EMIT diagnosticsReported(r.diagnostics(journalPath));  // what a journal cut short dropped
   Q_EMIT message(r.warning.isEmpty() ? tr("Recovered %1 edits").arg(r.applied) : tr("Recovered %1 edits; %2").arg(r.applied).arg(r.warning), 0);

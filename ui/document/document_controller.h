@@ -1,9 +1,11 @@
 #pragma once
-// The one owner of the open document: it opens, closes, saves and recovers it, and it is the only
-// code that changes it. It owns the Document, its editing Session (core/edit/session.h) and the
-// journal. Every change is journaled first, then announced once through documentChanged; docks
-// and views read the document through that signal as a const pointer and never change it
-// themselves. Loading, replay and saving run off the GUI thread (ui/document/off_thread.h).
+// The window's side of the open document: the dialogs (unsaved work, replacing a file, trusting a
+// file), the busy state, and moving heavy work off the GUI thread (ui/document/off_thread.h). The
+// document itself, its Session and journal belong to a core::document::DocumentService, which
+// this controller holds and graft-cli's commands hold too; every change goes through it, is
+// journaled first and announced once, and reaches the docks as documentChanged, a const pointer
+// they never change.
+#include "core/document/document_service.h"
 #include "core/edit/edit.h"
 #include "core/model/diagnostic.h"
 #include "core/io/load.h"
@@ -31,7 +33,7 @@ class DocumentController : public QObject {
   explicit DocumentController(QWidget* window);
   ~DocumentController() override;
 
-  const core::model::Document* document() const { return document_.get(); }
+  const core::model::Document* document() const { return service_.document(); }
   // A load, save or replay is under way (its event loop turns meanwhile): changes wait.
   bool busy() const { return !busy_.isEmpty(); }
 
@@ -77,7 +79,9 @@ class DocumentController : public QObject {
   // File > Save Revision As… through the dialog.
   bool saveAsDialog();
   // Saves the current revision to `path`; `confirmed`: the user already agreed to replace it.
-  bool saveAs(const QString& path, bool confirmed = false);
+  // `asCopy`: a copy the user did not ask for (a tour's "Do it for me"): the document stays
+  // modified and later saves do not default to `path`.
+  bool saveAs(const QString& path, bool confirmed = false, bool asCopy = false);
   // Where a Save dialog starts: the last save, else "<model>-edited.<ext>" beside the model.
   QString suggestedSavePath() const;
 
@@ -102,8 +106,9 @@ class DocumentController : public QObject {
   void busyChanged(const QString& what);
 
  private:
-  // Installs a loaded document with its session, announces it.
-  void install(std::unique_ptr<core::model::Document> document, std::unique_ptr<core::edit::Session> session);
+  // Closes the old journal as the user decided (closeJournal), then hands `document` with its
+  // session (null: a new one journaling to a fresh path) to the service, which announces it.
+  void install(std::unique_ptr<core::model::Document> document, std::unique_ptr<core::edit::Session> session = nullptr);
   // Loads off the GUI thread (`reportAs`: the file named in a failure), then installs.
   // `retryTrusted`: called instead of reporting a refusal to run code on load, after the user
   // said they trust the file.
@@ -118,16 +123,14 @@ class DocumentController : public QObject {
   bool mayOverwrite(const QString& path);
 
   QWidget* window_;
-  std::unique_ptr<core::model::Document> document_;
-  std::unique_ptr<core::edit::Session> session_;
+  // The one owner of the document, its session and journal (core/document/document_service.h).
+  core::document::DocumentService service_;
   QString busy_;
-  int savedIndex_ = 0;         // the revision that matches the file on disk (0: as opened)
-  QString savePath_;           // where Save writes (set by a save)
   bool keepJournal_ = false;   // close without marking the journal closed
   UnsavedPrompt unsavedPrompt_;
   std::function<bool(const QString&)> overwritePrompt_;
-};
-
   std::function<bool(const QString&)> trustPrompt_;
   bool askTrust(const QString& what);
+};
+
 }  // namespace graft::ui
