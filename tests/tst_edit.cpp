@@ -207,6 +207,23 @@ class TstEdit : public QObject {
     QCOMPARE(doc->current()->irText(), ir2);
   }
 
+  // A revision is titled by where the node is and what it does, never by an internal node id.
+  void revisionTitlesNameModules() {
+    auto doc = sample(QStringLiteral("cnn"));
+    edit::Session session(*doc);
+    const NodeId relu = nth(*doc->current(), "aten::relu");
+    const QString path = doc->current()->modulePathOf(relu);
+    QVERIFY(session.apply(edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}).ok());
+    const QString title = doc->current()->name();
+    const QString where = path.isEmpty() ? QStringLiteral("aten::relu (top level)") : path + QStringLiteral(" (aten::relu)");
+    QCOMPARE(title, QStringLiteral("Replace %1 by aten::gelu").arg(where));
+    QVERIFY2(!title.contains(QRegularExpression(QStringLiteral("node \\d"))), qPrintable(title));
+    QVERIFY(session.apply(edit::DeleteNode{nth(*doc->current(), "aten::gelu")}).ok());
+    QVERIFY2(!doc->current()->name().contains(QRegularExpression(QStringLiteral("node \\d"))), qPrintable(doc->current()->name()));
+    QVERIFY2(doc->current()->name().startsWith(QStringLiteral("Delete ")) && doc->current()->name().contains("(aten::gelu)"),
+             qPrintable(doc->current()->name()));
+  }
+
   void journalRoundTrip() {
     QTemporaryDir dir;
     qputenv("GRAFT_SESSION_DIR", dir.path().toUtf8());

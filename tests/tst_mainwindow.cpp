@@ -28,6 +28,7 @@
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
 #include <QtWidgets/QPushButton>
+#include <QtWidgets/QStatusBar>
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QTextBrowser>
 #include <QtCore/QRegularExpression>
@@ -130,6 +131,33 @@ class TstMainWindow : public QObject {
     QVERIFY(w.grab().save(graft::test::testdata(QStringLiteral("screenshots/changes_cnn.png"))));
     w.controller()->undo();
     QVERIFY(scene->changes().isEmpty());
+  }
+  // Names a person reads: the revision a Replace Op makes is titled by module path and op (no
+  // internal node id), and the status bar counts "1 node", "2 nodes".
+  void namesAPersonReads() {
+    MainWindow w;
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    graft::core::model::NodeId relu = 0, conv = 0;
+    for (const auto& n : w.view()->nodes) {
+      if (n.kind == QLatin1String("aten::relu") && n.modulePath == QLatin1String("block1.relu")) relu = n.id;
+      if (!conv && n.kind.contains(QLatin1String("conv"))) conv = n.id;
+    }
+    QVERIFY(relu && conv);
+    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    const QString title = w.controller()->document()->current()->name();
+    QCOMPARE(title, QStringLiteral("Replace block1.relu (aten::relu) by aten::gelu"));
+    QVERIFY(!title.contains(QRegularExpression(QStringLiteral("node \\d"))));
+    QVERIFY2(w.statusBar()->currentMessage().contains(title), qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY2(!w.statusBar()->currentMessage().contains(QRegularExpression(QStringLiteral("\\b1 (ops|modules|nodes)\\b"))),
+             qPrintable(w.statusBar()->currentMessage()));
+    graft::core::model::NodeId gelu = 0;
+    for (const auto& n : w.view()->nodes)
+      if (n.kind == QLatin1String("aten::gelu")) gelu = n.id;
+    w.selectNode(gelu);
+    w.pickNode(conv);
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("2 nodes selected (Ctrl+click adds or removes one)"));
+    w.pickNode(conv);
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("1 node selected (Ctrl+click adds or removes one)"));
   }
   void aboutNamesLoadedLibraries() {
     MainWindow w;

@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "core/model/document.h"
+#include "core/model/plural.h"
 #include "core/run/input_specs.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/mark_layers.h"
@@ -148,8 +149,10 @@ void MainWindow::connectDocks() {
     const auto& diagram = canvas_->diagram();
     if (!diagram.error.isEmpty() || !diagram.fallbacks.isEmpty()) reportDiagnostics(diagram.diagnostics());
     if (!diagram.error.isEmpty()) return statusBar()->showMessage(tr("Layout failed: %1").arg(diagram.error));
-    statusBar()->showMessage(tr("Layout: %1 ms, %2 nodes, %3 groups drawn")
-                                 .arg(diagram.layoutMs, 0, 'f', 0).arg(diagram.nodes.size()).arg(diagram.groups.size()), 5000);
+    statusBar()->showMessage(tr("Layout: %1 ms, %2, %3 drawn")
+                                 .arg(diagram.layoutMs, 0, 'f', 0)
+                                 .arg(core::model::counted(diagram.nodes.size(), tr("node"), tr("nodes")),
+                                      core::model::counted(diagram.groups.size(), tr("group"), tr("groups"))), 5000);
   });
   editActions_->addContextMenus(canvas_, d.modules);
   // The History ledger checks each revision with the Compare dock's inputs and tolerance.
@@ -264,9 +267,12 @@ void MainWindow::refreshView() {
   canvas_->graphScene()->setChanges(canvas::revisionChanges(*doc, doc->currentIndex()));
   shownDocument_ = doc;
   docks_.inspector->showNode(view_.get(), core::model::kNoNode);
-  statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 ops in %5 modules · %6 TorchScript nodes%7")
-                               .arg(doc->displayName()).arg(doc->currentIndex()).arg(rev->name()).arg(view_->opCount())
-                               .arg(view_->groups.size() - 1).arg(view_->jitNodes).arg(rev->frozen() ? QString() : tr(" · not frozen")));
+  statusBar()->showMessage(tr("%1 · revision %2 “%3” · %4 in %5 · %6%7")
+                               .arg(doc->displayName()).arg(doc->currentIndex()).arg(rev->name())
+                               .arg(core::model::counted(view_->opCount(), tr("op"), tr("ops")),
+                                    core::model::counted(view_->groups.size() - 1, tr("module"), tr("modules")),
+                                    core::model::counted(view_->jitNodes, tr("TorchScript node"), tr("TorchScript nodes")))
+                               .arg(rev->frozen() ? QString() : tr(" · not frozen")));
   if (view_->node(selected_)) selectNode(selected_);
 }
 
@@ -320,7 +326,8 @@ void MainWindow::pickNode(NodeId id) {
   }
   canvas_->graphScene()->setPicked(picked_);
   docks_.rewrites->setSelection(selection());
-  statusBar()->showMessage(tr("%n node(s) selected (Ctrl+click adds or removes one)", nullptr, int(selection().size())), 4000);
+  statusBar()->showMessage(tr("%1 selected (Ctrl+click adds or removes one)")
+                               .arg(core::model::counted(selection().size(), tr("node"), tr("nodes"))), 4000);
 }
 
 QVector<NodeId> MainWindow::selection() const {

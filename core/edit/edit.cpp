@@ -69,7 +69,7 @@ bool isEdgeInput(const Value* v) { return !isFolded(v->node()); }
 EditResult finish(EditContext& ctx, const model::Revision& base, model::NodeIdSource& ids, const Edit& edit,
                   model::NodeId about) {
   if (auto refusal = ctx.validate(about)) return refused(refusal->node, refusal->message);
-  return {model::Revision::derived(base, ctx.graphPtr(), ctx.ids(), describe(edit), ids), model::kNoNode, {}};
+  return {model::Revision::derived(base, ctx.graphPtr(), ctx.ids(), describe(edit, base), ids), model::kNoNode, {}};
 }
 
 EditResult bypass(const Edit& edit, model::NodeId id, std::optional<int> input, const model::Revision& base,
@@ -310,6 +310,32 @@ QString describe(const Edit& edit) {
                           return QStringLiteral("Rewire node %1 input %2 to node %3 output %4").arg(e.consumer).arg(e.input).arg(e.producer).arg(e.output);
                         },
                         [](const EditConstant& e) { return QStringLiteral("Set node %1 %2 = %3").arg(e.consumer).arg(e.argument, e.value); },
+                    },
+                    edit);
+}
+
+namespace {
+// "layer1.0.relu (aten::relu)": where a node is and what it does, as a person reads it; the
+// internal id only for a node the revision does not hold.
+QString nodeName(const model::Revision& base, NodeId id) {
+  const QString kind = base.kindOf(id);
+  if (kind.isEmpty()) return QStringLiteral("node %1").arg(id);
+  const QString path = base.modulePathOf(id);
+  return path.isEmpty() ? QStringLiteral("%1 (top level)").arg(kind) : QStringLiteral("%1 (%2)").arg(path, kind);
+}
+}  // namespace
+
+QString describe(const Edit& edit, const model::Revision& base) {
+  const auto name = [&](NodeId id) { return nodeName(base, id); };
+  return std::visit(Overloaded{
+                        [&](const DeleteNode& e) { return QStringLiteral("Delete %1").arg(name(e.node)); },
+                        [&](const BypassNode& e) { return QStringLiteral("Bypass %1 via input %2").arg(name(e.node)).arg(e.input); },
+                        [&](const InsertOp& e) { return QStringLiteral("Insert %1 before %2 input %3").arg(e.op, name(e.consumer)).arg(e.input); },
+                        [&](const ReplaceOp& e) { return QStringLiteral("Replace %1 by %2").arg(name(e.node), e.op); },
+                        [&](const RewireInput& e) {
+                          return QStringLiteral("Rewire %1 input %2 to %3 output %4").arg(name(e.consumer)).arg(e.input).arg(name(e.producer)).arg(e.output);
+                        },
+                        [&](const EditConstant& e) { return QStringLiteral("Set %1 %2 = %3").arg(name(e.consumer), e.argument, e.value); },
                     },
                     edit);
 }

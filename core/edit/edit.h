@@ -72,11 +72,13 @@ struct EditResult {
   model::Diagnostics diagnostics() const;  // the refusal as an "edit" error about `node`
 };
 
-// Applies `edit` to `base`; the result's revision is named by describe(edit).
+// Applies `edit` to `base`; the result's revision is named by describe(edit, base).
 EditResult apply(const Edit& edit, const model::Revision& base, model::NodeIdSource& ids);
 
-// A short description used as the revision's name: "Replace node 41 by aten::gelu".
+// A short description by node id, for messages about the edit itself: "Replace node 41 by aten::gelu".
 QString describe(const Edit& edit);
+// The revision's name, by module path and op in `base`: "Replace layer1.0.relu (aten::relu) by aten::gelu".
+QString describe(const Edit& edit, const model::Revision& base);
 
 // The id-stable JSON form: {"kind": "replace_op", "node": 41, "op": "aten::gelu"}.
 QJsonObject toJson(const Edit& edit);

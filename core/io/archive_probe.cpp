@@ -20,9 +20,9 @@ namespace graft::core::io {
 namespace {
 
 const QString kTraceHint = QStringLiteral(
-    "Graft opens TorchScript modules. In Python, make one with\n"
-    "    torch.jit.trace(model.eval(), example_input).save(path)\n"
-    "or torch.jit.script(model).save(path), then open that file.");
+    "Graft opens torch.export programs (.pt2) and TorchScript modules (.pt). In Python, make one with\n"
+    "    torch.export.save(torch.export.export(model.eval(), (example_input,)), \"model.pt2\")\n"
+    "or torch.jit.trace(model.eval(), example_input).save(\"model.pt\") (or torch.jit.script(model)), then open that file.");
 
 LoadError make(LoadErrorKind kind, QString headline, QString hint, QString details = {}) {
   return LoadError{kind, std::move(headline), std::move(hint), std::move(details)};
@@ -33,15 +33,15 @@ LoadError classifyPickle(const QString& name, const QByteArray& pickle) {
   if (pickle.contains("collections\nOrderedDict") || pickle.contains("OrderedDict")) {
     if (!pickle.contains("torch.nn.modules"))
       return make(LoadErrorKind::StateDict,
-                  QStringLiteral("%1 holds a state_dict (a dictionary of weights), not a TorchScript module.").arg(name),
+                  QStringLiteral("%1 holds a state_dict (a dictionary of weights), not a model Graft can open.").arg(name),
                   QStringLiteral("A state_dict has no graph to show. ") + kTraceHint);
   }
   if (pickle.contains("torch.nn.modules") || pickle.contains("__main__"))
     return make(LoadErrorKind::PickledModule,
-                QStringLiteral("%1 is a pickled Python nn.Module (torch.save(model)), not a TorchScript module.").arg(name),
+                QStringLiteral("%1 is a pickled Python nn.Module (torch.save(model)), not a torch.export program or TorchScript module.").arg(name),
                 QStringLiteral("A pickled module needs its Python class to load. ") + kTraceHint);
   return make(LoadErrorKind::PickledObject,
-              QStringLiteral("%1 was written by torch.save and holds Python objects, not a TorchScript module.").arg(name),
+              QStringLiteral("%1 was written by torch.save and holds Python objects, not a torch.export program or TorchScript module.").arg(name),
               kTraceHint);
 }
 
@@ -141,11 +141,12 @@ LoadError probeArchive(const QString& path) {
   if (static_cast<unsigned char>(head[0]) == 0x80)  // a pickle: torch.save's legacy format
     return classifyPickle(name, file.read(1 << 20).prepend(head));
   if (looksLikeOnnx(path, head))
-    return make(LoadErrorKind::Onnx, QStringLiteral("%1 is an ONNX model, not a TorchScript module.").arg(name),
-                QStringLiteral("Graft reads TorchScript. Open the PyTorch model it was exported from, "
-                               "saved with torch.jit.trace(model, example).save(path)."));
+    return make(LoadErrorKind::Onnx, QStringLiteral("%1 is an ONNX model, not a torch.export program or TorchScript module.").arg(name),
+                QStringLiteral("Graft reads PyTorch's own formats. Open the PyTorch model it was exported from, saved with "
+                               "torch.export.save(torch.export.export(model, (example,)), path) or "
+                               "torch.jit.trace(model, example).save(path)."));
   return make(LoadErrorKind::NotAnArchive,
-              QStringLiteral("%1 is not a TorchScript archive (it is not a zip file).").arg(name), kTraceHint);
+              QStringLiteral("%1 is not a PyTorch archive (it is not a zip file).").arg(name), kTraceHint);
 }
 
 LoadError classifyLoadFailure(const QString& path, const QString& message) {
