@@ -14,18 +14,23 @@
 #include "core/rewrite/pattern_draft.h"
 
 #include <torch/csrc/jit/ir/ir.h>
+#include "core/rewrite/module_replace.h"
 #include "core/rewrite/python_rules.h"
+#include "core/rewrite/python_worker.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <future>
 #include <set>
+
+#include <csignal>
 
 using namespace graft::core;
 using graft::test::runCli;
@@ -56,6 +61,59 @@ std::set<model::NodeId> anchors(const model::Document& doc, const QVector<rewrit
     for (const auto& site : report.sites) out.insert(site.anchor);
   }
   return out;
+}
+
+// Restores an environment variable when it goes out of scope (a failed check returns early).
+struct EnvRestore {
+  QByteArray name, value;
+  bool had;
+  explicit EnvRestore(const char* n) : name(n), value(qgetenv(n)), had(qEnvironmentVariableIsSet(n)) {}
+  ~EnvRestore() {
+    if (had) qputenv(name.constData(), value);
+    else qunsetenv(name.constData());
+  }
+};
+
+// The folder of the libtorch_cpu.so this process runs on.
+QString loadedTorchLib() {
+  QFile maps(QStringLiteral("/proc/self/maps"));
+  if (!maps.open(QIODevice::ReadOnly)) return {};
+  for (const QByteArray& line : maps.readAll().split('\n'))
+    if (const int at = line.indexOf('/'); at >= 0 && line.endsWith("/libtorch_cpu.so"))
+      return QFileInfo(QString::fromLocal8Bit(line.mid(at))).canonicalPath();
+  return {};
+}
+
+// Whether process `pid` still runs (a zombie no longer runs anything).
+bool running(qint64 pid) {
+  QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) return false;
+  const QByteArray text = stat.readAll();
+  const qsizetype close = text.lastIndexOf(')');
+  return close > 0 && close + 2 < text.size() && text[close + 2] != 'Z' && text[close + 2] != 'X';
+}
+
+// graft-cli in an environment without GRAFT_PYTHON (as a user starts it), or with `python` as it.
+graft::test::CliResult cliWithPython(const QStringList& arguments, const QString& python = {}) {
+  QProcess p;
+  auto env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("GRAFT_PYTHON"));
+  if (!python.isEmpty()) env.insert(QStringLiteral("GRAFT_PYTHON"), python);
+  p.setProcessEnvironment(env);
+  p.start(qEnvironmentVariable("GRAFT_CLI"), arguments);
+  graft::test::CliResult r;
+  if (!p.waitForFinished(600000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QString& text) {
+  QFile f(dir.filePath(name));
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write(text.toUtf8());
+  return f.fileName();
 }
 
 }  // namespace
@@ -214,6 +272,18 @@ class TstPythonRules : public QObject {
     QTest::newRow(".pt Linear") << "python_rules/custom_model.pt" << "Linear";
     QTest::newRow(".pt2 Linear") << "python_rules/custom_model.pt2" << "Linear";
     QTest::newRow(".pt2 qualified") << "python_rules/custom_model.pt2" << "torch.nn.modules.linear.Linear";
+    // As the tutorial's Python writes the class.
+    QTest::newRow(".pt2 nn.Linear") << "python_rules/custom_model.pt2" << "nn.Linear";
+    QTest::newRow(".pt torch.nn.Linear") << "python_rules/custom_model.pt" << "torch.nn.Linear";
+  }
+
+  // A class the model does not have: the message lists the classes it has.
+  void replaceModuleNamesTheClasses() {
+    const auto r = runCli({"rewrite", testdata("python_rules/custom_model.pt2"), "--replace-module",
+                           "nn.Conv2d=" + ruleFixture("optimized_linear.py") + ":OptimizedLinear", "-o",
+                           out_.filePath("none.pt2")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no module of class nn.Conv2d") && r.err.contains("Linear"), r.err.constData());
   }
   void replaceModuleCustomModel() {
     QFETCH(QString, model);
@@ -409,6 +479,150 @@ class TstPythonRules : public QObject {
     int n = 0;
     anchors(*doc, set.forFormat(doc->format()), &n);
     QCOMPARE(n, matches);
+  }
+
+  // Without GRAFT_PYTHON (as a user starts Graft), the Python is the one of the environment whose
+  // torch Graft runs on, found from the wheel's location: it imports that very torch, and runs the
+  // shipped fuse_linear_relu.py, which then matches where its text twin does.
+  void defaultInterpreterIsTorchs() {
+    EnvRestore restore("GRAFT_PYTHON");
+    qunsetenv("GRAFT_PYTHON");
+    const QString python = rewrite::pythonInterpreter();
+    QVERIFY2(python != QLatin1String("python3") && QFileInfo(python).isExecutable(), qPrintable(python));
+    QProcess p;
+    p.start(python, {"-c", "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"});
+    QVERIFY(p.waitForFinished(120000));
+    const QString torchLib = QFileInfo(QString::fromLocal8Bit(p.readAllStandardOutput()).trimmed()).canonicalFilePath();
+    QVERIFY(!torchLib.isEmpty());
+    QCOMPARE(torchLib, loadedTorchLib());
+
+    auto doc = open("python_rules/silu_mlp.pt2");
+    QVERIFY(doc);
+    const auto set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), rewrite::siteRanks(*doc));
+    QVERIFY2(set.ok(), qPrintable(set.error.toString()));
+    int n = 0;
+    anchors(*doc, set.forFormat(doc->format()), &n);
+    const auto library = rewrite::RuleLibrary::load();
+    const int text = rewrite::countMatches(*doc->current(), *library.find("fuse-linear-relu")).matches;
+    QVERIFY(text > 0);
+    QCOMPARE(n, text);
+  }
+
+  // graft-cli without GRAFT_PYTHON: a Python rule file and --replace-module both run.
+  void cliWithoutGraftPython() {
+    const QString rewritten = out_.filePath("default_python_fused.pt2");
+    auto r = cliWithPython({"rewrite", testdata("python_rules/silu_mlp.pt2"), "--rule", twin("fuse_linear_relu.py"),
+                            "-o", rewritten, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    int matches = 0;
+    for (const auto& a : r.json().value("applied").toArray()) matches += a.toObject().value("matches").toInt();
+    QVERIFY(matches > 0);
+    auto check = runPython(sourceFile("tests/python/check_pt2.py"),
+                           {testdata("python_rules/silu_mlp.pt2"), rewritten, testdata("python_rules/silu_mlp.inputs.pt")});
+    QVERIFY2(check.exitCode == 0, check.out.constData());
+    QVERIFY2(check.out.contains("_addmm_activation"), check.out.constData());
+    const QString replaced = out_.filePath("default_python_replaced.pt2");
+    r = cliWithPython({"rewrite", testdata("python_rules/custom_model.pt2"), "--replace-module",
+                       "Linear=" + ruleFixture("optimized_linear.py") + ":OptimizedLinear", "-o", replaced, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.json().value("applied").toArray().size(), 1);
+    check = runPython(sourceFile("tests/python/check_pt2.py"),
+                      {testdata("python_rules/custom_model.pt2"), replaced, testdata("python_rules/custom_model.inputs.pt")});
+    QVERIFY2(check.exitCode == 0, check.out.constData());
+  }
+
+  // A Python without torch: the error names the job (a rule file, a module file) and says how to
+  // choose another Python.
+  void noTorchErrorNamesJob() {
+    QTemporaryDir dir;
+    // A real Python that sees no site-packages (so no torch), as python3 of a system without torch.
+    const QString real = QFileInfo(rewrite::pythonInterpreter()).absoluteFilePath();
+    const QString bare = writeFile(dir, "python-without-torch", QStringLiteral("#!/bin/sh\nexec '%1' -S \"$@\"\n").arg(real));
+    QVERIFY(QFile::setPermissions(bare, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    {
+      EnvRestore restore("GRAFT_PYTHON");
+      qputenv("GRAFT_PYTHON", bare.toUtf8());
+      const auto set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"));
+      QVERIFY(!set.ok());
+      QVERIFY2(set.error.message.contains("rule file") && set.error.message.contains("No module named 'torch'"),
+               qPrintable(set.error.message));
+      QVERIFY2(set.error.hint.contains("GRAFT_PYTHON="), qPrintable(set.error.hint));
+    }
+    const auto r = cliWithPython({"rewrite", testdata("python_rules/custom_model.pt2"), "--replace-module",
+                                  "Linear=" + ruleFixture("optimized_linear.py") + ":OptimizedLinear", "-o",
+                                  out_.filePath("never_replaced.pt2")}, bare);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("module file") && !r.err.contains("rule file"), r.err.constData());
+    QVERIFY2(r.err.contains("No module named 'torch'") && r.err.contains("GRAFT_PYTHON="), r.err.constData());
+  }
+
+  // One worker per process: a rule compiled after the first costs a fork of a warm Python, not a
+  // Python start (the live preview's latency).
+  void warmWorkerIsFast() {
+    auto doc = open("python_rules/silu_mlp.pt2");
+    QVERIFY(doc);
+    const QJsonObject ranks = rewrite::siteRanks(*doc);
+    rewrite::stopPythonWorker();
+    const int starts = rewrite::pythonWorkerStarts();
+    QElapsedTimer t;
+    t.start();
+    auto set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
+    const qint64 first = t.restart();
+    QVERIFY2(set.ok(), qPrintable(set.error.toString()));
+    set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
+    const qint64 second = t.elapsed();
+    QVERIFY2(set.ok(), qPrintable(set.error.toString()));
+    qInfo() << "first compile" << first << "ms, second" << second << "ms";
+    QCOMPARE(rewrite::pythonWorkerStarts(), starts + 1);
+    QVERIFY2(second < 2000, qPrintable(QString::number(second)));
+  }
+
+  // What a rule file forks dies with its job: at the time limit, and when the job ends by itself.
+  // The grandchild would write a marker a few seconds later; it never does, and is gone.
+  void forkedProcessesDieWithTheJob_data() {
+    QTest::addColumn<bool>("loops");
+    QTest::newRow("time-out") << true;
+    QTest::newRow("finished") << false;
+  }
+  void forkedProcessesDieWithTheJob() {
+    QFETCH(bool, loops);
+    QTemporaryDir dir;
+    const QString marker = dir.filePath("marker"), pidFile = dir.filePath("grandchild.pid");
+    const QString file = writeFile(dir, "forks.py", QStringLiteral(
+        "import os, time\n"
+        "import torch.nn.functional as F\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    time.sleep(6)\n"
+        "    open(%1, 'w').write('outlived its job')\n"
+        "    os._exit(0)\n"
+        "open(%2, 'w').write(str(pid))\n"
+        "%3\n"
+        "def pattern(x):\n"
+        "    return F.relu(x)\n\n"
+        "def replacement(x):\n"
+        "    return F.relu(x) * 1.0\n")
+        .arg(QStringLiteral("'%1'").arg(marker), QStringLiteral("'%1'").arg(pidFile),
+             loops ? QStringLiteral("while True:\n    pass") : QString()));
+    EnvRestore restore("GRAFT_PYTHON_TIMEOUT");
+    qputenv("GRAFT_PYTHON_TIMEOUT", "3");
+    QElapsedTimer t;
+    t.start();
+    const auto set = rewrite::compilePythonRules(file);
+    const qint64 took = t.elapsed();
+    QCOMPARE(set.ok(), !loops);
+    if (loops) QVERIFY2(set.error.message.contains("did not finish"), qPrintable(set.error.toString()));
+    QVERIFY2(took < 30000, qPrintable(QString::number(took)));
+    QFile pf(pidFile);
+    QVERIFY(pf.open(QIODevice::ReadOnly));
+    const qint64 grandchild = pf.readAll().trimmed().toLongLong();
+    QVERIFY(grandchild > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!running(grandchild), 2000);
+    QTest::qWait(int(std::max<qint64>(0, 8000 - t.elapsed())));  // past the grandchild's 6 s
+    QVERIFY(!QFileInfo::exists(marker));
+    // The worker itself lives on for the next job.
+    const auto again = rewrite::compilePythonRules(twin("silu_decompose.py"));
+    QVERIFY2(again.ok(), qPrintable(again.error.toString()));
   }
 
   // A compile nobody wants any more (the editor's source changed) stops its child at once.

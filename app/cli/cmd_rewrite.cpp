@@ -121,7 +121,8 @@ Command rewriteCommand() {
       for (const auto& s : steps)
         if (!s.pass.isEmpty()) return fail(QStringLiteral("--dry-run lists rule matches; pass '%1' has none to list").arg(s.pass));
     const QString out = parser.value(QStringLiteral("output"));
-    if (out.isEmpty() && !dryRun) return fail(QStringLiteral("missing -o OUT.pt"));
+    if (out.isEmpty() && !dryRun)
+      return fail(QStringLiteral("missing -o OUT: the file to write (.pt2 for a torch.export program, .pt for TorchScript)"));
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
     // The document service owns the model and is the one gate for its changes (core/document).
     core::document::DocumentService service;

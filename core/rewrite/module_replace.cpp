@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
+#include <algorithm>
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -29,12 +30,15 @@ bool classMatches(const QString& recordedName, const QString& wanted) {
   static const QRegularExpression mangle(QStringLiteral(R"(___torch_mangle_\d+\.)"));
   recorded.remove(mangle);
   if (recorded.startsWith(QLatin1String("__torch__."))) recorded = recorded.mid(10);
-  if (recorded == wanted) return true;
+  if (recorded == wanted || recorded.endsWith(QLatin1Char('.') + wanted)) return true;
   const QString shortRecorded = recorded.section(QLatin1Char('.'), -1);
   const QString shortWanted = wanted.section(QLatin1Char('.'), -1);
-  // "Linear" names any Linear; a qualified name must agree where both are qualified.
+  // "Linear" names any Linear; "nn.Linear" and "torch.nn.Linear", as Python code writes them,
+  // name torch.nn's (recorded as torch.nn.modules.linear.Linear); another qualified name must
+  // agree where both are qualified.
   if (!wanted.contains(QLatin1Char('.')) || !recorded.contains(QLatin1Char('.'))) return shortRecorded == shortWanted;
-  return false;
+  const bool publicTorchName = wanted.startsWith(QLatin1String("nn.")) || wanted.startsWith(QLatin1String("torch.nn."));
+  return publicTorchName && recorded.startsWith(QLatin1String("torch.nn.")) && shortRecorded == shortWanted;
 }
 
 // The old module's name for a parameter constant: "self.fc.weight" (a frozen .pt) or
@@ -219,7 +223,19 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
     }
   }
   if (instances.isEmpty()) {
-    plan.error = RuleError{rq.file, 0, 0, QStringLiteral("the model has no module of class %1").arg(rq.className)};
+    // Say which classes there are, by the short names a user writes.
+    QStringList classes;
+    for (Node* n : graph->nodes())
+      for (const QString& type : rev->placeOf(rev->idOf(n)).moduleTypes) {
+        const QString name = type.section(QLatin1Char('.'), -1);
+        if (!name.isEmpty() && !classes.contains(name)) classes << name;
+      }
+    std::sort(classes.begin(), classes.end());
+    plan.error = RuleError{rq.file, 0, 0,
+                           classes.isEmpty()
+                               ? QStringLiteral("the model has no module of class %1 (it records no module classes)").arg(rq.className)
+                               : QStringLiteral("the model has no module of class %1; its module classes: %2")
+                                     .arg(rq.className, classes.join(QStringLiteral(", ")))};
     return plan;
   }
   // Cut every instance out of the graph; those that cannot be are skipped with the reason.

@@ -122,11 +122,18 @@ def compile_module(path, outdir, request, load, RuleFileError, line_of, short, d
             new = new.eval()
             index = {a["old"]: k for k, a in enumerate(args) if a["kind"] == "param"}
             mapping = {}
-            for name, t in list(new.named_parameters()) + list(new.named_buffers()):
+            new_tensors = list(new.named_parameters()) + list(new.named_buffers())
+            claimed = {param_map.get(n, n) for n, _ in new_tensors}
+            for name, t in new_tensors:
                 old_name = param_map.get(name, name)
                 if old_name not in index:
+                    unclaimed = sorted(set(index) - claimed)
+                    # --param helps only where the old module has a tensor no new name takes.
+                    hint = (f"map it with --param {name}=OLD, OLD one of {', '.join(unclaimed)}" if unclaimed else
+                            f"the old module has no such tensor: let {cls.__name__} leave it out (a "
+                            f"{name}=False argument) or give it a from_module(old) classmethod")
                     raise _Skip(f"{cls.__name__}'s `{name}` has no counterpart `{old_name}` in the old module "
-                                f"(it has {', '.join(sorted(index)) or 'no parameters'}; map it with --param {name}=OLD)")
+                                f"(it has {', '.join(sorted(index)) or 'no parameters'}; {hint})")
                 have = tuple(old_params[old_name].shape)
                 if tuple(t.shape) != have:
                     raise _Skip(f"{cls.__name__}'s `{name}` has shape {tuple(t.shape)}, the old `{old_name}` {have}")
