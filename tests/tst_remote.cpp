@@ -305,6 +305,24 @@ class TestRemote : public QObject {
     QVERIFY2(r.err.contains("error: B: graft-test: no CUDA here"), r.err.constData());
   }
 
+  // The host runs only what this machine would: a B whose forward saves a file is refused
+  // without --trust before any connection, and nothing is written (tests/python/make_hostile_files.py).
+  void untrustedModelIsRefusedBeforeConnecting() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const QString hostile = dir_.filePath(QStringLiteral("hostile"));
+    QDir().mkpath(hostile);
+    const auto made = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_hostile_files.py"),
+                                             {hostile});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    const auto r = graft::test::runCli({QStringLiteral("compare"), hostile + QStringLiteral("/forward_saves.pt"),
+                                        hostile + QStringLiteral("/forward_saves.pt"), QStringLiteral("--input"), QStringLiteral("2x8"),
+                                        QStringLiteral("--device-b"), device()});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("error: B: ") && r.err.contains("aten::save"), r.err.constData());
+    QVERIFY2(!r.err.contains("connecting"), r.err.constData());
+    QVERIFY(!QFileInfo::exists(hostile + QStringLiteral("/MARKER")));
+  }
+
   // ssh itself fails (nothing listens): "ssh failed" and ssh's own words, naming the host.
   void sshRefused() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));

@@ -6,6 +6,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
+#include <algorithm>
 
 // The agent travels inside Graft (core/CMakeLists.txt adds python/graft/agent.py as a resource).
 static void initAgentResource() { Q_INIT_RESOURCE(graft_agent); }
@@ -140,40 +141,52 @@ std::optional<QByteArray> AgentConnection::readExactly(qint64 size, const QStrin
 }
 
 bool AgentConnection::write(const QByteArray& bytes, const QString& what, QString* error) {
-  process_->write(bytes);
-  sent_ += bytes.size();
-  qint64 nextSay = bytes.size() - kProgressStep;
-  while (process_->bytesToWrite() > 0) {
+  // In bounded chunks: at most kChunk bytes wait in QProcess's buffer, so a large model is not
+  // copied there whole.
+  constexpr qint64 kChunk = 4 << 20;
+  const qint64 size = bytes.size();
+  qint64 offset = 0, nextSay = kProgressStep;
+  while (offset < size || process_->bytesToWrite() > 0) {
+    // Ended: what it said last (a "no torch" reply before it exits) is read next, or its end is.
+    if (process_->state() == QProcess::NotRunning) return true;
+    if (offset < size && process_->bytesToWrite() < kChunk) {
+      const qint64 n = std::min(kChunk, size - offset);
+      process_->write(bytes.constData() + offset, n);
+      offset += n;
+      sent_ += n;
+      continue;
+    }
     if (cancel_ && cancel_->load()) {
       process_->kill();
       process_->waitForFinished(1000);
       *error = device_.host + QStringLiteral(": cancelled during ") + what;
       return false;
     }
-    if (process_->state() == QProcess::NotRunning) {
-      *error = endedMessage(what);
-      return false;
-    }
     process_->waitForBytesWritten(100);
-    if (bytes.size() >= kProgressStep && process_->bytesToWrite() <= nextSay) {
-      say(QStringLiteral("%1: sent %2 of %3").arg(what, byteCount(bytes.size() - process_->bytesToWrite()), byteCount(bytes.size())));
-      nextSay -= kProgressStep;
+    const qint64 done = offset - process_->bytesToWrite();
+    if (size >= 2 * kProgressStep && done >= nextSay && done < size) {
+      say(QStringLiteral("%1: sent %2 of %3").arg(what, byteCount(done), byteCount(size)));
+      nextSay = done + kProgressStep;
     }
   }
   return true;
 }
 
-bool AgentConnection::open(const QJsonObject& hello, QString* error) {
-  const QString sha = agentSha256();
-  if (agentSource().isEmpty()) {
-    *error = QStringLiteral("Graft's agent is missing from this build");
-    return false;
-  }
-  const SshCommand command = sshCommand(device_, sha);
+void AgentConnection::start() {
+  if (process_) return;
+  const SshCommand command = sshCommand(device_, agentSha256());
   process_ = std::make_unique<QProcess>();
   process_->setProcessChannelMode(QProcess::SeparateChannels);
   say(QStringLiteral("connecting (%1)").arg(command.describe()));
   process_->start(command.program, command.arguments);
+}
+
+bool AgentConnection::open(const QJsonObject& hello, QString* error) {
+  if (agentSource().isEmpty()) {
+    *error = QStringLiteral("Graft's agent is missing from this build");
+    return false;
+  }
+  start();
   if (!process_->waitForStarted(30000)) {
     *error = endedMessage(QStringLiteral("connect"));
     return false;
@@ -211,10 +224,9 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
 std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QByteArray& payload, const QString& what,
                                                    QString* error) {
   header.insert(QStringLiteral("bytes"), payload.size());
-  QByteArray message = QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n';
-  message += payload;
   ++roundTrips_;
-  if (!write(message, what, error)) return std::nullopt;
+  if (!write(QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n', what, error)) return std::nullopt;
+  if (!payload.isEmpty() && !write(payload, what, error)) return std::nullopt;
   for (;;) {
     const auto line = readLine(what, error);
     if (!line) return std::nullopt;

@@ -34,7 +34,11 @@ class AgentConnection {
   AgentConnection(const AgentConnection&) = delete;
   AgentConnection& operator=(const AgentConnection&) = delete;
 
-  // Connects, bootstraps the agent and says hello (the device, TF32 mode, threads). On failure
+  // Launches ssh without waiting, so the host starts Python and imports torch while this side
+  // does its own work (runs A, saves the revision); open() then waits for it. Optional.
+  void start();
+
+  // Connects (start() unless called), bootstraps the agent and says hello (the device, TF32 mode, threads). On failure
   // returns false with `error` naming the host and the cause.
   bool open(const QJsonObject& hello, QString* error);
 

@@ -37,20 +37,17 @@ QString remoteCompareRefusal(const run::CompareOptions& options) {
   return {};
 }
 
-std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const model::Document& document,
-                                                  const model::RevisionPtr& revision, const run::InputSet& inputs,
-                                                  RemoteTraffic& traffic, QString* error) {
-  const auto model = savedForRemote(document, revision, error);
-  if (!model) return std::nullopt;
+std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const RemoteModel& model,
+                                                  const run::InputSet& inputs, RemoteTraffic& traffic, QString* error) {
   const qint64 before = connection.bytesSent();
-  if (!sendModel(connection, *model, error)) return std::nullopt;
+  if (!sendModel(connection, model, error)) return std::nullopt;
   traffic.modelChecked = true;
-  traffic.modelSent = connection.bytesSent() - before > model->bytes.size();
+  traffic.modelSent = connection.bytesSent() - before > model.bytes.size();
   QByteArray payload;
   const auto trees = encodeValues(inputs.values, payload, error);
   if (!trees) return std::nullopt;
-  QJsonObject run{{QStringLiteral("op"), QStringLiteral("run")}, {QStringLiteral("sha256"), model->sha256},
-                  {QStringLiteral("format"), model->format}, {QStringLiteral("inputs"), *trees}};
+  QJsonObject run{{QStringLiteral("op"), QStringLiteral("run")}, {QStringLiteral("sha256"), model.sha256},
+                  {QStringLiteral("format"), model.format}, {QStringLiteral("inputs"), *trees}};
   connection.say(QStringLiteral("running on %1").arg(connection.device().device));
   const auto reply = connection.request(run, payload, QStringLiteral("the run"), error);
   if (!reply) return std::nullopt;
@@ -94,6 +91,10 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
     result.errorOnB = true;
     return out;
   }
+  QElapsedTimer clock;
+  clock.start();
+  AgentConnection connection(device, progress, options.cancel);
+  connection.start();  // the host starts Python and torch while A runs here
   run::Executor ea(revA);
   const run::RunOptions oa = run::sideRunOptions(options).first;
   run::RunResult ra = ea.run(inputs, oa);
@@ -102,15 +103,12 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
     result.errorNode = ra.error.node;
     return out;
   }
-
-  QElapsedTimer clock;
-  clock.start();
-  AgentConnection connection(device, progress, options.cancel);
   QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   QString error;
   std::optional<std::vector<c10::IValue>> outputsB;
-  if (connection.open(hello, &error)) outputsB = runRemote(connection, docB, revB, inputs, out.traffic, &error);
+  const auto model = savedForRemote(docB, revB, &error);
+  if (model && connection.open(hello, &error)) outputsB = runRemote(connection, *model, inputs, out.traffic, &error);
   out.traffic.deviceLabel = connection.deviceLabel();
   out.traffic.bytesSent = connection.bytesSent();
   out.traffic.bytesReceived = connection.bytesReceived();

@@ -39,10 +39,10 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress);
 
-// The flat outputs of `revision` (saved and sent once) on the host for `inputs`: shared by compare
-// and tests. Nullopt with `error` naming the host and the cause.
-std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const model::Document& document,
-                                                  const model::RevisionPtr& revision, const run::InputSet& inputs,
-                                                  RemoteTraffic& traffic, QString* error);
+struct RemoteModel;
+// The flat outputs of `model` (sent unless the host has it) on the host for `inputs`. Nullopt
+// with `error` naming the host and the cause.
+std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const RemoteModel& model,
+                                                  const run::InputSet& inputs, RemoteTraffic& traffic, QString* error);
 
 }  // namespace graft::core::remote

@@ -105,8 +105,9 @@ RemoteProfileResult profileGuarded(const model::Document& document, const model:
   QString error;
   std::optional<AgentReply> reply;
   std::optional<RemoteModel> model;
-  if (connection.open(hello, &error)) model = savedForRemote(document, revision, &error);
-  if (model) {
+  connection.start();  // the host starts Python and torch while the revision is saved here
+  model = savedForRemote(document, revision, &error);
+  if (model && connection.open(hello, &error)) {
     const qint64 before = connection.bytesSent();
     if (sendModel(connection, *model, &error)) {
       out.traffic.modelChecked = true;

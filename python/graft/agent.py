@@ -39,16 +39,26 @@ class Channel:
     def __init__(self, rx, tx):
         self.rx, self.tx = rx, tx
 
-    def receive(self):
+    def receive_header(self):
         line = self.rx.readline()
-        if not line:
-            return None, b""
-        header = json.loads(line.decode("utf-8"))
+        return json.loads(line.decode("utf-8")) if line else None
+
+    def receive_payload(self, header):
         n = int(header.get("bytes", 0))
         payload = self.rx.read(n) if n else b""
         if len(payload) != n:
-            return None, b""
-        return header, payload
+            raise EOFError("the connection ended inside a message")
+        return payload
+
+    def stream_payload(self, header, sink, chunk=4 << 20):
+        """The payload in bounded chunks to sink(bytes): a large model never sits in memory whole."""
+        left = int(header.get("bytes", 0))
+        while left > 0:
+            data = self.rx.read(min(chunk, left))
+            if not data:
+                raise EOFError("the connection ended inside a message")
+            sink(data)
+            left -= len(data)
 
     def send(self, header, payload=b""):
         header = dict(header)
@@ -266,14 +276,20 @@ class Agent:
     def has_model(self, h, _):
         return {"have": os.path.isfile(self.model_path(h["sha256"], h["format"]))}
 
-    def put_model(self, h, payload):
-        if hashlib.sha256(payload).hexdigest() != h["sha256"]:
-            raise Failure("transfer", "the model arrived damaged (SHA-256 differs)")
+    def put_model(self, h):
+        """Streams the model to the cache, checking its SHA-256 on the way (called before its payload is read)."""
         os.makedirs(self.models_dir, exist_ok=True)
         path = self.model_path(h["sha256"], h["format"])
         tmp = "%s.%d.tmp" % (path, os.getpid())
+        digest = hashlib.sha256()
         with open(tmp, "wb") as f:
-            f.write(payload)
+            def sink(data):
+                digest.update(data)
+                f.write(data)
+            self.channel.stream_payload(h, sink)
+        if digest.hexdigest() != h["sha256"]:
+            os.unlink(tmp)
+            raise Failure("transfer", "the model arrived damaged (SHA-256 differs)")
         os.replace(tmp, path)
         return {}
 
@@ -378,7 +394,8 @@ def flat_args(flat, model):
 def collect_kernels(prof, kernel_ms):
     """Device time per node and run from the profiler's annotations "graft/RUN/NODE"."""
     for e in prof.events():
-        if not e.name.startswith("graft/"):
+        # The CPU-side range only: Kineto also lists each range on the GPU timeline.
+        if not e.name.startswith("graft/") or "CPU" not in str(getattr(e, "device_type", "CPU")):
             continue
         _, run, node = e.name.split("/", 2)
         t = getattr(e, "device_time_total", None)
@@ -432,25 +449,30 @@ def main():
                       "message": "no torch in %s (%s)" % (sys.executable, one_line(e))})
         return 3
     agent = Agent(channel)
-    handlers = {"hello": agent.hello, "has_model": agent.has_model, "put_model": agent.put_model,
-                "run": agent.run, "profile": agent.profile}
+    handlers = {"hello": agent.hello, "has_model": agent.has_model, "run": agent.run, "profile": agent.profile}
     while True:
-        header, payload = channel.receive()
+        header = channel.receive_header()
         if header is None or header.get("op") == "bye":
             return 0
-        handler = handlers.get(header.get("op"))
         try:
-            if handler is None:
-                raise Failure("usage", "unknown request %r" % header.get("op"))
-            if header.get("op") != "hello" and agent.device is None:
-                raise Failure("usage", "hello first")
-            reply = handler(header, payload)
+            if header.get("op") == "put_model":
+                reply = agent.put_model(header)  # reads its own payload, streamed
+            else:
+                payload = channel.receive_payload(header)
+                handler = handlers.get(header.get("op"))
+                if handler is None:
+                    raise Failure("usage", "unknown request %r" % header.get("op"))
+                if header.get("op") != "hello" and agent.device is None:
+                    raise Failure("usage", "hello first")
+                reply = handler(header, payload)
             out = b""
             if isinstance(reply, tuple):
                 reply, out = reply
             reply = dict(reply)
             reply["ok"] = True
             channel.send(reply, out)
+        except EOFError:
+            return 0
         except Failure as f:
             channel.send({"ok": False, "kind": f.kind, "message": f.message})
         except Exception as e:
