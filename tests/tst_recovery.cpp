@@ -22,6 +22,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QTemporaryFile>
 #include <QtCore/QTimer>
 #include <QtTest/QtTest>
 #include <QtWidgets/QAbstractButton>
@@ -29,7 +30,13 @@
 #include <QtWidgets/QListWidget>
 #include <QtWidgets/QMessageBox>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <vector>
 
 using namespace graft;
 using core::model::NodeId;
@@ -71,6 +78,92 @@ void answerSoon(QMessageBox::StandardButton button = QMessageBox::Yes) {
   timer->start(50);
 }
 
+// A journal of `count` replace_op edits on the mlp sample, each undoing the one before (relu to
+// gelu and back on act1's node), in the form Session writes, without provenance (replay derives
+// it). Ids are drawn in order, so after the first edit every second edit names a node `step` ids
+// after the one two edits before: seven real edits show the step and that the pattern holds.
+QByteArray mlpJournal(int count) {
+  auto doc = core::io::loadSample(QStringLiteral("mlp")).document;
+  core::edit::Session session(*doc);
+  QVector<NodeId> nodes;
+  for (int i = 0; i < 7; ++i) {
+    const NodeId node = nth(*doc->current(), i % 2 ? "aten::gelu" : "aten::relu");
+    const auto applied = session.apply(core::edit::ReplaceOp{node, QLatin1String(i % 2 ? "aten::relu" : "aten::gelu")});
+    if (!applied.ok()) {
+      qWarning("mlpJournal: edit %d on node %llu: %s", i, (unsigned long long)node, qPrintable(applied.error));
+      return {};
+    }
+    nodes << node;
+  }
+  const NodeId step = nodes[3] - nodes[1];
+  for (int i = 1; i + 2 < nodes.size(); ++i)
+    if (nodes[i + 2] - nodes[i] != step) {
+      qWarning("mlpJournal: node ids %llu, %llu, %llu follow no pattern", (unsigned long long)nodes[i], (unsigned long long)nodes[i + 1],
+               (unsigned long long)nodes[i + 2]);
+      return {};
+    }
+  QJsonObject journal = session.toJson();
+  QByteArray edits;
+  edits.reserve(qsizetype(count) * 80);
+  for (int k = 0; k < count; ++k) {
+    const NodeId node = k == 0 ? nodes[0] : nodes[1 + (k - 1) % 2] + NodeId((k - 1) / 2) * step;
+    edits += (k ? ",\n" : "") + QByteArrayLiteral("{\"parent\": ") + QByteArray::number(k) +
+             ", \"edit\": {\"kind\": \"replace_op\", \"node\": " + QByteArray::number(node) + ", \"op\": \"" +
+             (k % 2 ? "aten::relu" : "aten::gelu") + "\"}}";
+  }
+  journal.insert(QStringLiteral("edits"), QJsonArray());
+  journal.insert(QStringLiteral("current"), count);
+  QByteArray text = QJsonDocument(journal).toJson(QJsonDocument::Compact);
+  text.replace("\"edits\":[]", "\"edits\":[" + edits + "]");
+  return text;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+// graft-cli with `args` after `shell` (a ulimit) in bash, which execs it: its exit, its stderr,
+// its wall time and its peak resident memory (wait4's ru_maxrss).
+struct Measured {
+  int exitCode = -1;
+  int signal = 0;
+  QByteArray err;
+  qint64 ms = 0;
+  long peakKiB = 0;
+};
+Measured runMeasured(const QStringList& args, const QString& shell = QStringLiteral("true")) {
+  QTemporaryFile errFile;
+  errFile.open();
+  QElapsedTimer clock;
+  clock.start();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(QFile::encodeName(errFile.fileName()).constData(), O_WRONLY);
+    ::dup2(fd, 2);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    QList<QByteArray> argv{"bash", "-c", (shell + QStringLiteral("; exec \"$0\" \"$@\"")).toUtf8(),
+                           QFile::encodeName(qEnvironmentVariable("GRAFT_CLI"))};
+    for (const QString& a : args) argv << a.toUtf8();
+    std::vector<char*> raw;
+    for (QByteArray& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    ::execvp("bash", raw.data());
+    ::_exit(127);
+  }
+  Measured m;
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  m.ms = clock.elapsed();
+  m.peakKiB = usage.ru_maxrss;
+  if (WIFEXITED(status)) m.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) m.signal = WTERMSIG(status);
+  m.err = errFile.readAll();
+  return m;
+}
+
 }  // namespace
 
 class TstRecovery : public QObject {
@@ -79,6 +172,195 @@ class TstRecovery : public QObject {
 
  private Q_SLOTS:
   void initTestCase() { qputenv("GRAFT_SESSION_DIR", sessions_.path().toUtf8()); }
+
+  // The generated journal is what a Session writes: its first edits replay to the same graphs.
+  void generatedJournalMatchesRealEdits() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("six.json"));
+    QVERIFY(writeFile(path, mlpJournal(6)));
+    QString error;
+    const auto journal = core::edit::Session::readJournal(path, &error);
+    QVERIFY2(journal, qPrintable(error));
+    auto doc = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session session(*doc);
+    const auto r = session.replay(*journal);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.applied, 6);
+    // The same six swaps made by hand give the same revisions.
+    auto expected = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session by(*expected);
+    for (int i = 0; i < 6; ++i)
+      QVERIFY(by.apply(core::edit::ReplaceOp{nth(*expected->current(), i % 2 ? "aten::gelu" : "aten::relu"),
+                                             QLatin1String(i % 2 ? "aten::relu" : "aten::gelu")}).ok());
+    for (int i = 0; i <= 6; ++i) QCOMPARE(doc->revision(i)->irText(), expected->revision(i)->irText());
+    QVERIFY(doc->revision(5)->irText().contains(QStringLiteral("aten::gelu")));
+  }
+
+  // Only version 1 is read: 0, 2, -1, "1", null and a missing version are refused, naming what
+  // the journal says, before anything is replayed (in core, by graft-cli replay, and by the GUI's
+  // recovery, which does not offer it).
+  void journalVersionIsChecked_data() {
+    QTest::addColumn<QByteArray>("version");  // the JSON text, empty: no version member
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("1") << QByteArray("1") << QString();
+    QTest::newRow("0") << QByteArray("0") << "version 0";
+    QTest::newRow("2") << QByteArray("2") << "version 2";
+    QTest::newRow("-1") << QByteArray("-1") << "version -1";
+    QTest::newRow("\"1\"") << QByteArray("\"1\"") << "version \"1\"";
+    QTest::newRow("null") << QByteArray("null") << "version null";
+    QTest::newRow("missing") << QByteArray() << "no \"version\"";
+  }
+  void journalVersionIsChecked() {
+    QFETCH(QByteArray, version);
+    QFETCH(QString, mentions);
+    QTemporaryDir dir;
+    QJsonObject journal = QJsonDocument::fromJson(mlpJournal(2)).object();
+    QByteArray text = QJsonDocument(journal).toJson(QJsonDocument::Compact);
+    QVERIFY(text.contains("\"version\":1"));
+    text.replace("\"version\":1", version.isEmpty() ? QByteArray("\"no_version\":1") : "\"version\":" + version);
+    const QString path = dir.filePath(QStringLiteral("journal.json"));
+    QVERIFY(writeFile(path, text));
+    QString error;
+    const auto read = core::edit::Session::readJournal(path, &error);
+    const auto cli = graft::test::runCli({QStringLiteral("replay"), QStringLiteral("--sample"), QStringLiteral("mlp"), path,
+                                          QStringLiteral("-o"), dir.filePath(QStringLiteral("o.pt"))});
+    if (mentions.isEmpty()) {
+      QVERIFY2(read, qPrintable(error));
+      QVERIFY2(cli.exitCode == 0, cli.err.constData());
+      return;
+    }
+    QVERIFY(!read);
+    QVERIFY2(error.contains(mentions) && error.contains(QLatin1String("version 1")), qPrintable(error));
+    QCOMPARE(cli.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(cli.err).contains(mentions), cli.err.constData());
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("o.pt"))));
+  }
+
+  // A journal over 64 MiB, or with more than 200,000 edits, is refused before it is replayed
+  // (before it is even read, for the size), with a message saying the bound.
+  void oversizedJournalsAreRefused() {
+    QTemporaryDir dir;
+    const QString big = dir.filePath(QStringLiteral("big.json"));
+    QFile f(big);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(mlpJournal(1));
+    QVERIFY(f.resize(qint64(65) << 20));
+    f.close();
+    QElapsedTimer clock;
+    clock.start();
+    QString error;
+    QVERIFY(!core::edit::Session::readJournal(big, &error));
+    QVERIFY2(error.contains(QLatin1String("64.0 MiB")), qPrintable(error));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+
+    const QString many = dir.filePath(QStringLiteral("many.json"));
+    QVERIFY(writeFile(many, mlpJournal(core::edit::Session::kMaxJournalEdits + 1)));
+    QVERIFY(QFileInfo(many).size() < core::edit::Session::kMaxJournalBytes);
+    QVERIFY(!core::edit::Session::readJournal(many, &error));
+    QVERIFY2(error.contains(QLatin1String("200001 edits")) && error.contains(QLatin1String("at most 200000")), qPrintable(error));
+    for (const QString& journal : {big, many}) {
+      const Measured m = runMeasured({QStringLiteral("replay"), QStringLiteral("--sample"), QStringLiteral("mlp"), journal,
+                                      QStringLiteral("-o"), dir.filePath(QStringLiteral("o.pt"))});
+      QVERIFY2(m.exitCode == 2 && m.err.startsWith("graft-cli: error: "), m.err.constData());
+      QVERIFY2(m.ms < 30000, qPrintable(QStringLiteral("%1 ms").arg(m.ms)));
+    }
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("o.pt"))));
+  }
+
+  // 100,000 valid edits (an 8 MB journal) replay through graft-cli in bounded time and memory,
+  // and a Session with a journal of its own (the GUI's recovery) replays linearly: its journal is
+  // written once, not after every edit.
+  void largeJournalReplaysInBoundedTimeAndMemory() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("100k.json"));
+    QVERIFY(writeFile(path, mlpJournal(100000)));
+    const QString out = dir.filePath(QStringLiteral("o.pt"));
+    const Measured m = runMeasured({QStringLiteral("replay"), QStringLiteral("--sample"), QStringLiteral("mlp"), path, QStringLiteral("-o"), out});
+    QVERIFY2(m.exitCode == 0, m.err.constData());
+    qInfo("replay of 100,000 edits (%lld KiB journal): %lld ms, peak RSS %ld MiB", QFileInfo(path).size() / 1024, m.ms, m.peakKiB / 1024);
+    QVERIFY2(m.ms < 300000, qPrintable(QStringLiteral("%1 ms").arg(m.ms)));
+    QVERIFY2(m.peakKiB < 4L * 1024 * 1024, qPrintable(QStringLiteral("peak %1 MiB").arg(m.peakKiB / 1024)));
+    QVERIFY(QFileInfo::exists(out));
+
+    // Recovery's path: a Session that journals, replaying 20,000 edits. Rewriting the journal
+    // after each edit took minutes for 10,000; once at the end it is a fraction of the replay.
+    QVERIFY(writeFile(path, mlpJournal(20000)));
+    const auto journal = core::edit::Session::readJournal(path, nullptr);
+    QVERIFY(journal);
+    auto doc = core::io::loadSample(QStringLiteral("mlp")).document;
+    core::edit::Session session(*doc);
+    const QString own = dir.filePath(QStringLiteral("own.json"));
+    session.setJournalPath(own);
+    QElapsedTimer clock;
+    clock.start();
+    const auto r = session.replay(*journal);
+    const qint64 ms = clock.elapsed();
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.applied, 20000);
+    qInfo("Session replay of 20,000 edits with its own journal: %lld ms", ms);
+    QVERIFY2(ms < 120000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+    const auto written = core::edit::Session::readJournal(own, nullptr);
+    QVERIFY(written);
+    QCOMPARE(written->value(QLatin1String("edits")).toArray().size(), 20000);
+    session.close();
+  }
+
+  // Memory running out while replaying (an address-space limit) is an error naming how far the
+  // replay got, never std::bad_alloc ending the process.
+  void replayOutOfMemoryIsAMessage() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("100k.json"));
+    QVERIFY(writeFile(path, mlpJournal(100000)));
+    // The address space graft-cli needs to start and load the sample (found by doubling, then
+    // halving the step), plus 512 MiB: far less than 100,000 revisions take.
+    auto starts = [](qint64 kib) {
+      return runMeasured({QStringLiteral("info"), QStringLiteral("--sample"), QStringLiteral("mlp")},
+                         QStringLiteral("ulimit -v %1").arg(kib)).exitCode == 0;
+    };
+    qint64 high = qint64(1) << 20;  // KiB: 1 GiB
+    while (!starts(high) && high < (qint64(1) << 26)) high *= 2;
+    QVERIFY(starts(high));
+    qint64 low = high / 2;
+    while (high - low > (qint64(1) << 17)) {  // to 128 MiB
+      const qint64 mid = (low + high) / 2;
+      (starts(mid) ? high : low) = mid;
+    }
+    const QString limit = QStringLiteral("ulimit -v %1").arg(high + (qint64(1) << 19));
+    qInfo("graft-cli starts in %lld MiB of address space; replaying under %s", high / 1024, qPrintable(limit));
+    const Measured m = runMeasured({QStringLiteral("replay"), QStringLiteral("--sample"), QStringLiteral("mlp"), path, QStringLiteral("-o"),
+                                    dir.filePath(QStringLiteral("o.pt"))}, limit);
+    QVERIFY2(m.signal == 0, qPrintable(QStringLiteral("signal %1: %2").arg(m.signal).arg(QString::fromUtf8(m.err))));
+    QVERIFY2(m.exitCode == 2 && m.err.startsWith("graft-cli: error: ") && (m.err.contains("out of memory") || m.err.contains("bad_alloc")),
+             m.err.constData());
+    qInfo("%s", m.err.trimmed().constData());
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("o.pt"))));
+  }
+
+  // Declining recovery of a journal that is a symlink (to a file outside the session folder)
+  // never writes the link's target: the link goes, the target stays byte for byte.
+  void declinedSymlinkJournalIsNotWrittenThrough() {
+    QTemporaryDir outside;
+    const QString target = outside.filePath(QStringLiteral("users-file.json"));
+    QVERIFY(writeFile(target, mlpJournal(2)));
+    QFile t(target);
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    const QByteArray before = t.readAll();
+    t.close();
+    const QString link = QDir(sessions_.path()).filePath(QStringLiteral("linked.json"));
+    QVERIFY(QFile::link(target, link));
+    QVERIFY(core::edit::Session::unclosedJournals().contains(link));
+    {
+      ui::MainWindow w;
+      answered = 0;
+      answerSoon(QMessageBox::No);
+      QVERIFY(!w.controller()->offerRecovery());
+      QCOMPARE(answered, 1);
+    }
+    QVERIFY(!QFileInfo(link).isSymLink() && !QFileInfo::exists(link));
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    QCOMPARE(t.readAll(), before);
+    QVERIFY(core::edit::Session::unclosedJournals().isEmpty());
+  }
 
   void actionsEditAndUndo() {
     ui::MainWindow w;

@@ -55,7 +55,13 @@ Command replayCommand() {
     if (!doc) return int(kUsageOrInput);
     const int opsBefore = core::model::GraphView::build(*doc->current()).opCount();
     const auto r = service.replay(*journal);
-    if (!r.ok) return fail(r.diagnostics(pos[sessionIndex]));
+    if (!r.ok) {
+      // The revisions replayed so far go before the error is reported: after running out of
+      // memory, reporting needs some back.
+      const auto diagnostics = r.diagnostics(pos[sessionIndex]);
+      service.close();
+      return fail(diagnostics);
+    }
     report(r.diagnostics(pos[sessionIndex]));  // what a journal cut short dropped
     if (!out.isEmpty()) {
       const auto saved = core::io::saveAs(*doc, doc->current(), out);

@@ -266,7 +266,12 @@ void Session::write() {
 
 bool Session::close() {
   if (journalPath_.isEmpty()) return true;
-  const bool ok = io::writeAtomically(journalPath_, journalBytes(toJson(true))).isEmpty();
+  bool ok = false;
+  try {
+    ok = io::writeAtomically(journalPath_, journalBytes(toJson(true))).isEmpty();
+  } catch (const std::bad_alloc&) {  // after a replay ran out of memory: the journal stays as it was
+    journalError_ = QStringLiteral("ran out of memory closing the session journal %1").arg(journalPath_);
+  }
   lock_.reset();
   return ok;
 }

@@ -4,12 +4,16 @@
 
 #include <QtCore/QStringList>
 
+#include <new>
+
 namespace graft::core::model {
 
 QString currentExceptionText() {
   std::string what;
   try {
     throw;
+  } catch (const std::bad_alloc&) {
+    what = "ran out of memory (std::bad_alloc)";
   } catch (const c10::Error& e) {
     what = e.what_without_backtrace();
   } catch (const std::exception& e) {

@@ -364,6 +364,9 @@ bool DocumentController::recover(const QString& journalPath) {
   const auto& r = recovered->replayed.result;
   if (!r.ok) {
     if (recovered->replayed.session) recovered->replayed.session->close();  // a failed recovery leaves no journal of its own
+    // What was replayed goes before the message: after running out of memory, showing it needs some.
+    recovered->replayed.session.reset();
+    recovered->replayed.document.reset();
     Q_EMIT diagnosticsReported(r.diagnostics(journalPath));
     QMessageBox::warning(window_, tr("Recovery failed"), r.error);
     return false;
