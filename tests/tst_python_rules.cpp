@@ -570,15 +570,11 @@ class TstPythonRules : public QObject {
     const qint64 first = t.restart();
     QVERIFY2(set.ok(), qPrintable(set.error.toString()));
     set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
-    const qint64 second = t.restart();
+    const qint64 second = t.elapsed();
     QVERIFY2(set.ok(), qPrintable(set.error.toString()));
-    set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
-    const qint64 third = t.elapsed();
-    QVERIFY2(set.ok(), qPrintable(set.error.toString()));
-    qInfo() << "first compile" << first << "ms, then" << second << "ms and" << third << "ms";
+    qInfo() << "first compile" << first << "ms, second" << second << "ms";
     QCOMPARE(rewrite::pythonWorkerStarts(), starts + 1);
-    // The better of two warm compiles: one scheduler hiccup on a loaded machine is not the latency.
-    QVERIFY2(std::min(second, third) < 2000, qPrintable(QStringLiteral("%1 ms, %2 ms").arg(second).arg(third)));
+    QVERIFY2(second < 2000, qPrintable(QString::number(second)));
   }
 
   // What a rule file forks dies with its job: at the time limit, and when the job ends by itself.

@@ -2,6 +2,8 @@
 // program run on inputs libtorch refuses, compressed archive records, a future export schema,
 // input paths that are devices or pipes, outputs that are devices, a full disk while saving,
 // and records a saved program does not need. Each case runs graft-cli as a user would.
+#include "core/rewrite/rule_parser.h"
+#include "core/run/input_set.h"
 #include "test_support.h"
 
 #include <QtCore/QCryptographicHash>
@@ -10,10 +12,16 @@
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QTemporaryFile>
 #include <QtTest/QtTest>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <vector>
 
 using graft::test::runCli;
 
@@ -27,6 +35,46 @@ void checkRefused(const graft::test::CliResult& r, const QString& what, const QS
   QVERIFY2(r.err.startsWith("graft-cli: error: "), qPrintable(what + QStringLiteral(": ") + QString::fromUtf8(r.err)));
   if (!mentions.isEmpty())
     QVERIFY2(QString::fromUtf8(r.err).contains(mentions), qPrintable(what + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+}
+
+// A graft-cli run with its peak resident memory (wait4's ru_maxrss) and wall time: `shell` runs
+// before it in bash (a `ulimit`), which then execs graft-cli, so the figures are graft-cli's.
+struct Measured {
+  int exitCode = -1;
+  int signal = 0;
+  QByteArray err;
+  qint64 ms = 0;
+  long peakKiB = 0;
+};
+Measured runMeasured(const QStringList& args, const QString& shell = QStringLiteral("true")) {
+  QTemporaryFile errFile;
+  errFile.open();
+  QElapsedTimer clock;
+  clock.start();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(QFile::encodeName(errFile.fileName()).constData(), O_WRONLY);
+    ::dup2(fd, 2);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    QList<QByteArray> argv{"bash", "-c", (shell + QStringLiteral("; exec \"$0\" \"$@\"")).toUtf8(), QFile::encodeName(cli())};
+    for (const QString& a : args) argv << a.toUtf8();
+    std::vector<char*> raw;
+    for (QByteArray& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    ::execvp("bash", raw.data());
+    ::_exit(127);
+  }
+  Measured m;
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  m.ms = clock.elapsed();
+  m.peakKiB = usage.ru_maxrss;
+  if (WIFEXITED(status)) m.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) m.signal = WTERMSIG(status);
+  m.err = errFile.readAll();
+  return m;
 }
 
 }  // namespace
@@ -579,6 +627,122 @@ class TestSafety : public QObject {
                                  QStringLiteral("1x3x64x64"), QStringLiteral("-o"), summed});
     checkRefused(refused, QStringLiteral("a shape-changing rule on a traced .pt with --input"), QStringLiteral("does not run"));
     QVERIFY(!QFileInfo::exists(summed));
+  }
+
+  // Inputs are checked against the program before they are made: a 6000x3x224x224 input (3.6 GB)
+  // for a program that takes [2, 8] is refused at once, without filling it; so is a static size the
+  // program was not exported for, and a random input over the 4 GiB bound where the model records
+  // no shapes (TorchScript).
+  void inputsAreCheckedBeforeTheyAreMade_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    const QString pt2 = dir_.filePath(QStringLiteral("plain.pt2")), pt = dir_.filePath(QStringLiteral("lin.pt"));
+    QTest::newRow("compare: rank") << QStringList{"compare", pt2, "--input", "6000x3x224x224"} << "has 4 dimensions; the program takes 2";
+    QTest::newRow("shapes: rank") << QStringList{"shapes", pt2, "--input", "6000x3x224x224"} << "has 4 dimensions; the program takes 2";
+    QTest::newRow("profile: rank") << QStringList{"profile", pt2, "--runs", "1", "--input", "6000x3x224x224"}
+                                   << "has 4 dimensions; the program takes 2";
+    QTest::newRow("compare: named") << QStringList{"compare", pt2, "--input", "x=6000x3x224x224"} << "has 4 dimensions";
+    QTest::newRow("compare: static size") << QStringList{"compare", pt2, "--input", "400000000x8"}
+                                          << "dimension 0 is 400000000; the program was exported for 2";
+    QTest::newRow("compare .pt: over 4 GiB") << QStringList{"compare", pt, pt, "--input", "100000x100000"} << "more than 4 GiB";
+  }
+  void inputsAreCheckedBeforeTheyAreMade() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    const Measured m = runMeasured(args);
+    QVERIFY2(m.exitCode == 2 && m.signal == 0, m.err.constData());
+    QVERIFY2(QString::fromUtf8(m.err).contains(mentions), m.err.constData());
+    // Loading and refusing take well under a GiB; the input would take 3.6 GB (or 12.8 GB).
+    QVERIFY2(m.peakKiB < 1500 * 1024, qPrintable(QStringLiteral("peak %1 MiB").arg(m.peakKiB / 1024)));
+    qInfo("%s: %lld ms, peak %ld MiB", qPrintable(args.join(QLatin1Char(' ')).right(60)), m.ms, m.peakKiB / 1024);
+  }
+
+  // A tensor file's magic and header are read before its body: a 3 GB sparse file named .npy
+  // without the NUMPY magic, a torch.save name without a zip inside, and a .npy whose header
+  // describes less data than the file holds are all refused in well under a second, unread.
+  void tensorFilesAreCheckedBeforeTheyAreRead_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("head");
+    QTest::addColumn<QString>("mentions");
+    QByteArray npy("\x93NUMPY\x01\x00", 8);
+    const QByteArray header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 8), }          \n";
+    npy += char(header.size()) + QByteArray(1, '\0') + header;
+    QTest::newRow("no magic") << "sparse.npy" << QByteArray() << "no NUMPY magic";
+    QTest::newRow("not a zip") << "sparse.pt" << QByteArray() << "does not start as a zip";
+    QTest::newRow("3 GB after a [2, 8] header") << "trailing.npy" << npy << "follow the .npy data";
+  }
+  void tensorFilesAreCheckedBeforeTheyAreRead() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, head);
+    QFETCH(QString, mentions);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(head);
+    QVERIFY(f.resize(qint64(3) << 30));  // sparse: no disk is used, and no page is read
+    f.close();
+    QElapsedTimer clock;
+    clock.start();
+    const auto parsed = graft::core::run::parseInputs({path}, 0);
+    const qint64 ms = clock.elapsed();
+    QVERIFY(!parsed.inputs);
+    QVERIFY2(parsed.error.contains(mentions), qPrintable(parsed.error));
+    QVERIFY2(ms < 1000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+    qInfo("%s refused in %lld ms", qPrintable(name), ms);
+    const Measured m = runMeasured({QStringLiteral("shapes"), dir_.filePath(QStringLiteral("lin.pt")), QStringLiteral("--input"), path});
+    QVERIFY2(m.exitCode == 2 && QString::fromUtf8(m.err).contains(mentions), m.err.constData());
+    QVERIFY2(m.peakKiB < 1500 * 1024, qPrintable(QStringLiteral("peak %1 MiB").arg(m.peakKiB / 1024)));
+  }
+
+  // An IR rule whose replacement calls an operator libtorch does not have is refused when it is
+  // parsed, naming the operator (so `--dry-run` says it too), also inside a prim::If block.
+  void unknownOperatorsAreRefusedWhenParsed_data() {
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("op");
+    QTest::newRow("top level") << "unknown_op.rule" << "graft_missing::frobnicate";
+    QTest::newRow("in a block") << "nested_unknown_op.rule" << "aten::relu_but_not_really";
+  }
+  void unknownOperatorsAreRefusedWhenParsed() {
+    QFETCH(QString, rule);
+    QFETCH(QString, op);
+    const auto parsed = graft::core::rewrite::parseRuleFile(dir_.filePath(rule));
+    QVERIFY(!parsed.ok());
+    QVERIFY2(parsed.error.message.contains(op), qPrintable(parsed.error.toString()));
+    QVERIFY(parsed.error.line > 0);
+    const QString lin = dir_.filePath(QStringLiteral("lin.pt"));
+    checkRefused(runCli({QStringLiteral("rewrite"), lin, QStringLiteral("--rule"), dir_.filePath(rule), QStringLiteral("--dry-run")}),
+                 QStringLiteral("--dry-run ") + rule, op);
+    const QString out = dir_.filePath(QStringLiteral("unknown.pt"));
+    checkRefused(runCli({QStringLiteral("rewrite"), lin, QStringLiteral("--rule"), dir_.filePath(rule), QStringLiteral("-o"), out}), rule, op);
+    QVERIFY(!QFileInfo::exists(out));
+  }
+
+  // A rewrite whose result would not load again (a replacement returning an int where forward
+  // returns a Tensor) is refused before anything is written, with or without a check run; the
+  // same rewrite done by hand in PyTorch gives a file torch.jit.load refuses.
+  void typeWrongRewriteIsRefused() {
+    const QString lin = dir_.filePath(QStringLiteral("lin.pt")), rule = dir_.filePath(QStringLiteral("type_wrong.rule"));
+    for (const QStringList& extra : {QStringList{"--input", "2x8"}, QStringList{}}) {
+      const QString out = dir_.filePath(QStringLiteral("tw.pt"));
+      const auto r = runCli(QStringList{QStringLiteral("rewrite"), lin, QStringLiteral("--rule"), rule, QStringLiteral("-o"), out} + extra);
+      checkRefused(r, QStringLiteral("type_wrong.rule ") + extra.join(QLatin1Char(' ')), QStringLiteral("int"));
+      QVERIFY2(r.err.contains("Tensor"), r.err.constData());
+      QVERIFY(!QFileInfo::exists(out));
+    }
+    // The rule itself parses, and a well-typed rule on the same model still saves a file that
+    // stock PyTorch loads and runs.
+    QVERIFY(graft::core::rewrite::parseRuleFile(rule).ok());
+    const QString good = dir_.filePath(QStringLiteral("sigmoid.pt"));
+    const auto fine = runCli({QStringLiteral("rewrite"), lin, QStringLiteral("--rule"), damaged_.filePath(QStringLiteral("relu-to-sigmoid.rule")),
+                              QStringLiteral("--input"), QStringLiteral("2x8"), QStringLiteral("-o"), good});
+    QVERIFY2(fine.exitCode == 0, fine.err.constData());
+    QTemporaryFile script;
+    QVERIFY(script.open());
+    script.write("import sys, torch\nm = torch.jit.load(sys.argv[1])\nprint(tuple(m(torch.randn(2, 8)).shape))\n");
+    script.close();
+    const auto loaded = graft::test::runPython(script.fileName(), {good});
+    QVERIFY2(loaded.exitCode == 0 && loaded.out.contains("(2, 4)"), loaded.err.constData());
   }
 
  private:

@@ -125,6 +125,24 @@ std::optional<QByteArray> readInputFile(const QString& path, qint64 maxBytes, co
   return bytes;
 }
 
+std::optional<InputHead> readInputHead(const QString& path, qint64 headBytes, const QString& what, QString* error) {
+  auto failWith = [&](const QString& why) -> std::optional<InputHead> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  Fd file;
+  struct stat st {};
+  if (QString why = openRegular(path, what, file, st); !why.isEmpty()) return failWith(why);
+  if (st.st_size == 0 && isPseudoFile(file.fd, st)) return failWith(pseudoFileError(path, what));
+  InputHead head;
+  head.size = qint64(st.st_size);
+  head.bytes.resize(qsizetype(std::min<qint64>(headBytes, head.size)));
+  const qint64 n = readUpTo(file.fd, head.bytes.data(), head.bytes.size());
+  if (n < 0) return failWith(QStringLiteral("cannot read %1 %2: %3").arg(what, path, systemError(errno)));
+  head.bytes.resize(qsizetype(n));
+  return head;
+}
+
 bool sameFile(const QString& a, const QString& b) {
   if (a.isEmpty() || b.isEmpty()) return false;
   struct stat sa {}, sb {};

@@ -33,6 +33,16 @@ QString checkInputFile(const QString& path, const QString& what);
 // reported size).
 std::optional<QByteArray> readInputFile(const QString& path, qint64 maxBytes, const QString& what, QString* error);
 
+// The first bytes of a file and its size, so that a format's magic and header are checked before
+// its body is read (a 3 GB file that is not a tensor is refused at once).
+struct InputHead {
+  QByteArray bytes;  // at most the `headBytes` asked for; fewer when the file is shorter
+  qint64 size = 0;   // the whole file's size
+};
+// The head of `path` under the input policy; nullopt with `error` set when the policy refuses it
+// or it cannot be read.
+std::optional<InputHead> readInputHead(const QString& path, qint64 headBytes, const QString& what, QString* error);
+
 // Whether `a` and `b` name one existing file (symlinks followed, hard links included).
 bool sameFile(const QString& a, const QString& b);
 

@@ -5,6 +5,7 @@
 #include "core/model/document.h"
 #include "core/model/revision.h"
 #include "core/model/dtype_names.h"
+#include "core/model/shape_symbols.h"
 #include "core/model/value_format.h"
 #include "core/run/input_specs.h"
 #include "core/samples/samples.h"
@@ -82,6 +83,17 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
       dims.push_back(v);
     }
   }
+  // The same bound as a tensor file: a spec such as 100000x100000x100000 is refused, not allocated
+  // until memory runs out.
+  qint64 bytes = qint64(c10::elementSize(*dtype));
+  for (const int64_t d : dims) {
+    if (d != 0 && bytes > io::kMaxTensorFileBytes / d) {
+      error = QStringLiteral("input spec '%1' asks for a tensor of more than %2 GiB; Graft makes inputs of up to %2 GiB")
+                  .arg(spec).arg(io::kMaxTensorFileBytes >> 30);
+      return std::nullopt;
+    }
+    bytes = d == 0 ? 0 : bytes * d;
+  }
   const auto opts = torch::TensorOptions().dtype(*dtype);
   if (c10::isFloatingType(*dtype))
     return c10::IValue(at::randn(dims, gen, torch::TensorOptions().dtype(torch::kFloat)).to(*dtype));
@@ -89,26 +101,43 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
   return c10::IValue(at::randint(0, 10, dims, gen, opts));
 }
 
-// A .npy file (version 1-3, little-endian, C order) as a tensor. Every length and size the file
-// states is checked against the bytes it has before anything is read or allocated.
-std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path, QString& error) {
-  if (bytes.size() < 10 || std::memcmp(bytes.constData(), "\x93NUMPY", 6) != 0) {
+// A .npy file's header (version 1-3, little-endian, C order): what it holds and where.
+struct NpyHeader {
+  std::vector<int64_t> dims;
+  c10::ScalarType dtype = c10::ScalarType::Float;
+  qint64 dataOffset = 0, dataBytes = 0;
+};
+
+// numpy itself reads headers of up to 10,000 bytes by default.
+constexpr qint64 kMaxNpyHeaderBytes = qint64(1) << 16;
+constexpr qint64 kNpyHeadBytes = 12 + kMaxNpyHeaderBytes;
+
+// The header of a .npy file, from its first kNpyHeadBytes (`head`) and its size. Every length and
+// size it states is checked against the file's size, so nothing is read or allocated on its word.
+std::optional<NpyHeader> readNpyHeader(const QByteArray& head, qint64 fileSize, const QString& path, QString& error) {
+  if (head.size() < 10 || std::memcmp(head.constData(), "\x93NUMPY", 6) != 0) {
     error = QStringLiteral("%1 is not a .npy file (no NUMPY magic)").arg(path);
     return std::nullopt;
   }
-  const int major = static_cast<unsigned char>(bytes[6]);
+  const int major = static_cast<unsigned char>(head[6]);
+  if (major < 1 || major > 3) {
+    error = QStringLiteral("%1: .npy format version %2 is not one Graft reads (1 to 3)").arg(path).arg(major);
+    return std::nullopt;
+  }
   const qsizetype offset = major == 1 ? 10 : 12;  // version 1: u16 header length; 2 and 3: u32
-  if (bytes.size() < offset) {
+  if (head.size() < offset) {
     error = QStringLiteral("%1: truncated .npy header").arg(path);
     return std::nullopt;
   }
-  qint64 headerLen = uchar(bytes[8]) | (uchar(bytes[9]) << 8);
-  if (major != 1) headerLen |= (qint64(uchar(bytes[10])) << 16) | (qint64(uchar(bytes[11])) << 24);
-  if (headerLen > bytes.size() - offset) {
-    error = QStringLiteral("%1: truncated .npy header").arg(path);
+  qint64 headerLen = uchar(head[8]) | (uchar(head[9]) << 8);
+  if (major != 1) headerLen |= (qint64(uchar(head[10])) << 16) | (qint64(uchar(head[11])) << 24);
+  if (headerLen > fileSize - offset || headerLen > head.size() - offset) {
+    error = headerLen > kMaxNpyHeaderBytes
+                ? QStringLiteral("%1: its .npy header claims %2 bytes; Graft reads headers of up to %3").arg(path).arg(headerLen).arg(kMaxNpyHeaderBytes)
+                : QStringLiteral("%1: truncated .npy header").arg(path);
     return std::nullopt;
   }
-  const QString header = QString::fromLatin1(bytes.mid(offset, headerLen));
+  const QString header = QString::fromLatin1(head.mid(offset, headerLen));
   const auto descr = QRegularExpression(QStringLiteral("'descr':\\s*'([<>|=])(\\w\\d*)'")).match(header);
   const auto fortran = QRegularExpression(QStringLiteral("'fortran_order':\\s*(True|False)")).match(header);
   const auto shape = QRegularExpression(QStringLiteral("'shape':\\s*\\(([^)]*)\\)")).match(header);
@@ -130,8 +159,10 @@ std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path,
   }
   // The data's size, computed without overflow: a shape larger than the data is refused before
   // it is allocated.
-  const qint64 available = bytes.size() - offset - headerLen;
-  std::vector<int64_t> dims;
+  NpyHeader out;
+  out.dtype = kind->second;
+  out.dataOffset = offset + headerLen;
+  const qint64 available = fileSize - out.dataOffset;
   qint64 need = qint64(c10::elementSize(kind->second));
   bool empty = false, tooLarge = false;
   for (const QString& d : shape.captured(1).split(',', Qt::SkipEmptyParts)) {
@@ -141,7 +172,7 @@ std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path,
       error = QStringLiteral("%1: bad dimension '%2' in the .npy shape").arg(path, d.trimmed());
       return std::nullopt;
     }
-    dims.push_back(v);
+    out.dims.push_back(v);
     if (v == 0) empty = true;
     else if (need > available / v) tooLarge = true;
     else need *= v;
@@ -151,8 +182,28 @@ std::optional<c10::IValue> loadNpy(const QByteArray& bytes, const QString& path,
     error = QStringLiteral("%1: truncated .npy data").arg(path);
     return std::nullopt;
   }
-  auto t = torch::empty(dims, torch::TensorOptions().dtype(kind->second));
-  if (need > 0) std::memcpy(t.data_ptr(), bytes.constData() + offset + headerLen, size_t(need));
+  if (available > need) {
+    error = QStringLiteral("%1: %2 bytes follow the .npy data its header describes; it is not read").arg(path).arg(available - need);
+    return std::nullopt;
+  }
+  out.dataBytes = need;
+  return out;
+}
+
+// A .npy file as a tensor: its magic and header are read and checked first, the body only after.
+std::optional<c10::IValue> loadNpy(const QString& path, QString& error) {
+  const auto head = io::readInputHead(path, kNpyHeadBytes, QStringLiteral("input"), &error);
+  if (!head) return std::nullopt;
+  const auto header = readNpyHeader(head->bytes, head->size, path, error);
+  if (!header) return std::nullopt;
+  const auto bytes = io::readInputFile(path, io::kMaxTensorFileBytes, QStringLiteral("input"), &error);
+  if (!bytes) return std::nullopt;
+  if (bytes->size() != header->dataOffset + header->dataBytes) {
+    error = QStringLiteral("%1 changed while it was read").arg(path);
+    return std::nullopt;
+  }
+  auto t = torch::empty(header->dims, torch::TensorOptions().dtype(header->dtype));
+  if (header->dataBytes > 0) std::memcpy(t.data_ptr(), bytes->constData() + header->dataOffset, size_t(header->dataBytes));
   return c10::IValue(t);
 }
 
@@ -178,11 +229,19 @@ c10::IValue typedLists(const c10::IValue& v) {
 
 // An input file is read under the input policy (io/file_policy.h): a regular file of at most
 // 4 GiB (an input is a tensor for one forward), read with that bound even where its reported size
-// is 0 (/proc), never a device or a pipe.
+// is 0 (/proc), never a device or a pipe. Its format's magic is checked before its body is read.
 std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
+  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(path, error);
+  const auto head = io::readInputHead(path, 4, QStringLiteral("input"), &error);
+  if (!head) return std::nullopt;
+  if (!head->bytes.startsWith(QByteArrayLiteral("PK\x03\x04"))) {
+    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: it does not start as a zip archive (torch.save) "
+                           "and its name does not end in .npy")
+                .arg(path);
+    return std::nullopt;
+  }
   const auto bytes = io::readInputFile(path, io::kMaxTensorFileBytes, QStringLiteral("input"), &error);
   if (!bytes) return std::nullopt;
-  if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return loadNpy(*bytes, path, error);
   try {
     return typedLists(io::loadSavedValue(*bytes));
   } catch (const c10::Error& e) {
@@ -457,6 +516,82 @@ InputResult fitToForward(const model::Document& doc, InputResult given) {
   return given;
 }
 
+// The shape `spec` will have, known without making it: a random tensor's DIMSxDIMS, or a .npy
+// file's header. nullopt for anything else (a scalar, a tuple, a torch.save'd file).
+std::optional<std::vector<int64_t>> plannedShape(const QString& specIn) {
+  const QString spec = specIn.trimmed();
+  if (QFileInfo::exists(spec)) {
+    if (!spec.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return std::nullopt;
+    QString ignored;  // a file that does not read says so when it is parsed
+    const auto head = io::readInputHead(spec, kNpyHeadBytes, QStringLiteral("input"), &ignored);
+    if (!head) return std::nullopt;
+    const auto header = readNpyHeader(head->bytes, head->size, spec, ignored);
+    if (!header) return std::nullopt;
+    return header->dims;
+  }
+  static const QRegularExpression integer(QStringLiteral("^[-+]?\\d+$"));  // "3" is an int, not a shape
+  static const QRegularExpression shapeSpec(QStringLiteral("^(scalar|\\d+(x\\d+)*)(:\\w+)?$"));
+  if (integer.match(spec).hasMatch() || !shapeSpec.match(spec).hasMatch()) return std::nullopt;
+  std::vector<int64_t> dims;
+  const QString shape = spec.section(QLatin1Char(':'), 0, 0);
+  if (shape == QLatin1String("scalar")) return dims;
+  for (const QString& d : shape.split(QLatin1Char('x'))) {
+    bool ok = false;
+    dims.push_back(d.toLongLong(&ok));
+    if (!ok) return std::nullopt;
+  }
+  return dims;
+}
+
+// Why the tensor specs of `planned` (input index → spec) cannot be `doc`'s inputs, found before
+// any is made: a rank, or a static size, the program's signature does not take, or a size outside
+// its range_constraints (the checks the run makes again on the tensors, dimension_check.h).
+// Empty when they fit or the program's inputs record no sizes (TorchScript).
+QString checkPlannedShapes(const model::Document& doc, const QMap<int, QString>& planned) {
+  const auto graph = doc.original()->graph();
+  const auto graphInputs = graph->inputs();  // [0] is self
+  const auto& ranges = doc.original()->symbolRanges();
+  for (auto it = planned.begin(); it != planned.end(); ++it) {
+    const size_t at = size_t(it.key()) + 1;
+    if (at >= graphInputs.size()) continue;
+    const auto type = graphInputs[at]->type()->cast<c10::TensorType>();
+    if (!type || !type->symbolic_sizes().sizes()) continue;
+    const auto dims = plannedShape(it.value());
+    if (!dims) continue;
+    const auto want = *type->symbolic_sizes().sizes();
+    const QString name = QString::fromStdString(graphInputs[at]->debugName());
+    if (dims->size() != want.size())
+      return QStringLiteral("input %1 (%2) has %3 dimensions; the program takes %4").arg(it.key()).arg(name).arg(dims->size()).arg(want.size());
+    for (size_t d = 0; d < want.size(); ++d) {
+      const int64_t size = (*dims)[d];
+      if (want[d].is_static()) {
+        if (want[d].static_size() != size)
+          return QStringLiteral("input %1 (%2) dimension %3 is %4; the program was exported for %5 there (not a dynamic dimension)")
+              .arg(it.key()).arg(name).arg(d).arg(size).arg(want[d].static_size());
+        continue;
+      }
+      const auto range = ranges.constFind(model::symbolName(want[d]));
+      if (range != ranges.constEnd() && (size < range->min || (range->max && size > *range->max)))
+        return QStringLiteral("input %1 (%2) dimension %3 is %4, outside the program's range_constraints: %5 ≤ %6%7")
+            .arg(it.key()).arg(name).arg(d).arg(size).arg(range->min).arg(range.key())
+            .arg(range->max ? QStringLiteral(" ≤ %1").arg(*range->max) : QString());
+    }
+  }
+  return {};
+}
+
+// Each positional spec's input, up to the first that may stand for several inputs (a torch.save'd
+// file of a tuple, a list of tensors), beside the named ones.
+QMap<int, QString> plannedInputs(const QStringList& positional, const QMap<int, QString>& named) {
+  QMap<int, QString> planned = named;
+  for (int i = 0; i < positional.size(); ++i) {
+    const QString spec = positional[i].trimmed();
+    if (spec.startsWith(QLatin1Char('[')) || (QFileInfo::exists(spec) && !spec.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive))) break;
+    planned.insert(i, spec);
+  }
+  return planned;
+}
+
 }  // namespace
 
 InputResult inputsFor(const model::Document& doc, const QStringList& specs, std::uint64_t seed) {
@@ -479,6 +614,9 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
     if (named.contains(index)) return {std::nullopt, QStringLiteral("input '%1' is given twice").arg(m.captured(1))};
     named.insert(index, m.captured(2));
   }
+  // Checked against the program before anything is allocated: 6000x3x224x224 for a program taking
+  // [s0, 8] is refused at once, not after filling 3.6 GB.
+  if (QString why = checkPlannedShapes(doc, plannedInputs(positional, named)); !why.isEmpty()) return {std::nullopt, why};
   return fitToForward(doc, named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed));
 }
 

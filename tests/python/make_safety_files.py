@@ -4,6 +4,12 @@
   future.pt2      its model.json claims export schema major 99
   junk.pt2        with an extra record nothing reads
   bomb.pt2        with a deflated record of 200 MiB of zeros (about 200 KiB in the file)
+  lin.pt          the same Linear + ReLU, scripted (TorchScript)
+  x.pt, wrong_shape.pt   a [2, 8] input and a [3, 5] one, torch.save'd
+  type_wrong.rule    an IR rule whose replacement returns an int where forward returns a Tensor
+  unknown_op.rule    an IR rule whose replacement calls an operator libtorch does not have
+  nested_unknown_op.rule  the same, inside a prim::If block of the replacement
+  no_magic.npy       64 KiB of zeros named .npy (no NUMPY magic)
 Run: .venv/bin/python make_safety_files.py OUTDIR
 """
 import json
@@ -59,6 +65,59 @@ def main(out):
     torch.save(torch.randn(3, 5), os.path.join(out, "wrong_shape.pt"))
     reference = torch.export.load(os.path.join(out, "deflated.pt2")).module()(x)
     assert torch.equal(reference, ep.module()(x))
+    scripted = torch.jit.script(M().eval())
+    scripted.save(os.path.join(out, "lin.pt"))
+    for name, text in RULES.items():
+        with open(os.path.join(out, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(out, "no_magic.npy"), "wb") as f:
+        f.write(b"\0" * 65536)
+
+
+# The replacement type-checks as IR, and even runs, but forward then returns an int where its
+# signature says Tensor: torch.jit.load refuses such a file ("annotated as Tensor but is actually
+# of type int").
+RULES = {
+    "type_wrong.rule": """id: type-wrong
+title: relu returns its rank
+[pattern]
+graph(%x):
+  %y = aten::relu(%x)
+  return (%y)
+[replacement]
+graph(%x):
+  %y : int = aten::dim(%x)
+  return (%y)
+""",
+    "unknown_op.rule": """id: unknown-op
+title: relu by an operator nobody registered
+[pattern]
+graph(%x):
+  %y = aten::relu(%x)
+  return (%y)
+[replacement]
+graph(%x):
+  %y = graft_missing::frobnicate(%x)
+  return (%y)
+""",
+    "nested_unknown_op.rule": """id: nested-unknown-op
+title: relu by an unknown aten operator inside an if
+[pattern]
+graph(%x):
+  %y = aten::relu(%x)
+  return (%y)
+[replacement]
+graph(%x):
+  %c : bool = prim::Constant[value=1]()
+  %y = prim::If(%c)
+    block0():
+      %a = aten::relu_but_not_really(%x)
+      -> (%a)
+    block1():
+      -> (%x)
+  return (%y)
+""",
+}
 
 
 if __name__ == "__main__":
