@@ -745,6 +745,60 @@ class TestSafety : public QObject {
     QVERIFY2(loaded.exitCode == 0 && loaded.out.contains("(2, 4)"), loaded.err.constData());
   }
 
+  // The CLI's rule for output files: an existing file is replaced (as cp and compilers do); a
+  // file the command reads is never written; an output path that is a symbolic link is refused
+  // and its target left as it was, for every option that writes a file. Each command's --help
+  // says so.
+  void outputSymlinksAreRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    const QString pt = damaged_.filePath(QStringLiteral("conv.pt")), input = damaged_.filePath(QStringLiteral("good_tensor.pt"));
+    const QString link = QStringLiteral("@LINK@");
+    QTest::newRow("rewrite -o") << QStringList{"rewrite", pt, "--pass", "dead-code-elimination", "-o", link};
+    QTest::newRow("replay -o") << QStringList{"replay", "--sample", "mlp", damaged_.filePath(QStringLiteral("empty-journal.json")), "-o", link};
+    QTest::newRow("precision -o") << QStringList{"precision", pt, "--dtype-b", "float16", "-o", link};
+    QTest::newRow("reduce -o") << QStringList{"reduce", pt, "--dtype-b", "float16", "-o", link + QStringLiteral(".pt2")};
+    for (const char* option : {"--svg", "--png", "--dot"})
+      QTest::addRow("layout %s", option) << QStringList{"layout", pt, QString::fromLatin1(option), link};
+    QTest::newRow("report --html") << QStringList{"report", pt, "--no-profile", "--html", link};
+    QTest::newRow("profile --trace") << QStringList{"profile", pt, "--runs", "1", "--input", input, "--trace", link};
+  }
+  void outputSymlinksAreRefused() {
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    const QString victim = dir.filePath(QStringLiteral("victim.txt"));
+    QString link;  // "@LINK@" in the arguments, with the extension the command wants after it
+    for (QString& a : args)
+      if (a.startsWith(QLatin1String("@LINK@"))) a = link = dir.filePath(QStringLiteral("out.link") + a.mid(6));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("the user's own file\n");
+    v.close();
+    QVERIFY(QFile::link(victim, link));
+    checkRefused(runCli(args, 300000), args.join(QLatin1Char(' ')), QStringLiteral("symbolic link"));
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("the user's own file\n"));
+    QVERIFY(QFileInfo(link).isSymLink());
+    // The help of the command states the rule.
+    const auto help = runCli({args.first(), QStringLiteral("--help")});
+    QVERIFY2(help.exitCode == 0 && help.out.contains("an existing file is replaced") && help.out.contains("symbolic link"),
+             help.out.constData());
+  }
+
+  // An existing output file that is not an input is replaced whole, as cp does.
+  void existingOutputsAreReplaced() {
+    QTemporaryDir dir;
+    const QString dot = dir.filePath(QStringLiteral("old.dot"));
+    QFile f(dot);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("an older file, longer than nothing\n");
+    f.close();
+    const auto r = runCli({QStringLiteral("layout"), damaged_.filePath(QStringLiteral("conv.pt")), QStringLiteral("--dot"), dot});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray now = f.readAll();
+    QVERIFY2(now.startsWith("digraph") && !now.contains("an older file"), now.left(200).constData());
+  }
+
  private:
   QTemporaryDir dir_;
   QTemporaryDir damaged_;

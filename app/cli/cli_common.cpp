@@ -27,6 +27,24 @@ void addModelOptions(QCommandLineParser& parser) {
                     QStringLiteral("N")});
 }
 
+namespace {
+// Whether a command's options (its help text) include one that names a file to write.
+bool writesFiles(const QString& helpText) {
+  for (const char* option : {"--output <", "--svg <", "--png <", "--dot <", "--html <", "--trace <"})
+    if (helpText.contains(QLatin1String(option))) return true;
+  return false;
+}
+}  // namespace
+
+QString outputRule() {
+  return QStringLiteral(
+      "Output files (-o, --svg, --png, --dot, --html, --trace): an existing file is replaced, as cp and compilers do, "
+      "and written whole or not at all (a failed write leaves the old file as it was). A file the command reads (the "
+      "model, --against, an --input file, a rule file) is never written: naming it as an output is refused, also "
+      "through a symbolic or hard link. A path that is itself a symbolic link is refused, never written through, and "
+      "so is a device, a pipe or a folder.\n");
+}
+
 bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStringList& arguments) {
   parser.setApplicationDescription(command.summary);
   const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
@@ -38,8 +56,9 @@ bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStri
     return false;
   }
   if (parser.isSet(help)) {
-    printText(QStringLiteral("Usage: graft-cli %1 %2\n\n").arg(command.name, command.usage) +
-              parser.helpText().section(QLatin1Char('\n'), 2));
+    const QString options = parser.helpText().section(QLatin1Char('\n'), 2);
+    printText(QStringLiteral("Usage: graft-cli %1 %2\n\n").arg(command.name, command.usage) + options +
+              (writesFiles(options) ? QStringLiteral("\n") + outputRule() : QString()));
     std::exit(kOk);
   }
   return true;

@@ -65,6 +65,8 @@ QStringList inputFiles(const QCommandLineParser& parser);
 // Whether `out` may be written under the output policy (core/io/file_policy.h): not a device, a
 // pipe or a folder, and none of inputFiles(parser). Reports why not and returns false.
 bool outputAllowed(const QCommandLineParser& parser, const QString& out);
+// The rule for output files, as every command that writes one states it in its --help.
+QString outputRule();
 // Reports `diagnostics` and returns kUsageOrInput.
 int fail(const core::model::Diagnostics& diagnostics);
 // Prints `object` with `diagnostics[]` (everything reported so far) added.

@@ -161,6 +161,12 @@ QString checkOutputPath(const QString& path, const QStringList& inputs) {
     if (sameFile(path, input) || QDir::cleanPath(QFileInfo(path).absoluteFilePath()) == QDir::cleanPath(inputPath))
       return QStringLiteral("refusing to overwrite %1, which is an input (%2): choose another file to write").arg(path, input);
   }
+  // Writing through a link would replace the file it points to, wherever that is (a journal in
+  // the session folder linked to a file of the user's): the link is never followed.
+  struct stat link {};
+  if (::lstat(QFile::encodeName(path).constData(), &link) == 0 && S_ISLNK(link.st_mode))
+    return QStringLiteral("%1 is a symbolic link: Graft does not write through links; give the path of a file, or remove the link")
+        .arg(path);
   return {};
 }
 

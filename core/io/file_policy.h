@@ -9,7 +9,8 @@
 //
 // Output: never a device, a pipe or a folder, never one of the inputs (the same file by its
 // canonical path, or by device and inode, so a symlink or a hard link to the input is caught too),
-// and always written atomically (atomic_write.h). A file size limit (`ulimit -f`) makes a write
+// never a symbolic link (it is not written through), and always written atomically
+// (atomic_write.h): an existing regular file is replaced whole, as cp and compilers do. A file size limit (`ulimit -f`) makes a write
 // fail with EFBIG instead of ending the process by SIGXFSZ.
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
@@ -47,8 +48,8 @@ std::optional<InputHead> readInputHead(const QString& path, qint64 headBytes, co
 bool sameFile(const QString& a, const QString& b);
 
 // Empty when `path` may be written, else why not: it exists and is not a regular file (a device
-// such as /dev/null or /dev/full, a FIFO, a folder), or it is one of `inputs` (the model, or any
-// other file the command reads). Empty entries of `inputs` are ignored.
+// such as /dev/null or /dev/full, a FIFO, a folder), it is one of `inputs` (the model, or any
+// other file the command reads), or it is a symbolic link. Empty entries of `inputs` are ignored.
 QString checkOutputPath(const QString& path, const QStringList& inputs = {});
 
 // Sets SIGXFSZ to be ignored (once per process), so that a write past `ulimit -f` fails with
