@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
@@ -20,6 +21,8 @@ using namespace graft;
 namespace {
 
 QString verdictFile(const QString& name) { return test::testdata(QStringLiteral("verdict/") + name); }
+
+QString sourceFile(const QString& rel) { return QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).filePath(rel); }
 
 QJsonObject facts(const QString& net) {
   QFile f(verdictFile(QStringLiteral("verdict.json")));
@@ -74,6 +77,65 @@ class TstVerdict : public QObject {
     const at::Tensor withInf = a.clone();
     withInf[0] = INFINITY;
     QVERIFY(core::run::judgeRounding(a, withInf, r, m).within);
+  }
+
+  // Below float32's normal range a rounding errs by the subnormal spacing (1.4e-45), whatever the
+  // value: a few spacings are rounding, a 1% change is not.
+  void subnormalFloor() {
+    const double spacing = std::ldexp(1.0, -149);
+    const at::Tensor r = at::linspace(-6e-41, 6e-41, 1001, at::kDouble);
+    const at::Tensor a = r.to(at::kFloat).to(at::kDouble);  // one float32 rounding: up to half a spacing
+    core::run::RoundingModel m;
+    m.ladderB = {{0x1p-24, QStringLiteral("float32 rounding")}};
+    QCOMPARE(core::run::subnormalSpacing(at::kFloat), spacing);
+    QCOMPARE(core::run::subnormalSpacing(at::kHalf), std::ldexp(1.0, -24));
+    QCOMPARE(core::run::subnormalSpacing(at::kBFloat16), std::ldexp(1.0, -133));
+    const auto few = core::run::judgeRounding(a, a + 12 * spacing, r, m);
+    QVERIFY2(few.within, qPrintable(QString::number(few.ratio)));
+    const auto planted = core::run::judgeRounding(a, a * 1.01, r, m);
+    QVERIFY(!planted.within);
+    // The floor never excuses losing the whole value: everything below the spacing, flushed to 0.
+    const at::Tensor tiny = at::full({8}, 1e-46, at::kDouble);
+    QVERIFY(!core::run::judgeRounding(tiny, at::zeros_like(tiny), tiny, m).within);
+  }
+
+  // A correct fold of a batch norm whose outputs are float32 subnormals (~6e-41): the folded
+  // weights are subnormal too and err by a few spacings. Stock PyTorch computes the same outputs
+  // from both files within 1e-43; Graft says equal within float32 rounding.
+  void subnormalFoldIsWithinRounding() {
+    QTemporaryDir dir;
+    const QString model = verdictFile(QStringLiteral("subnormal.pt")), x = verdictFile(QStringLiteral("subnormal.x.pt"));
+    const QString folded = dir.filePath(QStringLiteral("folded.pt"));
+    QVERIFY(rewrite(model, {QStringLiteral("--rule"), QStringLiteral("fold-conv-bn")}, folded));
+    const auto py = test::runPython(sourceFile(QStringLiteral("tests/python/check_rewrite.py")),
+                                    {model, folded, QStringLiteral("1x32x8x8"), QStringLiteral("--atol"), QStringLiteral("1e-43"),
+                                     QStringLiteral("--rtol"), QStringLiteral("0")});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    QVERIFY2(QJsonDocument::fromJson(py.out).object().value(QStringLiteral("max_abs")).toDouble() > 0, py.out.constData());
+    const auto r = compare({model, folded, QStringLiteral("--input"), x, QStringLiteral("--per-node")});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.json().value(QStringLiteral("agreement")).toString(), QStringLiteral("within_rounding"));
+    QVERIFY2(r.json().value(QStringLiteral("verdict_reason")).toString().startsWith(QStringLiteral("within float32 rounding")), qPrintable(describe(r)));
+  }
+
+  // Bloom's program casts its alibi tensor to float32 itself: the float64 reference run casts it
+  // as the float16 run does (baddbmm takes one dtype), so the verdict is judged by the rounding
+  // model, and stock .half()'s error is well within it.
+  void bloomHalfIsWithinRounding() {
+    QFile f(verdictFile(QStringLiteral("bloom.json")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject stock = QJsonDocument::fromJson(f.readAll()).object();
+    const double stockError = stock.value(QStringLiteral("float16_max_abs_error")).toDouble();
+    QVERIFY(stockError > 0 && stockError < 1e-2 * stock.value(QStringLiteral("scale")).toDouble());
+    const auto r = compare({verdictFile(QStringLiteral("bloom.pt2")), QStringLiteral("--dtype-b"), QStringLiteral("float16"),
+                            QStringLiteral("--input"), verdictFile(QStringLiteral("bloom.x.pt"))});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(r.json().value(QStringLiteral("agreement")).toString(), QStringLiteral("within_rounding"));
+    const QString reason = r.json().value(QStringLiteral("verdict_reason")).toString();
+    QVERIFY2(reason.startsWith(QStringLiteral("within float16 rounding")), qPrintable(describe(r)));
+    // Graft's float16 error is of the size stock's own .half() shows.
+    const double maxAbs = r.json().value(QStringLiteral("outputs")).toArray().first().toObject().value(QStringLiteral("max_abs")).toDouble();
+    QVERIFY2(maxAbs > 0 && maxAbs < 10 * stockError, qPrintable(QStringLiteral("%1 vs stock %2").arg(maxAbs).arg(stockError)));
   }
 
   // TF32 keeps 10 mantissa bits, rounding half away from zero, and leaves inf and NaN alone.

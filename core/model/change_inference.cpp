@@ -16,6 +16,25 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
+// Constant values compare by value, tensors by identity (a rescaled weight is a new tensor),
+// also inside lists and tuples: IValue's == asks a tensor inside a list for one truth value,
+// which fails for more than one element (aten::index's index list holding a buffer, Swin).
+bool sameValue(const c10::IValue& a, const c10::IValue& b) {
+  if (a.isTensor() || b.isTensor())
+    return a.isTensor() && b.isTensor() && a.toTensor().unsafeGetTensorImpl() == b.toTensor().unsafeGetTensorImpl();
+  if (a.isSameIdentity(b)) return true;
+  const auto sameElements = [](c10::ArrayRef<c10::IValue> x, c10::ArrayRef<c10::IValue> y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!sameValue(x[i], y[i])) return false;
+    return true;
+  };
+  if (a.isList() || b.isList()) return a.isList() && b.isList() && sameElements(a.toListRef(), b.toListRef());
+  if (a.isTuple() || b.isTuple()) return a.isTuple() && b.isTuple() && sameElements(a.toTupleRef().elements(), b.toTupleRef().elements());
+  if (a.isGenericDict() || b.isGenericDict()) return false;  // identity only (checked above)
+  return a == b;
+}
+
 // Constants compare by value (tensors by identity: a rescaled weight is a new tensor).
 bool sameConstant(const Value* a, const Value* b) {
   const auto ia = constantValue(a);
@@ -28,9 +47,27 @@ bool sameConstant(const Value* a, const Value* b) {
     return na->kind() == c10::prim::GetAttr && nb->kind() == c10::prim::GetAttr && na->s(c10::attr::name) == nb->s(c10::attr::name) &&
            sameConstant(na->input(0), nb->input(0));
   }
-  if (ia->isTensor() || ib->isTensor())
-    return ia->isTensor() && ib->isTensor() && ia->toTensor().unsafeGetTensorImpl() == ib->toTensor().unsafeGetTensorImpl();
-  return ia->isSameIdentity(*ib) || *ia == *ib;
+  return sameValue(*ia, *ib);
+}
+
+// The kept node that removed node `r` was folded into, if any: r's producer, whose output only
+// r read, kept with new constants (a batch norm folded into its convolution's weights). Found
+// first, so a fold stays a fold when a later step of the same rewrite replaced r's consumer too
+// (fold-conv-bn, then hardswish-decompose of the hardswish_ after it).
+Node* foldedIntoProducer(const Node* r, const Revision& parent, const Revision& child) {
+  if (r->inputs().empty()) return nullptr;
+  const Value* in = r->input(0);
+  const Node* producer = in->node();
+  if (isFolded(producer) || producer->kind() == c10::prim::Param || in->uses().size() != 1) return nullptr;
+  Node* now = child.nodeOf(parent.idOf(producer));
+  if (!now || now->kind() != producer->kind() || now->inputs().size() != producer->inputs().size()) return nullptr;
+  bool newConstants = false;
+  for (size_t i = 0; i < producer->inputs().size(); ++i) {
+    const Value* a = producer->input(i);
+    const Value* b = now->input(i);
+    if (isFolded(a->node()) && isFolded(b->node()) && !sameConstant(a, b)) newConstants = true;
+  }
+  return newConstants ? now : nullptr;
 }
 
 // Does kept node `now` (child) read what `was` (parent) read, and run the same op? A producer that
@@ -110,6 +147,10 @@ Change inferChange(const Revision& parent, const Revision& child) {
       absorb(into, rid);
       targets.push_back(into);
     };
+    if (Node* producer = foldedIntoProducer(r, parent, child)) {
+      take(child.idOf(producer));
+      continue;
+    }
     for (Value* out : r->outputs())
       for (const auto& use : out->uses()) {
         Node* user = counterpart(use.user, parent, child);

@@ -162,9 +162,15 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   if (judgeRounding) {
     // A model saved at a lower precision rounds at its own dtype, whatever the sides ask.
     RoundingModel m = *rounding;
-    if (aIn.is_floating_point()) m.unitRoundoffA = std::max(m.unitRoundoffA, unitRoundoff(aIn.scalar_type()));
+    if (aIn.is_floating_point()) {
+      m.unitRoundoffA = std::max(m.unitRoundoffA, unitRoundoff(aIn.scalar_type()));
+      m.spacingA = std::max(m.spacingA, subnormalSpacing(aIn.scalar_type()));
+    }
     if (bIn.is_floating_point())
-      for (Explanation& rung : m.ladderB) rung.unitRoundoff = std::max(rung.unitRoundoff, unitRoundoff(bIn.scalar_type()));
+      for (Explanation& rung : m.ladderB) {
+        rung.unitRoundoff = std::max(rung.unitRoundoff, unitRoundoff(bIn.scalar_type()));
+        rung.spacing = std::max(rung.spacing, subnormalSpacing(bIn.scalar_type()));
+      }
     const RoundingJudgement j =
         run::judgeRounding(a, b, asFloat64(refIn), m, refMeasured.defined() ? asFloat64(refMeasured) : at::Tensor());
     d.errorRatio = j.ratio;
@@ -182,6 +188,12 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
                  underflowNote(a, b, bIn.scalar_type(), finitePair);
     return d;
   }
+  // Asked for the rounding model but without a reference value to judge by: say so.
+  QString fallback;
+  if (rounding && !tol.elementwise)
+    fallback = !refIn.defined() ? QStringLiteral(" (judged elementwise: the float64 reference has no such value)")
+                                : QStringLiteral(" (judged elementwise: the float64 reference is %1 where A is %2)")
+                                      .arg(describe(refIn), describe(aIn));
   // Elementwise, torch.allclose's rule on the finite pairs; non-finite mismatches never pass.
   const at::Tensor within = same.logical_or(finitePair.logical_and(diff <= (tol.atol + tol.rtol * absB)));
   d.mismatched = d.numel - within.sum().item<int64_t>();
@@ -191,6 +203,7 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
              : d.allclose ? QStringLiteral("within ") + tolText + sqnrText(d.sqnrDb)
                           : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs)) +
                                 underflowNote(a, b, bIn.scalar_type(), finitePair);
+  d.reason += fallback;
   return d;
 }
 void flattenInto(const c10::IValue& v, std::vector<at::Tensor>& out) {
@@ -604,8 +617,9 @@ RoundingModel roundingModel(const CompareOptions& options, const model::Revision
   opsRoundedByTf32(revB.graph()->block(), convB, productsB);
   RoundingModel m;
   m.unitRoundoffA = sideUnitRoundoff(a, roundsToTf32(a, convA, productsA));
+  m.spacingA = subnormalSpacing(a.precision.dtype.value_or(c10::kFloat));
   const double uB = sideUnitRoundoff(b, false);
-  m.ladderB.push_back({uB, dtypeRounding(b)});
+  m.ladderB.push_back({uB, dtypeRounding(b), false, subnormalSpacing(b.precision.dtype.value_or(c10::kFloat))});
   if (roundsToTf32(b, convB, productsB) && kTf32UnitRoundoff > uB)
     m.ladderB.push_back({kTf32UnitRoundoff, tf32Rounding(b.precision.tf32), /*measured=*/true});
   return m;

@@ -150,4 +150,13 @@ double unitRoundoff(c10::ScalarType dtype) {
   }
 }
 
+double subnormalSpacing(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return std::ldexp(1.0, -24);
+    case c10::kBFloat16: return std::ldexp(1.0, -133);
+    case c10::kDouble: return std::ldexp(1.0, -1074);
+    default: return std::ldexp(1.0, -149);
+  }
+}
+
 }  // namespace graft::core::run

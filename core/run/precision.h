@@ -72,4 +72,9 @@ NodePrecision nodePrecision(const Precision& precision, const QString& op);
 // rounding to it may introduce, relative to the value.
 double unitRoundoff(c10::ScalarType dtype);
 
+// The spacing of a floating dtype's subnormals (its smallest positive value): below the normal
+// range a rounding errs by up to this much, however small the value (float32 1.4e-45, float16
+// 6e-8, bfloat16 9.2e-41, float64 4.9e-324).
+double subnormalSpacing(c10::ScalarType dtype);
+
 }  // namespace graft::core::run

@@ -16,11 +16,18 @@ QString nameOf(c10::ScalarType dtype) {
 
 bool lowerOrSingle(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16 || t == c10::kFloat; }
 
-// The floating dtypes among the tensors of `stack` (float64 left out: autocast leaves it be).
-std::set<c10::ScalarType> floatingDtypes(const torch::jit::Stack& stack) {
+// The dtypes a run at `runDtype` unifies: float16, bfloat16 and float32 (float64 left out:
+// autocast leaves it be), and float64 too in the float64 reference run, which must cast what the
+// lower-precision run casts (Bloom's alibi stays float32 beside float64 weights).
+bool unifiable(c10::ScalarType t, c10::ScalarType runDtype) {
+  return lowerOrSingle(t) || (runDtype == c10::kDouble && t == c10::kDouble);
+}
+
+// The floating dtypes among the tensors of `stack` that a run at `runDtype` unifies.
+std::set<c10::ScalarType> floatingDtypes(const torch::jit::Stack& stack, c10::ScalarType runDtype) {
   std::set<c10::ScalarType> out;
   const auto add = [&](const at::Tensor& t) {
-    if (t.defined() && lowerOrSingle(t.scalar_type())) out.insert(t.scalar_type());
+    if (t.defined() && unifiable(t.scalar_type(), runDtype)) out.insert(t.scalar_type());
   };
   for (const auto& v : stack) {
     if (v.isTensor()) add(v.toTensor());
@@ -74,7 +81,7 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
     stack[3] = c10::IValue();
     return QStringLiteral("%1 assert relaxed for a %2 tensor").arg(nameOf(asserted), nameOf(a.scalar_type()));
   }
-  const auto dtypes = floatingDtypes(stack);
+  const auto dtypes = floatingDtypes(stack, *precision.dtype);
   if (dtypes.size() < 2) return {};
   if (autocastLowersPrecision(op)) {
     const QString given = names(dtypes);
@@ -86,9 +93,12 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
 }
 
 QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
-  const auto dtypes = floatingDtypes(stack);
-  if (dtypes.size() < 2 || !precision.dtype) return {};
-  const c10::ScalarType target = autocastKeepsFloat32(op) ? c10::kFloat : *precision.dtype;
+  if (!precision.dtype) return {};
+  const auto dtypes = floatingDtypes(stack, *precision.dtype);
+  if (dtypes.size() < 2) return {};
+  // Autocast's float32 ops at float32, unless the run is finer still (the float64 reference).
+  const c10::ScalarType target =
+      autocastKeepsFloat32(op) && *precision.dtype != c10::kDouble ? c10::kFloat : *precision.dtype;
   const QString given = names(dtypes);
   for (auto& v : stack) v = castLower(v, target, device);
   return QStringLiteral("failed on inputs of %1: run again with them at %2").arg(given, nameOf(target));

@@ -29,7 +29,7 @@ RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const 
     j.beyond = (errB > 0).sum().item<int64_t>();
     return j;
   }
-  const double amplification = std::max(maxErrA / (model.unitRoundoffA * scale), kMinAmplification);
+  const double amplification = std::max(maxErrA / (model.unitRoundoffA * scale + model.spacingA), kMinAmplification);
   const bool measurable = aMeasured.defined() && aMeasured.sizes() == r.sizes();
   const double measuredErr =
       measurable ? at::where(finite.logical_and(aMeasured.isfinite()), (aMeasured - r).abs(), zero).max().item<double>() : 0.0;
@@ -40,7 +40,8 @@ RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const 
     // Never tighter than the rung below: a measured rung only adds what its run showed. Without
     // its run (it failed), the rung is scaled from unit roundoffs like the others.
     const double allowance = rung.measured && measurable ? std::max(scaledAllowance, kMeasuredSlack * measuredErr)
-                                           : kRoundingSlack * amplification * rung.unitRoundoff * scale;
+                                           : kRoundingSlack * amplification * rung.unitRoundoff * scale +
+                                                 std::min(kRoundingSlack * amplification * rung.spacing, kMaxFloorShare * scale);
     scaledAllowance = std::max(scaledAllowance, allowance);
     j.ratio = maxErrB / allowance;
     j.beyond = (errB > allowance).sum().item<int64_t>();

@@ -22,16 +22,22 @@ struct Explanation {
   // CPU), and B may err as much as that run does, with kMeasuredSlack. TF32 rounds only the
   // inputs of convolutions and products, so float32's amplification says little about it.
   bool measured = false;
+  // The spacing of the arithmetic's subnormals: below its normal range (float32's 1.2e-38) a
+  // rounding errs by up to this much whatever the value, so the allowance never falls below it.
+  double spacing = 0x1p-149;
 };
 
 struct RoundingModel {
   double unitRoundoffA = 0x1p-24;  // A's arithmetic (float32 unless A runs lower)
+  double spacingA = 0x1p-149;      // its subnormal spacing
   // B's arithmetic, finest first: the first that explains B's error names the verdict.
   std::vector<Explanation> ladderB;
 };
 
 // How far B's error may exceed what the unit roundoffs predict from A's own error: reordering
 // the same float32 arithmetic (a fold, a fused op, another kernel) moves errors by a few times.
+// Each rounding errs by u·|x| + η (u the unit roundoff, η the subnormal spacing): A's error is
+// measured in units of u·scale + η of its arithmetic, and B is allowed as many units of its own.
 constexpr double kRoundingSlack = 10;
 // The least amplification assumed: a value A happened to compute exactly still allows B a few
 // roundings of its largest magnitude.
@@ -39,6 +45,11 @@ constexpr double kMinAmplification = 4;
 // A measured rung's slack: the same rounding on another device or kernel errs by a few times as
 // much, not by an order of magnitude.
 constexpr double kMeasuredSlack = 4;
+
+// The subnormal floor never allows more than this share of the tensor's scale: a tensor wholly
+// below a dtype's smallest value (float16 outputs of 1e-9, all flushed to 0) lost everything,
+// which no rounding explains.
+constexpr double kMaxFloorShare = 0.1;
 
 struct RoundingJudgement {
   bool within = true;

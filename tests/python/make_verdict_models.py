@@ -17,6 +17,11 @@ Writes into OUTDIR/verdict (skipping files already there):
   densenet121_decomposed.pt2   torchvision densenet121 exported at 1x3x64x64, run_decompositions()
                                (max_pool2d_with_indices, whose indices ties may swap)
   verdict.json                 stock PyTorch's facts the tests check against
+  subnormal.pt, .x.pt          Conv2d(32, 8) + BatchNorm2d whose scale is ~1e-41: every output is a float32
+                               subnormal (below 1.18e-38), as in transformers' default-initialised MobileViT
+  bloom.pt2, .x.pt, .json      a tiny random transformers Bloom (2 layers, hidden 32) exported with input_ids
+                               1x8; its alibi tensor is cast to float32 in the program; the json holds stock
+                               .half()'s max abs error and the output's scale
 Run with the venv interpreter: .venv/bin/python make_verdict_models.py OUTDIR
 """
 import copy
@@ -107,9 +112,60 @@ def stock(model, x, dtype):
         return copy.deepcopy(model).to(dtype)(x.to(dtype)).float()
 
 
+class SubnormalConvBn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(32, 8, 3), nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+def make_subnormal(out):
+    """Outputs around 1e-41, where float32 has a fixed spacing of 1.4e-45: a folded batch norm's
+    weights are subnormal too, so its error is a few spacings, far beyond float32's relative
+    rounding at that scale."""
+    if os.path.exists(os.path.join(out, "subnormal.pt")):
+        return
+    torch.manual_seed(0)
+    model = SubnormalConvBn().eval()
+    with torch.no_grad():
+        model.bn.weight.copy_(torch.rand(8) * 4e-41 + 1e-41)
+        model.bn.bias.zero_()
+        model.bn.running_mean.zero_()
+        model.bn.running_var.copy_(torch.rand(8) + 0.5)
+        x = torch.randn(1, 32, 8, 8)
+        y = model(x)
+        assert 0 < y.abs().max() < 1.17e-38, y.abs().max()
+        save_atomic(x, os.path.join(out, "subnormal.x.pt"))
+        save_atomic(torch.jit.trace(model, x, check_trace=False), os.path.join(out, "subnormal.pt"), torch.jit.save)
+
+
+def make_bloom(out):
+    """A random tiny Bloom: the program casts its alibi tensor to float32 explicitly, so a run at
+    another precision meets float32 beside its own dtype in baddbmm."""
+    if os.path.exists(os.path.join(out, "bloom.json")):
+        return
+    from transformers import BloomConfig, BloomForCausalLM
+    torch.manual_seed(0)
+    model = BloomForCausalLM(BloomConfig(vocab_size=128, hidden_size=32, n_layer=2, n_head=4, use_cache=False)).eval()
+    ids = torch.randint(0, 128, (1, 8))
+    with torch.no_grad():
+        y = model(ids).logits
+        ep = torch.export.export(model, (ids,))
+        half = copy.deepcopy(model).half()(ids).logits.float()
+    save_atomic(ep, os.path.join(out, "bloom.pt2"), torch.export.save)
+    save_atomic(ids, os.path.join(out, "bloom.x.pt"))
+    facts = {"scale": float(y.abs().max()), "float16_max_abs_error": float((half - y).abs().max())}
+    with open(os.path.join(out, "bloom.json"), "w") as f:
+        json.dump(facts, f, indent=1)
+
+
 def main(outdir):
     out = os.path.join(outdir, "verdict")
     os.makedirs(out, exist_ok=True)
+    make_subnormal(out)
+    make_bloom(out)
     facts_path = os.path.join(out, "verdict.json")
     if os.path.exists(facts_path):
         return
