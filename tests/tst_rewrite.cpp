@@ -112,6 +112,55 @@ class TstRewrite : public QObject {
     QVERIFY2(r.exitCode == 0, r.err.constData());
   }
 
+  // A replacement that calls an operator libtorch does not have is refused when the rule is read,
+  // naming it (also inside a block, and outside aten::); a replacement of the wrong type (an int
+  // where a Tensor is taken, by an op or as forward's result) is refused when applied, the model
+  // unchanged.
+  void unknownOperatorsAndWrongTypesAreRefused_data() {
+    QTest::addColumn<QString>("replacement");
+    QTest::addColumn<QString>("refusal");  // empty: the rule reads
+    QTest::newRow("unknown namespace") << "  %y = graft_missing::frobnicate(%x)\n" << "graft_missing::frobnicate";
+    QTest::newRow("unknown prim") << "  %y = prim::Frobnicate(%x)\n" << "prim::Frobnicate";
+    QTest::newRow("unknown aten in a block")
+        << "  %c : bool = prim::Constant[value=1]()\n  %y = prim::If(%c)\n    block0():\n      %a = aten::relu_but_not(%x)\n"
+           "      -> (%a)\n    block1():\n      -> (%x)\n"
+        << "aten::relu_but_not";
+    QTest::newRow("known ops in a block")
+        << "  %c : bool = prim::Constant[value=1]()\n  %y = prim::If(%c)\n    block0():\n      %a = aten::sigmoid(%x)\n"
+           "      -> (%a)\n    block1():\n      -> (%x)\n"
+        << QString();
+  }
+  void unknownOperatorsAndWrongTypesAreRefused() {
+    QFETCH(QString, replacement);
+    QFETCH(QString, refusal);
+    const QString text = "id: r\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n[replacement]\ngraph(%x):\n" + replacement +
+                         "  return (%y)\n";
+    const auto parsed = rewrite::parseRule(text, "r.rule");
+    if (!refusal.isEmpty()) {
+      QVERIFY(!parsed.ok());
+      QVERIFY2(parsed.error.message.contains(refusal) && parsed.error.line >= 7, qPrintable(parsed.error.toString()));
+      return;
+    }
+    QVERIFY2(parsed.ok(), qPrintable(parsed.error.toString()));
+    // The mlp sample with relu returning its rank (an op takes it), or its head returning it
+    // (forward's result): refused.
+    auto doc = io::loadSample("mlp").document;
+    const auto wrong = rewrite::parseRule("id: rank\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
+                                          "[replacement]\ngraph(%x):\n  %y : int = aten::dim(%x)\n  return (%y)\n", "rank.rule");
+    QVERIFY(wrong.ok());
+    const auto applied = rewrite::applySteps(*doc->current(), {rewrite::Step::ofRule(wrong.rule)}, doc->ids());
+    QVERIFY(!applied.ok());
+    QVERIFY2(applied.error.contains(QLatin1String("int")), qPrintable(applied.error));
+    const auto last = rewrite::parseRule("id: out\n[pattern]\ngraph(%a, %b, %c):\n  %y = aten::linear(%a, %b, %c)\n  return (%y)\n"
+                                         "[replacement]\ngraph(%a, %b, %c):\n  %y : int = aten::dim(%a)\n  return (%y)\n"
+                                         "[condition]\nmodule ~ head\n", "out.rule");
+    QVERIFY(last.ok());
+    const auto result = rewrite::applySteps(*doc->current(), {rewrite::Step::ofRule(last.rule)}, doc->ids());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QLatin1String("int")) && result.error.contains(QLatin1String("Tensor")), qPrintable(result.error));
+    QCOMPARE(doc->count(), 1);
+  }
+
   void libraryHasEveryBuiltinRule() {
     const auto lib = rewrite::RuleLibrary::load();
     QVERIFY2(lib.problems().isEmpty(), lib.problems().isEmpty() ? "" : qPrintable(lib.problems().first().toString()));
@@ -605,6 +654,37 @@ class TstRewrite : public QObject {
     QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
     for (const QString& op : QJsonDocument::fromJson(py.out).object().value("ops").toObject().keys())
       QVERIFY2(!op.contains("dropout"), qPrintable(op));
+  }
+
+  // `--pass cse` never merges parameters that happen to hold equal values (a parameter is an
+  // identity): two linears with equal weights and zero biases, two fresh LayerNorms and two zero
+  // tokens stay apart, every state_dict key is kept, and it removes what stock torch.fx CSEPass
+  // removes. On swin_v2_t (aten::index reading a buffer through a constant list) it runs, and
+  // stock PyTorch computes the same outputs from the saved file.
+  void csePassKeepsParameters_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("twins") << "twins";
+    QTest::newRow("swin_v2_t") << "swin_v2_t";
+  }
+  void csePassKeepsParameters() {
+    QFETCH(QString, model);
+    const auto made = runPython(sourceFile("tests/python/make_cse_models.py"), {testdata()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    QFile f(testdata("cse/cse.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject stock = QJsonDocument::fromJson(f.readAll()).object().value(model).toObject();
+    const QString in = testdata("cse/" + model + ".pt2");
+    const QString out = tmp_.filePath(model + "-cse.pt2");
+    const auto r = runCli({"rewrite", in, "--pass", "cse", "-o", out, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.json().value("ops_before").toInt(), stock.value("ops_before").toInt());
+    if (model == "twins") QCOMPARE(r.json().value("ops_after").toInt(), stock.value("ops_after_stock_cse").toInt());
+    const auto py = runPython(sourceFile("tests/python/check_pt2.py"), {in, out, testdata("cse/" + model + ".inputs.pt")});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(py.out).object().value("max_abs").toDouble(), 0.0);
+    const auto keys = runPython(sourceFile("tests/python/state_dict_keys.py"), {out});
+    QVERIFY2(keys.exitCode == 0, keys.err.constData());
+    QCOMPARE(QJsonDocument::fromJson(keys.out).array(), stock.value("state_dict").toArray());
   }
 
   // The bias-free linear is left alone, with the condition named.

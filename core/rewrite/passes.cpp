@@ -9,6 +9,7 @@
 #include <torch/csrc/jit/passes/common_subexpression_elimination.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/ir/constants.h>
 
 #include <unordered_map>
 
@@ -53,6 +54,56 @@ NamedPass wrap(const char* name, const char* title, std::function<void(std::shar
                    }};
 }
 
+// Whether a constant's value is or holds a tensor (an index list of aten::index holds a buffer).
+bool holdsTensor(const c10::IValue& v) {
+  if (v.isTensor()) return true;
+  if (v.isList()) {
+    for (const c10::IValue& e : v.toListRef())
+      if (holdsTensor(e)) return true;
+  } else if (v.isTuple()) {
+    for (const c10::IValue& e : v.toTupleRef().elements())
+      if (holdsTensor(e)) return true;
+  } else if (v.isGenericDict()) {
+    for (const auto& e : v.toGenericDict())
+      if (holdsTensor(e.value())) return true;
+  }
+  return false;
+}
+
+const c10::Symbol& identityMark() {
+  static const c10::Symbol mark = c10::Symbol::attr("graft_identity");
+  return mark;
+}
+
+// Common-subexpression elimination that keeps every parameter, buffer and get_attr constant.
+// A tensor constant is an identity, not a value: two that hold equal numbers (zero biases,
+// LayerNorm weights of 1, a distillation token equal to the CLS token) stay two, or the saved
+// model could no longer be trained as the original. libtorch's pass compares tensor constants
+// by value, so each constant holding a tensor is marked with the tensor it holds for the pass's
+// duration: only constants of the very same tensor (tied weights) compare equal.
+void eliminateCommonSubexpressionKeepingTensors(std::shared_ptr<torch::jit::Graph>& g) {
+  std::unordered_map<const void*, int64_t> identities;
+  model::forEachNode(*g, [&](torch::jit::Node* n) {
+    if (n->kind() != c10::prim::Constant || n->outputs().size() != 1) return;
+    const auto v = torch::jit::toIValue(n->output());
+    if (!v || !holdsTensor(*v)) return;
+    const void* identity = v->isTensor() ? static_cast<const void*>(v->toTensor().unsafeGetTensorImpl()) : v->internalToPointer();
+    n->i_(identityMark(), identities.emplace(identity, int64_t(identities.size())).first->second);
+  });
+  const auto unmark = [&] {
+    model::forEachNode(*g, [&](torch::jit::Node* n) {
+      if (n->hasAttribute(identityMark())) n->removeAttribute(identityMark());
+    });
+  };
+  try {
+    torch::jit::EliminateCommonSubexpression(g);
+  } catch (...) {
+    unmark();
+    throw;
+  }
+  unmark();
+}
+
 }  // namespace
 
 const QVector<NamedPass>& builtinRewrites() {
@@ -72,7 +123,7 @@ const QVector<NamedPass>& libtorchPasses() {
       wrap("dead-code-elimination", "Dead-code elimination (torch::jit::EliminateDeadCode)",
            [](std::shared_ptr<torch::jit::Graph>& g) { torch::jit::EliminateDeadCode(g); }),
       wrap("cse", "Common-subexpression elimination (torch::jit::EliminateCommonSubexpression)",
-           [](std::shared_ptr<torch::jit::Graph>& g) { torch::jit::EliminateCommonSubexpression(g); }),
+           [](std::shared_ptr<torch::jit::Graph>& g) { eliminateCommonSubexpressionKeepingTensors(g); }),
   };
   return list;
 }
