@@ -602,42 +602,63 @@ class TstCanvas : public QObject {
     QVERIFY(waitLayout(c));
     auto* item = scene->nodeItem(fc);
     QVERIFY(item);
-    const QRectF box = item->rect();
-    const QRectF around = box.adjusted(-16, -16, 16, 16);
-    QImage shot(around.size().toSize(), QImage::Format_RGB32);
-    shot.fill(Qt::white);
-    {
-      QPainter p(&shot);
-      p.setRenderHint(QPainter::Antialiasing);
-      scene->render(&p, QRectF(shot.rect()), around);
-    }
-    const auto near = [](QColor a, QColor b) {
-      return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 60;
-    };
-    int onRing = 0, redPixels = 0, greenPixels = 0;
-    const double grow = graft::ui::canvas::kMarkGrow;
-    for (double t = 0.25; t <= 0.75; t += 0.05) {
-      const QPointF spots[] = {{box.left() + t * box.width(), box.top() - grow}, {box.left() + t * box.width(), box.bottom() + grow},
-                               {box.left() - grow, box.top() + t * box.height()}, {box.right() + grow, box.top() + t * box.height()}};
-      for (const QPointF& at : spots) {
-        const QColor pixel = shot.pixelColor((at - around.topLeft()).toPoint());
-        ++onRing;
-        redPixels += near(pixel, red);
-        greenPixels += near(pixel, green);
+    // The scene around node `id`, rendered at 1:1, and the colours on lines `grow` outside its box
+    // (the middle half of each side).
+    const auto ringColours = [&](model::NodeId id, double grow, QColor* fill = nullptr) {
+      const QRectF box = scene->nodeItem(id)->rect();
+      const QRectF around = box.adjusted(-16, -16, 16, 16);
+      QImage shot(around.size().toSize(), QImage::Format_RGB32);
+      shot.fill(Qt::white);
+      {
+        QPainter p(&shot);
+        p.setRenderHint(QPainter::Antialiasing);
+        scene->render(&p, QRectF(shot.rect()), around);
       }
-    }
-    QVERIFY2(redPixels == onRing && greenPixels == 0,
-             qPrintable(QStringLiteral("%1 of %2 ring pixels red, %3 green").arg(redPixels).arg(onRing).arg(greenPixels)));
-    const QColor fill = shot.pixelColor((box.topLeft() + QPointF(4, 4) - around.topLeft()).toPoint());
+      if (fill) *fill = shot.pixelColor((box.topLeft() + QPointF(4, 4) - around.topLeft()).toPoint());
+      QVector<QColor> colours;
+      for (double t = 0.25; t <= 0.75; t += 0.05)
+        for (const QPointF& at : {QPointF(box.left() + t * box.width(), box.top() - grow), QPointF(box.left() + t * box.width(), box.bottom() + grow),
+                                  QPointF(box.left() - grow, box.top() + t * box.height()), QPointF(box.right() + grow, box.top() + t * box.height())})
+          colours << shot.pixelColor((at - around.topLeft()).toPoint());
+      return colours;
+    };
+    const auto count = [](const QVector<QColor>& colours, QColor want) {
+      return int(std::count_if(colours.begin(), colours.end(), [&](QColor a) {
+        return std::abs(a.red() - want.red()) + std::abs(a.green() - want.green()) + std::abs(a.blue() - want.blue()) < 60;
+      }));
+    };
+    QColor fill;
+    const auto ring = ringColours(fc, graft::ui::canvas::kMarkGrow, &fill);
+    QVERIFY2(count(ring, red) == ring.size() && count(ring, green) == 0,
+             qPrintable(QStringLiteral("%1 of %2 ring pixels red, %3 green").arg(count(ring, red)).arg(ring.size()).arg(count(ring, green))));
     QVERIFY2(fill.red() > 150 && fill.green() < 120, qPrintable(fill.name()));  // the hottest heat fill under the ring
+    // The gelu the revision added is the first divergence: its dark red ring shows alone, without
+    // the green "added" outline inside it.
+    const auto gelu = graft::test::nodeAt(w.view(), QStringLiteral("layer2.0.relu"), QStringLiteral("aten::gelu"));
+    c->revealNode(gelu);
+    QVERIFY(waitLayout(c));
+    QVERIFY(scene->nodeItem(gelu) && scene->markOf(gelu));
+    QCOMPARE(scene->changes().value(gelu), graft::ui::canvas::GraphScene::Change::Added);
+    const auto geluRing = ringColours(gelu, graft::ui::canvas::kMarkGrow);
+    QCOMPARE(count(geluRing, scene->markOf(gelu)->colour), int(geluRing.size()));
+    for (double grow : {2.0, 3.0, 4.0}) QCOMPARE(count(ringColours(gelu, grow), QColor(0x2e, 0xa0, 0x43)), 0);
     if (const QString dir = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !dir.isEmpty()) {
-      // The window at 1366×768: the cost heatmap with the comparison's rings, layer4 to fc.
+      // The window at 1366×768: the cost heatmap with the comparison's rings around the change
+      // (green before it, its first divergence dark red, red after it).
       c->expandAll();
       QVERIFY(waitLayout(c));
-      c->setHeat(heat);
+      QHash<model::NodeId, double> costs;  // a cost for every node, by its kind, fc the hottest
+      for (const auto& n : w.view()->nodes) costs.insert(n.id, n.op.contains(QLatin1String("conv")) ? 20 : n.op.contains(QLatin1String("norm")) ? 8 : 2);
+      costs.insert(fc, 50);
+      c->setHeat(costs);
+      if (auto* dock = w.findChild<QDockWidget*>(QStringLiteral("compareDock"))) {  // its table beside the drawing
+        dock->show();
+        dock->raise();
+      }
+      QApplication::processEvents();
       c->resetTransform();
-      c->centerOn(item = scene->nodeItem(fc));
-      c->centerOn(c->mapToScene(c->viewport()->rect().center()) - QPointF(0, c->viewport()->height() * 0.3));
+      QVERIFY(scene->nodeItem(gelu));
+      c->centerOn(scene->nodeItem(gelu)->rect().center());
       QApplication::processEvents();
       QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("heatmap_compare_marks_1366x768.png"))));
     }

@@ -39,7 +39,10 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const bool hot = s->nodeHeat(id_, &heat);
   if (const auto* n = s->view() ? s->view()->node(id_) : nullptr)
     paintNode(*p, rect_, *n, s->nodeSelected(id_), lodOf(p, option), hot ? &heat : nullptr);
-  if (auto change = s->changes().constFind(id_); change != s->changes().constEnd()) {
+  // A node with a verdict or tool mark shows that ring alone: the green of "added" inside a red
+  // "differs" ring would read as a contradiction.
+  const auto* mark = s->markOf(id_);
+  if (auto change = s->changes().constFind(id_); change != s->changes().constEnd() && !(mark && mark->rank >= 0)) {
     const bool added = *change == GraphScene::Change::Added;
     drawOutline(p, rect_, QPen(added ? QColor(0x2e, 0xa0, 0x43) : QColor(0x1f, 0x6f, 0xeb), 3), 3, 4);
   }
@@ -74,7 +77,8 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
   paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr,
              label_);
-  if (!expanded_ && s->groupHasChange(group_))
+  const auto* mark = expanded_ ? nullptr : s->groupMark(group_);
+  if (!expanded_ && s->groupHasChange(group_) && !(mark && mark->rank >= 0))
     drawOutline(p, rect_, QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine), 3, 5);
 }
 
