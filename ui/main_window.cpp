@@ -397,6 +397,10 @@ bool MainWindow::presentation() const { return presentation_->enabled(); }
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   fitToScreen(this);  // now that it knows its screen
+  if (!dockColumnSized_) {
+    dockColumnSized_ = true;
+    sizeDockColumn(this);  // for the size the window has on its screen
+  }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
