@@ -102,11 +102,10 @@ graft::test::CliResult cliWithPython(const QStringList& arguments, const QString
   p.setProcessEnvironment(env);
   p.start(qEnvironmentVariable("GRAFT_CLI"), arguments);
   graft::test::CliResult r;
-  const bool finished = p.waitForFinished(600000);
-  r.exitCode = finished && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  if (!p.waitForFinished(600000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
   r.out = p.readAllStandardOutput();
   r.err = p.readAllStandardError();
-  if (r.exitCode == -1) r.err += "\n(graft-cli did not exit normally: " + p.errorString().toUtf8() + ")";
   return r;
 }
 
@@ -552,7 +551,7 @@ class TstPythonRules : public QObject {
     const auto r = cliWithPython({"rewrite", testdata("python_rules/custom_model.pt2"), "--replace-module",
                                   "Linear=" + ruleFixture("optimized_linear.py") + ":OptimizedLinear", "-o",
                                   out_.filePath("never_replaced.pt2")}, bare);
-    QVERIFY2(r.exitCode == 2, r.err.constData());
+    QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("module file") && !r.err.contains("rule file"), r.err.constData());
     QVERIFY2(r.err.contains("No module named 'torch'") && r.err.contains("GRAFT_PYTHON="), r.err.constData());
   }
@@ -571,15 +570,11 @@ class TstPythonRules : public QObject {
     const qint64 first = t.restart();
     QVERIFY2(set.ok(), qPrintable(set.error.toString()));
     set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
-    const qint64 second = t.restart();
+    const qint64 second = t.elapsed();
     QVERIFY2(set.ok(), qPrintable(set.error.toString()));
-    set = rewrite::compilePythonRules(twin("fuse_linear_relu.py"), ranks);
-    const qint64 third = t.elapsed();
-    QVERIFY2(set.ok(), qPrintable(set.error.toString()));
-    qInfo() << "first compile" << first << "ms, then" << second << "ms and" << third << "ms";
+    qInfo() << "first compile" << first << "ms, second" << second << "ms";
     QCOMPARE(rewrite::pythonWorkerStarts(), starts + 1);
-    // The better of two warm compiles: one scheduler hiccup on a loaded machine is not the latency.
-    QVERIFY2(std::min(second, third) < 2000, qPrintable(QStringLiteral("%1 ms, %2 ms").arg(second).arg(third)));
+    QVERIFY2(second < 2000, qPrintable(QString::number(second)));
   }
 
   // What a rule file forks dies with its job: at the time limit, and when the job ends by itself.
