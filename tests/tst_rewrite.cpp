@@ -161,55 +161,6 @@ class TstRewrite : public QObject {
     QCOMPARE(doc->count(), 1);
   }
 
-  // A replacement that calls an operator libtorch does not have is refused when the rule is read,
-  // naming it (also inside a block, and outside aten::); a replacement of the wrong type (an int
-  // where a Tensor is taken, by an op or as forward's result) is refused when applied, the model
-  // unchanged.
-  void unknownOperatorsAndWrongTypesAreRefused_data() {
-    QTest::addColumn<QString>("replacement");
-    QTest::addColumn<QString>("refusal");  // empty: the rule reads
-    QTest::newRow("unknown namespace") << "  %y = graft_missing::frobnicate(%x)\n" << "graft_missing::frobnicate";
-    QTest::newRow("unknown prim") << "  %y = prim::Frobnicate(%x)\n" << "prim::Frobnicate";
-    QTest::newRow("unknown aten in a block")
-        << "  %c : bool = prim::Constant[value=1]()\n  %y = prim::If(%c)\n    block0():\n      %a = aten::relu_but_not(%x)\n"
-           "      -> (%a)\n    block1():\n      -> (%x)\n"
-        << "aten::relu_but_not";
-    QTest::newRow("known ops in a block")
-        << "  %c : bool = prim::Constant[value=1]()\n  %y = prim::If(%c)\n    block0():\n      %a = aten::sigmoid(%x)\n"
-           "      -> (%a)\n    block1():\n      -> (%x)\n"
-        << QString();
-  }
-  void unknownOperatorsAndWrongTypesAreRefused() {
-    QFETCH(QString, replacement);
-    QFETCH(QString, refusal);
-    const QString text = "id: r\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n[replacement]\ngraph(%x):\n" + replacement +
-                         "  return (%y)\n";
-    const auto parsed = rewrite::parseRule(text, "r.rule");
-    if (!refusal.isEmpty()) {
-      QVERIFY(!parsed.ok());
-      QVERIFY2(parsed.error.message.contains(refusal) && parsed.error.line >= 7, qPrintable(parsed.error.toString()));
-      return;
-    }
-    QVERIFY2(parsed.ok(), qPrintable(parsed.error.toString()));
-    // The mlp sample with relu returning its rank (an op takes it), or its head returning it
-    // (forward's result): refused.
-    auto doc = io::loadSample("mlp").document;
-    const auto wrong = rewrite::parseRule("id: rank\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
-                                          "[replacement]\ngraph(%x):\n  %y : int = aten::dim(%x)\n  return (%y)\n", "rank.rule");
-    QVERIFY(wrong.ok());
-    const auto applied = rewrite::applySteps(*doc->current(), {rewrite::Step::ofRule(wrong.rule)}, doc->ids());
-    QVERIFY(!applied.ok());
-    QVERIFY2(applied.error.contains(QLatin1String("int")), qPrintable(applied.error));
-    const auto last = rewrite::parseRule("id: out\n[pattern]\ngraph(%a, %b, %c):\n  %y = aten::linear(%a, %b, %c)\n  return (%y)\n"
-                                         "[replacement]\ngraph(%a, %b, %c):\n  %y : int = aten::dim(%a)\n  return (%y)\n"
-                                         "[condition]\nmodule ~ head\n", "out.rule");
-    QVERIFY(last.ok());
-    const auto result = rewrite::applySteps(*doc->current(), {rewrite::Step::ofRule(last.rule)}, doc->ids());
-    QVERIFY(!result.ok());
-    QVERIFY2(result.error.contains(QLatin1String("int")) && result.error.contains(QLatin1String("Tensor")), qPrintable(result.error));
-    QCOMPARE(doc->count(), 1);
-  }
-
   void libraryHasEveryBuiltinRule() {
     const auto lib = rewrite::RuleLibrary::load();
     QVERIFY2(lib.problems().isEmpty(), lib.problems().isEmpty() ? "" : qPrintable(lib.problems().first().toString()));
