@@ -8,6 +8,7 @@
 #include <QtCharts/QValueAxis>
 #include <QtGui/QPainter>
 #include <QtGui/QPixmap>
+#include <QtWidgets/QGraphicsLayout>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QVBoxLayout>
 
@@ -65,6 +66,16 @@ TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
   stats_->setWordWrap(true);
   chart_ = new QChartView(new QChart(), this);
   chart_->setMinimumHeight(90);  // docked at 1366x768 the Compare dock is about 270 pixels high
+  // At that height the title, legend and margins would leave the bars no room: small title, legend
+  // beside the bars, no margins.
+  auto* chart = chart_->chart();
+  chart->setMargins(QMargins(0, 0, 0, 0));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setBackgroundRoundness(0);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  QFont small = chart->titleFont();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  chart->setTitleFont(small);
   layout->addWidget(title_);
   layout->addWidget(stats_);
   maps_ = new QLabel(this);
@@ -115,9 +126,11 @@ void TensorInspector::show(const core::run::CompareSummary& summary, core::model
     series->append(set);
   }
   chart->addSeries(series);
-  chart->setTitle(a ? tr("histogram of A's range [%1, %2]; B binned over its own range").arg(a->histLo, 0, 'g', 4).arg(a->histHi, 0, 'g', 4)
+  chart->setTitle(a ? tr("elements per bin of A's range [%1, %2]; B binned over its own range").arg(a->histLo, 0, 'g', 4).arg(a->histHi, 0, 'g', 4)
                     : QString());
   auto* y = new QValueAxis();
+  y->setLabelFormat(QStringLiteral("%.0f"));
+  y->setTickCount(3);
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   grid_ = drawChannelGrid(a, b);
