@@ -52,8 +52,10 @@ QString checkTensorExtent(const at::Tensor& t, size_t storageBytes) {
 QString checkTensorRecords(caffe2::serialize::PyTorchStreamReader& reader, const std::string& archive) {
   const std::string pickleName = archive + ".pkl";
   if (!reader.hasRecord(pickleName)) return {};
-  auto [pickle, pickleSize] = reader.getRecord(pickleName);
-  const char* bytes = static_cast<const char*>(pickle.get());
+  // Not a structured binding: the lambda below captures the size, which clang before 16 refuses.
+  const auto record = reader.getRecord(pickleName);
+  const size_t pickleSize = std::get<1>(record);
+  const char* bytes = static_cast<const char*>(std::get<0>(record).get());
   size_t at = 0;
   auto read = [&](char* out, size_t n) -> size_t {
     n = std::min(n, pickleSize - at);

@@ -1,7 +1,8 @@
 """Turns model files into fuzz_load seeds (see fuzz_load.cpp for the two forms).
 
-  archive_seed.py OUTDIR FILE...   writes OUTDIR/<name>.raw ('R' + the file) and, for a zip,
-                                   OUTDIR/<name>.zrec ('Z' + its records, top folder dropped)
+  archive_seed.py OUTDIR FILE...   writes OUTDIR/<name>.raw ('R' + the file) and, for a zip whose
+                                   records inflate to at most 4 MiB, OUTDIR/<name>.zrec ('Z' + its
+                                   records, top folder dropped): a deflate bomb stays raw
 """
 import os
 import struct
@@ -30,7 +31,7 @@ def main(outdir, files):
             raw = f.read()
         with open(base + ".raw", "wb") as f:
             f.write(b"R" + raw)
-        if zipfile.is_zipfile(path):
+        if zipfile.is_zipfile(path) and sum(i.file_size for i in zipfile.ZipFile(path).infolist()) <= (4 << 20):
             with open(base + ".zrec", "wb") as f:
                 f.write(records(path))
 
