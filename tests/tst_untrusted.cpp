@@ -10,6 +10,8 @@
 #include "core/model/document.h"
 #include "core/run/outside_effects.h"
 #include "ui/document/document_controller.h"
+#include "ui/history_dock.h"
+#include "ui/main_window.h"
 
 #include <QtCore/QCryptographicHash>
 #include <QtCore/QElapsedTimer>
@@ -206,6 +208,18 @@ class TestUntrusted : public QObject {
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("ran longer than 3 s"), r.err.constData());
     QVERIFY2(timer.elapsed() < 30000, "stopped soon after the limit");
+  }
+
+  // Opening a program whose graph saves a file in the window: the History ledger's background
+  // check of the original is refused naming the op, and nothing is written.
+  void windowOpenRunsNothing() {
+    graft::ui::MainWindow window;
+    QVERIFY(window.openFile(file(QStringLiteral("save.pt2"))));
+    QTRY_VERIFY_WITH_TIMEOUT(window.historyDock()->ledgerEntry(0), 60000);
+    const auto* entry = window.historyDock()->ledgerEntry(0);
+    QVERIFY(!entry->ok);
+    QVERIFY2(entry->error.contains(QLatin1String("aten::save")), qPrintable(entry->error));
+    checkUntouched(QStringLiteral("window open of save.pt2"));
   }
 
   // The window: opening asks before anything runs and names what would run; no keeps it closed;
