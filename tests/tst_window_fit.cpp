@@ -5,16 +5,19 @@
 #include "test_support.h"
 #include "core/model/document.h"
 #include "ui/diff/diff_view.h"
+#include "ui/canvas/graph_canvas.h"
 #include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/compare_dock.h"
+#include "ui/history_dock.h"
 #include "ui/profile/profile_charts.h"
 #include "ui/profile/profile_dock.h"
 
 #include <QtCore/QDir>
 #include <QtGui/QScreen>
 #include <QtTest/QtTest>
+#include <QtGui/QAction>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QPushButton>
@@ -75,6 +78,86 @@ class TstWindowFit : public QObject {
     QDir().mkpath(out);
     QVERIFY(w.grab().save(QStringLiteral("%1/window_fit_%2x%3_%4.png").arg(out).arg(screen.width()).arg(screen.height())
                               .arg(everyDock ? QStringLiteral("every_dock") : QStringLiteral("compare"))));
+  }
+
+  // The default layout leaves the canvas most of a laptop's window: at 1366x768 its viewport is at
+  // least 55% of the window's area (one tabbed dock column; the bottom area closed until a job
+  // starts, and Run > Compare opens it).
+  void canvasKeepsMostOfTheWindow() {
+    graft::ui::MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(100);
+    QApplication::processEvents();
+    const QWidget* viewport = w.canvas()->viewport();
+    QVERIFY(viewport->isVisible());
+    const double share = double(viewport->width()) * viewport->height() / (double(w.width()) * w.height());
+    const QString said = QStringLiteral("canvas %1x%2 in a %3x%4 window: %5%").arg(viewport->width()).arg(viewport->height())
+                             .arg(w.width()).arg(w.height()).arg(100 * share, 0, 'f', 1);
+    qInfo("%s", qPrintable(said));
+    QVERIFY2(share >= 0.55, qPrintable(said));
+    for (const char* bottom : {"compareDock", "profileDock", "issuesDock"})
+      if (auto* dock = w.findChild<QDockWidget*>(QLatin1String(bottom))) QVERIFY2(!dock->isVisible(), bottom);
+    auto* compare = w.findChild<QAction*>(QStringLiteral("compareAction"));
+    QVERIFY(compare);
+    compare->trigger();
+    QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("compareDock"))->isVisible());
+  }
+
+  // For people to look at, and for docs/screenshots: the window at this screen size with each dock
+  // in front, showing what it shows after a rewrite, a comparison and a profile of the CNN sample.
+  void everyDockScreenshot() {
+    graft::ui::MainWindow w;
+    w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());  // the whole screen, as a user would
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    w.rewriteDock()->selectRule(QStringLiteral("fold-conv-bn"));
+    QVERIFY(!w.rewriteDock()->applyShownRule().isEmpty());
+    QVERIFY(w.controller()->document()->count() == 2);
+    // The History chart carries its axes' values and units.
+    QTRY_VERIFY_WITH_TIMEOUT(w.historyDock()->ledgerEntry(1) != nullptr, 120000);
+    auto* chart = w.historyDock()->findChild<QChartView*>(QStringLiteral("historyLedgerChart"));
+    QVERIFY(chart);
+    QStringList titles;
+    for (auto* axis : chart->chart()->axes()) {
+      QVERIFY2(axis->labelsVisible(), qPrintable(axis->titleText()));
+      titles << axis->titleText();
+    }
+    QCOMPARE(titles.size(), 3);
+    QVERIFY2(titles.contains(QStringLiteral("revision")) && titles.contains(QStringLiteral("max abs error")) &&
+                 titles.contains(QStringLiteral("median ms")),
+             qPrintable(titles.join(QStringLiteral(", "))));
+    w.rewriteDock()->selectRule(QStringLiteral("fuse-add-relu"));
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    const auto shoot = [&](const char* name) {
+      auto* dock = w.findChild<QDockWidget*>(QLatin1String(name));
+      QVERIFY2(dock, name);
+      dock->show();
+      dock->raise();
+      QTest::qWait(300);  // the layout comes back meanwhile
+      QApplication::processEvents();
+      QVERIFY(w.grab().save(QStringLiteral("%1/dock_%2_%3x%4.png").arg(out, QString::fromLatin1(name).remove(QStringLiteral("Dock")))
+                                .arg(screenWidth).arg(screenHeight)));
+    };
+    // The column's docks as the default layout shows them (no job run yet: the bottom area closed).
+    for (const char* name : {"modulesDock", "rewritesDock", "historyDock", "irDock", "codeDock", "overviewDock"}) shoot(name);
+    // Then a comparison and a profile open the bottom area.
+    auto* compareFrame = w.findChild<QDockWidget*>(QStringLiteral("compareDock"));
+    compareFrame->show();
+    QSignalSpy compared(w.compareDock(), &graft::ui::CompareDock::finished);
+    w.compareDock()->start();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    shoot("compareDock");
+    w.profileDock()->show();
+    w.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(20);
+    QSignalSpy profiled(w.profileDock(), &graft::ui::ProfileDock::finished);
+    w.profileDock()->start();
+    QVERIFY(profiled.count() == 1 || profiled.wait(120000));
+    shoot("profileDock");
+    shoot("issuesDock");
   }
 
   // The Compare dock, docked at the bottom of the window on this screen, shows its verdict line

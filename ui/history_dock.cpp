@@ -78,7 +78,7 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
   time->setLabelFormat(QStringLiteral("%.2f"));
   time->setLabelsFont(small);
   time->setTickCount(3);
-  time->setTitleText(tr("median forward, ms"));
+  time->setTitleText(tr("median ms"));
   time->setTitleFont(small);
   time->setLabelsColor(QColor(0xd0, 0x60, 0x10));
   chart->addAxis(x, Qt::AlignBottom);

@@ -109,8 +109,10 @@ struct Speedup {
   double q3 = 0;
   double low = 0, high = 0;  // the interval of the median
   int pairs = 0;
-  bool faster() const { return pairs > 0 && low > 1; }
-  bool slower() const { return pairs > 0 && high < 1; }
+  // Beyond 1 by at least half a percent, so that the interval printed to two decimals never
+  // reads "0.53–1.00×" beside a claim.
+  bool faster() const { return pairs > 0 && low >= 1.005; }
+  bool slower() const { return pairs > 0 && high <= 0.995; }
 };
 Speedup speedup(const Profile& before, const Profile& after);
 
