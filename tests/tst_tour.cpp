@@ -19,6 +19,10 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/revision_animation.h"
+#include "ui/compare_dock.h"
+#include "ui/document/document_controller.h"
+#include "ui/edit_actions.h"
+#include "ui/unsaved_changes.h"
 #include "ui/start_page.h"
 #include "ui/tour/tour_autoplay.h"
 #include "ui/tour/tour_driver.h"
@@ -166,6 +170,57 @@ class TstTour : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);
   }
 
+  // Started from the menu over another model, a tour opens its own sample; over unsaved work it
+  // asks first, and Cancel leaves the work and starts nothing.
+  void tourOpensItsSampleOverAnotherModel() {
+    ui::MainWindow window;
+    QVERIFY(window.openSample("cnn"));
+    const auto relu = core::tour::findNode(*window.view(), {QStringLiteral("aten::relu"), QString(), 0});
+    QVERIFY(window.editActions()->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(window.controller()->isModified());
+    QStringList asked;
+    ui::UnsavedAnswer answer = ui::UnsavedAnswer::Cancel;
+    window.controller()->setUnsavedPrompt([&](const QString& name) {
+      asked << name;
+      return answer;
+    });
+    auto* menu = window.findChild<QMenu*>("toursMenu");
+    menu->actions()[0]->trigger();  // fx-to-graft, on the MLP
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(window.controller()->document()->sampleName(), QStringLiteral("cnn"));
+    QVERIFY(!window.tourPanel()->active());
+    answer = ui::UnsavedAnswer::Discard;
+    menu->actions()[0]->trigger();
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(window.controller()->document()->sampleName(), QStringLiteral("mlp"));
+    QVERIFY(window.tourPanel()->active());
+    QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);  // "7 ops", not the cnn's count
+    // The sample open and untouched: starting again asks nothing and opens nothing.
+    const auto* doc = window.controller()->document();
+    menu->actions()[0]->trigger();
+    QCOMPARE(asked.size(), 2);
+    QCOMPARE(window.controller()->document(), doc);
+  }
+
+  // Each rule a step applies is named by the title the Rewrites list shows, not by its id.
+  void stepsNameRulesByTheirListTitle() {
+    const auto library = core::rewrite::RuleLibrary::load();
+    int named = 0;
+    for (const auto& tour : core::tour::builtinTours())
+      for (const auto& step : tour.steps)
+        for (const auto& a : step.actions) {
+          if (a.kind != "apply_rule") continue;
+          const QString id = a.text("rule");
+          QString title;
+          if (const auto* r = library.find(id)) title = r->title;
+          else if (const auto* py = library.findPython(id)) title = py->title + QStringLiteral(" (Python)");
+          QVERIFY2(!title.isEmpty(), qPrintable(id));
+          QVERIFY2(step.text.contains(title.toHtmlEscaped()), qPrintable(QStringLiteral("%1: \"%2\"").arg(step.title, title)));
+          ++named;
+        }
+    QVERIFY(named >= 3);
+  }
+
   // A malformed tour opened in the GUI is refused with its line and column, and nothing starts.
   void malformedInWindow() {
     QTemporaryDir dir;
@@ -224,6 +279,19 @@ class TstTour : public QObject {
     const QString message = autoplay(window, *tour, &code);
     QVERIFY2(code == 0, qPrintable(message));
     QCOMPARE(window.tourPanel()->stepIndex(), int(tour->steps.size()) - 1);
+    // The step that compares names the verdict the Compare dock then showed ("Exact — …").
+    int compares = 0;
+    for (const auto& step : tour->steps)
+      for (const auto& a : step.actions)
+        if (a.kind == "compare") {
+          ++compares;
+          const QString verdict = window.compareDock()->verdictText();
+          QVERIFY2(ui::verdictMismatch(step, verdict).isEmpty(), qPrintable(step.title + ": " + verdict));
+          QVERIFY2(step.text.contains(verdict.section(QStringLiteral(" — "), 0, 0)), qPrintable(verdict));
+        }
+    QVERIFY(compares <= 1);  // one comparison per tour: the last verdict shown is that step's
+    // "Do it for me" saved a copy, not the user's work: the document is still modified.
+    if (!window.tourDriver()->lastSavedPath().isEmpty()) QVERIFY(window.controller()->isModified());
     // A tour that saved its revision: stock PyTorch loads the file and it computes what the
     // original does (check_rewrite.py: torch.jit.load both, same random inputs).
     if (const QString saved = window.tourDriver()->lastSavedPath(); !saved.isEmpty()) {
@@ -318,7 +386,10 @@ class TstTour : public QObject {
       if (want.contains("compare")) {
         QVERIFY(compared);
         QCOMPARE(compared->equal, want.value("compare").toString() == "equal");
-        QVERIFY2(step.text.contains(compared->equal ? "equal within tolerance" : "red"), qPrintable(step.title));
+        // In the app's verdict words (the autoplay checks the very verdict the window shows).
+        const bool named = compared->equal ? step.text.contains("Exact") || step.text.contains("Equal within rounding")
+                                           : step.text.contains("Different");
+        QVERIFY2(named && !step.text.contains("equal within tolerance"), qPrintable(step.title));
         ++checked;
       }
       if (want.contains("first_divergence_op")) {

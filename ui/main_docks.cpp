@@ -15,6 +15,8 @@
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMainWindow>
 
+#include <algorithm>
+
 namespace graft::ui {
 
 namespace {
@@ -35,32 +37,34 @@ QDockWidget* MainDocks::frame(QMainWindow* window, const char* objectName) {
 MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   MainDocks d;
   const auto tr = [](const char* text) { return QMainWindow::tr(text); };
-  // The right column: the inspector on top; IR, Code, Rewrites and History share the space below.
+  // One column on the right, so that the canvas keeps most of a laptop's screen (at 1366x768 more
+  // than half the window): the Inspector on top; Modules, Rewrites, History, IR, Code and the
+  // Overview as tabs below it, the module tree in front.
+  d.inspector = new Inspector(window);
+  auto* inspectorDock = addDock(window, tr("Inspector"), "inspectorDock", scrollable(d.inspector), Qt::RightDockWidgetArea);
+  d.modules = new ModuleTree(window);
+  auto* modulesDock = addDock(window, tr("Modules"), "modulesDock", d.modules, Qt::RightDockWidgetArea);
+  d.rewrites = new RewriteDock(window);
+  auto* rewritesDock = addDock(window, tr("Rewrites"), "rewritesDock", scrollable(d.rewrites), Qt::RightDockWidgetArea);
+  d.history = new HistoryDock(window);
+  // Scrolling, as the Inspector and the Rewrites do: the column's minimum height never squeezes
+  // the bottom docks when a job opens them.
+  auto* historyDock = addDock(window, tr("History"), "historyDock", scrollable(d.history), Qt::RightDockWidgetArea);
   d.ir = new IrView(window);
   auto* irDock = addDock(window, tr("IR"), "irDock", d.ir, Qt::RightDockWidgetArea);
   d.code = new IrView(window);
   d.code->setObjectName(QStringLiteral("codeView"));
   d.code->setPlaceholderText(tr("Open a model to see its graph as Python code."));
   auto* codeDock = addDock(window, tr("Code"), "codeDock", d.code, Qt::RightDockWidgetArea);
-  window->tabifyDockWidget(irDock, codeDock);
-  d.inspector = new Inspector(window);
-  auto* inspectorDock = addDock(window, tr("Inspector"), "inspectorDock", scrollable(d.inspector), Qt::RightDockWidgetArea);
-  window->resizeDocks({irDock, inspectorDock}, {420, 420}, Qt::Horizontal);
-  d.rewrites = new RewriteDock(window);
-  auto* rewritesDock = addDock(window, tr("Rewrites"), "rewritesDock", scrollable(d.rewrites), Qt::RightDockWidgetArea);
-  d.history = new HistoryDock(window);
-  auto* historyDock = addDock(window, tr("History"), "historyDock", d.history, Qt::RightDockWidgetArea);
-  window->tabifyDockWidget(irDock, rewritesDock);
-  window->tabifyDockWidget(rewritesDock, historyDock);
-  irDock->raise();
-
-  // The left column: modules over the overview; the Tour panel is a tab beside the modules.
-  d.modules = new ModuleTree(window);
-  auto* modulesDock = addDock(window, tr("Modules"), "modulesDock", d.modules, Qt::LeftDockWidgetArea);
   d.minimap = new canvas::Minimap(canvas, window);
-  auto* overviewDock = addDock(window, tr("Overview"), "overviewDock", d.minimap, Qt::LeftDockWidgetArea);
-  window->resizeDocks({modulesDock}, {300}, Qt::Horizontal);
-  window->resizeDocks({modulesDock, overviewDock}, {600, 220}, Qt::Vertical);
+  auto* overviewDock = addDock(window, tr("Overview"), "overviewDock", d.minimap, Qt::RightDockWidgetArea);
+  window->tabifyDockWidget(modulesDock, rewritesDock);
+  window->tabifyDockWidget(rewritesDock, historyDock);
+  window->tabifyDockWidget(historyDock, irDock);
+  window->tabifyDockWidget(irDock, codeDock);
+  window->tabifyDockWidget(codeDock, overviewDock);
+  modulesDock->raise();
+  sizeDockColumn(window);
 
   // The bottom area: Profile, Compare and Issues as tabs, hidden until used.
   d.profile = new ProfileDock(window);
@@ -82,9 +86,20 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   return d;
 }
 
+void sizeDockColumn(QMainWindow* window) {
+  auto* inspector = MainDocks::frame(window, "inspectorDock");
+  auto* tabs = MainDocks::frame(window, "modulesDock");
+  if (!inspector || !tabs) return;
+  // About three tenths of the window across (340 to 460 pixels); the Inspector a third of its
+  // height, the tabs the rest.
+  const int column = std::clamp(window->width() * 3 / 10, 340, 460);
+  window->resizeDocks({inspector}, {column}, Qt::Horizontal);
+  window->resizeDocks({inspector, tabs}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
+}
+
 void addTourDock(QMainWindow* window, TourPanel* panel) {
+  // Alone on the left while a tour runs: the steps stay beside the canvas and the docks they talk about.
   auto* tourDock = addDock(window, QMainWindow::tr("Tour"), "tourDock", panel, Qt::LeftDockWidgetArea);
-  window->tabifyDockWidget(MainDocks::frame(window, "modulesDock"), tourDock);
   tourDock->hide();
 }
 

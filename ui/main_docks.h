@@ -1,7 +1,8 @@
 #pragma once
-// The docks around the canvas and where they sit: the Modules tree and the Overview (with the
-// Tour panel as a tab) on the left; the Inspector over IR, Code, Rewrites and History tabs on the
-// right; Profile, Compare and Issues as tabs below. Made once by the main window.
+// The docks around the canvas and where they sit: one column on the right, the Inspector over
+// Modules, Rewrites, History, IR, Code and Overview tabs; Profile, Compare and Issues as tabs
+// below, hidden until a job starts; the Tour panel on the left while a tour runs. Made once by
+// the main window.
 class QDockWidget;
 class QMainWindow;
 
@@ -35,7 +36,10 @@ struct MainDocks {
 };
 
 MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas);
-// The Tour panel, a hidden tab beside the Modules tree (made after the docks its driver watches).
+// Gives the right column its default width and split for the window's size (again once shown,
+// when the window knows its screen).
+void sizeDockColumn(QMainWindow* window);
+// The Tour panel, hidden on the left until a tour starts (made after the docks its driver watches).
 void addTourDock(QMainWindow* window, TourPanel* panel);
 
 }  // namespace graft::ui

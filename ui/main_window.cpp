@@ -374,10 +374,25 @@ DiffView* MainWindow::diffView() const { return diffWindow_->view(); }
 void MainWindow::setTourMarks(const QHash<NodeId, canvas::GraphScene::Mark>& marks) { marks_->set(canvas::MarkLayers::Tour, marks); }
 
 void MainWindow::startTour(const core::tour::Tour& tour) {
+  // A tour teaches on its own sample: started over another model (or over that sample edited),
+  // it opens the sample first, asking Save/Discard/Cancel about unsaved work; Cancel starts nothing.
+  QString sample;
+  if (!tour.steps.isEmpty())
+    for (const auto& action : tour.steps.front().actions)
+      if (action.kind == QLatin1String("open_sample") && sample.isEmpty()) sample = action.text(QStringLiteral("sample"));
+  if (!sample.isEmpty()) {
+    const auto* doc = controller_->document();
+    const bool fresh = doc && doc->sampleName() == sample && doc->count() == 1;
+    if (!fresh && doc && !openSample(sample)) {
+      statusBar()->showMessage(tr("Tour not started: the sample %1 did not open.").arg(sample), 6000);
+      return;
+    }
+  }
   auto* dock = MainDocks::frame(this, "tourDock");
   dock->show();
   dock->raise();
-  resizeDocks({dock}, {460}, Qt::Horizontal);
+  // Three tenths of the window at most: on a laptop the canvas keeps the middle.
+  resizeDocks({dock}, {std::clamp(width() * 3 / 10, 320, 460)}, Qt::Horizontal);
   tourPanel_->start(tour);
 }
 
@@ -397,6 +412,10 @@ bool MainWindow::presentation() const { return presentation_->enabled(); }
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   fitToScreen(this);  // now that it knows its screen
+  if (!dockColumnSized_) {
+    dockColumnSized_ = true;
+    sizeDockColumn(this);  // for the size the window has on its screen
+  }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -146,6 +146,7 @@ class MainWindow : public QMainWindow {
   TourPanel* tourPanel_ = nullptr;
   std::unique_ptr<Presentation> presentation_;
   QuantErrorOverlay* quantError_ = nullptr;
+  bool dockColumnSized_ = false;  // the right column sized for the window's screen, once
 };
 
 }  // namespace graft::ui

@@ -84,9 +84,14 @@ RewriteDock::RewriteDock(QWidget* parent)
   drafts->addWidget(draft, 1);
   drafts->addWidget(draftPython);
   topLayout->addLayout(drafts);
+  // In a short dock the content scrolls rather than squeezing the list to two rows; the wrapped
+  // status gets its three lines (a layout's minimum leaves out a label's height for its width).
+  list_->setMinimumHeight(5 * list_->fontMetrics().height() + 10);
+  matches_->setMinimumHeight(3 * matches_->fontMetrics().lineSpacing() + 4);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(top);
   split->addWidget(editor_);
+  split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(split);

@@ -1,5 +1,6 @@
 #include "ui/tour/tour_autoplay.h"
 
+#include "ui/compare_dock.h"
 #include "ui/main_window.h"
 #include "ui/tour/tour_driver.h"
 #include "ui/tour/tour_panel.h"
@@ -8,6 +9,8 @@
 #include <QtCore/QSet>
 #include <QtWidgets/QDockWidget>
 #include <QtGui/QPixmap>
+
+#include <algorithm>
 
 namespace graft::ui {
 
@@ -67,8 +70,23 @@ void TourAutoplay::waitForCondition(int step, int idleMs) {
   QTimer::singleShot(kPollMs, this, [this, step, next] { waitForCondition(step, next); });
 }
 
+QString verdictMismatch(const core::tour::Step& step, const QString& verdictText) {
+  const bool compares = std::any_of(step.actions.begin(), step.actions.end(),
+                                    [](const core::tour::Action& a) { return a.kind == QLatin1String("compare"); });
+  if (!compares) return {};
+  // "Exact — bit-identical": the verdict's words before the reason, as the Compare dock shows them.
+  const QString words = verdictText.section(QStringLiteral(" — "), 0, 0).trimmed();
+  if (words.isEmpty()) return QStringLiteral("the comparison shows no verdict");
+  if (!step.text.contains(words))
+    return QStringLiteral("the step's text does not name the verdict the app shows (\"%1\")").arg(verdictText);
+  return {};
+}
+
 void TourAutoplay::stepMet(int step) {
   const auto& tour = window_->tourPanel()->tour();
+  // What the step says is what the app then says: a step that compares names the verdict shown.
+  if (const QString why = verdictMismatch(tour.steps[step], window_->compareDock()->verdictText()); !why.isEmpty())
+    return fail(step, why);
   if (!dir_.isEmpty()) {
     if (size_.isValid()) window_->resize(size_);
     const QString file = QDir(dir_).filePath(QStringLiteral("step-%1.png").arg(step + 1, 2, 10, QLatin1Char('0')));

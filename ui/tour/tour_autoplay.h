@@ -2,7 +2,10 @@
 // Headless replay (`graft --tour ID --autoplay --screenshot-dir DIR`): every step in order,
 // "Do it for me", then its done-condition; one PNG of the window per step, showing the canvas,
 // the Tour panel and the docks the step highlights. Finishes with 0 when
-// every condition was met, 1 naming the first step whose condition was not (or whose action failed).
+// every condition was met, 1 naming the first step whose condition was not (or whose action failed,
+// or whose text does not name the comparison verdict the app showed).
+#include "core/tour/tour.h"
+
 #include <QtCore/QObject>
 #include <QtCore/QSize>
 #include <QtCore/QTimer>
@@ -10,6 +13,10 @@
 namespace graft::ui {
 
 class MainWindow;
+
+// Empty when `step` runs no comparison or its text names the verdict the app shows
+// (`verdictText`, e.g. "Exact — bit-identical" names "Exact"); else what is wrong.
+QString verdictMismatch(const core::tour::Step& step, const QString& verdictText);
 
 class TourAutoplay : public QObject {
   Q_OBJECT

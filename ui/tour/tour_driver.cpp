@@ -129,8 +129,12 @@ void TourDriver::next() {
 QString TourDriver::run(const Action& a) {
   auto* doc = window_->controller()->document();
   const auto* view = window_->view();
-  if (a.kind == QLatin1String("open_sample"))
-    return window_->openSample(a.text(QStringLiteral("sample"))) ? QString() : QStringLiteral("the sample did not open");
+  if (a.kind == QLatin1String("open_sample")) {
+    // Already open and untouched (the tour opened it when it started): nothing to do.
+    const QString sample = a.text(QStringLiteral("sample"));
+    if (doc && doc->sampleName() == sample && doc->count() == 1) return {};
+    return window_->openSample(sample) ? QString() : QStringLiteral("the sample did not open");
+  }
   if (a.kind == QLatin1String("show_dock")) {
     auto* d = dock(a.text(QStringLiteral("dock")));
     if (!d) return QStringLiteral("no such dock");
@@ -225,7 +229,8 @@ QString TourDriver::saveAndReload(const QString& file) {
   }
   const QString path = QDir(folder).filePath(QFileInfo(file).fileName());
   savedLoads_ = false;
-  if (!window_->controller()->saveAs(path, true)) return QStringLiteral("could not save %1").arg(path);
+  // A copy: the user did not save, so their work stays marked unsaved and is asked about later.
+  if (!window_->controller()->saveAs(path, true, /*asCopy=*/true)) return QStringLiteral("could not save %1").arg(path);
   // Read it back: the same op count proves the rewrite was saved. Unfrozen, because freezing
   // folds ops on constant weights (aten::t of a weight) and would change the count.
   const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
