@@ -183,7 +183,7 @@ Command rewriteCommand() {
     // A module replacement step is limited to its instance: the other instances are not skips.
     for (int i : moduleSteps)
       if (i < result.reports.size())
-        result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.reason == QLatin1String("not the chosen match"); });
+        result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.notChosen; });
     report(result.diagnostics());  // skipped matches, as warnings
     std::optional<core::run::InputSet> checkInputs;
     if (parser.isSet(QStringLiteral("input")) && !(checkInputs = inputsOrFail(parser, *doc, 0))) return int(kUsageOrInput);

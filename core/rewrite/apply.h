@@ -10,6 +10,9 @@ struct SkippedMatch {
   QString reason;
   model::NodeId node = model::kNoNode;  // in the base revision, when the node came from it
   QString op;
+  // Skipped only because the step was limited to another match (Step::onlyAt): not a problem
+  // with this one, so a caller that asked for one instance may leave it out of its report.
+  bool notChosen = false;
   // A "rewrite" warning: "rule: skipped a match at op: reason", about `node`.
   model::Diagnostic diagnostic(const QString& rule) const;
 };

@@ -368,7 +368,7 @@ bool keepOnlyMatchAt(std::vector<Found>& found, const Node* onlyAt, QVector<Skip
   for (Found& f : found) {
     const bool covers = std::find(f.nodes.begin(), f.nodes.end(), onlyAt) != f.nodes.end();
     if (covers && kept.empty()) kept.push_back(std::move(f));
-    else skipped.push_back({QStringLiteral("not the chosen match"), f.anchor, opName(f.anchor)});
+    else skipped.push_back({QStringLiteral("not the chosen match"), f.anchor, opName(f.anchor), /*notChosen=*/true});
   }
   found = std::move(kept);
   return !found.empty();
