@@ -70,7 +70,8 @@ Command compareCommand() {
     std::optional<core::remote::RemoteDevice> remoteB;
     if (!readSideOptions(parser, options, seed, &remoteB)) return int(kUsageOrInput);
     if (remoteB)
-      if (const QString why = core::remote::remoteCompareRefusal(options); !why.isEmpty()) return fail(why);
+      if (const QString why = core::remote::remoteCompareRefusal(options, docB->format() == QLatin1String("pt2")); !why.isEmpty())
+        return fail(why);
 
     const auto inputs = inputsOrFail(parser, *docA, seed);
     if (!inputs) return int(kUsageOrInput);

@@ -1,11 +1,15 @@
 #include "core/remote/remote_compare.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
 #include "core/remote/wire_values.h"
 #include "core/run/outside_effects.h"
 
+#include <torch/csrc/jit/ir/ir.h>
+
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 #include <algorithm>
 
@@ -29,50 +33,118 @@ QJsonObject RemoteTraffic::toJson() const {
           {QStringLiteral("seconds"), seconds}};
 }
 
-QString remoteCompareRefusal(const run::CompareOptions& options) {
-  if (options.perNode) return QStringLiteral("--per-node with a remote B is not supported yet: compare outputs, or run B locally");
+QString remoteCompareRefusal(const run::CompareOptions& options, bool programB) {
+  if (options.perNode && !programB)
+    return QStringLiteral("--per-node with a remote B needs B as a torch.export program (.pt2): the host runs a TorchScript B whole");
   if (options.precisionB.dtype || options.precisionB.autocast)
     return QStringLiteral("--dtype-b and --autocast with a remote B are not supported yet");
   if (options.tf32 == run::Tf32::Emulate) return QStringLiteral("--tf32 emulate needs B on this machine");
   return {};
 }
 
-std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const RemoteModel& model,
-                                                  const run::InputSet& inputs, RemoteTraffic& traffic, QString* error) {
+namespace {
+
+// B's node records from the host's values by fx name, as Executor records them, in graph order:
+// a node's record is the value of the fx node one of its outputs is named after (a tuple's items
+// by their getitems' names); a node without outputs gets an empty record.
+std::vector<run::NodeRecord> nodeRecords(const model::Revision& revision,
+                                         const QHash<QString, std::shared_ptr<std::vector<c10::IValue>>>& values) {
+  std::vector<run::NodeRecord> records;
+  for (torch::jit::Node* n : revision.graph()->nodes()) {
+    if (n->kind().is_prim()) continue;
+    std::shared_ptr<std::vector<c10::IValue>> found;
+    for (const torch::jit::Value* v : n->outputs())
+      if (v->hasDebugName() && !found) found = values.value(QString::fromStdString(v->debugName()));
+    if (!found && n->outputs().size() > 0) continue;
+    run::NodeRecord r;
+    r.id = revision.idOf(n);
+    r.op = QString::fromLatin1(n->kind().toQualString());
+    r.modulePath = revision.modulePathOf(r.id);
+    if (found) r.outputs = *found;
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+}  // namespace
+
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const run::InputSet& inputs,
+                                        const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error) {
   const qint64 before = connection.bytesSent();
-  if (!sendModel(connection, model, error)) return std::nullopt;
-  traffic.modelChecked = true;
-  traffic.modelSent = connection.bytesSent() - before > model.bytes.size();
+  if (!traffic.modelChecked) {
+    if (!sendModel(connection, model, error)) return std::nullopt;
+    traffic.modelChecked = true;
+    traffic.modelSent = connection.bytesSent() - before > model.bytes.size();
+  }
   QByteArray payload;
   const auto trees = encodeValues(inputs.values, payload, error);
   if (!trees) return std::nullopt;
-  QJsonObject run{{QStringLiteral("op"), QStringLiteral("run")}, {QStringLiteral("sha256"), model.sha256},
-                  {QStringLiteral("format"), model.format}, {QStringLiteral("inputs"), *trees}};
-  connection.say(QStringLiteral("running on %1").arg(connection.device().device));
-  const auto reply = connection.request(run, payload, QStringLiteral("the run"), error);
+  const QJsonObject ask{{QStringLiteral("op"), nodesOf ? QStringLiteral("run_nodes") : QStringLiteral("run")},
+                        {QStringLiteral("sha256"), model.sha256},
+                        {QStringLiteral("format"), model.format},
+                        {QStringLiteral("inputs"), *trees}};
+  connection.say(nodesOf ? QStringLiteral("running node by node on %1, keeping every node's values").arg(connection.device().device)
+                         : QStringLiteral("running on %1").arg(connection.device().device));
+  const auto reply = connection.request(ask, payload, QStringLiteral("the run"), error);
   if (!reply) return std::nullopt;
+  const QString host = connection.device().host + QStringLiteral(": ");
+  run::RunResult result;
   auto outputs = decodeValues(reply->header.value(QStringLiteral("outputs")).toArray(), reply->payload, error);
-  if (!outputs) *error = connection.device().host + QStringLiteral(": ") + *error;
-  return outputs;
+  if (!outputs) {
+    *error = host + *error;
+    return std::nullopt;
+  }
+  result.outputs = std::move(*outputs);
+  if (nodesOf) {
+    QHash<QString, std::shared_ptr<std::vector<c10::IValue>>> values;
+    for (const auto item : reply->header.value(QStringLiteral("nodes")).toArray()) {
+      const QJsonObject node = item.toObject();
+      auto v = decodeValues(node.value(QStringLiteral("values")).toArray(), reply->payload, error);
+      if (!v) {
+        *error = host + *error;
+        return std::nullopt;
+      }
+      const auto shared = std::make_shared<std::vector<c10::IValue>>(std::move(*v));
+      values.insert(node.value(QStringLiteral("name")).toString(), shared);
+      for (const auto alias : node.value(QStringLiteral("aliases")).toArray()) values.insert(alias.toString(), shared);
+    }
+    result.nodes = nodeRecords(*nodesOf, values);
+  }
+  result.ok = true;
+  return result;
 }
 
 namespace {
 
-// As compare.cpp runs its reference: A on the CPU at float64, outputs only.
-run::RunOptions float64Reference(const run::CompareOptions& options) {
+// As compare.cpp runs its reference: A on the CPU at float64.
+run::RunOptions float64Reference(const run::CompareOptions& options, bool keepIntermediates) {
   run::RunOptions r;
   r.precision.dtype = c10::kDouble;
   r.instrumented = true;
+  r.keepIntermediates = keepIntermediates;
   r.cancel = options.cancel;
   return r;
 }
 
 // A at its own precision with TF32 emulated: the measured TF32 rung, as compare.cpp runs it.
-run::RunOptions tf32Measured(const run::CompareOptions& options) {
-  run::RunOptions r = float64Reference(options);
+run::RunOptions tf32Measured(const run::CompareOptions& options, bool keepIntermediates) {
+  run::RunOptions r = float64Reference(options, keepIntermediates);
   r.precision = options.precisionA;
   r.precision.tf32 = run::Tf32::Emulate;
   return r;
+}
+
+// The verdict's one line, worded as compare.cpp words it.
+QString verdictReason(const run::CompareResult& r) {
+  const run::TensorDiff outputs = run::worstOf(r.outputs);
+  if (r.exact) return outputs.reason;
+  QString why = outputs.reason;
+  if (const run::NodeDiff* f = r.intermediateDivergence())
+    why = QStringLiteral("outputs %1; intermediate %2 at %3 is not: %4")
+              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath, f->diff.reason);
+  if (!r.roundingJudged && !r.referenceError.isEmpty())
+    why += QStringLiteral(" (judged elementwise: no float64 reference, %1)").arg(r.referenceError);
+  return why;
 }
 
 RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::Document& docB, const model::RevisionPtr& revB,
@@ -81,7 +153,8 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
   RemoteCompareResult out;
   out.traffic.host = device.host;
   run::CompareResult& result = out.compare;
-  if (const QString why = remoteCompareRefusal(options); !why.isEmpty()) {
+  const bool programB = docB.format() == QLatin1String("pt2");
+  if (const QString why = remoteCompareRefusal(options, programB); !why.isEmpty()) {
     result.error = why;
     return out;
   }
@@ -95,58 +168,90 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
   clock.start();
   AgentConnection connection(device, progress, options.cancel);
   connection.start();  // the host starts Python and torch while A runs here
-  run::Executor ea(revA);
-  const run::RunOptions oa = run::sideRunOptions(options).first;
-  run::RunResult ra = ea.run(inputs, oa);
-  if (!ra.ok) {
+  const auto finishTraffic = [&] {
+    out.traffic.deviceLabel = connection.deviceLabel();
+    out.traffic.bytesSent = connection.bytesSent();
+    out.traffic.bytesReceived = connection.bytesReceived();
+    out.traffic.roundTrips = connection.roundTrips();
+    out.traffic.seconds = clock.elapsed() / 1000.0;
+  };
+  const auto failA = [&](const run::RunResult& ra) {
     result.error = QStringLiteral("A: ") + ra.error.headline();
     result.errorNode = ra.error.node;
+    finishTraffic();
     return out;
-  }
-  QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
-  if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
-  QString error;
-  std::optional<std::vector<c10::IValue>> outputsB;
-  const auto model = savedForRemote(docB, revB, &error);
-  if (model && connection.open(hello, &error)) outputsB = runRemote(connection, *model, inputs, out.traffic, &error);
-  out.traffic.deviceLabel = connection.deviceLabel();
-  out.traffic.bytesSent = connection.bytesSent();
-  out.traffic.bytesReceived = connection.bytesReceived();
-  out.traffic.roundTrips = connection.roundTrips();
-  out.traffic.seconds = clock.elapsed() / 1000.0;
-  if (!outputsB) {
+  };
+  const auto failB = [&](const QString& error) {
     result.error = QStringLiteral("B: ") + error;
     result.errorOnB = true;
+    finishTraffic();
     return out;
-  }
-  run::RunResult rb;
-  rb.ok = true;
-  rb.outputs = std::move(*outputsB);
+  };
 
-  // From here on as a local compare of outputs (compare.cpp's compareGuarded).
-  result.outputs = run::compareOutputs(ra.outputs, rb.outputs, options.tol);
+  run::Executor ea(revA);
+  run::RunOptions oa = run::sideRunOptions(options).first;
+  run::RunResult ra = ea.run(inputs, oa);
+  if (!ra.ok) return failA(ra);
+  QString error;
+  const auto model = savedForRemote(docB, revB, &error);
+  QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
+  if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
+  if (!model || !connection.open(hello, &error)) return failB(error);
+  const model::Revision* nodesOf = options.perNode ? revB.get() : nullptr;
+  auto rb = runRemote(connection, *model, inputs, nodesOf, out.traffic, &error);
+  if (!rb) return failB(error);
+
+  // From here on as a local compare (compare.cpp's compareGuarded), without local errors: those
+  // need B's device on this machine.
+  result.outputs = run::compareOutputs(ra.outputs, rb->outputs, options.tol);
   result.exact = std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.exact; });
   const run::RoundingModel rounding = run::roundingModel(options, *revA, *revB);
-  if (!options.tol.elementwise && !result.exact) {
-    run::RunResult ref = ea.run(inputs, float64Reference(options));
-    if (ref.ok) {
-      std::optional<run::RunResult> measured;
-      if (std::any_of(rounding.ladderB.begin(), rounding.ladderB.end(), [](const run::Explanation& e) { return e.measured; }))
-        if (run::RunResult m = ea.run(inputs, tf32Measured(options)); m.ok) measured = std::move(m);
-      result.outputs = run::compareOutputs(ra.outputs, rb.outputs, options.tol, &ref.outputs, &rounding,
-                                           measured ? &measured->outputs : nullptr);
-      result.roundingJudged = true;
-    } else {
-      result.referenceError = ref.error.headline();
+  const bool measuredRung = std::any_of(rounding.ladderB.begin(), rounding.ladderB.end(), [](const run::Explanation& e) { return e.measured; });
+  std::optional<run::RunResult> ref, measured;
+  const auto runReference = [&](bool keepIntermediates) {
+    ref.reset();
+    measured.reset();
+    run::RunResult r = ea.run(inputs, float64Reference(options, keepIntermediates));
+    if (!r.ok) {
+      result.referenceError = r.error.headline();
+      return;
     }
+    ref = std::move(r);
+    if (!measuredRung) return;
+    if (run::RunResult m = ea.run(inputs, tf32Measured(options, keepIntermediates)); m.ok) measured = std::move(m);
+  };
+  if (!options.tol.elementwise && !result.exact) runReference(options.perNode);
+  if (ref) {
+    result.outputs = run::compareOutputs(ra.outputs, rb->outputs, options.tol, &ref->outputs, &rounding,
+                                         measured ? &measured->outputs : nullptr);
+    result.roundingJudged = true;
   }
   result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.allclose; });
   result.ok = true;
-  result.reason = run::worstOf(result.outputs).reason;
-  if (!result.exact && !result.roundingJudged && !result.referenceError.isEmpty())
-    result.reason += QStringLiteral(" (judged elementwise: no float64 reference, %1)").arg(result.referenceError);
+  // Intermediates: per node on request, or to find where differing outputs part (a program B).
+  if (!options.perNode && (result.equal || !programB)) {
+    result.reason = verdictReason(result);
+    result.runA = std::make_shared<run::RunResult>(std::move(ra));
+    result.runB = std::make_shared<run::RunResult>(std::move(*rb));
+    finishTraffic();
+    return out;
+  }
+  oa.instrumented = oa.keepIntermediates = true;
+  ra = ea.run(inputs, oa);
+  if (!ra.ok) return failA(ra);
+  if (!options.perNode) {  // B's first run kept no values
+    rb = runRemote(connection, *model, inputs, revB.get(), out.traffic, &error);
+    if (!rb) return failB(error);
+  }
+  if (!options.tol.elementwise && (!ref || ref->nodes.empty())) runReference(true);
+  const bool perNodeRounding = ref && !options.tol.elementwise;
+  result.nodes = run::compareNodes(ra, *revA, *rb, *revB, options.matching, options.tol, options.lineageA.get(),
+                                   options.lineageB.get(), perNodeRounding ? &*ref : nullptr, perNodeRounding ? &rounding : nullptr,
+                                   perNodeRounding && measured ? &*measured : nullptr);
+  result.reason = verdictReason(result);
   result.runA = std::make_shared<run::RunResult>(std::move(ra));
-  result.runB = std::make_shared<run::RunResult>(std::move(rb));
+  result.runB = std::make_shared<run::RunResult>(std::move(*rb));
+  finishTraffic();
   return out;
 }
 

@@ -28,10 +28,13 @@ struct RemoteCompareResult {
   RemoteTraffic traffic;
 };
 
-// Why `options` cannot run with a remote B in this version (--per-node, --dtype-b, --autocast,
-// --tf32 emulate), or empty.
-QString remoteCompareRefusal(const run::CompareOptions& options);
+// Why `options` cannot run with a remote B in this version (--dtype-b, --autocast, --tf32
+// emulate; --per-node unless B is a torch.export program, `programB`), or empty.
+QString remoteCompareRefusal(const run::CompareOptions& options, bool programB);
 
+// Intermediates (--per-node, or to find where differing outputs part) come from one node-by-node
+// run of B's program on the host (torch.fx's Interpreter) whose values land on B's nodes by fx
+// name; each node's own local error needs B's device here, so remote rows carry none.
 // `options.deviceB` is the host's device (cpu, cuda:N) for the rounding model; `threads` > 0 sets
 // the host's intra-op threads (0: its default). Never throws.
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const model::Document& docB,
@@ -40,9 +43,10 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const AgentConnection::Progress& progress);
 
 struct RemoteModel;
-// The flat outputs of `model` (sent unless the host has it) on the host for `inputs`. Nullopt
-// with `error` naming the host and the cause.
-std::optional<std::vector<c10::IValue>> runRemote(AgentConnection& connection, const RemoteModel& model,
-                                                  const run::InputSet& inputs, RemoteTraffic& traffic, QString* error);
+// One run of `model` (sent unless the host has it) on the host for `inputs`: its flat outputs
+// and, with `nodesOf` (B's revision, a program), a record per node of it as an instrumented local
+// run keeps them. Nullopt with `error` naming the host and the cause.
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const run::InputSet& inputs,
+                                        const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error);
 
 }  // namespace graft::core::remote

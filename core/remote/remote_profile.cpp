@@ -1,6 +1,7 @@
 #include "core/remote/remote_profile.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
 #include "core/remote/wire_values.h"
 #include "core/run/outside_effects.h"
@@ -21,22 +22,6 @@ QVector<double> numbers(const QJsonValue& array) {
   QVector<double> out;
   for (const auto v : array.toArray()) out << v.toDouble();
   return out;
-}
-
-// Graft's node for each fx name: a program's values carry their fx node's name (io/pt2_import).
-QHash<QString, torch::jit::Node*> nodesByFxName(const model::Revision& revision) {
-  QHash<QString, torch::jit::Node*> byName;
-  for (torch::jit::Node* n : revision.graph()->nodes()) {
-    if (n->kind().is_prim()) continue;
-    for (const torch::jit::Value* v : n->outputs()) {
-      if (!v->hasDebugName()) continue;
-      const QString name = QString::fromStdString(v->debugName());
-      byName.insert(name, n);
-      // A name libtorch made unique ("add.1") still answers to the program's.
-      if (const qsizetype dot = name.lastIndexOf(QLatin1Char('.')); dot > 0) byName.insert(name.left(dot), n);
-    }
-  }
-  return byName;
 }
 
 void fillNodes(const QJsonArray& hostNodes, const model::Revision& revision, int runs, profile::Profile& p,

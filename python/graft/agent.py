@@ -322,6 +322,34 @@ class Agent:
         outputs = [enc.encode(v) for v in leaves(result)]
         return {"outputs": outputs, "ms": ms}, enc.payload()
 
+    def run_nodes(self, h, payload):
+        """One node-by-node run of a program's graph, keeping every node's values (a snapshot, on
+        the CPU): what a per-node compare needs. A node that returns a tuple is sent whole, with
+        the names of the getitems that take its items ("aliases"): Graft's node carries those."""
+        import operator
+        import torch
+        model = self.model(h)
+        if model.graph_module is None:
+            raise Failure("usage", "per-node values need a torch.export program (.pt2) on the host")
+        flat = [decode(t, payload, self.device) for t in h["inputs"]]
+        kept = {}
+
+        def keep(node, value):
+            if node.target is operator.getitem:
+                return
+            kept[node.name] = [v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v for v in leaves(value)]
+
+        interp = make_timed_interpreter()(model.graph_module, self.device, {})
+        interp.keep = keep
+        with torch.no_grad():
+            result = interp.run_flat(flat_args(flat, model))
+        enc = Encoder()
+        outputs = [enc.encode(v) for v in leaves(result)]
+        by_name = {n.name: n for n in model.graph_module.graph.nodes}
+        nodes = [{"name": name, "aliases": [u.name for u in by_name[name].users if u.target is operator.getitem],
+                  "values": [enc.encode(v) for v in values]} for name, values in kept.items()]
+        return {"outputs": outputs, "nodes": nodes}, enc.payload()
+
     def profile(self, h, payload):
         import torch
         model = self.model(h)
@@ -417,6 +445,7 @@ def make_timed_interpreter():
         def __init__(self, gm, device, times):
             super().__init__(gm, garbage_collect_values=True)
             self.device, self.times, self.annotate, self.run_index = device, times, False, 0
+            self.keep = None  # keep(node, value): run_nodes's record of each node
 
         def run_flat(self, flat):
             return self.run(*flat)
@@ -433,6 +462,8 @@ def make_timed_interpreter():
                 t0 = time.perf_counter()
                 r = super().run_node(n)
             self.times.setdefault(n.name, []).append((time.perf_counter() - t0) * 1e3)
+            if self.keep is not None:
+                self.keep(n, r)
             return r
 
     return Timed
@@ -449,7 +480,8 @@ def main():
                       "message": "no torch in %s (%s)" % (sys.executable, one_line(e))})
         return 3
     agent = Agent(channel)
-    handlers = {"hello": agent.hello, "has_model": agent.has_model, "run": agent.run, "profile": agent.profile}
+    handlers = {"hello": agent.hello, "has_model": agent.has_model, "run": agent.run, "run_nodes": agent.run_nodes,
+                "profile": agent.profile}
     while True:
         header = channel.receive_header()
         if header is None or header.get("op") == "bye":
