@@ -154,7 +154,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     // Skipped candidates were not rewritten, so their nodes are still alive and carried.
     for (const Skip& s : outcome.skipped) {
       auto it = carried.byNode.find(s.node);
-      report.skipped.push_back({s.reason, it == carried.byNode.end() ? model::kNoNode : it->second.first, s.op});
+      report.skipped.push_back({s.reason, it == carried.byNode.end() ? model::kNoNode : it->second.first, s.op, s.notChosen});
     }
     carried.prune(*copy.graph);
     result.reports.push_back(report);
@@ -182,7 +182,7 @@ StepReport countMatches(const model::Revision& revision, const Rule& rule, QStri
   }
   if (error) *error = outcome.error;
   report.matches = outcome.matches;
-  for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op});
+  for (const Skip& s : outcome.skipped) report.skipped.push_back({s.reason, revision.idOf(s.node), s.op, s.notChosen});
   report.sites = sitesOf(outcome, [&](const torch::jit::Node* n) { return revision.idOf(n); }, true, shownPathOf);
   return report;
 }

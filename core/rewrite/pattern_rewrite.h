@@ -20,6 +20,7 @@ struct Skip {
   QString reason;
   const torch::jit::Node* node = nullptr;  // the candidate's anchor (the op producing the result)
   QString op;
+  bool notChosen = false;  // as SkippedMatch::notChosen
 };
 
 // One accepted match: its anchor and the op nodes it covers (constants left out).
