@@ -308,6 +308,36 @@ class TestRemote : public QObject {
     QVERIFY2(err.contains("error: graft-test: the agent died during the profile"), err.constData());
   }
 
+  // Graft killed mid-run: the connection ends, and the agent ends with it rather than finish a
+  // run nobody waits for.
+  void agentEndsWithTheConnection() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QProcess p;
+    p.start(qEnvironmentVariable("GRAFT_CLI"), {QStringLiteral("profile"), program("bert.pt2"), QStringLiteral("--runs"),
+                                                QStringLiteral("100000"), QStringLiteral("--device"), device()});
+    QByteArray err;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 120000 && p.state() != QProcess::NotRunning && !err.contains("profiling on")) {
+      p.waitForReadyRead(200);
+      err += p.readAllStandardError();
+    }
+    static const QRegularExpression ready(QStringLiteral("agent ready: pid (\\d+)"));
+    const auto m = ready.match(QString::fromUtf8(err));
+    QVERIFY2(m.hasMatch() && err.contains("profiling on"), err.constData());
+    const QString status = QStringLiteral("/proc/%1/status").arg(m.captured(1));
+    QVERIFY(QFileInfo::exists(status));
+    p.kill();
+    p.waitForFinished();
+    const auto gone = [&] {
+      QFile f(status);
+      return !f.open(QIODevice::ReadOnly) || f.readAll().contains("State:\tZ");
+    };
+    t.restart();
+    while (!gone() && t.elapsed() < 15000) QThread::msleep(100);
+    QVERIFY2(gone(), "the agent outlived its connection");
+  }
+
   // A Python without torch on the host: "no torch", naming the host (the given Python, and the
   // one found on the PATH).
   void hostWithoutTorch() {

@@ -469,6 +469,34 @@ def make_timed_interpreter():
     return Timed
 
 
+class HangUpWatch:
+    """While a request runs, Graft sends nothing until the reply: anything on stdin then, or its
+    end (the connection dropped, Graft cancelled or was killed), ends the agent at once instead of
+    after a long run nobody waits for."""
+
+    def __init__(self, fd):
+        import threading
+        self.fd, self.active = fd, threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self):
+        import select
+        while True:
+            self.active.wait()
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.5)
+            except (OSError, ValueError):
+                return
+            if ready and self.active.is_set():
+                os._exit(4)
+
+    def __enter__(self):
+        self.active.set()
+
+    def __exit__(self, *exc):
+        self.active.clear()
+
+
 def main():
     rx, tx = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # anything printed by a model goes to stderr, never into the protocol
@@ -480,6 +508,7 @@ def main():
                       "message": "no torch in %s (%s)" % (sys.executable, one_line(e))})
         return 3
     agent = Agent(channel)
+    watch = HangUpWatch(rx.fileno())
     handlers = {"hello": agent.hello, "has_model": agent.has_model, "run": agent.run, "run_nodes": agent.run_nodes,
                 "profile": agent.profile}
     while True:
@@ -496,7 +525,8 @@ def main():
                     raise Failure("usage", "unknown request %r" % header.get("op"))
                 if header.get("op") != "hello" and agent.device is None:
                     raise Failure("usage", "hello first")
-                reply = handler(header, payload)
+                with watch:
+                    reply = handler(header, payload)
             out = b""
             if isinstance(reply, tuple):
                 reply, out = reply
