@@ -157,6 +157,32 @@ class TstModel : public QObject {
       QVERIFY2(groups.value(it.key()) == it.value().toInt(),
                qPrintable(QStringLiteral("%1: %2 groups, %3 calls").arg(it.key()).arg(groups.value(it.key())).arg(it.value().toInt())));
   }
+  // A node an edit adds with only a call stack (copied from its neighbour) joins that neighbour's
+  // call: a relu added after the block's second relu is drawn in `relu (2)`, not in the first.
+  void newNodeJoinsTheCallOfItsStack() {
+    auto loaded = io::loadFile(graft::test::testdata(QStringLiteral("resnet18.pt")));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    const auto base = loaded.document->current();
+    model::NodeId second = model::kNoNode;
+    for (model::NodeId id : base->opNodeIds())
+      if (base->modulePathOf(id) == QLatin1String("layer1.0.relu (2)")) second = id;
+    QVERIFY(second != model::kNoNode);
+    auto copy = base->cloneGraph();
+    torch::jit::Node* relu = nullptr;
+    for (const auto& [node, id] : copy.ids)
+      if (id == second) relu = const_cast<torch::jit::Node*>(node);
+    QVERIFY(relu);
+    auto* added = copy.graph->create(c10::Symbol::fromQualString("aten::relu"), {relu->output()});
+    added->insertAfter(relu);
+    added->setCallStack(*relu->callstack());
+    relu->output()->replaceAllUsesAfterNodeWith(added, added->output());
+    auto next = model::Revision::derived(*base, copy.graph, copy.ids, QStringLiteral("add relu"), loaded.document->ids());
+    const model::NodeId id = next->idOf(added);
+    QCOMPARE(next->placeOf(id).path(), QStringLiteral("layer1.0.relu"));
+    QCOMPARE(next->modulePathOf(id), QStringLiteral("layer1.0.relu (2)"));
+    const auto view = model::GraphView::build(*next);
+    QCOMPARE(view.node(id)->group, view.node(second)->group);
+  }
   void nodeIdsAreStableAcrossRevisions() {
     auto doc = sample("mlp");
     const auto base = doc->current();

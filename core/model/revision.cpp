@@ -7,7 +7,10 @@
 
 #include <torch/script.h>
 
+#include <QtCore/QHash>
+
 #include <sstream>
+#include <utility>
 
 namespace graft::core::model {
 
@@ -88,6 +91,7 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
   rev->module_ = base.module_;
   rev->graph_ = std::move(graph);
   rev->frozen_ = base.frozen_;
+  rev->trust_ = base.trust_;
   rev->symbolRanges_ = base.symbolRanges_;
   rev->name_ = std::move(name);
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
@@ -99,7 +103,20 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
   rev->change_ = inferChange(base, *rev);
   rev->lineage_ = base.lineage_.then(rev->change_);
   // Places: a kept node keeps its own; a new node takes the place of what it derives from (a
-  // rule's replacement stays in the module of the nodes it replaced), else its call stack.
+  // rule's replacement stays in the module of the nodes it replaced), else its call stack, in the
+  // call of a kept node with the same stack (the call sites that led there name the call).
+  QHash<QString, const NodePlace*> placeByStack;  // the innermost call key -> a kept node's place
+  bool stacksRead = false;
+  const auto keptPlaceWithStack = [&](const QString& key) -> const NodePlace* {
+    if (!std::exchange(stacksRead, true))
+      for (const auto& [node, id] : rev->idByNode_) {
+        auto p = base.nodeOf(id) ? base.places_.find(id) : base.places_.end();
+        if (p == base.places_.end()) continue;
+        QStringList keys;
+        if (modulePathParts(node, nullptr, &keys) == p->second.modulePath && !keys.isEmpty()) placeByStack.insert(keys.back(), &p->second);
+      }
+    return placeByStack.value(key);
+  };
   for (const auto& [node, id] : rev->idByNode_) {
     if (base.nodeOf(id)) {
       if (auto p = base.places_.find(id); p != base.places_.end()) rev->places_[id] = p->second;
@@ -107,10 +124,18 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
     }
     std::vector<const NodePlace*> sources;
     if (auto c = rev->change_.changed.find(id); c != rev->change_.changed.end())
-  rev->trust_ = base.trust_;
       for (NodeId from : c->second.from)
         if (auto p = base.places_.find(from); p != base.places_.end()) sources.push_back(&p->second);
-    NodePlace place = sources.empty() ? placeFromCallStack(node) : commonPlace(sources);
+    NodePlace place;
+    if (!sources.empty()) {
+      place = commonPlace(sources);
+    } else {
+      QStringList keys;
+      place = placeFromCallStack(node, &keys);
+      if (!keys.isEmpty())
+        if (const NodePlace* kept = keptPlaceWithStack(keys.back()); kept && kept->modulePath == place.modulePath)
+          place.moduleCalls = kept->moduleCalls;
+    }
     if (!place.modulePath.isEmpty() || place.sourceLine > 0) rev->places_[id] = std::move(place);
   }
   return rev;

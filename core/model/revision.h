@@ -23,7 +23,6 @@ struct Module;
 namespace graft::core::model {
 
 class Revision;
-using RevisionPtr = std::shared_ptr<const Revision>;
 
 // Whether the user trusts the file a document comes from to run ops that reach outside the process
 // (model/effect_ops.h): `--trust`, or yes to the window's prompt. One flag shared by every revision
@@ -37,6 +36,7 @@ class SourceTrust {
   std::atomic<bool> trusted_{false};
 };
 
+using RevisionPtr = std::shared_ptr<const Revision>;
 
 // Hands out NodeIds that are never reused within one document.
 class NodeIdSource {
@@ -78,9 +78,9 @@ class Revision {
   const torch::jit::Module& module() const { return *module_; }
   std::shared_ptr<torch::jit::Graph> graph() const { return graph_; }
   bool frozen() const { return frozen_; }
-  // The ranges the program allows its symbolic dimensions (empty for TorchScript).
   // The document's trust in its source, shared by all its revisions (derived ones inherit it).
   const std::shared_ptr<SourceTrust>& sourceTrust() const { return trust_; }
+  // The ranges the program allows its symbolic dimensions (empty for TorchScript).
   const SymbolRanges& symbolRanges() const { return symbolRanges_; }
   const QString& name() const { return name_; }
 
@@ -121,10 +121,10 @@ class Revision {
   mutable std::shared_ptr<torch::jit::Module> runnable_;
   mutable std::mutex runnableMutex_;
   bool frozen_ = true;
+  std::shared_ptr<SourceTrust> trust_ = std::make_shared<SourceTrust>();
   SymbolRanges symbolRanges_;
   QString name_;
   Change change_;
-  std::shared_ptr<SourceTrust> trust_ = std::make_shared<SourceTrust>();
   Lineage lineage_;
   std::unordered_map<NodeId, NodePlace> places_;
 };
