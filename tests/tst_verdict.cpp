@@ -355,6 +355,24 @@ class TstVerdict : public QObject {
     QVERIFY(r.json().value(QStringLiteral("verdict_reason")).toString().contains(QStringLiteral("beyond atol 0, rtol 0")));
   }
 
+  // The culprit is the node whose own output first leaves float16's range, in-place writes
+  // after it or not: resnet18's layer3.0.bn2 (its output is then written by `out += identity`),
+  // where stock .half() first goes non-finite, not the relu_ that only carries the inf on.
+  void culpritWrittenInPlaceLater() {
+    QFile f(verdictFile(QStringLiteral("r18_overflow.json")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString stockFirst = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("first_non_finite")).toString();
+    QCOMPARE(stockFirst, QStringLiteral("layer3.0.bn2"));
+    const auto r = compare({verdictFile(QStringLiteral("r18_overflow.pt")), QStringLiteral("--dtype-b"), QStringLiteral("float16"),
+                            QStringLiteral("--input"), verdictFile(QStringLiteral("r18_overflow.x.pt")), QStringLiteral("--per-node")});
+    QVERIFY2(r.exitCode == 1, qPrintable(describe(r)));
+    const QJsonObject first = r.json().value(QStringLiteral("first_divergence")).toObject();
+    QCOMPARE(first.value(QStringLiteral("module_path")).toString(), stockFirst);
+    const QJsonObject culprit = r.json().value(QStringLiteral("culprit")).toObject();
+    QCOMPARE(culprit.value(QStringLiteral("module_path")).toString(), stockFirst);
+    QCOMPARE(culprit.value(QStringLiteral("op")).toString(), QStringLiteral("aten::batch_norm"));
+  }
+
   // Culprits are nodes that introduce error in what they finally hold: not a buffer filled in
   // place later (swin's new_zeros then fill_), not an op whose only difference is integer
   // indices (max_pool2d_with_indices); and reduce's repro holds the culprit.

@@ -22,6 +22,9 @@ Writes into OUTDIR/verdict (skipping files already there):
   bloom.pt2, .x.pt, .json      a tiny random transformers Bloom (2 layers, hidden 32) exported with input_ids
                                1x8; its alibi tensor is cast to float32 in the program; the json holds stock
                                .half()'s max abs error and the output's scale
+  r18_overflow.pt, .x.pt, .json  resnet18 (traced, 1x3x64x64) with layer3.0.bn2's scale times 3e4: stock .half()
+                               first goes non-finite at that batch norm (found with forward hooks, in the json),
+                               whose output `out += identity` then writes in place
 Run with the venv interpreter: .venv/bin/python make_verdict_models.py OUTDIR
 """
 import copy
@@ -161,11 +164,41 @@ def make_bloom(out):
         json.dump(facts, f, indent=1)
 
 
+def make_r18_overflow(out):
+    if os.path.exists(os.path.join(out, "r18_overflow.json")):
+        return
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18().eval()
+    x = torch.randn(1, 3, 64, 64)
+    with torch.no_grad():
+        model.layer3[0].bn2.weight.mul_(3e4)
+        save_atomic(x, os.path.join(out, "r18_overflow.x.pt"))
+        save_atomic(torch.jit.trace(model, x, check_trace=False), os.path.join(out, "r18_overflow.pt"), torch.jit.save)
+        half = copy.deepcopy(model).half()
+        first = []
+
+        def hook(name):
+            def record(module, inputs, output):
+                if not first and not torch.isfinite(output).all():
+                    first.append(name)
+            return record
+
+        for name, module in half.named_modules():
+            if not list(module.children()):
+                module.register_forward_hook(hook(name))
+        half(x.half())
+    assert first, "stock float16 stays finite"
+    with open(os.path.join(out, "r18_overflow.json"), "w") as f:
+        json.dump({"first_non_finite": first[0]}, f, indent=1)
+
+
 def main(outdir):
     out = os.path.join(outdir, "verdict")
     os.makedirs(out, exist_ok=True)
     make_subnormal(out)
     make_bloom(out)
+    make_r18_overflow(out)
     facts_path = os.path.join(out, "verdict.json")
     if os.path.exists(facts_path):
         return
