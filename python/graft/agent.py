@@ -174,13 +174,17 @@ class Model:
         if fmt == "pt2":
             ep = self._load_program(path)
             self.in_spec = ep.call_spec.in_spec
-            if device.type != "cpu":
+            moved = device.type == "cpu"
+            if not moved:
                 try:
-                    from torch.export.passes import move_to_device_pass
+                    from torch.export.passes import move_to_device_pass  # torch 2.6 and later
                     ep = move_to_device_pass(ep, str(device))
+                    moved = True
                 except ImportError:
                     pass
             self.module = ep.module()
+            if not moved:  # older torch: weights moved, device arguments kept (pytorch/pytorch#121761)
+                self.module = self.module.to(device)
             self.graph_module = self.module
         else:
             # TorchScript: the same trust rules as opening it locally (docs/remote.md).
