@@ -50,6 +50,12 @@ class TestUntrusted : public QObject {
       return QStringList{command, model, QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--warmup"),
                          QStringLiteral("0")} + input;
     if (command == QLatin1String("shapes")) return QStringList{command, model} + input;
+    if (command == QLatin1String("diff")) return {command, model, model};
+    if (command == QLatin1String("report"))
+      return QStringList{command, model, QStringLiteral("--html"), out_.filePath(QStringLiteral("report.html"))} + input;
+    if (command == QLatin1String("precision") || command == QLatin1String("reduce"))
+      return QStringList{command, model, QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("-o"),
+                         out_.filePath(command + QStringLiteral(".pt2"))} + input;
     return {command, model};
   }
 
@@ -92,7 +98,8 @@ class TestUntrusted : public QObject {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("command");
     for (const char* model : {"setstate_writes.pt", "setstate_loops.pt"})
-      for (const char* command : {"info", "layout", "shapes", "compare", "rewrite", "profile"})
+      for (const char* command : {"info", "ir", "layout", "diff", "report", "shapes", "compare", "rewrite", "profile",
+                                  "precision", "reduce"})
         QTest::addRow("%s %s", command, model) << QString::fromLatin1(model) << QString::fromLatin1(command);
   }
   void openingRunsNothing() {
@@ -126,7 +133,8 @@ class TestUntrusted : public QObject {
         {"loop_saves.pt", "aten::save"},    {"method_saves.pt", "aten::save"},      {"save.pt2", "aten::save"},
         {"maps.pt2", "aten::from_file"}};
     for (const auto& [model, op] : models)
-      for (const char* command : {"info", "layout", "shapes", "compare", "rewrite", "profile"})
+      for (const char* command : {"info", "ir", "layout", "diff", "report", "shapes", "compare", "rewrite", "profile",
+                                  "precision", "reduce"})
         QTest::addRow("%s %s", command, model) << QString::fromLatin1(model) << QString::fromLatin1(command)
                                                << QString::fromLatin1(op);
   }
@@ -136,8 +144,13 @@ class TestUntrusted : public QObject {
     QFETCH(QString, op);
     const auto r = runCli(commandLine(command, file(model)), 120000);
     const QString err = QString::fromUtf8(r.err);
-    if (command == QLatin1String("info") || command == QLatin1String("layout")) {
+    static const QStringList reading{QStringLiteral("info"), QStringLiteral("ir"), QStringLiteral("layout"),
+                                     QStringLiteral("diff")};
+    if (reading.contains(command)) {
       QVERIFY2(r.exitCode == 0, qPrintable(err));
+    } else if (command == QLatin1String("report")) {
+      // The report is written without the runs, and says why.
+      QVERIFY2(r.exitCode == 0 && err.contains(op) && err.contains(QLatin1String("--trust")), qPrintable(err));
     } else {
       QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(err)));
       QVERIFY2(err.contains(op) && err.contains(QLatin1String("--trust")), qPrintable(err));
