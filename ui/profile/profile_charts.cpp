@@ -57,6 +57,12 @@ void fitAxis(QValueAxis* axis, double low, double high, int ticks = 4) {
   axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
+// QtCharts replaces a label with "…" when it thinks it lacks room, even where the text would fit
+// (docked at 1366x768 every op name and run number was elided): labels are drawn whole.
+void showWholeLabels(QChart* chart) {
+  for (QAbstractAxis* axis : chart->axes()) axis->setTruncateLabels(false);
+}
+
 void resetChart(QChart* chart) {
   chart->removeAllSeries();
   for (auto* axis : chart->axes()) {
@@ -133,6 +139,7 @@ void ProfileCharts::showMemory(const QVector<Series>& series) {
   x->applyNiceNumbers();
   x->setLabelFormat(QStringLiteral("%d"));
   fitAxis(y, 0, maxMiB * 1.05 + 1e-6);
+  showWholeLabels(chart);
   memory_->setVisible(!chart->series().isEmpty());
 }
 
@@ -185,6 +192,8 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
     }
   }
   bars->addSeries(barSeries);
+  // The legend beside the bars: the height goes to the op kinds' rows and their names.
+  bars->legend()->setAlignment(Qt::AlignRight);
   auto* cat = new QBarCategoryAxis();
   QStringList labels;
   for (const auto& op : ops) labels << op.section(QStringLiteral("::"), 1);
@@ -204,8 +213,7 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   QChart* lines = latency_->chart();
   resetChart(lines);
   auto* x = new QValueAxis();
-  x->setTitleText(tr("run"));
-  x->setLabelFormat(QStringLiteral("%d"));
+  x->setLabelFormat(QStringLiteral("%d"));  // the run's number: the chart's title names the axis
   auto* y = new QValueAxis();
   lines->addAxis(x, Qt::AlignBottom);
   lines->addAxis(y, Qt::AlignLeft);
@@ -258,6 +266,7 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
   const bool several = series.size() > 1 || !byOp_->chart()->series().isEmpty() && byOp_->chart()->legend()->markers().size() > 1;
   for (QChartView* view : {byOp_, latency_}) view->chart()->legend()->setVisible(several);
   showMemory(series);
+  for (QChartView* view : {byOp_, latency_, distribution_}) showWholeLabels(view->chart());
 }
 
 }  // namespace graft::ui
