@@ -687,6 +687,31 @@ class TstRewrite : public QObject {
     QCOMPARE(QJsonDocument::fromJson(keys.out).array(), stock.value("state_dict").toArray());
   }
 
+  // fuse-linear-relu computes its output shape with TorchScript list ops (aten::size(x), a
+  // slice, a concatenation), which fx has no node for: on a program whose sizes never change
+  // the list is one constant, so the rewrite saves as .pt2, and stock PyTorch loads it and
+  // computes the same outputs (the torch.fx walkthrough's CustomModel, 2-D; a 3-D MLP).
+  void fuseLinearReluSavesAsPt2_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("custom_model") << "custom_model";
+    QTest::newRow("silu_mlp") << "silu_mlp";
+  }
+  void fuseLinearReluSavesAsPt2() {
+    QFETCH(QString, model);
+    const auto made = runPython(sourceFile("tests/python/make_python_rule_models.py"), {testdata("python_rules")});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    const QString in = testdata("python_rules/" + model + ".pt2");
+    const QString out = tmp_.filePath(model + "-fused.pt2");
+    const auto r = runCli({"rewrite", in, "--rule", "fuse-linear-relu", "-o", out, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.json().value("applied").toArray().at(0).toObject().value("matches").toInt(), 1);
+    const auto py = runPython(sourceFile("tests/python/check_pt2.py"), {in, out, testdata("python_rules/" + model + ".inputs.pt")});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    const auto verdict = QJsonDocument::fromJson(py.out).object();
+    QCOMPARE(verdict.value("max_abs").toDouble(), 0.0);
+    QCOMPARE(verdict.value("op_histogram").toObject().value("aten._addmm_activation.default").toInt(), 1);
+  }
+
   // The bias-free linear is left alone, with the condition named.
   void fuseLinearReluNeedsBias() {
     const auto r = runCli({"rewrite", testdata("rewrite/linear_relu.pt"), "--rule", "fuse-linear-relu",

@@ -263,6 +263,7 @@ class Exporter {
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
       if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
+      if (onlyStaticSizeLists(n)) continue;  // a constant in its consumers' arguments
       if (isScalarCall(n)) {
         if (auto call = pt2::pythonCallOf(k)) {
           addPythonCall(n, *call, rootType);
@@ -391,9 +392,54 @@ class Exporter {
     return meta;
   }
 
+  // An int list computed from sizes that never change (aten::size(x), slices and concatenations
+  // of such lists, as fuse-linear-relu's replacement computes its output shape): fx has no node
+  // for these TorchScript list ops, and on static sizes the list is one constant, written in its
+  // consumers' place. A list that depends on a symbolic size is not one.
+  bool isStaticSizeList(const Value* v, int depth = 0) {
+    const auto list = v->type()->cast<c10::ListType>();
+    if (!list || list->getElementType()->kind() != c10::TypeKind::IntType || depth > 16) return false;
+    const Node* p = v->node();
+    if (p->kind() == c10::prim::Constant) return true;
+    if (p->kind() != c10::prim::ListConstruct && (!p->kind().is_aten() || !p->blocks().empty())) return false;
+    for (const Value* in : p->inputs()) {
+      if (torch::jit::toIValue(in)) continue;
+      if (in->type()->cast<c10::TensorType>()) {
+        for (const SymSize& size : shapeOf(in))
+          if (size.symbolic()) return false;
+        continue;
+      }
+      if (in->type()->cast<c10::ListType>()) {
+        if (!isStaticSizeList(in, depth + 1)) return false;
+        continue;
+      }
+      // An int: a size of a tensor whose sizes never change.
+      const Node* q = in->node();
+      const bool size = (q->kind() == c10::aten::size || q->kind() == c10::aten::sym_size) && q->inputs().size() == 2;
+      if (!size || !q->input(0)->type()->cast<c10::TensorType>()) return false;
+      for (const SymSize& s : shapeOf(q->input(0)))
+        if (s.symbolic()) return false;
+    }
+    const auto value = valueOf(v);
+    return value && value->isIntList();
+  }
+
+  // A node that only computes static size lists (folded into its consumers, not written).
+  bool onlyStaticSizeLists(const Node* n) {
+    if (n->outputs().empty() || n->kind() == c10::prim::ListConstruct) return false;
+    for (const Value* o : n->outputs())
+      if (!isStaticSizeList(o)) return false;
+    return true;
+  }
+
   QJsonObject encode(const Value* v, const c10::Argument& arg) {
     const Node* p = v->node();
     const c10::TypePtr& type = arg.type();
+    if (p->kind() != c10::prim::Constant && p->kind() != c10::prim::ListConstruct && isStaticSizeList(v)) {
+      QJsonArray items;
+      for (int64_t i : valueOf(v)->toIntVector()) items.append(qint64(i));
+      return {{"as_ints", items}};
+    }
     if (p->kind() == c10::prim::Constant) {
       const auto iv = torch::jit::toIValue(v);
       if (!iv || iv->isNone()) return {{"as_none", true}};
@@ -507,7 +553,12 @@ class Exporter {
         continue;
       }
       auto s = sample_.find(o);
-      if (s == sample_.end()) fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
+      if (s == sample_.end()) {
+        if (o->type()->cast<c10::ListType>())
+          fail(QStringLiteral("%1 computes a list of sizes that changes with the input sizes, which Graft cannot write as .pt2 yet; "
+                              "save the revision as TorchScript (.pt) instead").arg(target));
+        fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
+      }
       tensorValues_.insert(name, metaOf(o, s->second));
       outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", name}}}});
     }
@@ -743,6 +794,17 @@ class Exporter {
     if (auto it = scalars_.find(v); it != scalars_.end()) return it->second;
     if (auto constant = torch::jit::toIValue(v)) return constant;
     const Node* n = v->node();
+    if (n->kind() == c10::prim::ListConstruct) {  // a list of sizes
+      const auto list = v->type()->cast<c10::ListType>();
+      if (!list || list->getElementType()->kind() != c10::TypeKind::IntType) return std::nullopt;
+      c10::List<int64_t> items;
+      for (const Value* in : n->inputs()) {
+        const auto item = valueOf(in);
+        if (!item || !item->isInt()) return std::nullopt;
+        items.push_back(item->toInt());
+      }
+      return c10::IValue(items);
+    }
     if (!n->maybeOperator()) return std::nullopt;
     torch::jit::Stack stack;
     for (const Value* in : n->inputs()) {
