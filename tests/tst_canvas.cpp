@@ -780,6 +780,20 @@ class TstCanvas : public QObject {
     QVERIFY(scene->nodeItem(deep));
     QVERIFY2(shownRect().contains(scene->nodeItem(deep)->rect()), "Expand All lost the selected node");
     QCOMPARE(c->zoom(), 2.0);  // at the zoom the user chose
+    // Find, from the whole graph fitted far out: the node it finds is shown at reading size.
+    c->collapseAll();
+    QVERIFY(waitLayout(c));
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    c->fitToWindow();
+    QVERIFY(c->zoom() < graft::ui::canvas::kTextLod);
+    auto* find = w.findChild<graft::ui::FindBar*>();
+    QVERIFY(find->search(QStringLiteral("layer4.0.downsample")) >= 1);
+    QVERIFY(waitLayout(c));
+    const auto found = w.selectedNode();
+    QVERIFY(scene->nodeItem(found));
+    QVERIFY2(shownRect().contains(scene->nodeItem(found)->rect()), "Find left the found node out of view");
+    QVERIFY(c->zoom() >= graft::ui::canvas::kTextLod);
   }
 
   // Shape labels on edges are drawn at least 9 px high at 100% zoom, each in a rect that holds

@@ -305,6 +305,10 @@ class TstProfile : public QObject {
     for (const char* key : {"runs", "median_ms", "p10_ms", "p90_ms", "forward_median_ms", "nodes", "by_op"})
       QVERIFY2(json.contains(QLatin1String(key)), key);
     QCOMPARE(json.value("runs").toInt(), 3);
+    // The overhead as a ratio of medians and as the percentage it means.
+    const double ratio = json.value("median_ms").toDouble() / json.value("forward_median_ms").toDouble();
+    QVERIFY(qAbs(json.value("overhead_ratio").toDouble() - ratio) < 1e-9);
+    QVERIFY(qAbs(json.value("overhead_percent").toDouble() - (ratio - 1) * 100) < 1e-6);
   }
   void foldConvBnShowsInTheProfile() {
     auto loaded = io::loadFile(graft::test::testdata(QStringLiteral("resnet18.pt")));

@@ -76,6 +76,7 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
   }
   core::io::LoadOptions options;
   options.freeze = !parser.isSet(QStringLiteral("no-freeze"));
+  options.trust = parser.isSet(QStringLiteral("trust"));
   core::io::LoadResult result;
   if (parser.isSet(QStringLiteral("sample")) && index == 0) {
     result = core::io::loadSample(parser.value(QStringLiteral("sample")), options);
@@ -95,7 +96,6 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
     fail(result.error.diagnostics(sample ? QString() : files.value(fileIndex)));
     return nullptr;
   }
-  options.trust = parser.isSet(QStringLiteral("trust"));
   return std::move(result.document);
 }
 

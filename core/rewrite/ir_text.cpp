@@ -12,7 +12,7 @@ QString RuleError::toString() const {
 }
 
 model::Diagnostic RuleError::diagnostic() const {
-  auto d = model::Diagnostic::error(QStringLiteral("rewrite"), message);
+  auto d = model::Diagnostic::error(QStringLiteral("rewrite"), message, hint);
   d.file = file;
   d.line = line;
   d.column = column;

@@ -1,8 +1,10 @@
 #include "core/rewrite/python_rules.h"
 
+#include "core/io/file_policy.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/run/input_set.h"
+#include "core/rewrite/python_worker.h"
 #include "core/rewrite/rule_parser.h"
 
 #include <torch/csrc/jit/ir/ir.h>
@@ -12,12 +14,11 @@
 #include <ATen/Parallel.h>
 
 #include <QtCore/QDir>
-#include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
-#include <QtCore/QProcess>
+#include <QtCore/QStandardPaths>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 
@@ -26,8 +27,6 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-
-static void initPythonResources() { Q_INIT_RESOURCE(graft_python); }
 
 namespace graft::core::rewrite {
 
@@ -46,6 +45,15 @@ int lastLineIn(const QString& dump, const QString& file) {
     if (QFileInfo(m.captured(1)).canonicalFilePath() == want) return m.captured(2).toInt();
   }
   return line;
+}
+
+// The end of a text file the child wrote (at most 64 KiB), empty unless it is a regular file.
+QString tailOf(const QString& path) {
+  if (!io::checkInputFile(path, QStringLiteral("Python output")).isEmpty()) return {};
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  if (f.size() > 65536) f.seek(f.size() - 65536);
+  return QString::fromUtf8(f.read(65536)).trimmed();
 }
 
 bool writeResource(const QString& from, const QString& to) {
@@ -263,19 +271,37 @@ QString torchLibraryPath() {
 
 bool isPythonRuleFile(const QString& spec) { return spec.endsWith(QLatin1String(".py"), Qt::CaseInsensitive); }
 
-QString pythonInterpreter() {
-  const QString env = qEnvironmentVariable("GRAFT_PYTHON");
-  if (!env.isEmpty()) return env;
-  // …/<env>/lib/pythonX.Y/site-packages/torch/lib/libtorch_cpu.so → …/<env>/bin/python
+namespace {
+
+// The Python of the environment whose torch wheel this process's libtorch comes from:
+// <env>/lib/pythonX.Y/site-packages/torch/lib/libtorch_cpu.so → <env>/bin/pythonX.Y (a venv, conda,
+// /usr with dist-packages), else pythonX.Y on PATH (a user install in ~/.local). Empty when none.
+QString interpreterBesideTorch() {
   const QString lib = torchLibraryPath();
-  if (!lib.isEmpty()) {
-    QDir dir = QFileInfo(lib).absoluteDir();  // torch/lib
-    for (int up = 0; up < 4 && dir.cdUp(); ++up) {}
-    for (const char* name : {"bin/python", "bin/python3"}) {
-      const QString candidate = dir.filePath(QLatin1String(name));
-      if (QFileInfo(candidate).isExecutable()) return candidate;
-    }
+  if (lib.isEmpty()) return {};
+  QDir dir = QFileInfo(lib).absoluteDir();  // torch/lib
+  if (!dir.cdUp() || dir.dirName() != QLatin1String("torch")) return {};
+  if (!dir.cdUp()) return {};  // site-packages or dist-packages
+  if (!dir.cdUp()) return {};  // pythonX.Y (Debian: python3)
+  const QString version = dir.dirName();
+  if (!version.startsWith(QLatin1String("python"))) return {};
+  if (!dir.cdUp() || !dir.cdUp()) return {};  // lib, then the environment
+  QStringList names{version, QStringLiteral("python3"), QStringLiteral("python")};
+  names.removeDuplicates();
+  for (const QString& name : names) {
+    const QString candidate = dir.filePath(QStringLiteral("bin/") + name);  // a venv's python is a link: kept as is
+    if (QFileInfo(candidate).isFile() && QFileInfo(candidate).isExecutable()) return candidate;
   }
+  return QStandardPaths::findExecutable(version);
+}
+
+}  // namespace
+
+QString pythonInterpreter() {
+  if (const QString env = qEnvironmentVariable("GRAFT_PYTHON"); !env.isEmpty()) return env;
+  // The installed launcher names the Python it found torch through.
+  if (const QString launcher = qEnvironmentVariable("GRAFT_TORCH_PYTHON"); !launcher.isEmpty()) return launcher;
+  if (const QString beside = interpreterBesideTorch(); !beside.isEmpty()) return beside;
   return QStringLiteral("python3");
 }
 
@@ -287,97 +313,62 @@ int pythonTimeoutSeconds() {
 
 QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir, const QJsonObject& request,
                            RuleError& error, const std::atomic<bool>* cancel) {
-  initPythonResources();
-  if (!QFileInfo(path).isFile()) {
-    error = errorAt(path, 0, QStringLiteral("no such rule file"));
-    return {};
-  }
-  // The child's graft package (graft.rules and the compiler) comes from Graft's own resources,
-  // so the rule file gets the API of this Graft whatever is installed in that Python.
-  const QString pkg = QDir(workDir).filePath(QStringLiteral("pkg/graft"));
-  QDir().mkpath(pkg);
-  for (const char* name : {"__init__.py", "rules.py", "_rule_compiler.py", "_module_compiler.py"})
-    if (!writeResource(QStringLiteral(":/python/graft/") + QLatin1String(name), pkg + QLatin1Char('/') + QLatin1String(name))) {
-      error = errorAt(path, 0, QStringLiteral("cannot write Graft's Python helper %1 into %2").arg(QLatin1String(name), pkg));
-      return {};
-    }
+  const bool module = mode == QLatin1String("module");
+  const QString what = module ? QStringLiteral("module file") : QStringLiteral("rule file");
+  const auto failAt = [&](int line, const QString& message, const QString& hint = {}) {
+    error = errorAt(path, line, message);
+    error.hint = hint;
+    return QJsonObject();
+  };
+  if (!QFileInfo(path).isFile()) return failAt(0, QStringLiteral("no such %1").arg(what));
   const QString out = QDir(workDir).filePath(QStringLiteral("out"));
   QDir().mkpath(out);
-  const int timeout = pythonTimeoutSeconds();
-  QStringList args{pkg + QStringLiteral("/_rule_compiler.py"), mode, QFileInfo(path).absoluteFilePath(), out,
-                   QString::number(timeout)};
+  PythonJob job;
+  job.mode = mode;
+  job.path = QFileInfo(path).absoluteFilePath();
+  job.outDir = out;
+  job.timeoutSeconds = pythonTimeoutSeconds();
+  job.cancel = cancel;
   if (!request.isEmpty()) {
-    const QString req = QDir(workDir).filePath(QStringLiteral("request.json"));
-    QFile f(req);
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(request).toJson(QJsonDocument::Compact)) < 0) {
-      error = errorAt(path, 0, QStringLiteral("cannot write %1").arg(req));
-      return {};
-    }
-    args << req;
+    job.requestFile = QDir(workDir).filePath(QStringLiteral("request.json"));
+    QFile f(job.requestFile);
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(request).toJson(QJsonDocument::Compact)) < 0)
+      return failAt(0, QStringLiteral("cannot write %1").arg(job.requestFile));
   }
-  QProcess p;
-  auto env = QProcessEnvironment::systemEnvironment();
-  const QString pythonPath = env.value(QStringLiteral("PYTHONPATH"));
-  env.insert(QStringLiteral("PYTHONPATH"), QDir(workDir).filePath(QStringLiteral("pkg")) +
-                                               (pythonPath.isEmpty() ? QString() : QLatin1Char(':') + pythonPath));
-  env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
-  env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
-  p.setProcessEnvironment(env);
-  p.setWorkingDirectory(QFileInfo(path).absolutePath());
-  QString python = pythonInterpreter();
-  // A relative path ($GRAFT_PYTHON=.venv/bin/python) is the caller's, not the rule folder's.
-  if (python.contains(QLatin1Char('/')) && QFileInfo(python).isRelative()) python = QFileInfo(python).absoluteFilePath();
-  p.start(python, args);
-  if (!p.waitForStarted(30000)) {
-    error = errorAt(path, 0, QStringLiteral("cannot start Python '%1' to run the rule file: %2 (set GRAFT_PYTHON to a Python with torch)")
-                                 .arg(python, p.errorString()));
-    return {};
-  }
-  p.closeWriteChannel();
-  // The child stops itself at the timeout with its stack dumped (faulthandler); this is the backstop.
-  QElapsedTimer clock;
-  clock.start();
-  bool finished = false;
-  while (!(finished = p.waitForFinished(100)) && p.state() != QProcess::NotRunning &&
-         clock.elapsed() < qint64(2 * timeout + 60) * 1000) {
-    if (cancel && cancel->load()) {  // nobody wants the answer any more (a newer edit in the editor)
-      p.kill();
-      p.waitForFinished(5000);
-      error = errorAt(path, 0, QStringLiteral("cancelled"));
-      return {};
-    }
-  }
-  if (!finished && p.state() == QProcess::NotRunning) finished = true;
-  if (!finished) {
-    p.kill();
-    p.waitForFinished(5000);
-  }
-  const QString stderrText = QString::fromUtf8(p.readAllStandardError());
-  QFile result(QDir(out).filePath(QStringLiteral("result.json")));
-  if (finished && result.open(QIODevice::ReadOnly)) {
-    const QJsonObject json = QJsonDocument::fromJson(result.readAll()).object();
+  const PythonJobEnd end = runPythonJob(job);
+  using How = PythonJobEnd::How;
+  if (end.how == How::Cancelled) return failAt(0, QStringLiteral("cancelled"));
+  if (end.how == How::Failed)
+    return failAt(0, QStringLiteral("cannot run the %1: %2").arg(what, end.error), end.hint);
+  // The result is read like any input file: a regular file, bounded (never a link to a device).
+  const QString resultFile = QDir(out).filePath(QStringLiteral("result.json"));
+  if (end.how == How::Finished && QFileInfo::exists(resultFile)) {
+    QString why;
+    const auto bytes = io::readInputFile(resultFile, io::kMaxTextFileBytes, QStringLiteral("Python result"), &why);
+    if (!bytes) return failAt(0, QStringLiteral("the %1's result cannot be read: %2").arg(what, why));
+    QJsonParseError parse{};
+    const QJsonObject json = QJsonDocument::fromJson(*bytes, &parse).object();
+    if (parse.error != QJsonParseError::NoError)
+      return failAt(0, QStringLiteral("the %1's result is not JSON: %2").arg(what, parse.errorString()));
     if (json.contains(QLatin1String("error"))) {
       const QJsonObject e = json.value(QLatin1String("error")).toObject();
-      error = errorAt(path, e.value(QLatin1String("line")).toInt(), e.value(QLatin1String("message")).toString());
-      return {};
+      return failAt(e.value(QLatin1String("line")).toInt(), e.value(QLatin1String("message")).toString());
     }
     return json;
   }
-  QFile dumped(QDir(out).filePath(QStringLiteral("timeout.txt")));
-  const QString dump = dumped.open(QIODevice::ReadOnly) ? QString::fromUtf8(dumped.readAll()) : QString();
-  if (!finished || dump.contains(QLatin1String("Timeout"))) {
-    error = errorAt(path, lastLineIn(dump, path),
-                    QStringLiteral("the rule file did not finish within %1 s (an endless loop?); it was stopped "
-                                   "(GRAFT_PYTHON_TIMEOUT sets the limit)").arg(timeout));
-    return {};
-  }
-  QStringList tail = stderrText.trimmed().split(QLatin1Char('\n'));
-  error = errorAt(path, lastLineIn(stderrText, path),
-                  QStringLiteral("Python (%1) exited with code %2 before it wrote its rules: %3")
-                      .arg(python)
-                      .arg(p.exitCode())
-                      .arg(tail.isEmpty() ? QString() : tail.last().trimmed()));
-  return {};
+  const QString dump = tailOf(QDir(out).filePath(QStringLiteral("timeout.txt")));
+  if (end.how == How::TimedOut || dump.contains(QLatin1String("Timeout")))
+    return failAt(lastLineIn(dump, path),
+                  QStringLiteral("the %1 did not finish within %2 s (an endless loop?); it was stopped").arg(what).arg(job.timeoutSeconds),
+                  QStringLiteral("GRAFT_PYTHON_TIMEOUT=SECONDS sets the limit."));
+  const QString output = tailOf(QDir(out).filePath(QStringLiteral("output.txt")));
+  const QStringList tail = output.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  const QString ended = end.signal ? QStringLiteral("was ended by signal %1").arg(end.signal)
+                                   : QStringLiteral("exited with code %1").arg(end.exitCode);
+  return failAt(lastLineIn(output, path),
+                QStringLiteral("Python (%1) %2 before it finished the %3%4")
+                    .arg(end.python, ended, what, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail.last().trimmed()),
+                QStringLiteral("Run the %1 with that Python to see the whole error; GRAFT_PYTHON=/path/to/python chooses another Python.").arg(what));
 }
 
 QString pt2FunctionIr(const QString& file, const QStringList& args, QString& error, QVector<int>* ranks,

@@ -1,7 +1,8 @@
 #pragma once
 // Rules written as Python (python/graft/rules.py): a `.py` rule file the user chose defines
-// `pattern` and `replacement` functions, or `RULES = [Rule(...)]`. Graft runs the file in a child
-// Python (QProcess, with a timeout; never in its own process, never from a model file), which
+// `pattern` and `replacement` functions, or `RULES = [Rule(...)]`. Graft runs the file in its
+// Python worker (python_worker.h: one warm Python per process, a process group per job, a time
+// limit; never in its own process, never from a model file), which
 // turns each function into ATen graphs twice: TorchScript (torch.jit.trace for patterns, as traced
 // models hold them; torch.jit.script for replacements where it scripts, so shape computations stay
 // rank-generic, else trace) and torch.export (read back through Graft's own .pt2 import). Each form
@@ -33,14 +34,17 @@ struct PythonRuleSet {
 // `spec` names a Python rule file (ends in .py).
 bool isPythonRuleFile(const QString& spec);
 
-// The Python that runs rule files: $GRAFT_PYTHON, else the interpreter of the environment whose
-// torch wheel Graft's libtorch comes from (…/site-packages/torch/lib → …/bin/python), else python3.
+// The Python that runs rule and module files: $GRAFT_PYTHON, else the Python the installed
+// launcher found torch through ($GRAFT_TORCH_PYTHON), else the interpreter of the environment
+// whose torch wheel Graft's libtorch comes from (<env>/lib/pythonX.Y/site-packages/torch/lib →
+// <env>/bin/pythonX.Y, python3 or python; pythonX.Y on PATH for a user install), else python3.
+// Candidates are checked to exist, not run.
 QString pythonInterpreter();
 
 // Seconds a rule file may run: $GRAFT_PYTHON_TIMEOUT, else 120.
 int pythonTimeoutSeconds();
 
-// Runs `path` in a child Python and returns its rules in both forms; never throws, never hangs
+// Runs `path` in the Python worker and returns its rules in both forms; never throws, never hangs
 // past the timeout (an endless loop is reported with the line it was on).
 // A shipped file (":/rules/python/…") runs from a copy. `siteRanks` (siteRanks() of the model the
 // rules are for) gives an argument without a rank annotation the rank of the model's tensors that
@@ -49,9 +53,11 @@ int pythonTimeoutSeconds();
 PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRanks = {},
                                  const std::atomic<bool>* cancel = nullptr);
 
-// Internal, shared with module replacement: runs the child compiler (`mode` "rules" or "module")
-// on `path` in `workDir`, with `request` written as its request file when not empty. Returns
-// result.json's object; on failure it is empty and `error` says why, at the file's line.
+// Internal, shared with module replacement: runs the compiler in the worker (`mode` "rules" for a
+// rule file, "module" for a module file) on `path`, its output in `workDir`, with `request`
+// written as its request file when not empty. Returns result.json's object, read under the input
+// file policy; on failure it is empty and `error` says why (naming the rule or module file), at
+// the file's line, with a hint where there is something to do.
 QJsonObject runPythonChild(const QString& mode, const QString& path, const QString& workDir,
                            const QJsonObject& request, RuleError& error, const std::atomic<bool>* cancel = nullptr);
 

@@ -1,5 +1,6 @@
 """Graft's child process for Python rules: runs a rule file the user chose and writes the ATen
-graphs of its functions for Graft's rule engine. Not an API.
+graphs of its functions for Graft's rule engine. Not an API. Graft runs it through its worker
+(_worker.py: run_job in a fork per job); by hand:
 
     python _rule_compiler.py rules RULE_FILE OUTDIR TIMEOUT_S
     python _rule_compiler.py module RULE_FILE OUTDIR TIMEOUT_S REQUEST_JSON
@@ -425,8 +426,10 @@ def compile_rules(path, outdir, request=None):
     return {"rules": out}
 
 
-def main():
-    mode, path, outdir, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+def run_job(mode, path, outdir, timeout, request_file=None):
+    """One job: runs `path` (a rule file, or a module file for mode "module") and writes
+    OUTDIR/result.json. A run longer than `timeout` seconds dumps its stack to OUTDIR/timeout.txt
+    and exits the process (faulthandler): run it in a process of its own (a fork of the worker)."""
     import torch  # noqa: F401  (imported before the clock starts: the limit is the rule file's)
 
     timeout_file = open(os.path.join(outdir, "timeout.txt"), "w")
@@ -435,14 +438,14 @@ def main():
     try:
         if mode == "rules":
             request = None
-            if len(sys.argv) > 5:
-                with open(sys.argv[5]) as f:
+            if request_file:
+                with open(request_file) as f:
                     request = json.load(f)
             result = compile_rules(path, outdir, request)
         elif mode == "module":
             from graft._module_compiler import compile_module
 
-            with open(sys.argv[5]) as f:
+            with open(request_file) as f:
                 request = json.load(f)
             result = compile_module(path, outdir, request, _load, RuleFileError, _line_of, _short, _def_line, _export)
         else:
@@ -456,6 +459,10 @@ def main():
     with open(tmp, "w") as f:
         json.dump(result, f)
     os.replace(tmp, os.path.join(outdir, "result.json"))
+
+
+def main():
+    run_job(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
 
 
 if __name__ == "__main__":
