@@ -188,6 +188,35 @@ class TestUntrusted : public QObject {
                  .tooDeep.isEmpty());
   }
 
+  // Load-time code hidden from a line-by-line look: a call split across lines inside brackets, a
+  // loop in a comprehension, an effect reached through another method; plain attribute setting passes.
+  void scanFindsHiddenLoadTimeCode_data() {
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("finding");
+    QTest::newRow("split call") << QByteArray("    _0 = (torch.\n      save(torch.ones([1]), \"m\"))\n") << "calls save";
+    QTest::newRow("comprehension") << QByteArray("    _0 = [i for i in range(100000000000)]\n") << "loops";
+    QTest::newRow("through a method") << QByteArray("    _0 = (self).helper()\n") << "through __torch__.m.M.helper";
+    QTest::newRow("mapped file") << QByteArray("    _0 = torch.from_file(\"v\", True, 8)\n") << "calls from_file";
+    QTest::newRow("attributes only") << QByteArray("    self.scale = (state)[0]\n") << QString();
+  }
+  void scanFindsHiddenLoadTimeCode() {
+    QFETCH(QByteArray, body);
+    QFETCH(QString, finding);
+    const QByteArray code = "class M(Module):\n  def __setstate__(self: __torch__.m.M,\n    state: Tuple[float]) -> NoneType:\n" +
+                            body + "    return None\n  def helper(self: __torch__.m.M) -> int:\n"
+                            "    torch.save(torch.ones([1]), \"m\")\n    return 1\n";
+    const auto scan = graft::core::io::scanCode(QStringLiteral("code/__torch__/m.py"), code);
+    QVERIFY(scan.tooDeep.isEmpty());
+    if (finding.isEmpty()) {
+      QVERIFY2(scan.runsOnLoad.isEmpty(), qPrintable(scan.runsOnLoad.join(QLatin1Char('\n'))));
+      return;
+    }
+    QCOMPARE(scan.runsOnLoad.size(), 1);
+    QVERIFY2(scan.runsOnLoad.front().startsWith(QLatin1String("__torch__.m.M.__setstate__")) &&
+                 scan.runsOnLoad.front().contains(finding),
+             qPrintable(scan.runsOnLoad.front()));
+  }
+
   // --trust: the same files behave as stock PyTorch does (torch.jit.load runs __setstate__; a run
   // calls torch.save).
   void trustRunsAsStockPyTorch() {

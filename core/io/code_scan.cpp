@@ -153,25 +153,26 @@ const EffectNames& effectNames() {
   return names;
 }
 
-// What one body does that must not run at load: a loop, or a call reaching outside.
+// What one body does that must not run at load: a loop (a for or while statement, or a
+// comprehension), or a call reaching outside. The body is searched as one text: inside brackets a
+// call may span lines (`torch.` on one, `save(` on the next).
 QString forbiddenIn(const Definition& d) {
-  static const QRegularExpression loop(QStringLiteral(R"(^\s*(for|while)\b)"));
+  static const QRegularExpression loop(QStringLiteral(R"(\b(for|while)\b)"));
   static const QRegularExpression call(QStringLiteral(R"(\.\s*(\w+)\s*\()"));
   static const QRegularExpression space(QStringLiteral(R"(\bops\s*\.\s*(\w+)\s*\.)"));
-  for (qsizetype i = 0; i < d.body.size(); ++i) {
-    const QString& line = d.body[i];
-    const int at = d.line + int(i) + 1;
-    if (loop.match(line).hasMatch()) return QStringLiteral("loops (%1 line %2)").arg(d.file).arg(at);
-    for (auto it = call.globalMatch(line); it.hasNext();) {
-      const QString name = it.next().captured(1);
-      if (auto e = effectNames().ops.find(name); e != effectNames().ops.end())
-        return QStringLiteral("calls %1, which %2 (%3 line %4)").arg(name, *e, d.file).arg(at);
-    }
-    for (auto it = space.globalMatch(line); it.hasNext();) {
-      const QString name = it.next().captured(1);
-      if (auto e = effectNames().spaces.find(name); e != effectNames().spaces.end())
-        return QStringLiteral("calls ops.%1, which %2 (%3 line %4)").arg(name, *e, d.file).arg(at);
-    }
+  const QString body = d.body.join(QLatin1Char('\n'));
+  const auto lineAt = [&](qsizetype offset) { return d.line + 1 + int(body.left(offset).count(QLatin1Char('\n'))); };
+  if (auto m = loop.match(body); m.hasMatch())
+    return QStringLiteral("loops (%1 line %2)").arg(d.file).arg(lineAt(m.capturedStart()));
+  for (auto it = call.globalMatch(body); it.hasNext();) {
+    const auto m = it.next();
+    if (auto e = effectNames().ops.find(m.captured(1)); e != effectNames().ops.end())
+      return QStringLiteral("calls %1, which %2 (%3 line %4)").arg(m.captured(1), *e, d.file).arg(lineAt(m.capturedStart()));
+  }
+  for (auto it = space.globalMatch(body); it.hasNext();) {
+    const auto m = it.next();
+    if (auto e = effectNames().spaces.find(m.captured(1)); e != effectNames().spaces.end())
+      return QStringLiteral("calls ops.%1, which %2 (%3 line %4)").arg(m.captured(1), *e, d.file).arg(lineAt(m.capturedStart()));
   }
   return {};
 }
