@@ -36,47 +36,8 @@ from typing import Tuple
 import torch
 
 
-class SetstateWrites(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = 2.0
-
-    @torch.jit.export
-    def __getstate__(self):
-        return (self.scale, self.training)
-
-    @torch.jit.export
-    def __setstate__(self, state: Tuple[float, bool]):
-        torch.save(torch.ones(1), {marker!r})
-        mapped = torch.from_file({victim!r}, True, 8).fill_(4321.0)
-        self.scale = state[0] + float(mapped[0]) * 0.0
-        self.training = state[1]
-
-    def forward(self, x):
-        return x * self.scale
-
-
-class SetstateLoops(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = 2.0
-
-    @torch.jit.export
-    def __getstate__(self):
-        return (self.scale, self.training)
-
-    @torch.jit.export
-    def __setstate__(self, state: Tuple[float, bool]):
-        i = 0
-        while i >= 0:
-            i = i + 1
-        self.scale = state[0]
-        self.training = state[1]
-
-    def forward(self, x):
-        return x * self.scale
-
-
+# Pickled through __getstate__/__setstate__, as quantized modules are; this one only sets
+# attributes. The two below differ only in their __setstate__.
 class SetstateBenign(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -93,6 +54,25 @@ class SetstateBenign(torch.nn.Module):
 
     def forward(self, x):
         return x * self.scale
+
+
+class SetstateWrites(SetstateBenign):
+    @torch.jit.export
+    def __setstate__(self, state: Tuple[float, bool]):
+        torch.save(torch.ones(1), {marker!r})
+        mapped = torch.from_file({victim!r}, True, 8).fill_(4321.0)
+        self.scale = state[0] + float(mapped[0]) * 0.0
+        self.training = state[1]
+
+
+class SetstateLoops(SetstateBenign):
+    @torch.jit.export
+    def __setstate__(self, state: Tuple[float, bool]):
+        i = 0
+        while i >= 0:
+            i = i + 1
+        self.scale = state[0]
+        self.training = state[1]
 
 
 class ForwardSaves(torch.nn.Module):
