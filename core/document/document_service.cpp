@@ -23,7 +23,7 @@ void DocumentService::adopt(std::unique_ptr<model::Document> document, std::uniq
 }
 
 void DocumentService::install(std::unique_ptr<model::Document> document, std::unique_ptr<edit::Session> session) {
-  drop(/*keepJournal=*/true);  // the caller decided the old journal's fate (markJournalClosed)
+  drop(/*keepJournal=*/true);  // the caller decided the old journal's fate (endJournal)
   session_ = std::move(session);
   document_ = std::move(document);
   savedIndex_ = 0;
@@ -55,8 +55,9 @@ void DocumentService::close(bool keepJournal) {
   if (drop(keepJournal)) announce(ChangeEvent::Kind::Closed, -1);
 }
 
-void DocumentService::markJournalClosed() {
-  if (session_) session_->close();
+void DocumentService::endJournal(bool markClosed) {
+  if (session_ && markClosed) session_->close();
+  session_.reset();
 }
 
 DocumentService::Replayed DocumentService::replayInto(std::unique_ptr<model::Document> document,

@@ -47,8 +47,10 @@ class DocumentService : public QObject {
   void adopt(std::unique_ptr<model::Document> document, std::unique_ptr<edit::Session> session);
   // Drops the document. `keepJournal`: leave its journal unclosed, for recovery to offer.
   void close(bool keepJournal = false);
-  // Marks the journal closed (a clean exit: recovery will not offer it); the document stays.
-  void markJournalClosed();
+  // Ends the session's journal: marked closed (a clean exit: recovery will not offer it) when
+  // `markClosed`, else left for recovery, unlocked. The session goes, so nothing writes or closes
+  // the journal after this; the document stays (changes are refused until another is opened).
+  void endJournal(bool markClosed);
 
   // A journal's edits replayed into a freshly loaded `document` with a new session journaling to
   // `journalPath` (blocking; any thread): what adopt() then installs (the window's recovery).

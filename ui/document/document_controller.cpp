@@ -141,7 +141,7 @@ bool DocumentController::close() {
 
 void DocumentController::closeJournal() {
   // A kept journal stays unclosed (and unlocked once the Session goes): recovery offers it.
-  if (!keepJournal_) service_.markJournalClosed();
+  service_.endJournal(/*markClosed=*/!keepJournal_);
   keepJournal_ = false;
 }
 
