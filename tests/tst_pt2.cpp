@@ -623,6 +623,7 @@ class TestPt2 : public QObject {
     QTest::newRow("kwargs and a dict") << QStringLiteral("kw");
     QTest::newRow("dict of lists out") << QStringLiteral("dictout");
     QTest::newRow("bert, mask by keyword") << QStringLiteral("bert_kw");
+    QTest::newRow("keyword fixed at export") << QStringLiteral("kwconst");
   }
   void structuredInputsAndOutputs() {
     QFETCH(QString, name);
@@ -726,6 +727,27 @@ class TestPt2 : public QObject {
     QCOMPARE(j.value(QStringLiteral("state_dict_saved")).toArray(), j.value(QStringLiteral("state_dict_original")).toArray());
     QVERIFY(j.value(QStringLiteral("outputs_equal")).toBool());
     QCOMPARE(j.value(QStringLiteral("original")).toArray().size(), 5);
+  }
+
+  // A keyword fixed at export (use_cache=False) is a constant input between two tensor inputs: the
+  // program opens, and a save keeps it where it was, so stock torch.export.load reads the saved
+  // program and its module() gives the original's outputs.
+  void constantInputSurvivesASave() {
+    const QDir dir(structuredPrograms());
+    QTemporaryDir out;
+    const QString saved = out.filePath(QStringLiteral("kwconst.pt2"));
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(QStringLiteral("kwconst.pt2")), QStringLiteral("--pass"),
+                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
+    QVERIFY2(rw.exitCode == 0, rw.err.constData());
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_signature.py"),
+                                           {dir.filePath(QStringLiteral("kwconst.pt2")), saved});
+    QVERIFY2(py.exitCode == 0, py.err.constData());
+    const auto j = QJsonDocument::fromJson(py.out).object();
+    const auto users = j.value(QStringLiteral("user_inputs_original")).toArray();
+    QCOMPARE(users.size(), 3);
+    QCOMPARE(users.at(1).toObject().value(QStringLiteral("arg")).toString(), QStringLiteral("ConstantArgument"));
+    QCOMPARE(j.value(QStringLiteral("user_inputs_saved")).toArray(), users);
+    QVERIFY(j.value(QStringLiteral("outputs_equal")).toBool());
   }
 
  private:

@@ -94,6 +94,24 @@ Placeholders placeholdersOf(const QJsonObject& graphModule) {
   return out;
 }
 
+// The source's constant inputs (a keyword fixed at export: use_cache=False), each at its place
+// among the user inputs, so a save keeps the in_spec's leaves as torch.export.load expects them.
+struct ConstantInput {
+  int leaf = 0;        // its place among user_input and constant_input specs
+  QJsonObject spec;    // the constant_input body: {"name": …, "value": {"as_bool": false}}
+};
+
+QVector<ConstantInput> constantInputsOf(const QJsonObject& graphModule) {
+  QVector<ConstantInput> out;
+  int leaf = 0;
+  for (const auto& s : graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
+    const QJsonObject specObj = s.toObject();
+    if (specObj.contains(QLatin1String("constant_input"))) out.push_back({leaf++, specObj.value(QLatin1String("constant_input")).toObject()});
+    else if (specObj.contains(QLatin1String("user_input"))) ++leaf;
+  }
+  return out;
+}
+
 // One size or stride as the export schema writes it: a number, or a sympy expression (srepr, as
 // torch writes them) with the value it has on the sample inputs as its hint.
 struct SymSize {
@@ -286,7 +304,9 @@ class Exporter {
   QJsonObject graphJson() const {
     QJsonArray inputs, outputs;
     for (const auto& w : weights_) inputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", w.name}}}});
-    for (const auto& u : userInputs_) inputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", u}}}});
+    forEachUserLeaf([&](const QString& user, const ConstantInput* constant) {
+      inputs.append(constant ? constant->spec.value(QLatin1String("value")).toObject() : QJsonObject{{"as_tensor", QJsonObject{{"name", user}}}});
+    });
     for (const auto& o : outputs_) outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", o}}}});
     return {{"inputs", inputs},
             {"outputs", outputs},
@@ -332,7 +352,9 @@ class Exporter {
           break;
       }
     }
-    for (const auto& u : userInputs_) in.append(one("user_input", one("arg", tensorArg(u))));
+    forEachUserLeaf([&](const QString& user, const ConstantInput* constant) {
+      in.append(constant ? one("constant_input", constant->spec) : one("user_input", one("arg", tensorArg(user))));
+    });
     for (const auto& o : outputs_) out.append(one("user_output", one("arg", tensorArg(o))));
     return {{"input_specs", in}, {"output_specs", out}};
   }
@@ -347,7 +369,19 @@ class Exporter {
   };
   const QVector<Weight>& weights() const { return weights_; }
 
+  void keepConstantInputs(QVector<ConstantInput> constants) { constantInputs_ = std::move(constants); }
+
  private:
+  // The user inputs in the in_spec's order, the source's constant inputs at their places.
+  void forEachUserLeaf(const std::function<void(const QString&, const ConstantInput*)>& visit) const {
+    qsizetype user = 0, constant = 0;
+    for (int leaf = 0; user < userInputs_.size() || constant < constantInputs_.size(); ++leaf) {
+      if (constant < constantInputs_.size() && (constantInputs_[constant].leaf == leaf || user == userInputs_.size()))
+        visit(QString(), &constantInputs_[constant++]);
+      else visit(userInputs_[user++], nullptr);
+    }
+  }
+
   // A unique, valid fx name for a value: its debug name where it is one.
   QString nameOf(const Value* v) {
     auto it = names_.find(v);
@@ -943,6 +977,7 @@ class Exporter {
   QSet<QString> taken_;
   QVector<Weight> weights_;
   QStringList userInputs_, outputs_;
+  QVector<ConstantInput> constantInputs_;
   QJsonArray nodes_;
   QJsonObject tensorValues_;
 };
@@ -1089,6 +1124,7 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
 
     QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
     Exporter exporter(revision, sampleInputs, provenance, placeholdersOf(gm), symbolsOf(gm));
+    exporter.keepConstantInputs(constantInputsOf(gm));
     exporter.build(rootTypeOf(*revision));
     model.insert(QStringLiteral("range_constraints"), exporter.rangeConstraintsJson());
 

@@ -25,6 +25,7 @@
 #include <torch/script.h>
 #include <torch/serialize.h>
 
+#include <QtCore/QSet>
 #include <QtCore/QFile>
 #include <QtCore/QHash>
 #include <QtCore/QFileInfo>
@@ -223,7 +224,7 @@ class Importer {
       const auto outSpec = parseTreeSpec(sig.value(QLatin1String("out_spec")).toString());
       const size_t graphInputs = graph_->inputs().size() - 1;
       if (inSpec_) {
-        const QStringList paths = inputPaths(*inSpec_, argNames);
+        const QStringList paths = withoutConstantLeaves(inputPaths(*inSpec_, argNames));
         if (size_t(paths.size()) == graphInputs) inputNames = paths;
       }
       if (outSpec) {
@@ -246,7 +247,7 @@ class Importer {
       if (!saved.isTuple() || saved.toTupleRef().elements().empty()) return;
       if (inSpec_) {
         if (auto flat = flattenBySpec(saved, *inSpec_, nullptr)) {
-          sampleInputs = std::move(*flat);
+          sampleInputs = withoutConstantLeaves(std::move(*flat));
           return;
         }
       }
@@ -380,7 +381,15 @@ class Importer {
       const QString kind = specObj.keys().value(0);
       const auto body = specObj.value(kind).toObject();
       const auto arg = body.value(QLatin1String("arg")).toObject();
+      if (kind == QLatin1String("constant_input")) {
+        // A keyword fixed at export (use_cache=False): the graph reads it as a constant, and its
+        // leaf of the in_spec is not an input a run supplies.
+        constantLeaves_.insert(userLeaves_++);
+        values_[body.value(QLatin1String("name")).toString()] = argValue(body.value(QLatin1String("value")).toObject());
+        continue;
+      }
       if (kind == QLatin1String("user_input")) {
+        ++userLeaves_;
         const auto tensor = arg.value(QLatin1String("as_tensor")).toObject();
         if (tensor.isEmpty()) fail(QStringLiteral("a non-tensor input (%1) is not supported yet").arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
         const QString name = tensor.value(QLatin1String("name")).toString();
@@ -976,6 +985,18 @@ class Importer {
   std::shared_ptr<torch::jit::Module> module_;
   std::shared_ptr<Graph> graph_;
   std::optional<TreeSpec> inSpec_;
+  int userLeaves_ = 0;          // user_input and constant_input specs seen: the in_spec's leaves
+  QSet<int> constantLeaves_;    // which of those leaves are constant inputs
+
+  // The in_spec's leaves less the constant inputs, which the graph holds itself.
+  template <typename List>
+  List withoutConstantLeaves(List leaves) const {
+    if (constantLeaves_.isEmpty() || int(leaves.size()) != userLeaves_) return leaves;
+    List kept;
+    for (int i = 0; i < int(leaves.size()); ++i)
+      if (!constantLeaves_.contains(i)) kept.push_back(std::move(leaves[i]));
+    return kept;
+  }
   std::vector<AutocastRegion> autocast_;  // the autocast regions around the node being imported
   std::vector<ShownRegion> regions_;      // the inlined regions around the node being imported, outermost first
   QHash<QString, int> regionNames_;       // region names given so far, by their module's path

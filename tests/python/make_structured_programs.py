@@ -3,6 +3,8 @@ each with PyTorch's own outputs for its sample inputs:
   kw.pt2       forward(x, d, scale=None) with d = {"a": …, "b": …} and scale by keyword;
                returns (h, [relu(h), sigmoid(h)])
   dictout.pt2  forward(x, mask=None) returning {"logits": …, "past": [(…, …)]}
+  kwconst.pt2  forward(x, use_cache=True, scale=None) exported with use_cache=False: a keyword
+               fixed at export, which the program keeps as a constant input between two tensors
   state.pt2    a parameter, a persistent and a non-persistent buffer and a lifted constant
   bert_kw.pt2  a small BERT (transformers, random weights) with attention_mask by keyword,
                returning its output class (last_hidden_state, pooler_output)
@@ -37,6 +39,20 @@ class DictOut(torch.nn.Module):
     def forward(self, x, mask=None):
         h = self.lin(x) + mask
         return {"logits": h, "past": [(h.relu(), h.tanh())]}
+
+
+class ConstantKeyword(torch.nn.Module):
+    """A keyword that torch.export fixes as a constant input (use_cache=False, as for an LLM)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x, use_cache=True, scale=None):
+        h = self.lin(x)
+        if use_cache:
+            h = h * 2
+        return h * scale
 
 
 class State(torch.nn.Module):
@@ -79,6 +95,7 @@ def main(out):
     cases = {
         "kw": (KeywordsAndDict(), (x, {"a": torch.randn(2, 8), "b": torch.randn(2, 8)}), {"scale": torch.tensor(2.0)}),
         "dictout": (DictOut(), (x,), {"mask": torch.randn(2, 8)}),
+        "kwconst": (ConstantKeyword(), (x,), {"use_cache": False, "scale": torch.tensor(3.0)}),
         "state": (State(), (x,), {}),
         "bert_kw": (bert(), (torch.randint(0, 64, (2, 12)),), {"attention_mask": torch.ones(2, 12, dtype=torch.long)}),
     }
@@ -93,7 +110,9 @@ def main(out):
         arg_names = ep.module_call_graph[0].signature.forward_arg_names
         in_leaves, _ = pytree.tree_flatten_with_path((args, kwargs))
         inputs = []
-        for keys, _ in in_leaves:
+        for keys, leaf in in_leaves:
+            if not isinstance(leaf, torch.Tensor):
+                continue  # a constant input: the program holds it, no run supplies it
             first, rest = keys[0], keys[1:]
             if key_name(first) == "0":  # positional: named by forward's argument names
                 inputs.append(".".join([arg_names[int(key_name(rest[0]))]] + [key_name(k) for k in rest[1:]]))
@@ -101,7 +120,7 @@ def main(out):
                 inputs.append(path_of(rest))
         torch.save([t for _, t in leaves], os.path.join(out, name + ".out.pt"))
         with open(os.path.join(out, name + ".ref.json"), "w") as f:
-            json.dump({"outputs": [path_of(k) for k, _ in leaves], "inputs": inputs}, f)
+            json.dump({"outputs": [path_of(k) or "output" for k, _ in leaves], "inputs": inputs}, f)
         tmp = os.path.join(out, ".tmp." + name + ".pt2")
         torch.export.save(ep, tmp)
         os.replace(tmp, path)
