@@ -159,6 +159,54 @@ class TstMainWindow : public QObject {
     w.pickNode(conv);
     QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("1 node selected (Ctrl+click adds or removes one)"));
   }
+  // A traced .pt records no shapes: the status bar says how to get them, and once its inputs are
+  // known (Compare's field) one background run labels every tensor edge, as torchvision's ResNet
+  // computes them. On a .pt2, a node an edit inserts gets shapes on its edges the same way.
+  void shapesOnEveryEdge() {
+    const auto unshaped = [](const graft::core::model::GraphView& view) {
+      int n = 0;
+      for (const auto& e : view.edges) n += e.type == QLatin1String("Tensor") ? 1 : 0;
+      return n;
+    };
+    MainWindow w;
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
+    QVERIFY(unshaped(*w.view()) > 0);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("View > Show Shapes on Edges")), qPrintable(w.statusBar()->currentMessage()));
+    w.compareDock()->setInputSpec(QStringLiteral("1x3x224x224"));
+    w.showShapes();
+    QTRY_VERIFY_WITH_TIMEOUT(unshaped(*w.view()) == 0, 60000);
+    QCOMPARE(w.view()->graphOutputs.front().type, QStringLiteral("float32 [1, 1000]"));
+    graft::core::model::NodeId stem = 0;
+    for (const auto& e : w.view()->edges) {
+      const auto* from = w.view()->node(e.from);
+      if (from && from->modulePath == QLatin1String("conv1") && e.type == QLatin1String("float32 [1, 64, 112, 112]")) stem = from->id;
+    }
+    QVERIFY(stem);
+    if (const QString dir = qEnvironmentVariable("GRAFT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      w.resize(1366, 768);
+      w.show();
+      w.canvas()->expandAll();
+      QTest::qWait(500);
+      w.canvas()->revealNode(stem);
+      QTest::qWait(500);
+      w.grab().save(dir + QStringLiteral("/traced_shapes.png"));
+    }
+
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
+    QCOMPARE(unshaped(*w.view()), 0);
+    graft::core::model::NodeId fc = 0;
+    for (const auto& n : w.view()->nodes)
+      if (n.modulePath == QLatin1String("fc")) fc = n.id;
+    QVERIFY(fc);
+    QVERIFY(w.editActions()->applyEdit(graft::core::edit::InsertOp{fc, 0, QStringLiteral("aten::relu"), {}}, false));
+    QTRY_VERIFY_WITH_TIMEOUT(unshaped(*w.view()) == 0, 60000);
+    int reluEdges = 0;
+    for (const auto& e : w.view()->edges) {
+      const auto* from = w.view()->node(e.from);
+      if (from && from->kind == QLatin1String("aten::relu") && e.to == fc) reluEdges += e.type == QLatin1String("float32 [1, 512]") ? 1 : 0;
+    }
+    QCOMPARE(reluEdges, 1);
+  }
   void aboutNamesLoadedLibraries() {
     MainWindow w;
     w.show();

@@ -131,6 +131,8 @@ void MainMenus::buildView() {
   diffOriginal->setObjectName(QStringLiteral("diffOriginalAction"));
   diffOriginal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   view->addSeparator();
+  view->addAction(tr("Show &Shapes on Edges"), this, [this] { window_->showShapes(); })
+      ->setToolTip(tr("Runs the model once to find the shape of every value its graph does not record (a TorchScript model, inserted nodes)"));
   view->addAction(window_->heatmaps()->cost);
   view->addAction(window_->heatmaps()->delta);
   modelActions_ << window_->heatmaps()->delta;

@@ -28,6 +28,7 @@
 #include "ui/presentation.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/quant_error_overlay.h"
+#include "ui/shape_runner.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/start_page.h"
 #include "ui/tour/tour_driver.h"
@@ -89,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   exports_ = new ExportActions(this, controller_);
   heat_ = new HeatmapActions(canvas_, docks_.profile, docks_.compare, this);
   quantError_ = new QuantErrorOverlay(this);
+  shapes_ = new ShapeRunner(this);
   tourDriver_ = new TourDriver(this);
   tourPanel_ = new TourPanel(tourDriver_, this);
   addTourDock(this, tourPanel_);
@@ -184,11 +186,15 @@ void MainWindow::connectDocks() {
                                            .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
     Q_EMIT quantErrorShown();
   });
+  connect(shapes_, &ShapeRunner::finished, this, [this](const QString& error) {
+    if (!error.isEmpty() && error != QLatin1String("cancelled")) statusBar()->showMessage(tr("No shapes: the run failed: %1").arg(error), 8000);
+  });
   connect(d.compare, &CompareDock::finished, this, [this] {
     // Its results come to the front wherever the dock sits.
     if (auto* dock = MainDocks::frame(this, "compareDock"); dock && dock->isVisible()) dock->raise();
-    // A ledger waiting for inputs can start now that a comparison had them.
+    // A ledger waiting for inputs can start now that a comparison had them, and so can shapes.
     if (docks_.compare->summary().ok) docks_.history->refresh();
+    observeShapes();
   });
   auto* comparison = new ComparisonMarks(d.compare, marks_.get(), [this] { return view_.get(); }, this);
   connect(comparison, &ComparisonMarks::revealRequested, this, &MainWindow::revealAndSelect);
@@ -214,6 +220,10 @@ void MainWindow::showDocument(const core::model::Document* document) {
   forgetDocument();
   if (!document) return docks_.issues->clear();  // closed: its issues go too
   centreStack_->setCurrentIndex(1);
+  // Shapes a run found for the revision shown label its edges once they come.
+  connect(document, &core::model::Document::observedTypesChanged, this, [this, document](const core::model::Revision* revision) {
+    if (shownDocument_ == document && document->current().get() == revision) refreshView();
+  });
   setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document->displayName()));
   menus_->setModelOpen(true);
   refreshView();
@@ -272,8 +282,25 @@ void MainWindow::refreshView() {
                                .arg(core::model::counted(view_->opCount(), tr("op"), tr("ops")),
                                     core::model::counted(view_->groups.size() - 1, tr("module"), tr("modules")),
                                     core::model::counted(view_->jitNodes, tr("TorchScript node"), tr("TorchScript nodes")))
-                               .arg(rev->frozen() ? QString() : tr(" · not frozen")));
+                               .arg(rev->frozen() ? QString() : tr(" · not frozen"))
+                               .append(observeShapes() ? QString() : tr(" · no shapes recorded: View > Show Shapes on Edges runs it once to find them")));
   if (view_->node(selected_)) selectNode(selected_);
+}
+
+bool MainWindow::observeShapes(QString* why) {
+  const auto* doc = controller_->document();
+  return doc && shapes_->observe(doc, docks_.compare->inputSpec(), why);
+}
+
+void MainWindow::showShapes() {
+  if (!controller_->document()) return;
+  QString why;
+  if (observeShapes(&why)) return statusBar()->showMessage(tr("Finding shapes…"), 3000);
+  // The model records no inputs: asked for as Compare asks, then run with the answer.
+  docks_.compare->askForInputs([this] {
+    QString later;
+    if (!observeShapes(&later)) statusBar()->showMessage(tr("No shapes: %1").arg(later), 8000);
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -26,6 +26,7 @@ class HeatmapActions;
 class MainMenus;
 class Presentation;
 class QuantErrorOverlay;
+class ShapeRunner;
 class StartPage;
 class TourDriver;
 namespace canvas { class MarkLayers; }
@@ -98,6 +99,10 @@ class MainWindow : public QMainWindow {
   void setPresentation(bool on);
   bool presentation() const;
   Presentation* presentationMode() const { return presentation_.get(); }
+  // View > Show Shapes on Edges: the current revision's shapes from one run, asking for the inputs
+  // (in Compare's dialog) when the model records none.
+  void showShapes();
+  ShapeRunner* shapeRunner() const { return shapes_; }
   // The start page is shown while no model is open.
   StartPage* startPage() const { return startPage_; }
 
@@ -121,6 +126,9 @@ class MainWindow : public QMainWindow {
   void forgetDocument();
   // Rebuilds the GraphView, the IR and the code of the current revision off the GUI thread.
   void refreshView();
+  // Starts the shapes run of the current revision where its graph records none; false when its
+  // inputs are not known (`why`).
+  bool observeShapes(QString* why = nullptr);
   void revealAndSelect(core::model::NodeId id);
 
   DocumentController* controller_ = nullptr;
@@ -135,6 +143,7 @@ class MainWindow : public QMainWindow {
   EditActions* editActions_ = nullptr;
   ExportActions* exports_ = nullptr;
   HeatmapActions* heat_ = nullptr;
+  ShapeRunner* shapes_ = nullptr;
   MainMenus* menus_ = nullptr;
   DiffWindow* diffWindow_ = nullptr;
   int documentSerial_ = 0;  // counts opened documents: node ids of an older one select nothing

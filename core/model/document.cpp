@@ -52,4 +52,18 @@ QString Document::displayName() const {
   return QFileInfo(sourcePath_).fileName();
 }
 
+std::shared_ptr<const ObservedTypes> Document::observedTypes(const Revision* revision) const {
+  std::lock_guard lock(observedMutex_);
+  const auto it = observed_.find(revision);
+  return it == observed_.end() ? nullptr : it->second;
+}
+
+void Document::setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types) {
+  {
+    std::lock_guard lock(observedMutex_);
+    observed_[revision] = std::move(types);
+  }
+  Q_EMIT observedTypesChanged(revision);
+}
+
 }  // namespace graft::core::model

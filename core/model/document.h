@@ -1,11 +1,15 @@
 #pragma once
-#include <memory>
 // A loaded model and every revision made of it. History is a tree: undo moves to the parent,
 // redo to the newest child, and an edit after an undo adds a sibling, so no revision is lost.
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
 #include "core/model/revision.h"
 #include "core/model/saved_record.h"
 
 #include <QtCore/QByteArray>
+#include <QtCore/QHash>
 #include <QtCore/QObject>
 #include <QtCore/QString>
 #include <QtCore/QVector>
@@ -14,6 +18,9 @@ namespace graft::core::run { struct InputSet; }
 namespace graft::core::edit { class Session; }
 
 namespace graft::core::model {
+
+// A revision's tensor values as one run saw them: "float32 [1, 64, 56, 56]" by value debug name.
+using ObservedTypes = QHash<QString, QString>;
 
 class Document : public QObject {
   Q_OBJECT
@@ -59,10 +66,15 @@ class Document : public QObject {
   // record did not fit the graph).
   const std::shared_ptr<const SavedRecord>& savedRecord() const { return savedRecord_; }
   void setSavedRecord(std::shared_ptr<const SavedRecord> record) { savedRecord_ = std::move(record); }
+  // What a run saw of `revision`'s values where its graph records no shape (run/observed_types.h);
+  // the diagram labels those edges with it. Null until such a run finished. Safe from any thread.
+  std::shared_ptr<const ObservedTypes> observedTypes(const Revision* revision) const;
+  void setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types);
 
  Q_SIGNALS:
   void revisionAdded(int index);
   void currentChanged(int index);
+  void observedTypesChanged(const graft::core::model::Revision* revision);
 
  private:
   // The one gate: only the Session (edit/session.h) commits, so every change is journaled.
@@ -85,6 +97,8 @@ class Document : public QObject {
   std::shared_ptr<const run::InputSet> exampleInputs_;
   QStringList outputNames_, inputNames_;
   std::shared_ptr<const SavedRecord> savedRecord_;
+  mutable std::mutex observedMutex_;  // views are built off the GUI thread
+  std::unordered_map<const Revision*, std::shared_ptr<const ObservedTypes>> observed_;
 };
 
 }  // namespace graft::core::model

@@ -119,6 +119,28 @@ QHash<QString, int> irLinesByValue(const QString& ir) {
 
 }  // namespace
 
+namespace {
+
+// An edge or port whose graph type has no sizes takes what a run saw of its value, if any.
+void fillObservedTypes(GraphView& view, const ObservedTypes& observed) {
+  const auto fill = [&](QString& type, const QString& value) {
+    if (type.contains(QLatin1Char('['))) return;  // recorded, or symbolic: the graph's own word
+    if (const auto it = observed.constFind(value); it != observed.constEnd()) type = *it;
+  };
+  for (auto& p : view.graphInputs) fill(p.type, p.name);
+  for (auto& p : view.graphOutputs) fill(p.type, p.name);
+  for (auto& n : view.nodes)
+    for (auto& p : n.outputs) fill(p.type, p.name);
+  for (auto& e : view.edges) {
+    fill(e.type, e.value);
+    const auto to = view.indexOf.constFind(e.to);
+    if (e.to != kNoNode && to != view.indexOf.constEnd() && e.toPort < view.nodes[*to].inputs.size())
+      fill(view.nodes[*to].inputs[e.toPort].type, e.value);
+  }
+}
+
+}  // namespace
+
 int GraphView::opCount() const {
   int n = 0;
   for (int count : histogram) n += count;
@@ -135,6 +157,7 @@ GraphView GraphView::build(const Revision& revision, const Document& document) {
   };
   name(view.graphInputs, document.inputNames());
   name(view.graphOutputs, document.outputNames());
+  if (const auto observed = document.observedTypes(&revision)) fillObservedTypes(view, *observed);
   return view;
 }
 

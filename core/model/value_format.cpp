@@ -36,6 +36,10 @@ QString joinSizes(c10::IntArrayRef sizes) {
 
 }  // namespace
 
+QString formatTensorType(const at::TensorBase& tensor) {
+  return dtypeName(static_cast<int>(tensor.scalar_type())) + QLatin1Char(' ') + joinSizes(tensor.sizes());
+}
+
 QString formatType(const torch::jit::Value* value) {
   const auto& type = value->type();
   if (auto tensor = type->cast<c10::TensorType>()) {

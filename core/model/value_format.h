@@ -4,6 +4,7 @@
 #include <QtCore/QString>
 #include <QtCore/QVector>
 
+namespace at { class TensorBase; }
 namespace c10 { struct IValue; }
 namespace torch::jit { struct Value; }
 
@@ -11,6 +12,8 @@ namespace graft::core::model {
 
 // "float32 [1, 64, 56, 56]" for a tensor with known shape, the TorchScript type string otherwise.
 QString formatType(const torch::jit::Value* value);
+// "float32 [1, 64, 56, 56]": a tensor seen in a run, written as formatType writes a known type.
+QString formatTensorType(const at::TensorBase& tensor);
 // "[1, 1]", "3", "True", "Tensor float32 [64, 3, 7, 7]"; long lists are abbreviated.
 QString formatIValue(const c10::IValue& value);
 // How a quantized tensor maps to real numbers, as (name, value) rows: "qscheme"

@@ -486,7 +486,13 @@ struct Executor::Plan {
         const c10::IValue& v = env[s.out[i]];
         rec.outputs.push_back(s.mutatedLater[i] && v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
       }
-    if (o.onNode) o.onNode(rec);
+    if (o.onNode) {
+      // The callback sees this node's outputs; they stay in the result only with keepIntermediates.
+      if (!o.keepIntermediates)
+        for (size_t i = 0; i < s.out.size(); ++i) rec.outputs.push_back(env[s.out[i]]);
+      o.onNode(rec);
+      if (!o.keepIntermediates) rec.outputs.clear();
+    }
     if (o.keepIntermediates) result.nodes.push_back(std::move(rec));
   }
 };

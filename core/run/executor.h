@@ -47,7 +47,8 @@ struct RunOptions {
   bool keepIntermediates = false;  // instrumented only: keep every op node's outputs
   Precision precision;             // anything but the default runs instrumented
   std::optional<LocalRun> local;   // with keepIntermediates: fills NodeRecord::localOutputs
-  // Instrumented only: called after each op node ran (for profiling without keeping values).
+  // Instrumented only: called after each op node ran, with its outputs in the record (which keeps
+  // them afterwards only with keepIntermediates), for profiling and shapes without keeping values.
   std::function<void(const NodeRecord&)> onNode;
   const std::atomic<bool>* cancel = nullptr;  // instrumented only: polled before each node
 };
