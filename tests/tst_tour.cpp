@@ -23,6 +23,7 @@
 #include "ui/document/document_controller.h"
 #include "ui/edit_actions.h"
 #include "ui/unsaved_changes.h"
+#include "ui/shape_runner.h"
 #include "ui/start_page.h"
 #include "ui/tour/tour_autoplay.h"
 #include "ui/tour/tour_driver.h"
@@ -36,7 +37,10 @@
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMenu>
+#include <QtWidgets/QLabel>
 #include <QtWidgets/QPushButton>
+#include <QtWidgets/QScrollBar>
+#include <QtWidgets/QTextBrowser>
 
 using namespace graft;
 using core::tour::parseTour;
@@ -458,11 +462,29 @@ class TstTour : public QObject {
     window.show();
     QVERIFY(window.startTour(QStringLiteral("fx-to-graft")));
     QVERIFY(window.openSample("mlp") && test::waitLayout(window.canvas()));
+    QTRY_VERIFY(!window.shapeRunner()->isRunning());  // the sample's shapes, found in the background
+    QVERIFY(test::waitLayout(window.canvas()));
     const double font = QApplication::font().pointSizeF();
     window.setPresentation(true);
     QCOMPARE(QApplication::font().pointSizeF(), font * 1.5);
     for (auto* dock : window.findChildren<QDockWidget*>())
       QCOMPARE(dock->isVisible(), dock->objectName() == "tourDock");
+    // At 1366×768: the title above the body in size, the panel wide enough that the step's code
+    // wraps rather than clips, the diagram refitted to the larger canvas.
+    auto* title = window.tourPanel()->findChild<QLabel*>("tourStepTitle");
+    auto* text = window.tourPanel()->findChild<QTextBrowser*>("tourText");
+    QTRY_COMPARE(text->font().pointSizeF(), font * 1.5);  // the application font reaches widgets by event
+    QTRY_VERIFY(title->font().pointSizeF() > text->font().pointSizeF());
+    window.tourPanel()->goTo(1);  // "Find the Linear layers", with a loop in <pre>
+    QTRY_VERIFY(window.findChild<QDockWidget*>("tourDock")->width() >= window.width() / 3);
+    QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
+    QTRY_VERIFY(std::abs(window.canvas()->zoom() - std::min(window.canvas()->fitZoom(), 1.5)) < 1e-6);
+    if (qEnvironmentVariableIsSet("GRAFT_SCREENSHOT_DIR"))
+      window.grab().save(QDir(qEnvironmentVariable("GRAFT_SCREENSHOT_DIR")).filePath("presentation-1366x768.png"));
+    // A dock that a step or a job shows while presenting goes again.
+    auto* compareDock = window.findChild<QDockWidget*>("compareDock");
+    compareDock->show();
+    QTRY_VERIFY(!compareDock->isVisible());
     window.canvas()->expandAll();
     QVERIFY(test::waitLayout(window.canvas()));
     window.canvas()->fitToWindow();

@@ -100,6 +100,9 @@ void sizeDockColumn(QMainWindow* window) {
 void addTourDock(QMainWindow* window, TourPanel* panel) {
   // Alone on the left while a tour runs: the steps stay beside the canvas and the docks they talk about.
   auto* tourDock = addDock(window, QMainWindow::tr("Tour"), "tourDock", panel, Qt::LeftDockWidgetArea);
+  // The panel runs the full height, so its buttons stay put when the Compare or Profile dock opens
+  // below the canvas (stacked under the panel, those tall docks would not fit a laptop either).
+  window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   tourDock->hide();
 }
 

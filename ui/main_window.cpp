@@ -37,7 +37,9 @@
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
+#include <QtCore/QPointer>
 #include <QtCore/QScopeGuard>
+#include <QtCore/QTimer>
 #include <QtGui/QCloseEvent>
 #include <QtGui/QDragEnterEvent>
 #include <QtWidgets/QApplication>
@@ -221,9 +223,8 @@ void MainWindow::showDocument(const core::model::Document* document) {
   if (!document) return docks_.issues->clear();  // closed: its issues go too
   centreStack_->setCurrentIndex(1);
   // Shapes a run found for the revision shown label its edges once they come.
-  connect(document, &core::model::Document::observedTypesChanged, this, [this, document](const core::model::Revision* revision) {
-    if (shownDocument_ == document && document->current().get() == revision) refreshView();
-  });
+  connect(document, &core::model::Document::observedTypesChanged, this,
+          [this, document](const core::model::Revision* revision) { showFoundShapes(document, revision); });
   setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document->displayName()));
   menus_->setModelOpen(true);
   refreshView();
@@ -285,6 +286,16 @@ void MainWindow::refreshView() {
                                .arg(rev->frozen() ? QString() : tr(" · not frozen"))
                                .append(observeShapes() ? QString() : tr(" · no shapes recorded: View > Show Shapes on Edges runs it once to find them")));
   if (view_->node(selected_)) selectNode(selected_);
+}
+
+void MainWindow::showFoundShapes(const core::model::Document* document, const core::model::Revision* revision) {
+  if (shownDocument_ != document || document->current().get() != revision) return;
+  // A layout on its way or a revision's animation finishes first: it shows the change itself.
+  if (!canvas_->settled())
+    return QTimer::singleShot(100, this, [this, document = QPointer<const core::model::Document>(document), revision] {
+      if (document) showFoundShapes(document, revision);
+    });
+  refreshView();
 }
 
 bool MainWindow::observeShapes(QString* why) {

@@ -129,6 +129,8 @@ class MainWindow : public QMainWindow {
   // Starts the shapes run of the current revision where its graph records none; false when its
   // inputs are not known (`why`).
   bool observeShapes(QString* why = nullptr);
+  // The shapes of `revision` came: its view is rebuilt, once the canvas is settled.
+  void showFoundShapes(const core::model::Document* document, const core::model::Revision* revision);
   void revealAndSelect(core::model::NodeId id);
 
   DocumentController* controller_ = nullptr;

@@ -74,6 +74,8 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   relayout();
 }
 
+bool GraphCanvas::settled() const { return !pending_ && (!animation_ || animation_->done()); }
+
 void GraphCanvas::clear() {
   cancelLayout();  // a layout still on its way is dropped (pending_ is 0)
   if (animation_) animation_->finish();
@@ -353,8 +355,8 @@ void GraphCanvas::showRect(const QRectF& rect) {
 void GraphCanvas::fitToWindow() {
   if (scene_->diagram().bounds.isEmpty()) return;
   fitInView(scene_->diagram().bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
-  if (zoom() > 1.0) {  // a small graph is shown at 1:1, not blown up
-    resetTransform();
+  if (zoom() > maxFitZoom_) {  // a small graph is shown at 1:1 (presenting: the larger font's scale), not blown up
+    setTransform(QTransform::fromScale(maxFitZoom_, maxFitZoom_));
     centerOn(scene_->diagram().bounds.center());
   }
   Q_EMIT viewportMoved();

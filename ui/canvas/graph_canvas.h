@@ -69,11 +69,15 @@ class GraphCanvas : public QGraphicsView {
   bool animateRevisions() const { return animate_; }
   // The animation running now, or nullptr.
   RevisionAnimation* animation() const { return animation_.get(); }
+  // No layout on its way and no animation playing.
+  bool settled() const;
 
   // Zooms by `factor` within [minZoom(), kMaxZoom]: a step that would pass a limit stops at it,
   // so zooming in works from any scale, however far out a fit went.
   void zoomBy(double factor);
   void fitToWindow();
+  // The largest scale a fit uses (1: a small graph is not blown up; presentation mode raises it).
+  void setMaxFitZoom(double zoom) { maxFitZoom_ = zoom; }
   double zoom() const { return transform().m11(); }
   // The scale at which the whole diagram fits the viewport (before fitToWindow's 1:1 cap).
   double fitZoom() const;
@@ -139,6 +143,7 @@ class GraphCanvas : public QGraphicsView {
   QSet<QString> unfolded_;  // first modules of repeats the user unfolded, by path
   int pending_ = 0;
   bool fitNext_ = true;
+  double maxFitZoom_ = 1.0;
   core::model::NodeId centreOn_ = core::model::kNoNode;
   Keep keep_ = Keep::Nothing;
   core::model::NodeId keepNode_ = core::model::kNoNode;  // Keep::View: the node to keep shown

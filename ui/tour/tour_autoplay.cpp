@@ -33,9 +33,6 @@ TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* p
 
 void TourAutoplay::start() {
   size_ = window_->size();
-  // The Tour panel runs the full height on the left and the tall Compare and Profile docks sit
-  // under the canvas only: stacked under the panel they would not fit a laptop-sized window.
-  window_->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   if (!dir_.isEmpty() && !QDir().mkpath(dir_)) {
     exitCode_ = 2;
     message_ = QStringLiteral("cannot create the screenshot folder %1").arg(dir_);

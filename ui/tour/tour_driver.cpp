@@ -86,8 +86,9 @@ core::tour::State TourDriver::state() const {
   }
   for (int g : window_->canvas()->expansion())
     if (g > 0 && g < view->groups.size()) s.expandedModules.insert(view->groups[g].path);
+  // Presenting keeps every dock but the Tour's hidden: a step that asks for one has done its part.
   for (const QString& name : core::tour::dockNames())
-    if (auto* d = dock(name); d && d->isVisible()) s.visibleDocks.insert(name);
+    if (auto* d = dock(name); d && (d->isVisible() || window_->presentation())) s.visibleDocks.insert(name);
   const auto& summary = window_->compareDock()->summary();
   if (summary.ok && comparedRevision_ == doc->currentIndex()) {
     s.compare = summary.equal ? core::tour::State::Compare::Equal : core::tour::State::Compare::Differs;

@@ -21,13 +21,12 @@ TourPanel::TourPanel(TourDriver* driver, QWidget* parent) : QWidget(parent), dri
   stepTitle_ = new QLabel(this);
   stepTitle_->setObjectName(QStringLiteral("tourStepTitle"));
   stepTitle_->setWordWrap(true);
-  QFont big = stepTitle_->font();
-  big.setBold(true);
-  big.setPointSizeF(big.pointSizeF() * 1.25);
-  stepTitle_->setFont(big);
   text_ = new QTextBrowser(this);
   text_->setObjectName(QStringLiteral("tourText"));
   text_->setOpenExternalLinks(false);
+  // Code wraps at the panel's edge instead of running out of sight.
+  text_->document()->setDefaultStyleSheet(QStringLiteral("pre { white-space: pre-wrap; }"));
+  followFont();
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("tourStatus"));
   status_->setWordWrap(true);
@@ -68,6 +67,21 @@ TourPanel::TourPanel(TourDriver* driver, QWidget* parent) : QWidget(parent), dri
     if (stepMet() && step_ + 1 < tour_.steps.size()) goTo(step_ + 1);
   });
   stop();
+}
+
+void TourPanel::followFont() {
+  // The title is set apart from the body by size, so it is set explicitly: it follows the panel's.
+  QFont big = font();
+  big.setBold(true);
+  if (big.pointSizeF() > 0) big.setPointSizeF(big.pointSizeF() * kStepTitleScale);
+  else big.setPixelSize(int(big.pixelSize() * kStepTitleScale));
+  stepTitle_->setFont(big);
+}
+
+void TourPanel::changeEvent(QEvent* event) {
+  // Presentation mode grows the font: the body and the title grow with it.
+  if (event->type() == QEvent::FontChange) followFont();
+  QWidget::changeEvent(event);
 }
 
 void TourPanel::start(const core::tour::Tour& tour) {

@@ -33,6 +33,8 @@ class TourPanel : public QWidget {
   // Whether the current step's condition holds now.
   bool stepMet() const;
   QStringList unmet() const;
+  // The step title's size against the body text's.
+  static constexpr double kStepTitleScale = 1.25;
 
  Q_SIGNALS:
   void stepShown(int step);
@@ -40,9 +42,13 @@ class TourPanel : public QWidget {
   void actionsFinished(int step, const QString& error);
   void finished();
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
   void check();
   void showStep();
+  void followFont();
 
   TourDriver* driver_;
   core::tour::Tour tour_;
