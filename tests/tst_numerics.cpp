@@ -6,6 +6,7 @@
 #include "core/run/executor.h"
 #include "core/run/input_set.h"
 #include "core/run/input_specs.h"
+#include "core/run/reduce.h"
 #include "test_support.h"
 
 #include <torch/script.h>
@@ -257,6 +258,27 @@ class TstNumerics : public QObject {
     auto noOut = graft::test::runCli({QStringLiteral("reduce"), acc, QStringLiteral("--dtype-b"), QStringLiteral("float16")});
     QCOMPARE(noOut.exitCode, 2);
     QVERIFY2(noOut.err.contains("-o"), noOut.err.constData());
+  }
+
+  // A deep chain of residual blocks, each reading its input twice (x * 0.5 + relu(x) * 0.5),
+  // overflowing at the exp after them: every trial cut removes the blocks before its window, and
+  // the inferred provenance of such a cut once doubled per removed block (2^48 entries here).
+  void reduceCutsBehindDeepResidualChains() {
+    QTemporaryDir dir;
+    QString body = QStringLiteral("def forward(self, x):\n");
+    for (int i = 0; i < 48; ++i) body += QStringLiteral("    x = x * 0.5 + torch.relu(x) * 0.5\n");
+    body += QStringLiteral("    return torch.exp(x * 16.0)\n");
+    torch::jit::Module m("DeepResidual");
+    m.define(body.toStdString());
+    const QString path = dir.filePath(QStringLiteral("deep.pt"));
+    m.save(path.toStdString());
+    auto doc = open(path);
+    const run::InputSet inputs{{torch::rand({1, 64}) + 0.5}, {}};
+    const auto r = run::reduceFailure(doc->current(), inputs, halfAgainstSaved(), doc->ids());
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(doc->current()->kindOf(r.failing), QStringLiteral("aten::exp"));
+    QCOMPARE(r.nodes.size(), size_t(1));
+    QVERIFY(r.candidateNodes > 4 * 48);
   }
 
   // Precision bisection keeps the overflowing softmax in float32, and the saved model passes at

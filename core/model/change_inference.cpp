@@ -143,7 +143,11 @@ Change inferChange(const Revision& parent, const Revision& child) {
     const NodeId rid = parent.idOf(r);
     change.removed.push_back(rid);
     std::vector<NodeId>& targets = targetsOf[rid];
+    // Each target once: a removed node inherits its removed users' targets, and a value read
+    // along two paths that meet again (a residual block's branch and its skip) would otherwise
+    // hand on every target twice, doubling per block across a removed stretch of a deep network.
     auto take = [&](NodeId into) {
+      if (std::find(targets.begin(), targets.end(), into) != targets.end()) return;
       absorb(into, rid);
       targets.push_back(into);
     };
