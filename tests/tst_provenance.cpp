@@ -18,6 +18,7 @@
 #include "test_support.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QSet>
@@ -163,6 +164,131 @@ class TestProvenance : public QObject {
     QVERIFY2(!after.isEmpty(), "the saved file has no module groups");
     QCOMPARE(after, kept);
     QVERIFY(kept.size() >= before.size() / 2);
+  }
+
+  // One answer to "what did this change do", whichever view asks: compare's change groups hold
+  // exactly the nodes diff lists as removed, changed or added (and, beside them, only the kept
+  // node a removed one was merged or folded into), every group holds one of those, and a pass
+  // that removes nothing shows no group and diffs equal. libtorch's own CSE merges constants of
+  // equal numbers (zero biases, a fresh batch norm's ones and zeros, two equal index buffers):
+  // an op reading the merged copy computes what it did, so it is no change, and the ops merged
+  // with their twins are removed, merged into them.
+  void compareGroupsAgreeWithDiff() {
+    QTemporaryDir dir;
+    const QString script = dir.filePath(QStringLiteral("cnn.py"));
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("import sys, torch\n"
+            "class Block(torch.nn.Module):\n"
+            "    def __init__(self, cin, c):\n"
+            "        super().__init__()\n"
+            "        self.conv = torch.nn.Conv2d(cin, c, 3, padding=1)\n"
+            "        torch.nn.init.zeros_(self.conv.bias)\n"
+            "        self.bn = torch.nn.BatchNorm2d(c)\n"
+            "        self.drop = torch.nn.Dropout(0.1)\n"
+            "    def forward(self, x):\n"
+            "        return self.drop(torch.relu(self.bn(self.conv(x))))\n"
+            "class Net(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.a, self.b, self.c = Block(3, 8), Block(8, 8), Block(8, 8)\n"
+            "        self.register_buffer('ia', torch.arange(7, -1, -1))\n"
+            "        self.register_buffer('ib', torch.arange(7, -1, -1))\n"
+            "    def forward(self, x):\n"
+            "        y = self.c(self.b(self.a(x)))\n"
+            "        return y[:, self.ia.view(-1)] + y[:, self.ib.view(-1)]\n"
+            "torch.manual_seed(0)\n"
+            "ep = torch.export.export(Net().eval(), (torch.randn(1, 3, 16, 16),))\n"
+            "torch.export.save(ep, sys.argv[1])\n");
+    f.close();
+    const QString file = dir.filePath(QStringLiteral("cnn.pt2"));
+    QProcess p;
+    p.start(qEnvironmentVariable("GRAFT_PYTHON"), {script, file});
+    QVERIFY(p.waitForFinished(300000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    auto loaded = io::loadFile(file);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
+    model::Document& doc = *loaded.document;
+    const auto inputs = inputsOf(doc, QStringLiteral("cnn/cnn.pt2"));
+    edit::Session session(doc);
+    const auto library = rewrite::RuleLibrary::load();
+
+    // Compares `rev` with the original both ways and checks they agree; returns diff's removed count.
+    auto agree = [&](const model::RevisionPtr& rev, const QString& what) -> int {
+      const auto diff = edit::diffGraphs(*doc.original(), *rev, edit::DiffMatching::ByProvenance);
+      const auto r = comparePerNode(doc.original(), rev, inputs);
+      if (!r.ok || !r.nodes) {
+        QTest::qFail(qPrintable(what + QStringLiteral(": ") + r.error), __FILE__, __LINE__);
+        return -1;
+      }
+      if (r.verdict() != run::CompareResult::Verdict::Equal)
+        QTest::qFail(qPrintable(what + QStringLiteral(": not equal")), __FILE__, __LINE__);
+      QSet<model::NodeId> listedA, listedB, groupA, groupB;
+      for (const auto& d : diff.removed) listedA.insert(d.node);
+      for (const auto& d : diff.added) listedB.insert(d.node);
+      for (const auto& d : diff.changed) {
+        listedA.insert(d.nodeA);
+        listedB.insert(d.node);
+      }
+      for (const auto& g : r.nodes->changes) {
+        bool listed = false;
+        for (auto id : g.a) {
+          listed = listed || listedA.contains(id);
+          groupA.insert(id);
+        }
+        for (auto id : g.b) {
+          listed = listed || listedB.contains(id);
+          groupB.insert(id);
+        }
+        if (!listed) QTest::qFail(qPrintable(what + QStringLiteral(": a group diff does not list: ") + g.label()), __FILE__, __LINE__);
+        // Beside what diff lists, a group holds only the kept nodes removed ones went into.
+        for (auto id : g.b)
+          if (!listedB.contains(id) && rev->lineage().originOf(id).from.size() < 2)
+            QTest::qFail(qPrintable(what + QStringLiteral(": an unchanged node in ") + g.label()), __FILE__, __LINE__);
+      }
+      for (auto id : listedA)
+        if (!groupA.contains(id)) QTest::qFail(qPrintable(what + QStringLiteral(": diff lists a node no group holds: ") + doc.original()->kindOf(id)), __FILE__, __LINE__);
+      for (auto id : listedB)
+        if (!groupB.contains(id)) QTest::qFail(qPrintable(what + QStringLiteral(": diff lists a node no group holds: ") + rev->kindOf(id)), __FILE__, __LINE__);
+      int removedInGroups = 0;
+      for (auto id : groupA) removedInGroups += rev->nodeOf(id) ? 0 : 1;
+      if (removedInGroups != diff.removed.size())
+        QTest::qFail(qPrintable(what + QStringLiteral(": groups hold %1 removed nodes, diff lists %2").arg(removedInGroups).arg(diff.removed.size())), __FILE__, __LINE__);
+      if (diff.equal() != r.nodes->changes.empty())
+        QTest::qFail(qPrintable(what + QStringLiteral(": diff says %1, compare has %2 change groups").arg(diff.summaryText()).arg(r.nodes->changes.size())), __FILE__, __LINE__);
+      return int(diff.removed.size());
+    };
+
+    // Graft's cse keeps every parameter and buffer: nothing to merge here.
+    const auto cse = session.applyRewrite({rewrite::Step::ofPass(QStringLiteral("cse"))});
+    QVERIFY2(cse.ok(), qPrintable(cse.error));
+    QCOMPARE(cse.reports.front().matches, 0);
+    QVERIFY(doc.current()->change().empty());
+    QCOMPARE(agree(doc.current(), QStringLiteral("cse")), 0);
+    if (QTest::currentTestFailed()) return;
+
+    // libtorch's CSE merges the zero biases, the batch norms' ones and zeros and the two index
+    // buffers: the convs and norms are no change; the second view, index list and index go into
+    // their twins.
+    auto copy = doc.original()->cloneGraph();
+    auto tensorConstants = [](const torch::jit::Graph& g) {
+      int n = 0;
+      for (const auto* node : g.nodes()) n += node->kind() == c10::prim::Constant && node->output()->type()->kind() == c10::TypeKind::TensorType;
+      return n;
+    };
+    const int constantsBefore = tensorConstants(*copy.graph);
+    torch::jit::EliminateCommonSubexpression(copy.graph);
+    QVERIFY(tensorConstants(*copy.graph) < constantsBefore - 3);  // biases, norm weights, buffers merged
+    const auto stock = model::Revision::derived(*doc.original(), copy.graph, copy.ids, QStringLiteral("libtorch cse"), doc.ids());
+    for (const auto& [id, origin] : stock->change().changed)
+      QVERIFY2(!origin.altered, qPrintable(stock->kindOf(id) + QStringLiteral(" altered by a merge of equal constants")));
+    QCOMPARE(agree(stock, QStringLiteral("libtorch cse")), 2);  // aten::view and aten::index
+    if (QTest::currentTestFailed()) return;
+
+    // Passes that remove nodes: each folded batch norm, each eval-mode dropout.
+    QCOMPARE(applyRules(session), 6);
+    for (int i = 1; i < doc.count(); ++i) agree(doc.revision(i), doc.revision(i)->name());
+    QCOMPARE(agree(doc.current(), QStringLiteral("fold-conv-bn and remove-dropout")), 6);
   }
 
   // A self-comparison compares every value, and a file against itself pairs by provenance.

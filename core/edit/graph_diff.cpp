@@ -49,29 +49,6 @@ std::optional<c10::IValue> constantOf(const torch::jit::Value* v) {
   return model::constantValue(v);
 }
 
-bool sameConstant(const c10::IValue& a, const c10::IValue& b) {
-  if (a.isTensor() && b.isTensor()) {
-    const auto& ta = a.toTensor();
-    const auto& tb = b.toTensor();
-    if (ta.defined() != tb.defined()) return false;
-    if (!ta.defined()) return true;
-    // Revisions of one document share their weights: the same memory needs no reading (a
-    // vit_b_16's 330 MB would take half a second).
-    if (ta.unsafeGetTensorImpl() == tb.unsafeGetTensorImpl() ||
-        (ta.data_ptr() == tb.data_ptr() && ta.sizes() == tb.sizes() && ta.strides() == tb.strides() &&
-         ta.scalar_type() == tb.scalar_type() && ta.device() == tb.device()))
-      return true;
-    return ta.sizes() == tb.sizes() && ta.scalar_type() == tb.scalar_type() && at::equal(ta, tb);
-  }
-  if (a.tagKind() != b.tagKind()) return false;
-  // Scalars and lists of them compare as values; anything else by its printed form.
-  if (a.isInt() || a.isDouble() || a.isBool() || a.isNone() || a.isString() || a.isIntList() || a.isDoubleList() ||
-      a.isBoolList())
-    return a == b;
-  return model::formatIValue(a) == model::formatIValue(b);
-}
-
-
 // Arguments that choose a kernel, not a result (a trace records the backend's settings in them,
 // torch.export its defaults): never a difference.
 bool isKernelFlag(const QString& argument) {
@@ -153,7 +130,7 @@ class SameValue {
     const Node* pa = va->node();
     const Node* pb = vb->node();
     const auto ca = constantOf(va), cb = constantOf(vb);
-    if (ca || cb) return ca && cb && sameConstant(*ca, *cb);
+    if (ca || cb) return ca && cb && model::sameConstantValue(*ca, *cb);
     const bool paramA = pa->kind() == c10::prim::Param, paramB = pb->kind() == c10::prim::Param;
     if (paramA || paramB) {
       if (!(paramA && paramB)) return false;

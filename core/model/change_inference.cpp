@@ -16,26 +16,8 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Constant values compare by value, tensors by identity (a rescaled weight is a new tensor),
-// also inside lists and tuples: IValue's == asks a tensor inside a list for one truth value,
-// which fails for more than one element (aten::index's index list holding a buffer, Swin).
-bool sameValue(const c10::IValue& a, const c10::IValue& b) {
-  if (a.isTensor() || b.isTensor())
-    return a.isTensor() && b.isTensor() && a.toTensor().unsafeGetTensorImpl() == b.toTensor().unsafeGetTensorImpl();
-  if (a.isSameIdentity(b)) return true;
-  const auto sameElements = [](c10::ArrayRef<c10::IValue> x, c10::ArrayRef<c10::IValue> y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!sameValue(x[i], y[i])) return false;
-    return true;
-  };
-  if (a.isList() || b.isList()) return a.isList() && b.isList() && sameElements(a.toListRef(), b.toListRef());
-  if (a.isTuple() || b.isTuple()) return a.isTuple() && b.isTuple() && sameElements(a.toTupleRef().elements(), b.toTupleRef().elements());
-  if (a.isGenericDict() || b.isGenericDict()) return false;  // identity only (checked above)
-  return a == b;
-}
-
-// Constants compare by value (tensors by identity: a rescaled weight is a new tensor).
+// Constants compare by value (model::sameConstantValue: a rescaled weight holds other numbers; a
+// merged copy of equal numbers is the same constant).
 bool sameConstant(const Value* a, const Value* b) {
   const auto ia = constantValue(a);
   const auto ib = constantValue(b);
@@ -47,7 +29,7 @@ bool sameConstant(const Value* a, const Value* b) {
     return na->kind() == c10::prim::GetAttr && nb->kind() == c10::prim::GetAttr && na->s(c10::attr::name) == nb->s(c10::attr::name) &&
            sameConstant(na->input(0), nb->input(0));
   }
-  return sameValue(*ia, *ib);
+  return sameConstantValue(*ia, *ib);
 }
 
 // The kept node that removed node `r` was folded into, if any: r's producer, whose output only
@@ -159,9 +141,18 @@ Change inferChange(const Revision& parent, const Revision& child) {
       for (const auto& use : out->uses()) {
         Node* user = counterpart(use.user, parent, child);
         if (!user) {
-          if (auto t = targetsOf.find(parent.idOf(use.user)); t != targetsOf.end())
+          auto t = targetsOf.find(parent.idOf(use.user));
+          if (t == targetsOf.end()) continue;
+          // A consumer removed too and merged into its twin (the same op reading as many inputs,
+          // as CSE merges two views of equal buffers and the lists holding them): r stands where
+          // the twin reads the input r fed, so r goes to that value's node, as it would had the
+          // consumer been kept. Otherwise r goes where its consumer went.
+          Node* twin = t->second.size() == 1 ? child.nodeOf(t->second.front()) : nullptr;
+          if (!twin || twin->kind() != use.user->kind() || twin->inputs().size() != use.user->inputs().size()) {
             for (NodeId into : std::vector<NodeId>(t->second)) take(into);
-          continue;
+            continue;
+          }
+          user = twin;
         }
         if (use.offset >= user->inputs().size()) continue;
         // The value read in r's place: a kept node (r was folded into it or bypassed to it), or

@@ -1,5 +1,9 @@
 #include "core/model/constant_value.h"
 
+#include "core/model/value_format.h"
+
+#include <ATen/ATen.h>
+
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -38,6 +42,44 @@ std::optional<c10::IValue> constantValue(const torch::jit::Value* value) {
   c10::impl::GenericList out(element);
   for (auto& i : items) out.push_back(std::move(i));
   return out;
+}
+
+namespace {
+
+bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
+  if (a.defined() != b.defined()) return false;
+  if (!a.defined() || a.is_same(b)) return true;
+  if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes() || a.device() != b.device() ||
+      a.layout() != b.layout() || a.is_quantized() != b.is_quantized())
+    return false;
+  try {
+    // Revisions of one document share their weights: the same memory needs no reading.
+    if (a.layout() == at::kStrided && !a.is_quantized() && a.data_ptr() == b.data_ptr() && a.strides() == b.strides())
+      return true;
+    return at::equal(a, b);
+  } catch (const c10::Error&) {
+    return false;  // a kind of tensor equal() cannot read: only the same tensor is the same
+  }
+}
+
+}  // namespace
+
+bool sameConstantValue(const c10::IValue& a, const c10::IValue& b) {
+  if (a.isTensor() || b.isTensor()) return a.isTensor() && b.isTensor() && sameTensor(a.toTensor(), b.toTensor());
+  if (a.tagKind() != b.tagKind()) return false;
+  const auto sameItems = [](c10::ArrayRef<c10::IValue> x, c10::ArrayRef<c10::IValue> y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!sameConstantValue(x[i], y[i])) return false;
+    return true;
+  };
+  // Item by item: IValue's == asks a tensor inside a list for one truth value, which fails for
+  // more than one element (aten::index's index list holding a buffer, Swin).
+  if (a.isList()) return sameItems(a.toListRef(), b.toListRef());
+  if (a.isTuple()) return sameItems(a.toTupleRef().elements(), b.toTupleRef().elements());
+  if (a.isNone() || a.isInt() || a.isDouble() || a.isBool() || a.isString() || a.isDevice()) return a == b;
+  if (a.isSameIdentity(b)) return true;
+  return formatIValue(a) == formatIValue(b);
 }
 
 }  // namespace graft::core::model
