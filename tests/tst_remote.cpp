@@ -3,6 +3,7 @@
 // same commands give locally; failures (no torch, a dead agent, ssh refused) name the host.
 #include "core/remote/remote_device.h"
 #include "core/remote/ssh_command.h"
+#include "loopback_sshd.h"
 #include "test_support.h"
 
 #include <QtCore/QDir>
@@ -21,27 +22,16 @@
 #include <unistd.h>
 
 using namespace graft::core;
+using graft::test::venvPython;
 
 namespace {
 
 QString program(const QString& name) { return graft::test::testdata(QStringLiteral("pt2/") + name); }
 
-// The venv's Python: the "remote" Python that has torch (GRAFT_PYTHON, else the checkout's .venv).
-QString venvPython() {
-  const QString fromEnv = qEnvironmentVariable("GRAFT_PYTHON");
-  if (!fromEnv.isEmpty()) return QFileInfo(fromEnv).absoluteFilePath();
-  return QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).absoluteFilePath(QStringLiteral(".venv/bin/python"));
-}
-
 bool run(const QString& program, const QStringList& args) {
   QProcess p;
   p.start(program, args);
   return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
-bool writeFile(const QString& path, const QByteArray& text) {
-  QFile f(path);
-  return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
 }
 
 }  // namespace
@@ -51,64 +41,12 @@ class TestRemote : public QObject {
 
  private:
   QTemporaryDir dir_;
-  QProcess sshd_;
+  graft::test::LoopbackSshd sshd_;
   QString skip_;
   QString remote_;  // ssh://graft-test/cpu?python=<venv>
 
   QString device(const QString& dev = QStringLiteral("cpu")) const {
     return QStringLiteral("ssh://graft-test/%1?python=%2").arg(dev, venvPython());
-  }
-
-  // Starts sshd on a free port (tries a few) with the test's own host key, user key and cache.
-  bool startSshd(QString* why) {
-    const QString d = dir_.path();
-    if (!run(QStringLiteral("ssh-keygen"), {"-q", "-t", "ed25519", "-N", "", "-f", d + "/host_key"}) ||
-        !run(QStringLiteral("ssh-keygen"), {"-q", "-t", "ed25519", "-N", "", "-f", d + "/user_key"}) ||
-        !QFile::copy(d + "/user_key.pub", d + "/authorized_keys")) {
-      *why = QStringLiteral("ssh-keygen failed");
-      return false;
-    }
-    // sshd run by root needs its privilege-separation folder, which the service makes at boot.
-    if (geteuid() == 0) QDir().mkpath(QStringLiteral("/run/sshd"));
-    const QString user = qEnvironmentVariable("USER", QStringLiteral("root"));
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const int port = 20000 + int((getpid() * 7 + attempt * 997) % 40000);
-      const QByteArray config = QStringLiteral(
-                                    "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nPidFile %2/sshd.pid\n"
-                                    "AuthorizedKeysFile %2/authorized_keys\nStrictModes no\nUsePAM no\n"
-                                    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-                                    "PermitRootLogin prohibit-password\nLogLevel INFO\nSetEnv XDG_CACHE_HOME=%2/cache\n")
-                                    .arg(port)
-                                    .arg(d)
-                                    .toUtf8();
-      writeFile(d + "/sshd_config", config);
-      const QByteArray client = QStringLiteral(
-                                    "Host graft-test\n  HostName 127.0.0.1\n  Port %1\n  User %3\n  IdentityFile %2/user_key\n"
-                                    "  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile %2/known_hosts\n"
-                                    "  BatchMode yes\n  LogLevel ERROR\n"
-                                    "Host graft-closed\n  HostName 127.0.0.1\n  Port 1\n  BatchMode yes\n  ConnectTimeout 5\n")
-                                    .arg(port)
-                                    .arg(d, user)
-                                    .toUtf8();
-      writeFile(d + "/ssh_config", client);
-      sshd_.setProcessChannelMode(QProcess::MergedChannels);
-      sshd_.start(QStringLiteral("/usr/sbin/sshd"), {"-D", "-e", "-f", d + "/sshd_config"});
-      QByteArray log;
-      QElapsedTimer t;
-      t.start();
-      while (t.elapsed() < 10000 && sshd_.state() != QProcess::NotRunning && !log.contains("Server listening")) {
-        sshd_.waitForReadyRead(200);
-        log += sshd_.readAll();
-      }
-      if (log.contains("Server listening")) {
-        qputenv("GRAFT_SSH_COMMAND", QStringLiteral("ssh -F %1/ssh_config").arg(d).toUtf8());
-        return true;
-      }
-      sshd_.kill();
-      sshd_.waitForFinished();
-      *why = QString::fromUtf8(log.trimmed());
-    }
-    return false;
   }
 
   graft::test::CliResult cli(const QStringList& args) {
@@ -119,23 +57,16 @@ class TestRemote : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!QFileInfo::exists(QStringLiteral("/usr/sbin/sshd"))) {
-      skip_ = QStringLiteral("/usr/sbin/sshd is not installed (packaging/install-deps.sh installs openssh-server)");
-      return;
-    }
+    skip_ = graft::test::LoopbackSshd::unavailable();
+    if (!skip_.isEmpty()) return;
     QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
     QString why;
-    QVERIFY2(startSshd(&why), qPrintable(QStringLiteral("sshd did not start: ") + why));
+    QVERIFY2(sshd_.start(&why), qPrintable(QStringLiteral("sshd did not start: ") + why));
     QVERIFY(run(venvPython(), {qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_remote_pair.py"),
                                dir_.filePath(QStringLiteral("pair"))}));
   }
 
-  void cleanupTestCase() {
-    if (sshd_.state() != QProcess::NotRunning) {
-      sshd_.terminate();
-      if (!sshd_.waitForFinished(3000)) sshd_.kill();
-    }
-  }
+  void cleanupTestCase() { sshd_.stop(); }
 
   void parsesDevices() {
     QString error;

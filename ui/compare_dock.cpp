@@ -1,14 +1,20 @@
 #include "ui/compare_dock.h"
 
 #include "core/model/document.h"
+#include "core/remote/remote_compare_job.h"
+#include "core/remote/remote_model.h"
 #include "core/report/verdict_line.h"
+#include "core/run/threads.h"
 #include "core/run/culprit.h"
 #include "core/run/input_specs.h"
 #include "ui/document/off_thread.h"
+#include "ui/device_list.h"
+#include "ui/devices_dialog.h"
 #include "ui/input_dialog.h"
 #include "ui/tensor_inspector.h"
 
 #include <QtConcurrent/QtConcurrent>
+#include <QtGui/QAction>
 #include <QtGui/QDoubleValidator>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QFileDialog>
@@ -22,6 +28,7 @@
 #include <QtWidgets/QScrollArea>
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QTableWidget>
+#include <QtWidgets/QToolButton>
 #include <QtWidgets/QVBoxLayout>
 
 #include <cmath>
@@ -45,7 +52,19 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   device_ = new QComboBox(this);
   deviceB_ = new QComboBox(this);
   device_->addItems(core::run::availableDevices());
-  deviceB_->addItems(core::run::availableDevices());
+  deviceB_->setObjectName(QStringLiteral("compareDeviceB"));
+  deviceB_->setToolTip(tr("Where B runs: this machine, or a host added in Run > Devices… (B's model is sent over ssh; A and "
+                          "the float64 reference run here)"));
+  devicesAction_ = new QAction(tr("&Devices…"), this);
+  devicesAction_->setObjectName(QStringLiteral("devicesAction"));
+  devicesAction_->setToolTip(tr("Add hosts reached with ssh whose CPU and GPUs can run B, and test their connection"));
+  connect(devicesAction_, &QAction::triggered, this, [this] {
+    auto* dialog = new DevicesDialog(window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &DevicesDialog::hostsChanged, this, &CompareDock::refreshDevices);
+    dialog->open();
+  });
+  refreshDevices();
   atol_ = new QLineEdit(QStringLiteral("1e-5"), this);
   rtol_ = new QLineEdit(QStringLiteral("1e-4"), this);
   atol_->setValidator(new QDoubleValidator(0, 1e9, 12, atol_));
@@ -89,7 +108,12 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   auto* devices = new QHBoxLayout();
   devices->addWidget(device_);
   devices->addWidget(new QLabel(tr("B on"), this));
-  devices->addWidget(deviceB_);
+  devices->addWidget(deviceB_, 1);
+  auto* hosts = new QToolButton(this);
+  hosts->setText(QStringLiteral("…"));
+  hosts->setToolTip(devicesAction_->toolTip());
+  connect(hosts, &QToolButton::clicked, devicesAction_, &QAction::trigger);
+  devices->addWidget(hosts);
   form->addRow(tr("Device A"), devices);
   auto* precisions = new QHBoxLayout();
   precisions->addWidget(dtypeA_);
@@ -207,6 +231,11 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &CompareDock::cancel);
   connect(&watcher_, &QFutureWatcher<core::run::CompareSummary>::finished, this, [this] {
     summary_ = watcher_.result();
+    if (remoteRun_) {
+      if (!remoteRun_->deviceLabel.isEmpty()) remoteLabel_ = remoteRun_->deviceLabel;
+      remoteTraffic_ = remoteRun_->traffic;
+      remoteRun_.reset();
+    }
     if (runGeneration_ != generation_) {
       // Another model was opened meanwhile: these results describe revisions no longer shown.
       summary_ = {};
@@ -318,12 +347,18 @@ void CompareDock::start() {
   req.rtol = rtol_->text().toDouble();
   req.elementwise = elementwise_->isChecked();
   req.deviceA = device_->currentText();
-  req.deviceB = deviceB_->currentText();
+  req.deviceB = deviceB_->currentData().toString();
   req.outputNames = document_->outputNames();
   req.dtypeA = dtypeA_->currentData().toString();
   req.dtypeB = dtypeB_->currentData().toString();
   req.autocastB = autocast_->isChecked();
   req.perNode = perNode_->isChecked();
+  remoteLabel_.clear();
+  remoteTraffic_.clear();
+  if (core::remote::isRemoteDevice(req.deviceB)) {
+    startRemote(req, req.deviceB);
+    return;
+  }
   lastRequest_ = req;
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
@@ -338,8 +373,90 @@ void CompareDock::start() {
   watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
 }
 
+void CompareDock::failToStart(const QString& error) {
+  setVerdict(tr("Failed: %1").arg(error), QStringLiteral("#c62828"));
+  status_->clear();
+  Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("compare"), error)});
+}
+
+bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec) {
+  QString error;
+  const auto device = core::remote::parseRemoteDevice(spec, &error);
+  if (!device) {
+    failToStart(error);
+    return false;
+  }
+  if (const QString why = core::remote::remoteRequestRefusal(req, document_->format() == QLatin1String("pt2")); !why.isEmpty()) {
+    failToStart(why);
+    return false;
+  }
+  // The job holds no Document (the window may close it meanwhile): B is saved here, as File >
+  // Save does, and the worker sends those bytes.
+  setVerdict(tr("Saving B to send it to %1…").arg(device->host), QString());
+  const int generation = generation_;
+  using Saved = std::pair<std::shared_ptr<const core::remote::RemoteModel>, QString>;
+  const Saved saved = runOffGuiThread([doc = document_.data(), b = req.b]() -> Saved {
+    QString why;
+    auto model = core::remote::savedForRemote(*doc, b, &why);
+    if (!model) return {nullptr, why};
+    return {std::make_shared<const core::remote::RemoteModel>(std::move(*model)), QString()};
+  });
+  if (generation != generation_ || !document_) return false;  // another model was opened meanwhile
+  if (!saved.first) {
+    failToStart(QStringLiteral("B: %1").arg(saved.second));
+    return false;
+  }
+  lastRequest_ = req;
+  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+  auto flag = cancelFlag_;
+  runGeneration_ = generation_;
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  reduceButton_->setEnabled(false);
+  float32Button_->setEnabled(false);
+  remoteLabel_ = device->host + QLatin1Char(':') + device->device;
+  setVerdict(tr("Running B on %1…").arg(remoteLabel_), QString());
+  status_->clear();
+  // Progress lines come from the worker ("gpu-box: sending the model (44.7 MB, …)"); the dock
+  // waits for the worker before it goes, so `this` outlives them.
+  const auto progress = [this, generation](const QString& line) {
+    QMetaObject::invokeMethod(this, [this, generation, line] {
+      if (generation == generation_ && isRunning()) status_->setText(line);
+    }, Qt::QueuedConnection);
+  };
+  remoteRun_ = std::make_shared<core::remote::RemoteCompareSummary>();
+  watcher_.setFuture(QtConcurrent::run([req, model = saved.first, device = *device, threads = core::run::currentThreads(), flag,
+                                        progress, out = remoteRun_] {
+    *out = core::remote::runRemoteCompare(req, model, device, threads, progress, flag.get());
+    return out->summary;
+  }));
+  return true;
+}
+
 void CompareDock::cancel() {
   if (cancelFlag_) cancelFlag_->store(true);
+}
+
+QStringList CompareDock::devicesB() const {
+  QStringList labels;
+  for (int i = 0; i < deviceB_->count(); ++i) labels << deviceB_->itemText(i);
+  return labels;
+}
+
+bool CompareDock::setDeviceB(const QString& label) {
+  const int i = deviceB_->findText(label);
+  if (i >= 0) deviceB_->setCurrentIndex(i);
+  return i >= 0;
+}
+
+void CompareDock::refreshDevices() {
+  const QString chosen = deviceB_->currentText();
+  deviceB_->clear();
+  for (const DeviceChoice& d : deviceChoices()) {
+    deviceB_->addItem(d.label, d.spec);
+    if (!d.tip.isEmpty()) deviceB_->setItemData(deviceB_->count() - 1, d.tip, Qt::ToolTipRole);
+  }
+  setDeviceB(chosen);
 }
 
 void CompareDock::addRow(const core::run::CompareRow& r) {
@@ -381,6 +498,7 @@ void CompareDock::showSummary() {
     line += tr(". First divergence: %1 at %2 (max abs %3)")
                 .arg(summary_.firstDivergence->op, summary_.firstDivergence->label)
                 .arg(summary_.firstDivergence->maxAbs, 0, 'g', 4);
+  if (!remoteLabel_.isEmpty()) line += tr(" — B on %1").arg(remoteLabel_);
   setVerdict(line, verdict.good() ? QStringLiteral("#2e7d32")
                    : verdict.kind == core::report::VerdictLine::Kind::IntermediateDiffers ? QStringLiteral("#ef6c00")
                                                                                           : QStringLiteral("#c62828"));
@@ -397,6 +515,7 @@ void CompareDock::showSummary() {
                                           .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
   else if (summary_.localErrors && !summary_.equal)
     text += QLatin1Char(' ') + tr("No node adds more than rounding noise at %1 on its own: the error accumulates.").arg(summary_.precisionB);
+  if (!remoteTraffic_.isEmpty()) text += QLatin1Char(' ') + remoteTraffic_ + QLatin1Char('.');
   status_->setText(text.trimmed());
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);

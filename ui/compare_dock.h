@@ -15,12 +15,15 @@
 #include <optional>
 #include <memory>
 
+class QAction;
 class QComboBox;
 class QLineEdit;
 class QCheckBox;
 class QPushButton;
 class QLabel;
 class QTableWidget;
+
+namespace graft::core::remote { struct RemoteCompareSummary; }
 
 namespace graft::ui {
 
@@ -65,6 +68,16 @@ class CompareDock : public QWidget {
   // B's precision: "" (as saved), "float16", "bfloat16", "float32" or "float64". The tolerance
   // fields follow the lower precision unless they were edited.
   void setPrecisionB(const QString& dtype);
+  // Device B: this machine's devices and the hosts' of Run > Devices… (ui/device_list), by label
+  // ("cpu", "cuda:0", "ssh://gpu-box/cuda:0"). A remote B runs through core/remote on a worker.
+  QStringList devicesB() const;
+  bool setDeviceB(const QString& label);
+  // Re-reads the device list (after the Devices dialog changed it), keeping the choice.
+  void refreshDevices();
+  // Opens the Devices dialog (Run > Devices…); the dock follows its changes.
+  QAction* devicesAction() const { return devicesAction_; }
+  // The last remote run's traffic ("gpu-box: sent 44.8 MB, …"); empty after a local one.
+  QString remoteTraffic() const { return remoteTraffic_; }
 
   // The error each compared node shows, by the metric chosen under "Error on canvas", as heat
   // (larger is worse); empty when the metric is off or nothing was compared. `title`, `low` and
@@ -107,6 +120,9 @@ class CompareDock : public QWidget {
   void updateNumericsButtons();
   // Runs `job` on a worker thread, then `onDone` on this one (unless another model was opened).
   void runNumericsJob(const std::function<void()>& job, const std::function<void()>& onDone);
+  // Starts `req` with B on the host of `spec` (ssh://…); false when it could not start (said).
+  bool startRemote(core::run::CompareRequest req, const QString& spec);
+  void failToStart(const QString& error);
 
   QPointer<const core::model::Document> document_;
   QComboBox* revA_ = nullptr;
@@ -114,6 +130,10 @@ class CompareDock : public QWidget {
   QLineEdit* inputs_ = nullptr;
   QComboBox* device_ = nullptr;
   QComboBox* deviceB_ = nullptr;
+  QAction* devicesAction_ = nullptr;
+  QString remoteLabel_;    // the running or shown remote B's device ("gpu-box:cuda:0, NVIDIA H100, torch 2.11.0")
+  QString remoteTraffic_;
+  std::shared_ptr<core::remote::RemoteCompareSummary> remoteRun_;  // the running remote job's device and traffic
   QLineEdit* atol_ = nullptr;
   QLineEdit* rtol_ = nullptr;
   QCheckBox* elementwise_ = nullptr;

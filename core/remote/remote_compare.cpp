@@ -12,6 +12,7 @@
 #include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 #include <algorithm>
+#include <functional>
 
 namespace graft::core::remote {
 
@@ -147,13 +148,15 @@ QString verdictReason(const run::CompareResult& r) {
   return why;
 }
 
-RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::Document& docB, const model::RevisionPtr& revB,
-                                   const run::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
-                                   int threads, const AgentConnection::Progress& progress) {
+// B's model as it goes up: saved from its document here, or saved before the job began.
+using ModelSource = std::function<std::optional<RemoteModel>(QString* error)>;
+
+RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSource& modelB, bool programB,
+                                   const model::RevisionPtr& revB, const run::InputSet& inputs, const run::CompareOptions& options,
+                                   const RemoteDevice& device, int threads, const AgentConnection::Progress& progress) {
   RemoteCompareResult out;
   out.traffic.host = device.host;
   run::CompareResult& result = out.compare;
-  const bool programB = docB.format() == QLatin1String("pt2");
   if (const QString why = remoteCompareRefusal(options, programB); !why.isEmpty()) {
     result.error = why;
     return out;
@@ -193,7 +196,7 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
   run::RunResult ra = ea.run(inputs, oa);
   if (!ra.ok) return failA(ra);
   QString error;
-  const auto model = savedForRemote(docB, revB, &error);
+  const auto model = modelB(&error);
   QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   if (!model || !connection.open(hello, &error)) return failB(error);
@@ -255,19 +258,32 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const model::
   return out;
 }
 
+RemoteCompareResult failedWith(const RemoteDevice& device, const QString& why) {
+  RemoteCompareResult failed;
+  failed.traffic.host = device.host;
+  failed.compare.error = QStringLiteral("the comparison failed: %1").arg(why);
+  return failed;
+}
+
 }  // namespace
 
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const model::Document& docB,
                                        const model::RevisionPtr& revB, const run::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
-  return model::guarded([&] { return compareGuarded(revA, docB, revB, inputs, options, device, threads, progress); },
-                        [&](const QString& why) {
-                          RemoteCompareResult failed;
-                          failed.traffic.host = device.host;
-                          failed.compare.error = QStringLiteral("the comparison failed: %1").arg(why);
-                          return failed;
-                        });
+  const ModelSource saved = [&](QString* error) { return savedForRemote(docB, revB, error); };
+  return model::guarded([&] { return compareGuarded(revA, saved, docB.format() == QLatin1String("pt2"), revB, inputs, options, device,
+                                                    threads, progress); },
+                        [&](const QString& why) { return failedWith(device, why); });
+}
+
+RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
+                                       const run::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
+                                       int threads, const AgentConnection::Progress& progress) {
+  const ModelSource ready = [&](QString*) { return std::optional<RemoteModel>(modelB); };
+  return model::guarded([&] { return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,
+                                                    threads, progress); },
+                        [&](const QString& why) { return failedWith(device, why); });
 }
 
 }  // namespace graft::core::remote

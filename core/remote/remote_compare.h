@@ -43,6 +43,12 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const AgentConnection::Progress& progress);
 
 struct RemoteModel;
+// The same, with B's model saved beforehand (remote_model.h savedForRemote): for a caller whose
+// document may close while the job runs (the window), so the job holds no Document.
+RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
+                                       const run::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
+                                       int threads, const AgentConnection::Progress& progress);
+
 // One run of `model` (sent unless the host has it) on the host for `inputs`: its flat outputs
 // and, with `nodesOf` (B's revision, a program), a record per node of it as an instrumented local
 // run keeps them. Nullopt with `error` naming the host and the cause.

@@ -3,6 +3,7 @@
 #include "core/model/job_guard.h"
 #include "core/run/compare.h"
 
+#include <torch/cuda.h>
 #include <torch/script.h>
 
 #include <cmath>
@@ -138,6 +139,12 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
   o.cancel = cancel;
   auto result = std::make_shared<CompareResult>(compareRevisions(req.a, req.b, *req.inputs, o));
   if (cancel && cancel->load()) { s.cancelled = true; s.error = QStringLiteral("cancelled"); return s; }
+  return summaryOf(std::move(result), req, o);
+}
+}  // namespace
+
+CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& req, const CompareOptions& o) {
+  CompareSummary s;
   if (!result->ok) {
     s.error = result->error;
     s.errorNode = result->errorNode;
@@ -168,10 +175,9 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
       s.skipped.push_back({n.node, n.op, n.reason, n.change});
     }
   }
-  s.detail = result;
+  s.detail = std::move(result);
   return s;
 }
-}  // namespace
 
 std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins) {
   // Called on the GUI thread: a tensor libtorch cannot summarise shows no statistics.
@@ -235,6 +241,13 @@ std::pair<double, double> defaultTolerance(const QString& dtypeA, const QString&
 QStringList availableDevices() {
   QStringList d{QStringLiteral("cpu")};
   if (Executor::cudaAvailable()) d << QStringLiteral("cuda");
+  return d;
+}
+
+QStringList localDevices() {
+  QStringList d{QStringLiteral("cpu")};
+  if (!Executor::cudaAvailable()) return d;
+  for (int i = 0; i < int(torch::cuda::device_count()); ++i) d << QStringLiteral("cuda:%1").arg(i);
   return d;
 }
 

@@ -112,6 +112,10 @@ bool optionsFor(const CompareRequest& request, CompareOptions& options, QString*
 // Never throws: whatever fails comes back in CompareSummary::error.
 CompareSummary runCompare(const CompareRequest& request, const std::atomic<bool>* cancel = nullptr);
 
+// A finished comparison as the rows a table shows (runCompare's second half, for a job that
+// ran the comparison another way: a remote B).
+CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& request, const CompareOptions& options);
+
 // Statistics of node `node`'s first tensor output on side A (`sideB` false) or B; nullopt when the
 // node has no kept tensor output.
 std::optional<TensorStats> statsFor(const CompareSummary& summary, model::NodeId node, bool sideB, int bins = 40);
@@ -123,5 +127,7 @@ std::pair<double, double> defaultTolerance(const QString& dtypeA, const QString&
 
 // Devices this build can run on: "cpu", plus "cuda" when available.
 QStringList availableDevices();
+// This machine's devices by name: "cpu", then "cuda:0", "cuda:1", … where CUDA is available at run time.
+QStringList localDevices();
 
 }  // namespace graft::core::run

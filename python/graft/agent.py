@@ -270,9 +270,14 @@ class Agent:
         if h.get("threads"):
             torch.set_num_threads(int(h["threads"]))
         self.device = device
-        return {"host": socket.gethostname(), "python": sys.executable, "python_version": platform.python_version(),
-                "torch": torch.__version__, "device": str(device), "device_name": device_name,
-                "threads": torch.get_num_threads(), "pid": os.getpid(), "protocol": PROTOCOL}
+        out = {"host": socket.gethostname(), "python": sys.executable, "python_version": platform.python_version(),
+               "torch": torch.__version__, "device": str(device), "device_name": device_name,
+               "threads": torch.get_num_threads(), "pid": os.getpid(), "protocol": PROTOCOL}
+        # On request only: naming the GPUs starts CUDA, which a CPU job need not pay for.
+        if h.get("list_devices"):
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            out["cuda_devices"] = [torch.cuda.get_device_name(i) for i in range(count)]
+        return out
 
     def model_path(self, sha, fmt):
         return os.path.join(self.models_dir, sha + (".pt2" if fmt == "pt2" else ".pt"))
@@ -489,6 +494,14 @@ class HangUpWatch:
             self.active.wait()
             try:
                 ready, _, _ = select.select([self.fd], [], [], 0.5)
+            except (OSError, ValueError):
+                return
+            if not ready or not self.active.is_set():
+                continue
+            # A select begun in an earlier request may have woken for this request's own header,
+            # which the main thread has read since: only what is still unread counts.
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0)
             except (OSError, ValueError):
                 return
             if ready and self.active.is_set():

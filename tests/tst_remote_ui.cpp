@@ -1,0 +1,208 @@
+// The window's remote devices (ui/device_list, ui/devices_dialog, the Compare dock's Device B)
+// against a throwaway sshd on 127.0.0.1 whose "remote" Python is the venv's: a remote B gives
+// the local compare's verdict, rows and canvas marks; a host without torch and Cancel end the job
+// with the document untouched and the dock usable. Skips without /usr/sbin/sshd.
+#include "gui_support.h"
+#include "loopback_sshd.h"
+#include "ui/canvas/graph_scene.h"
+#include "ui/compare_dock.h"
+#include "ui/device_list.h"
+#include "ui/devices_dialog.h"
+
+#include <QtCore/QSettings>
+#include <QtCore/QStandardPaths>
+#include <QtGui/QAction>
+#include <QtTest/QSignalSpy>
+#include <QtTest/QtTest>
+#include <QtWidgets/QDockWidget>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QPushButton>
+#include <QtWidgets/QTableWidget>
+
+using namespace graft;
+using graft::test::venvPython;
+
+namespace {
+
+bool runCompare(ui::CompareDock* dock) {
+  QSignalSpy done(dock, &ui::CompareDock::finished);
+  dock->start();
+  return done.count() == 1 || done.wait(300000);
+}
+
+// Every cell of the dock's table, row by row.
+QStringList cells(const QTableWidget* table) {
+  QStringList out;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    QStringList row;
+    for (int c = 0; c < table->columnCount(); ++c) row << (table->item(r, c) ? table->item(r, c)->text() : QString());
+    out << row.join(QLatin1Char('|'));
+  }
+  return out;
+}
+
+// Each compared node's mark on the canvas (rank and note).
+QMap<quint64, QString> marksOf(const ui::canvas::GraphScene* scene) {
+  QMap<quint64, QString> out;
+  for (auto it = scene->marks().begin(); it != scene->marks().end(); ++it)
+    out.insert(quint64(it.key()), QStringLiteral("%1 %2").arg(it->rank).arg(it->note));
+  return out;
+}
+
+}  // namespace
+
+class TstRemoteUi : public QObject {
+  Q_OBJECT
+
+  test::LoopbackSshd sshd_;
+  QString skip_;
+
+  // The loopback host with the venv's Python, as the Devices dialog adds it.
+  void addLoopbackHost(const QString& python) {
+    ui::DevicesDialog dialog;
+    QVERIFY(dialog.addHost(QStringLiteral("graft-test"), python));
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // the hosts go to a test location, not the user's settings
+    QCoreApplication::setOrganizationName(QStringLiteral("GraftTest"));
+    skip_ = test::LoopbackSshd::unavailable();
+    if (!skip_.isEmpty()) return;
+    QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
+    QString why;
+    QVERIFY2(sshd_.start(&why), qPrintable(QStringLiteral("sshd did not start: ") + why));
+  }
+  void init() { ui::saveHosts({}); }
+  void cleanupTestCase() {
+    ui::saveHosts({});
+    sshd_.stop();
+  }
+
+  // Hosts are kept in the settings; the device list offers this machine's devices, then theirs.
+  void hostsPersist() {
+    QVERIFY(ui::deviceChoices().front().label == QStringLiteral("cpu"));
+    ui::DevicesDialog dialog;
+    QVERIFY(!dialog.addHost(QStringLiteral("-oProxyCommand=x"), {}));
+    QVERIFY(dialog.addHost(QStringLiteral("gpu-box"), QStringLiteral("/opt/venv/bin/python")));
+    QCOMPARE(ui::savedHosts().size(), 1);
+    QCOMPARE(ui::savedHosts().front().python, QStringLiteral("/opt/venv/bin/python"));
+    QStringList labels, specs;
+    for (const auto& d : ui::deviceChoices()) {
+      labels << d.label;
+      specs << d.spec;
+    }
+    QVERIFY2(labels.contains(QStringLiteral("ssh://gpu-box/cpu")) && labels.contains(QStringLiteral("ssh://gpu-box/cuda:0")),
+             qPrintable(labels.join(' ')));
+    QVERIFY(specs.contains(QStringLiteral("ssh://gpu-box/cpu?python=/opt/venv/bin/python")));
+    dialog.removeSelected();
+    QVERIFY(ui::savedHosts().isEmpty());
+  }
+
+  // Test connection: the host's torch and GPUs, connected off the GUI thread; what it found is
+  // what the Compare dock offers.
+  void testConnectionNamesTorch() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    ui::DevicesDialog dialog;
+    QVERIFY(dialog.addHost(QStringLiteral("graft-test"), venvPython()));
+    QSignalSpy done(&dialog, &ui::DevicesDialog::testFinished);
+    dialog.testConnection();
+    QVERIFY(dialog.isTesting());
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(dialog.resultText()));
+    QVERIFY2(dialog.resultText().startsWith(QStringLiteral("graft-test")) && dialog.resultText().contains(QStringLiteral("torch ")),
+             qPrintable(dialog.resultText()));
+    QVERIFY(ui::savedHosts().front().tested);
+    ui::CompareDock dock;
+    QVERIFY(dock.devicesB().contains(QStringLiteral("ssh://graft-test/cpu")));
+  }
+
+  // A host whose Python has no torch: the test and a compare say so, naming the host.
+  void noTorchNamesTheHost() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const QString bare = QStringLiteral("/usr/bin/python3");
+    if (QProcess::execute(bare, {"-c", "import torch"}) == 0) QSKIP("/usr/bin/python3 has torch here");
+    ui::DevicesDialog dialog;
+    QVERIFY(dialog.addHost(QStringLiteral("graft-test"), bare));
+    QSignalSpy done(&dialog, &ui::DevicesDialog::testFinished);
+    dialog.testConnection();
+    QVERIFY(done.wait(120000));
+    QVERIFY(!done.front().front().toBool());
+    QVERIFY2(dialog.resultText().startsWith(QStringLiteral("graft-test: no torch")), qPrintable(dialog.resultText()));
+
+    auto doc = core::io::loadFile(test::testdata(QStringLiteral("pt2/resnet18.pt2"))).document;
+    QVERIFY(doc);
+    const int revisions = doc->count();
+    ui::CompareDock dock;
+    dock.setDocument(doc.get());
+    QVERIFY(dock.setDeviceB(QStringLiteral("ssh://graft-test/cpu")));
+    QVERIFY(runCompare(&dock));
+    QVERIFY(!dock.summary().ok);
+    QVERIFY2(dock.verdictText().contains(QStringLiteral("graft-test: no torch")), qPrintable(dock.verdictText()));
+    QCOMPARE(doc->count(), revisions);
+  }
+
+  // resnet18.pt2 with B on the loopback host's CPU: the verdict, every row and every canvas mark
+  // equal a local CPU compare's, and the verdict names the device.
+  void remoteCompareEqualsLocal() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    addLoopbackHost(venvPython());
+    ui::MainWindow w;
+    QVERIFY(test::showModel(w, QStringLiteral("pt2/resnet18.pt2")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->refreshDevices();
+    w.findChild<QDockWidget*>(QStringLiteral("compareDock"))->show();
+    QVERIFY(compare->setDeviceB(QStringLiteral("cpu")));
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    auto* scene = w.canvas()->graphScene();
+    QVERIFY(test::waitLayout(w.canvas()));
+    const QString localVerdict = compare->verdictText();
+    const QStringList localRows = cells(compare->table());
+    const auto localMarks = marksOf(scene);
+    QVERIFY(localRows.size() > 20);
+    QVERIFY(!localMarks.isEmpty());
+
+    QVERIFY2(compare->setDeviceB(QStringLiteral("ssh://graft-test/cpu")), qPrintable(compare->devicesB().join(' ')));
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    QVERIFY(test::waitLayout(w.canvas()));
+    QVERIFY2(compare->verdictText().startsWith(localVerdict + QStringLiteral(" — B on graft-test:cpu, ")),
+             qPrintable(compare->verdictText() + QStringLiteral("\nlocal: ") + localVerdict));
+    QVERIFY(compare->verdictText().contains(QStringLiteral("torch ")));
+    QCOMPARE(cells(compare->table()), localRows);
+    QCOMPARE(marksOf(scene), localMarks);
+    QVERIFY2(compare->remoteTraffic().startsWith(QStringLiteral("graft-test: sent ")), qPrintable(compare->remoteTraffic()));
+    QCOMPARE(w.controller()->document()->count(), 1);  // a remote job never changes the document
+  }
+
+  // Cancel while B runs on the host: the job ends as cancelled, and the dock runs again.
+  void cancelEndsTheRemoteRun() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    addLoopbackHost(venvPython());
+    auto doc = core::io::loadFile(test::testdata(QStringLiteral("pt2/resnet18.pt2"))).document;
+    QVERIFY(doc);
+    ui::CompareDock dock;
+    dock.setDocument(doc.get());
+    QVERIFY(dock.setDeviceB(QStringLiteral("ssh://graft-test/cpu")));
+    QSignalSpy done(&dock, &ui::CompareDock::finished);
+    auto* status = dock.findChild<QLabel*>(QStringLiteral("compareStatus"));
+    dock.start();
+    QVERIFY(dock.isRunning());
+    // Cancel while the host runs B node by node (seconds), so the ssh connection is what ends.
+    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QStringLiteral("running node by node")) || done.count() > 0; }, 120000));
+    QVERIFY2(done.isEmpty(), qPrintable(dock.verdictText()));
+    dock.cancel();
+    QVERIFY(done.count() == 1 || done.wait(120000));
+    QVERIFY(dock.summary().cancelled);
+    QCOMPARE(dock.verdictText(), QStringLiteral("Cancelled."));
+    QVERIFY(!dock.isRunning());
+    // Usable again: a local compare runs to its verdict.
+    QVERIFY(dock.setDeviceB(QStringLiteral("cpu")));
+    QVERIFY(runCompare(&dock));
+    QVERIFY2(dock.summary().ok, qPrintable(dock.summary().error));
+  }
+};
+
+QTEST_MAIN(TstRemoteUi)
+#include "tst_remote_ui.moc"
