@@ -204,6 +204,7 @@ void MainMenus::buildRun() {
     if (askThreads(window_)) window_->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
   });
   threads->setObjectName(QStringLiteral("threadsAction"));
+  run->addAction(window_->compareDock()->devicesAction());  // this machine's devices and SSH hosts
 }
 
 void MainMenus::buildHelp() {

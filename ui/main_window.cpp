@@ -27,8 +27,8 @@
 #include "ui/module_tree.h"
 #include "ui/presentation.h"
 #include "ui/profile/profile_dock.h"
+#include "core/run/observed_types.h"
 #include "ui/quant_error_overlay.h"
-#include "ui/shape_runner.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/start_page.h"
 #include "ui/tour/tour_driver.h"
@@ -37,9 +37,7 @@
 
 #include <QtCore/QFileInfo>
 #include <QtCore/QMimeData>
-#include <QtCore/QPointer>
 #include <QtCore/QScopeGuard>
-#include <QtCore/QTimer>
 #include <QtGui/QCloseEvent>
 #include <QtGui/QDragEnterEvent>
 #include <QtWidgets/QApplication>
@@ -92,7 +90,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   exports_ = new ExportActions(this, controller_);
   heat_ = new HeatmapActions(canvas_, docks_.profile, docks_.compare, this);
   quantError_ = new QuantErrorOverlay(this);
-  shapes_ = new ShapeRunner(this);
   tourDriver_ = new TourDriver(this);
   tourPanel_ = new TourPanel(tourDriver_, this);
   addTourDock(this, tourPanel_);
@@ -188,15 +185,12 @@ void MainWindow::connectDocks() {
                                            .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
     Q_EMIT quantErrorShown();
   });
-  connect(shapes_, &ShapeRunner::finished, this, [this](const QString& error) {
-    if (!error.isEmpty() && error != QLatin1String("cancelled")) statusBar()->showMessage(tr("No shapes: the run failed: %1").arg(error), 8000);
-  });
   connect(d.compare, &CompareDock::finished, this, [this] {
     // Its results come to the front wherever the dock sits.
     if (auto* dock = MainDocks::frame(this, "compareDock"); dock && dock->isVisible()) dock->raise();
     // A ledger waiting for inputs can start now that a comparison had them, and so can shapes.
     if (docks_.compare->summary().ok) docks_.history->refresh();
-    observeShapes();
+    if (docks_.compare->summary().ok && !shapesKnown()) refreshView();
   });
   auto* comparison = new ComparisonMarks(d.compare, marks_.get(), [this] { return view_.get(); }, this);
   connect(comparison, &ComparisonMarks::revealRequested, this, &MainWindow::revealAndSelect);
@@ -222,9 +216,6 @@ void MainWindow::showDocument(const core::model::Document* document) {
   forgetDocument();
   if (!document) return docks_.issues->clear();  // closed: its issues go too
   centreStack_->setCurrentIndex(1);
-  // Shapes a run found for the revision shown label its edges once they come.
-  connect(document, &core::model::Document::observedTypesChanged, this,
-          [this, document](const core::model::Revision* revision) { showFoundShapes(document, revision); });
   setWindowTitle(QStringLiteral("%1[*] — Graft").arg(document->displayName()));
   menus_->setModelOpen(true);
   refreshView();
@@ -260,7 +251,12 @@ void MainWindow::refreshView() {
   const int generation = ++viewGeneration_;
   ++buildingView_;
   const auto building = qScopeGuard([this] { --buildingView_; });
-  const auto built = runOffGuiThread([doc, rev] { return buildShownRevision(*doc, rev); });
+  // Where the graph records no shapes, one run finds them first (once per revision, when the
+  // inputs are known), so the view is laid out once, with them.
+  const auto built = runOffGuiThread([doc, rev, inputs = docks_.compare->inputSpec()] {
+    core::run::findShapes(*doc, rev, inputs);
+    return buildShownRevision(*doc, rev);
+  });
   if (generation != viewGeneration_ || controller_->document() != doc || doc->current() != rev) return;  // a newer one is shown
   view_ = built->view;
   // A program's IR is its fx graph, as print(ep.graph) prints it; a TorchScript model's is its IR.
@@ -284,33 +280,30 @@ void MainWindow::refreshView() {
                                     core::model::counted(view_->groups.size() - 1, tr("module"), tr("modules")),
                                     core::model::counted(view_->jitNodes, tr("TorchScript node"), tr("TorchScript nodes")))
                                .arg(rev->frozen() ? QString() : tr(" · not frozen"))
-                               .append(observeShapes() ? QString() : tr(" · no shapes recorded: View > Show Shapes on Edges runs it once to find them")));
+                               .append(shapesKnown() ? QString() : tr(" · no shapes recorded: View > Show Shapes on Edges asks for the inputs to find them")));
   if (view_->node(selected_)) selectNode(selected_);
 }
 
-void MainWindow::showFoundShapes(const core::model::Document* document, const core::model::Revision* revision) {
-  if (shownDocument_ != document || document->current().get() != revision) return;
-  // A layout on its way or a revision's animation finishes first: it shows the change itself.
-  if (!canvas_->settled())
-    return QTimer::singleShot(100, this, [this, document = QPointer<const core::model::Document>(document), revision] {
-      if (document) showFoundShapes(document, revision);
-    });
-  refreshView();
-}
-
-bool MainWindow::observeShapes(QString* why) {
+bool MainWindow::shapesKnown() const {
   const auto* doc = controller_->document();
-  return doc && shapes_->observe(doc, docks_.compare->inputSpec(), why);
+  if (!doc || !core::run::lacksShapes(*doc->current())) return true;
+  const auto found = doc->observedTypes(doc->current().get());
+  return found && !found->isEmpty();  // empty: the run failed
 }
 
 void MainWindow::showShapes() {
-  if (!controller_->document()) return;
-  QString why;
-  if (observeShapes(&why)) return statusBar()->showMessage(tr("Finding shapes…"), 3000);
-  // The model records no inputs: asked for as Compare asks, then run with the answer.
+  const auto* doc = controller_->document();
+  if (!doc || shapesKnown()) return;
+  // Asked for, a run is tried again (with Compare's inputs, which may be known by now).
+  doc->setObservedTypes(doc->current().get(), nullptr);
+  refreshView();
+  if (shapesKnown()) return;
+  // Asked for as Compare asks (the answer is remembered per file), then the view is built anew.
   docks_.compare->askForInputs([this] {
-    QString later;
-    if (!observeShapes(&later)) statusBar()->showMessage(tr("No shapes: %1").arg(later), 8000);
+    if (const auto* doc = controller_->document()) {
+      doc->setObservedTypes(doc->current().get(), nullptr);
+      refreshView();
+    }
   });
 }
 

@@ -26,7 +26,6 @@ class HeatmapActions;
 class MainMenus;
 class Presentation;
 class QuantErrorOverlay;
-class ShapeRunner;
 class StartPage;
 class TourDriver;
 namespace canvas { class MarkLayers; }
@@ -99,10 +98,9 @@ class MainWindow : public QMainWindow {
   void setPresentation(bool on);
   bool presentation() const;
   Presentation* presentationMode() const { return presentation_.get(); }
-  // View > Show Shapes on Edges: the current revision's shapes from one run, asking for the inputs
-  // (in Compare's dialog) when the model records none.
+  // View > Show Shapes on Edges: where the model records neither shapes nor inputs, asks for the
+  // inputs (in Compare's dialog) and shows the view again with the shapes one run finds.
   void showShapes();
-  ShapeRunner* shapeRunner() const { return shapes_; }
   // The start page is shown while no model is open.
   StartPage* startPage() const { return startPage_; }
 
@@ -126,11 +124,8 @@ class MainWindow : public QMainWindow {
   void forgetDocument();
   // Rebuilds the GraphView, the IR and the code of the current revision off the GUI thread.
   void refreshView();
-  // Starts the shapes run of the current revision where its graph records none; false when its
-  // inputs are not known (`why`).
-  bool observeShapes(QString* why = nullptr);
-  // The shapes of `revision` came: its view is rebuilt, once the canvas is settled.
-  void showFoundShapes(const core::model::Document* document, const core::model::Revision* revision);
+  // Whether the current revision's edges can show shapes: its graph records them, or a run found them.
+  bool shapesKnown() const;
   void revealAndSelect(core::model::NodeId id);
 
   DocumentController* controller_ = nullptr;
@@ -145,7 +140,6 @@ class MainWindow : public QMainWindow {
   EditActions* editActions_ = nullptr;
   ExportActions* exports_ = nullptr;
   HeatmapActions* heat_ = nullptr;
-  ShapeRunner* shapes_ = nullptr;
   MainMenus* menus_ = nullptr;
   DiffWindow* diffWindow_ = nullptr;
   int documentSerial_ = 0;  // counts opened documents: node ids of an older one select nothing

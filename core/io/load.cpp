@@ -213,7 +213,13 @@ LoadResult loadSample(const QString& name, const LoadOptions& options) {
   try {
     LoadOptions own = options;
     own.trust = true;  // Graft's own code
-    return finish(prepare(*module, own), own, {}, name, {});
+    torch::jit::Module prepared = prepare(*module, own);
+    // The sample's input is known: its graph records it, as a trace would (a rule's rank
+    // condition reads it, the input dialog offers it).
+    auto graph = prepared.get_method("forward").graph();
+    if (const auto* info = samples::find(name); info && graph->inputs().size() == 2)
+      graph->inputs()[1]->setType(c10::TensorType::createContiguous(at::kFloat, at::kCPU, info->inputShape));
+    return finish(prepared, own, {}, name, {});
   } catch (const std::exception& e) {
     return failure({LoadErrorKind::Other, QStringLiteral("The sample \"%1\" could not be built.").arg(name), {},
                     QString::fromUtf8(e.what())});

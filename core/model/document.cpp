@@ -58,12 +58,9 @@ std::shared_ptr<const ObservedTypes> Document::observedTypes(const Revision* rev
   return it == observed_.end() ? nullptr : it->second;
 }
 
-void Document::setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types) {
-  {
-    std::lock_guard lock(observedMutex_);
-    observed_[revision] = std::move(types);
-  }
-  Q_EMIT observedTypesChanged(revision);
+void Document::setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types) const {
+  std::lock_guard lock(observedMutex_);
+  observed_[revision] = std::move(types);
 }
 
 }  // namespace graft::core::model

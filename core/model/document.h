@@ -67,14 +67,14 @@ class Document : public QObject {
   const std::shared_ptr<const SavedRecord>& savedRecord() const { return savedRecord_; }
   void setSavedRecord(std::shared_ptr<const SavedRecord> record) { savedRecord_ = std::move(record); }
   // What a run saw of `revision`'s values where its graph records no shape (run/observed_types.h);
-  // the diagram labels those edges with it. Null until such a run finished. Safe from any thread.
+  // the diagram labels those edges with it. Null until such a run finished. A cache beside the
+  // revisions, not part of them: settable on a const document, safe from any thread.
   std::shared_ptr<const ObservedTypes> observedTypes(const Revision* revision) const;
-  void setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types);
+  void setObservedTypes(const Revision* revision, std::shared_ptr<const ObservedTypes> types) const;
 
  Q_SIGNALS:
   void revisionAdded(int index);
   void currentChanged(int index);
-  void observedTypesChanged(const graft::core::model::Revision* revision);
 
  private:
   // The one gate: only the Session (edit/session.h) commits, so every change is journaled.
@@ -98,7 +98,7 @@ class Document : public QObject {
   QStringList outputNames_, inputNames_;
   std::shared_ptr<const SavedRecord> savedRecord_;
   mutable std::mutex observedMutex_;  // views are built off the GUI thread
-  std::unordered_map<const Revision*, std::shared_ptr<const ObservedTypes>> observed_;
+  mutable std::unordered_map<const Revision*, std::shared_ptr<const ObservedTypes>> observed_;
 };
 
 }  // namespace graft::core::model

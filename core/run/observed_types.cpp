@@ -2,6 +2,7 @@
 
 #include "core/model/value_format.h"
 #include "core/run/executor.h"
+#include "core/run/input_specs.h"
 
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -70,6 +71,14 @@ std::shared_ptr<const model::ObservedTypes> observeTypes(const model::RevisionPt
     return nullptr;
   }
   return types;
+}
+
+void findShapes(const model::Document& document, const model::RevisionPtr& revision, const QString& inputSpec) {
+  if (!lacksShapes(*revision) || document.observedTypes(revision.get())) return;
+  const auto inputs = resolveInputs(document, inputSpec, 0);
+  if (!inputs.inputs) return;
+  auto types = observeTypes(revision, *inputs.inputs, nullptr, nullptr);
+  document.setObservedTypes(revision.get(), types ? types : std::make_shared<const model::ObservedTypes>());
 }
 
 }  // namespace graft::core::run

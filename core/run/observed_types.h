@@ -19,4 +19,9 @@ bool lacksShapes(const model::Revision& revision);
 std::shared_ptr<const model::ObservedTypes> observeTypes(const model::RevisionPtr& revision, const InputSet& inputs,
                                                          const std::atomic<bool>* cancel, QString* error);
 
+// Finds `revision`'s shapes once, where its graph records none and its inputs are known (the
+// document's own, `inputSpec`, a sample's), and keeps them in `document`. A run that fails keeps
+// an empty answer, so it is not tried again for that revision; unknown inputs keep none.
+void findShapes(const model::Document& document, const model::RevisionPtr& revision, const QString& inputSpec);
+
 }  // namespace graft::core::run
