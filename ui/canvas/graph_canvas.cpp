@@ -74,8 +74,6 @@ void GraphCanvas::setView(std::shared_ptr<const core::model::GraphView> view, bo
   relayout();
 }
 
-bool GraphCanvas::settled() const { return !pending_ && (!animation_ || animation_->done()); }
-
 void GraphCanvas::clear() {
   cancelLayout();  // a layout still on its way is dropped (pending_ is 0)
   if (animation_) animation_->finish();

@@ -69,8 +69,6 @@ class GraphCanvas : public QGraphicsView {
   bool animateRevisions() const { return animate_; }
   // The animation running now, or nullptr.
   RevisionAnimation* animation() const { return animation_.get(); }
-  // No layout on its way and no animation playing.
-  bool settled() const;
 
   // Zooms by `factor` within [minZoom(), kMaxZoom]: a step that would pass a limit stops at it,
   // so zooming in works from any scale, however far out a fit went.

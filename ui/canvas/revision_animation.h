@@ -35,7 +35,6 @@ class RevisionAnimation : public QObject {
   int keptCount() const { return int(kept_.size()); }
   int addedCount() const { return int(added_.size()); }
   int removedCount() const { return int(removed_.size()); }
-  bool done() const { return done_; }
 
  Q_SIGNALS:
   void finished();
