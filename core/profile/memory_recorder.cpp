@@ -2,7 +2,8 @@
 
 #include "core/model/revision.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
@@ -31,6 +32,7 @@ class AllocationCounter final : public c10::MemoryReportingInfoBase {
     std::lock_guard lock(mutex_);
     level_ += size;
     peak_ = std::max(peak_, level_);
+    sincePeak_ = std::max(sincePeak_, level_);
     if (size > 0) {
       fresh_.push_back({ptr, size});
       return;
@@ -42,15 +44,21 @@ class AllocationCounter final : public c10::MemoryReportingInfoBase {
     fresh_.pop_back();
   }
 
-  // After each op node: the bytes it allocated and still holds, and the level now.
+  // After each op node: the bytes it allocated and still holds, the level now and the highest
+  // level since the op node before it returned (the allocation peak inside this node).
   MemoryPoint nodeDone(model::NodeId node, qint64* held) {
     std::lock_guard lock(mutex_);
     qint64 sum = 0;
     for (const Block& b : fresh_) sum += b.size;
     fresh_.clear();
     *held = sum;
-    return {node, level_};
+    const MemoryPoint point{node, level_, sincePeak_};
+    sincePeak_ = level_;
+    return point;
   }
+
+  // The highest level since the last op node returned (what the run's last steps allocated).
+  qint64 sincePeak() const { return sincePeak_; }
 
   qint64 peak() const { return peak_; }
 
@@ -63,6 +71,7 @@ class AllocationCounter final : public c10::MemoryReportingInfoBase {
   std::vector<Block> fresh_;  // allocated since the last node finished, not yet freed
   qint64 level_ = 0;
   qint64 peak_ = 0;
+  qint64 sincePeak_ = 0;
 };
 
 }  // namespace
@@ -70,7 +79,7 @@ class AllocationCounter final : public c10::MemoryReportingInfoBase {
 MemoryRecord recordMemory(const model::Revision& revision, const std::vector<c10::IValue>& inputs, c10::Device device) {
   // The executor lives only for this call: it may borrow the caller's revision.
   run::Executor executor(model::RevisionPtr(std::shared_ptr<void>(), &revision));
-  const run::InputSet given{inputs, {}};
+  const model::InputSet given{inputs, {}};
   run::RunOptions options;
   options.device = device;
   options.instrumented = true;
@@ -95,6 +104,10 @@ MemoryRecord recordMemory(const model::Revision& revision, const std::vector<c10
     if (!device.is_cpu()) torch::cuda::synchronize();
     record.runMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     check(result);
+    // What the steps after the last op node allocated (none allocate much) counts at that node, so
+    // the timeline's highest point is the run's peak.
+    if (!record.timeline.isEmpty())
+      record.timeline.last().peakBytes = std::max(record.timeline.last().peakBytes, counter->sincePeak());
     // Freed while recording, so c10's CPU reporter forgets these blocks as well.
     result = run::RunResult();
   }

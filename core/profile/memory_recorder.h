@@ -17,7 +17,7 @@ namespace graft::core::profile {
 
 struct MemoryRecord {
   qint64 peakBytes = 0;                // above what was allocated when the run started
-  QVector<MemoryPoint> timeline;       // the allocated level after each op node, in run order
+  QVector<MemoryPoint> timeline;       // per op node in run order: the level after it, the peak while it ran
   QHash<model::NodeId, qint64> allocBytes;  // per node, over all its calls
   double runMs = 0;                    // the recorded run's wall time
 };

@@ -52,10 +52,13 @@ struct NodeTiming {
   Stats kernelMs;       // over runs
 };
 
-// The allocated level right after one op node ran: a point of the memory timeline.
+// One op node of the memory timeline: the allocated level right after it ran, and the highest
+// level since the op node before it returned (its inputs freed in between, then its outputs and
+// scratch while it ran). The highest peakBytes of a timeline is the run's peak.
 struct MemoryPoint {
   model::NodeId node = model::kNoNode;
   qint64 allocatedBytes = 0;  // above the level when the run started
+  qint64 peakBytes = 0;       // the most allocated at once while it ran, on the same scale
 };
 
 struct OpKindTiming {
@@ -95,7 +98,7 @@ struct Profile {
   // ProfileOptions::recordMemory: one separate, untimed node-by-node run's allocations.
   bool memoryRecorded = false;
   qint64 peakBytes = 0;                 // the most allocated at once, above the level at the start
-  QVector<MemoryPoint> memoryTimeline;  // after each op node, in run order
+  QVector<MemoryPoint> memoryTimeline;  // per op node, in run order
   double memoryRunMs = 0;               // that run's wall time
 };
 

@@ -17,18 +17,20 @@ QJsonObject statsJson(const profile::Stats& s, const QString& prefix) {
           {prefix + QStringLiteral("p90"), s.p90}, {prefix + QStringLiteral("iqr"), s.iqr()}};
 }
 
-// The memory timeline as counter events (a "memory" track in Perfetto and chrome://tracing), each
-// at the end of the same node's event in the first measured run: the memory run is untimed, and
-// run 0 is where its nodes ran in the same order.
+// The memory timeline as counter events (a "memory" track in Perfetto and chrome://tracing) on
+// the same nodes' events in the first measured run (the memory run is untimed, and run 0 is where
+// its nodes ran in the same order): at a node's start the most allocated while it ran (its
+// outputs and scratch, before it freed the scratch and the inputs it consumed), at its end the
+// level it left. The track's highest value is peak_bytes.
 QJsonArray memoryCounters(const profile::Profile& p) {
   QJsonArray out;
   if (!p.memoryRecorded) return out;
-  QHash<model::NodeId, QVector<qint64>> endsOf;  // per node, its run-0 events' ends in order
+  QHash<model::NodeId, QVector<std::pair<qint64, qint64>>> spansOf;  // per node, its run-0 events in order
   qint64 firstStart = -1;
   for (const auto& e : p.events) {
     if (e.run != 0 || e.depth != 0) continue;
     if (firstStart < 0) firstStart = e.startNs;
-    if (e.node != model::kNoNode) endsOf[e.node] << e.startNs + e.durationNs;
+    if (e.node != model::kNoNode) spansOf[e.node] << std::pair{e.startNs, e.startNs + e.durationNs};
   }
   if (firstStart < 0) return out;
   auto counter = [](qint64 ns, qint64 bytes) {
@@ -36,11 +38,23 @@ QJsonArray memoryCounters(const profile::Profile& p) {
                        {"args", QJsonObject{{"allocated_bytes", bytes}}}};
   };
   out.append(counter(firstStart, 0));
+  // A node without a run-0 event hands its peak on to the next one placed, so that no peak is lost.
   QHash<model::NodeId, int> seen;
+  qint64 pending = 0, lastEnd = firstStart, lastLevel = 0;
   for (const auto& point : p.memoryTimeline) {
-    const auto ends = endsOf.value(point.node);
+    const auto spans = spansOf.value(point.node);
     const int k = seen[point.node]++;
-    if (k < ends.size()) out.append(counter(ends[k], point.allocatedBytes));
+    pending = std::max(pending, point.peakBytes);
+    if (k >= spans.size()) continue;
+    out.append(counter(spans[k].first, pending));
+    out.append(counter(spans[k].second, point.allocatedBytes));
+    pending = 0;
+    lastEnd = spans[k].second;
+    lastLevel = point.allocatedBytes;
+  }
+  if (pending > lastLevel) {
+    out.append(counter(lastEnd, pending));
+    out.append(counter(lastEnd, lastLevel));
   }
   return out;
 }

@@ -14,9 +14,11 @@
 #include <torch/cuda.h>
 #include <torch/script.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 
 namespace graft::core::run {
@@ -247,34 +249,54 @@ struct Executor::Plan {
     for (Value* v : block->outputs()) plan.outputs.push_back(slot(v));
   }
 
-  // Frees top-level values after their last (top-level or nested) use, as the interpreter does,
-  // so a run without kept intermediates holds no more memory than the fast path.
-  void planFrees(Block* block) {
-    std::unordered_map<int, size_t> lastUse;
+  // Frees every value after its last use, as the interpreter (and fx's generated code) does, so a
+  // run without kept intermediates holds no more memory than the fast path. Per block: a value
+  // goes after the step of its own block that uses it last, a use inside a nested block counting
+  // at the node that holds that block (a loop body runs again, an If's outputs are copied out
+  // after it); a value no node reads (a view such as select's result, an in-place op's returned
+  // alias, an unused second output) goes right after the step that made it, where it would
+  // otherwise keep its storage alive to the end of the run. The graph's outputs stay.
+  void planFrees(Block* block, BlockPlan& plan, bool topLevel) {
+    std::unordered_map<const Node*, size_t> indexOf;
     size_t index = 0;
-    std::function<void(Block*, size_t)> visit = [&](Block* b, size_t topIndex) {
-      for (Node* n : b->nodes()) {
-        for (Value* v : n->inputs()) lastUse[slot(v)] = topIndex;
-        for (Block* sub : n->blocks()) {
-          visit(sub, topIndex);
-          for (Value* v : sub->outputs()) lastUse[slot(v)] = topIndex;
-        }
+    for (Node* n : block->nodes()) indexOf[n] = index++;
+    // The step of this block that holds `user` (the user itself or the node around its block).
+    auto stepOf = [&](Node* user) -> std::optional<size_t> {
+      for (Node* n = user; n; n = n->owningBlock() ? n->owningBlock()->owningNode() : nullptr) {
+        if (n->owningBlock() == block) return indexOf.at(n);
       }
+      return std::nullopt;
+    };
+    std::unordered_set<const Value*> outputs(block->outputs().begin(), block->outputs().end());
+    auto plan1 = [&](Value* v, size_t defined) {
+      if (outputs.count(v)) return;  // read by the node around this block, or the run's result
+      size_t last = defined;
+      for (const auto& use : v->uses())
+        if (const auto at = stepOf(use.user)) last = std::max(last, *at);
+      plan.steps[last].freeAfter.push_back(slot(v));
     };
     for (Node* n : block->nodes()) {
-      for (Value* v : n->inputs()) lastUse[slot(v)] = index;
-      for (Block* sub : n->blocks()) {
-        visit(sub, index);
-        for (Value* v : sub->outputs()) lastUse[slot(v)] = index;
-      }
-      ++index;
+      const size_t i = indexOf.at(n);
+      for (Value* v : n->outputs()) plan1(v, i);
+      // What a nested block hands out stays in its slot until the node around it has read it.
+      for (Block* sub : n->blocks())
+        for (Value* v : sub->outputs()) plan.steps[i].freeAfter.push_back(slot(v));
     }
-    std::unordered_set<int> keep;
-    for (Value* v : block->outputs()) keep.insert(slot(v));
-    for (const auto& [s, i] : lastUse)
-      if (!keep.count(s)) top.steps[i].freeAfter.push_back(s);
-    for (Step& st : top.steps) {
+    if (topLevel) {
+      // The graph's inputs: after their last use (the caller may still hold them).
+      for (Value* v : block->inputs()) {
+        if (outputs.count(v) || v->uses().empty()) continue;
+        size_t last = 0;
+        for (const auto& use : v->uses())
+          if (const auto at = stepOf(use.user)) last = std::max(last, *at);
+        plan.steps[last].freeAfter.push_back(slot(v));
+      }
+    }
+    for (Step& st : plan.steps) {
+      std::sort(st.freeAfter.begin(), st.freeAfter.end());
+      st.freeAfter.erase(std::unique(st.freeAfter.begin(), st.freeAfter.end()), st.freeAfter.end());
       st.moveIn.assign(st.in.size(), false);
+      for (size_t b = 0; b < st.blocks.size(); ++b) planFrees(st.node->blocks()[b], *st.blocks[b], false);
       if (st.kind != StepKind::Op) continue;
       for (size_t k = 0; k < st.in.size(); ++k) {
         const bool last = std::find(st.freeAfter.begin(), st.freeAfter.end(), st.in[k]) != st.freeAfter.end();
@@ -506,7 +528,7 @@ Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision))
     plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
   try {
     plan_->build(*revision_, graph->block(), plan_->top);
-    plan_->planFrees(graph->block());
+    plan_->planFrees(graph->block(), plan_->top, true);
     plan_->env.resize(plan_->slotOf.size());
   } catch (const std::exception& e) {
     // Reported by run(): a constructor is no place for an exception to leave a job.

@@ -3,6 +3,9 @@
 forward (after a warm-up, with the graph executor's optimiser off as in Graft).
 
   .venv/bin/python torch_memory.py MODEL.pt SHAPE [SHAPE ...]     (SHAPE like 1x3x224x224)
+  .venv/bin/python torch_memory.py PROGRAM.pt2 INPUT.pt [...]      (a torch.save'd tensor per input)
+A torch.export program runs as ep.module() (fx's generated code, which drops each value after its
+last use), its inputs by name in the program's order.
 Prints JSON {peak_bytes, allocated_bytes, ops: [{name, allocated_bytes, net_bytes}]}: peak_bytes
 is the highest running sum of the allocation events above the level at the start, allocated_bytes
 their positive sum; ops are the top-level operator calls (not inside another aten:: call) in
@@ -19,11 +22,21 @@ warnings.filterwarnings("ignore")
 
 
 def main():
-    path, shapes = sys.argv[1], sys.argv[2:]
-    torch._C._set_graph_executor_optimize(False)
-    model = torch.jit.load(path).eval()
-    torch.manual_seed(0)
-    inputs = [torch.randn(*[int(d) for d in s.split("x")]) for s in shapes]
+    path, given = sys.argv[1], sys.argv[2:]
+    if path.endswith(".pt2"):
+        import transformers.modeling_outputs  # noqa: F401  output classes registered for torch.export.load
+
+        program = torch.export.load(path)
+        names = [s.arg.name for s in program.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+        module = program.module()
+        tensors = [torch.load(f) for f in given]
+        model = lambda *args: module(**dict(zip(names, args)))  # noqa: E731
+        inputs = tensors
+    else:
+        torch._C._set_graph_executor_optimize(False)
+        model = torch.jit.load(path).eval()
+        torch.manual_seed(0)
+        inputs = [torch.randn(*[int(d) for d in s.split("x")]) for s in given]
     with torch.no_grad():
         model(*inputs)
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
