@@ -21,7 +21,8 @@
 #include "core/run/compare.h"
 #include "core/run/device_remap.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <torch/serialize.h>
@@ -100,7 +101,7 @@ class TestDevices : public QObject {
     QCOMPARE(sizes.size(), 2);
     for (int i = 0; i < sizes.size(); ++i) {
       const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(i));
-      run::InputSet inputs;
+      model::InputSet inputs;
       for (const auto& t : tensorList(readSaved(stem + QStringLiteral(".in.pt")))) inputs.values.push_back(t);
       const auto expected = tensorList(readSaved(stem + QStringLiteral(".out.pt")));
       for (bool instrumented : {false, true}) {

@@ -11,7 +11,8 @@
 #include "core/rewrite/apply.h"
 #include "core/rewrite/rule_parser.h"
 #include "core/run/compare.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <torch/script.h>
@@ -37,8 +38,8 @@ model::NodeId nth(const model::Revision& rev, const char* kind, int n = 0) {
   return model::kNoNode;
 }
 
-run::InputSet inputs(const QStringList& specs) {
-  auto r = run::parseInputs(specs, 0);
+model::InputSet inputs(const QStringList& specs) {
+  auto r = io::parseInputs(specs, 0);
   if (!r.inputs) qFatal("%s", qPrintable(r.error));
   return *r.inputs;
 }
@@ -158,7 +159,7 @@ class TstDiagnostics : public QObject {
     QCOMPARE(dev.diagnostics.front().job, QStringLiteral("profile"));
     QVERIFY(!dev.diagnostics.front().hint.isEmpty());
     // Missing inputs are an error of the asking job.
-    const auto none = run::parseInputs({QStringLiteral("1xbanana")}, 0);
+    const auto none = io::parseInputs({QStringLiteral("1xbanana")}, 0);
     QVERIFY(!none.inputs);
     QCOMPARE(none.diagnostics(QStringLiteral("compare")).front().job, QStringLiteral("compare"));
   }

@@ -9,7 +9,8 @@
 #include "core/model/graph_view.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <torch/serialize.h>
@@ -90,7 +91,7 @@ class TestLmZoo : public QObject {
     for (int i = 0; i < sizes.size(); ++i) {
       const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(i));
       const QString size = QStringLiteral("%1x%2").arg(sizes[i].toArray()[0].toInt()).arg(sizes[i].toArray()[1].toInt());
-      run::InputSet inputs;
+      model::InputSet inputs;
       QStringList inputFiles;
       for (const auto& t : tensorList(readSaved(stem + QStringLiteral(".in.pt")))) {
         inputs.values.push_back(t);
@@ -130,7 +131,7 @@ class TestLmZoo : public QObject {
     QVERIFY2(loaded.ok(), qPrintable(loaded.error.message()));
     const auto revision = loaded.document->current();
     // Two sets of tokens: runs at once write different keys and values into the same cache.
-    std::vector<run::InputSet> inputs(2);
+    std::vector<model::InputSet> inputs(2);
     std::vector<std::vector<at::Tensor>> expected;
     for (int i = 0; i < 2; ++i) {
       for (const auto& t : tensorList(readSaved(dir.filePath(QStringLiteral("llama_static.%1.in.pt").arg(i)))))

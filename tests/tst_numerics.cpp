@@ -4,8 +4,9 @@
 #include "core/io/load.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
+#include "core/io/input_specs.h"
 #include "core/run/reduce.h"
 #include "test_support.h"
 
@@ -40,8 +41,8 @@ at::Tensor loadTensor(const QString& path) {
   return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toTensor();
 }
 
-run::InputSet inputsOf(const QString& model) {
-  auto r = run::parseInputs({numericsFile(model + QStringLiteral(".x.pt"))}, 0);
+model::InputSet inputsOf(const QString& model) {
+  auto r = io::parseInputs({numericsFile(model + QStringLiteral(".x.pt"))}, 0);
   if (!r.inputs) qFatal("%s", qPrintable(r.error));
   return *r.inputs;
 }
@@ -273,7 +274,7 @@ class TstNumerics : public QObject {
     const QString path = dir.filePath(QStringLiteral("deep.pt"));
     m.save(path.toStdString());
     auto doc = open(path);
-    const run::InputSet inputs{{torch::rand({1, 64}) + 0.5}, {}};
+    const model::InputSet inputs{{torch::rand({1, 64}) + 0.5}, {}};
     const auto r = run::reduceFailure(doc->current(), inputs, halfAgainstSaved(), doc->ids());
     QVERIFY2(r.ok, qPrintable(r.error));
     QCOMPARE(doc->current()->kindOf(r.failing), QStringLiteral("aten::exp"));

@@ -14,7 +14,8 @@
 #include "core/rewrite/apply.h"
 #include "core/rewrite/library.h"
 #include "core/run/compare.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <ATen/ATen.h>
@@ -36,7 +37,7 @@ std::unique_ptr<model::Document> open(const QString& model) {
   return std::move(r.document);
 }
 
-run::InputSet inputsOf(const model::Document& doc, const QString& model) {
+model::InputSet inputsOf(const model::Document& doc, const QString& model) {
   QStringList specs;
   if (model.endsWith(QLatin1String(".pt")) && !model.contains(QLatin1Char('/'))) {
     QStringList dims;
@@ -44,12 +45,12 @@ run::InputSet inputsOf(const model::Document& doc, const QString& model) {
       dims << QString::number(d.toInt());
     specs << dims.join(QLatin1Char('x'));
   }
-  auto r = specs.isEmpty() ? run::defaultInputs(doc, 0) : run::inputsFor(doc, specs, 0);
+  auto r = specs.isEmpty() ? io::defaultInputs(doc, 0) : io::inputsFor(doc, specs, 0);
   if (!r.inputs) qFatal("%s: %s", qPrintable(model), qPrintable(r.error));
   return *r.inputs;
 }
 
-run::CompareResult comparePerNode(model::RevisionPtr a, model::RevisionPtr b, const run::InputSet& inputs,
+run::CompareResult comparePerNode(model::RevisionPtr a, model::RevisionPtr b, const model::InputSet& inputs,
                                   run::CompareOptions options = {}) {
   options.perNode = true;
   return run::compareRevisions(std::move(a), std::move(b), inputs, options);
@@ -411,7 +412,7 @@ class TestProvenance : public QObject {
     QCOMPARE(depthOf(*doc->current(), QStringLiteral("aten::_addmm_activation")), 1);
     // Both branches compare clean: one input whose sum is positive, one negative.
     for (double sign : {1.0, -1.0}) {
-      run::InputSet in;
+      model::InputSet in;
       in.values.push_back(at::ones({2, 8}) * sign);
       checkClean(comparePerNode(doc->original(), doc->current(), in), QStringLiteral("cond, sign %1").arg(sign));
     }

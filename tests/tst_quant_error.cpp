@@ -2,7 +2,8 @@
 // checked against stock PyTorch's forward hooks (tests/python/make_quant_pairs.py) for eager
 // post-training quantization (torchvision's MobileNetV2) and quantize_fx (a small CNN).
 #include "core/io/load.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_set.h"
+#include "core/io/input_specs.h"
 #include "core/run/module_error.h"
 #include "test_support.h"
 
@@ -26,8 +27,8 @@ std::unique_ptr<model::Document> open(const QString& path) {
   return std::move(r.document);
 }
 
-run::InputSet inputsOf(const QString& pair) {
-  auto r = run::parseInputs({quantFile(pair + QStringLiteral(".x.pt"))}, 0);
+model::InputSet inputsOf(const QString& pair) {
+  auto r = io::parseInputs({quantFile(pair + QStringLiteral(".x.pt"))}, 0);
   if (!r.inputs) qFatal("%s", qPrintable(r.error));
   return *r.inputs;
 }

@@ -6,8 +6,9 @@
 #include "core/model/graph_view.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
+#include "core/io/input_specs.h"
 #include "test_support.h"
 
 #include <torch/script.h>
@@ -39,8 +40,8 @@ at::Tensor loadTensor(const QString& path) {
   return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toTensor();
 }
 
-run::InputSet inputs(const QStringList& specs, std::uint64_t seed = 0) {
-  auto r = run::parseInputs(specs, seed);
+model::InputSet inputs(const QStringList& specs, std::uint64_t seed = 0) {
+  auto r = io::parseInputs(specs, seed);
   if (!r.inputs) qFatal("%s", qPrintable(r.error));
   return *r.inputs;
 }
@@ -105,7 +106,7 @@ class TstRun : public QObject {
     QVERIFY(t.values[0].isTuple());
     QVERIFY(t.values[0].toTupleRef().elements()[1].isTensorList());
     for (const char* bad : {"2xq", "2x3:float99", "no/such/file.pt", "[]"}) {
-      auto r = run::parseInputs({QLatin1String(bad)}, 0);
+      auto r = io::parseInputs({QLatin1String(bad)}, 0);
       QVERIFY2(!r.inputs && !r.error.isEmpty(), bad);
     }
   }
@@ -127,7 +128,7 @@ class TstRun : public QObject {
       if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) qFatal("cannot write %s", qPrintable(f.fileName()));
       return f.fileName();
     };
-    auto parse = [&](const QString& name, const QByteArray& bytes) { return run::parseInputs({write(name, bytes)}, 0); };
+    auto parse = [&](const QString& name, const QByteArray& bytes) { return io::parseInputs({write(name, bytes)}, 0); };
     // A torch.save'd zip whose central directory states lengths beyond the end of the file.
     QFile zip(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/fuzz/regressions/inputs/damaged_zip_tensor_file"));
     QVERIFY(zip.open(QIODevice::ReadOnly));
@@ -168,12 +169,12 @@ class TstRun : public QObject {
 
   void defaultInputs() {
     auto sample = io::loadSample(QStringLiteral("cnn")).document;
-    auto r = run::defaultInputs(*sample, 0);
+    auto r = io::defaultInputs(*sample, 0);
     QVERIFY2(r.inputs, qPrintable(r.error));
     run::Executor ex(sample->current());
     QVERIFY(ex.run(*r.inputs, {}).ok);
     auto file = open(runFile("run_cnn.pt"));
-    r = run::defaultInputs(*file, 0);
+    r = io::defaultInputs(*file, 0);
     QVERIFY(!r.inputs);
     QCOMPARE(r.missingShape, 0);
     QVERIFY2(r.error.contains(QLatin1String("input 0")) && r.error.contains(QLatin1String("shape")), qPrintable(r.error));
@@ -182,11 +183,11 @@ class TstRun : public QObject {
   // The one syntax of the docks' input boxes.
   void specSplitting() {
     const QStringList two{QStringLiteral("1x3x8x8"), QStringLiteral("3")};
-    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8 3")), two);
-    QCOMPARE(run::splitInputSpecs(QStringLiteral("1x3x8x8; 3")), two);
-    QCOMPARE(run::splitInputSpecs(QStringLiteral(" (2x2, 3x3)  none ")), (QStringList{QStringLiteral("(2x2,3x3)"), QStringLiteral("none")}));
-    QCOMPARE(run::splitInputSpecs(QStringLiteral("\"my dir/x.pt\" [1, 2]")), (QStringList{QStringLiteral("my dir/x.pt"), QStringLiteral("[1,2]")}));
-    QVERIFY(run::splitInputSpecs(QStringLiteral("  ")).isEmpty());
+    QCOMPARE(io::splitInputSpecs(QStringLiteral("1x3x8x8 3")), two);
+    QCOMPARE(io::splitInputSpecs(QStringLiteral("1x3x8x8; 3")), two);
+    QCOMPARE(io::splitInputSpecs(QStringLiteral(" (2x2, 3x3)  none ")), (QStringList{QStringLiteral("(2x2,3x3)"), QStringLiteral("none")}));
+    QCOMPARE(io::splitInputSpecs(QStringLiteral("\"my dir/x.pt\" [1, 2]")), (QStringList{QStringLiteral("my dir/x.pt"), QStringLiteral("[1,2]")}));
+    QVERIFY(io::splitInputSpecs(QStringLiteral("  ")).isEmpty());
   }
 
   void scalarSpecs() {
@@ -205,7 +206,7 @@ class TstRun : public QObject {
     QCOMPARE(s.values[9].toTensor().sizes().vec(), std::vector<int64_t>{3});  // a shape has a dtype or an x
     QCOMPARE(s.descriptions[0], QStringLiteral("int 3"));
     for (const char* bad : {"int:x", "bool:maybe", "[1,2x2]", "float:"}) {
-      auto r = run::parseInputs({QLatin1String(bad)}, 0);
+      auto r = io::parseInputs({QLatin1String(bad)}, 0);
       QVERIFY2(!r.inputs && !r.error.isEmpty(), bad);
     }
   }
@@ -243,10 +244,10 @@ class TstRun : public QObject {
   void namedInputs() {
     auto doc = open(graft::test::testdata(QStringLiteral("hard/loop_int.pt")));
     const QString x = graft::test::testdata(QStringLiteral("hard/loop_int.x.pt"));
-    QCOMPARE(run::inputNames(*doc), (QStringList{"x", "n", "scale", "flip", "bias"}));
-    const auto positional = run::inputsFor(*doc, {x, "2", "0.5", "false", "none"}, 0);
+    QCOMPARE(io::inputNames(*doc), (QStringList{"x", "n", "scale", "flip", "bias"}));
+    const auto positional = io::inputsFor(*doc, {x, "2", "0.5", "false", "none"}, 0);
     QVERIFY(positional.inputs);
-    const auto named = run::inputsFor(*doc, {x, "flip=false", "n=2", "bias=none", "scale=0.5"}, 0);
+    const auto named = io::inputsFor(*doc, {x, "flip=false", "n=2", "bias=none", "scale=0.5"}, 0);
     QVERIFY2(named.inputs, qPrintable(named.error));
     QCOMPARE(named.inputs->descriptions, positional.inputs->descriptions);
     const at::Tensor reference = loadTensor(graft::test::testdata(QStringLiteral("hard/loop_int.out_2_false.pt")));
@@ -255,16 +256,16 @@ class TstRun : public QObject {
     QVERIFY(torch::allclose(r.outputs[0].toTensor(), reference, 1e-5, 1e-6));
     // Random specs by name draw the same seeded values as in order.
     auto cnn = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
-    const auto a = run::inputsFor(*cnn, {"1x3x32x32"}, 7), b = run::inputsFor(*cnn, {QStringLiteral("%1=1x3x32x32").arg(run::inputNames(*cnn).value(0))}, 7);
+    const auto a = io::inputsFor(*cnn, {"1x3x32x32"}, 7), b = io::inputsFor(*cnn, {QStringLiteral("%1=1x3x32x32").arg(io::inputNames(*cnn).value(0))}, 7);
     QVERIFY(a.inputs && b.inputs);
     QVERIFY(torch::equal(a.inputs->values[0].toTensor(), b.inputs->values[0].toTensor()));
     for (const QStringList& bad : {QStringList{x, "m=2"}, QStringList{x, "n=2", "n=3"}, QStringList{"n=2", x}, QStringList{x, "2", "n=3"}}) {
-      const auto refused = run::inputsFor(*doc, bad, 0);
+      const auto refused = io::inputsFor(*doc, bad, 0);
       QVERIFY2(!refused.inputs && !refused.error.isEmpty(), qPrintable(bad.join(' ')));
     }
-    QVERIFY(run::inputsFor(*doc, {x, "m=2"}, 0).error.contains(QLatin1String("x, n, scale, flip, bias")));
+    QVERIFY(io::inputsFor(*doc, {x, "m=2"}, 0).error.contains(QLatin1String("x, n, scale, flip, bias")));
     // Without defaults, what is not given is named.
-    const auto missing = run::inputsFor(*doc, {x, "n=2"}, 0);
+    const auto missing = io::inputsFor(*doc, {x, "n=2"}, 0);
     QVERIFY(!missing.inputs);
     QVERIFY2(missing.error.contains(QLatin1String("scale, flip, bias")), qPrintable(missing.error));
   }
@@ -282,13 +283,13 @@ class TstRun : public QObject {
       QVERIFY(f.open(QIODevice::WriteOnly));
       f.write(bytes.data(), qint64(bytes.size()));
     }
-    const auto listed = run::inputsFor(*cnn, {file}, 0);
+    const auto listed = io::inputsFor(*cnn, {file}, 0);
     QVERIFY2(listed.inputs, qPrintable(listed.error));
     QCOMPARE(listed.inputs->values.size(), size_t(1));
     QVERIFY(listed.inputs->values[0].isTensor() && torch::equal(listed.inputs->values[0].toTensor(), x));
     const auto r = run::Executor(cnn->current()).run(*listed.inputs, {});
     QVERIFY2(r.ok, qPrintable(r.error.headline()));
-    const auto tuple = run::inputsFor(*cnn, {QStringLiteral("(1x3x32x32,1x3x32x32)")}, 0);
+    const auto tuple = io::inputsFor(*cnn, {QStringLiteral("(1x3x32x32,1x3x32x32)")}, 0);
     QVERIFY(!tuple.inputs);
     QVERIFY2(tuple.error.startsWith(QStringLiteral("input 0 '")) && tuple.error.contains(QStringLiteral("takes Tensor")),
              qPrintable(tuple.error));

@@ -3,7 +3,8 @@
 // input paths that are devices or pipes, outputs that are devices, a full disk while saving,
 // and records a saved program does not need. Each case runs graft-cli as a user would.
 #include "core/rewrite/rule_parser.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <QtCore/QCryptographicHash>
@@ -684,7 +685,7 @@ class TestSafety : public QObject {
     f.close();
     QElapsedTimer clock;
     clock.start();
-    const auto parsed = graft::core::run::parseInputs({path}, 0);
+    const auto parsed = graft::core::io::parseInputs({path}, 0);
     const qint64 ms = clock.elapsed();
     QVERIFY(!parsed.inputs);
     QVERIFY2(parsed.error.contains(mentions), qPrintable(parsed.error));

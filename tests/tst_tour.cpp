@@ -12,7 +12,8 @@
 #include "core/rewrite/library.h"
 #include "core/rewrite/python_rules.h"
 #include "core/run/compare_job.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "core/tour/tour_library.h"
 #include "core/tour/tour_state.h"
 #include "gui_support.h"
@@ -369,9 +370,9 @@ class TstTour : public QObject {
           core::run::CompareRequest req;
           req.a = doc->original();
           req.b = doc->current();
-          auto in = core::run::inputsFor(*doc, {}, 0);
+          auto in = core::io::inputsFor(*doc, {}, 0);
           QVERIFY2(in.inputs, qPrintable(in.error));
-          req.inputs = std::make_shared<const core::run::InputSet>(std::move(*in.inputs));
+          req.inputs = std::make_shared<const core::model::InputSet>(std::move(*in.inputs));
           compared = core::run::runCompare(req);
           QVERIFY2(compared->ok, qPrintable(compared->error));
         }

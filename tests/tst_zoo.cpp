@@ -5,7 +5,8 @@
 #include "core/io/load.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "test_support.h"
 
 #include <torch/serialize.h>
@@ -80,7 +81,7 @@ class TestZoo : public QObject {
     QFETCH(QString, name);
     auto loaded = io::loadFile(zooFile(name, ".pt"));
     QVERIFY2(loaded.ok(), qPrintable(loaded.error.message() + QLatin1Char('\n') + loaded.error.details));
-    const auto inputs = run::parseInputs({zooFile(name, ".inputs.pt")}, 0);
+    const auto inputs = io::parseInputs({zooFile(name, ".inputs.pt")}, 0);
     QVERIFY2(inputs.inputs, qPrintable(inputs.error));
     const std::vector<c10::IValue> expected{loadPickle(zooFile(name, ".outputs.pt"))};
     run::Executor executor(loaded.document->current());

@@ -6,7 +6,7 @@
 #include "core/report/verdict_line.h"
 #include "core/run/threads.h"
 #include "core/run/culprit.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 #include "ui/document/off_thread.h"
 #include "ui/device_list.h"
 #include "ui/devices_dialog.h"
@@ -48,7 +48,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   inputs_ = new QLineEdit(this);
   inputs_->setPlaceholderText(tr("default: the model's input shape; e.g. 1x3x224x224:float32; file.npy"));
   inputs_->setObjectName(QStringLiteral("compareInputs"));
-  inputs_->setToolTip(core::run::inputFieldHelp(nullptr));
+  inputs_->setToolTip(core::io::inputFieldHelp(nullptr));
   device_ = new QComboBox(this);
   deviceB_ = new QComboBox(this);
   device_->addItems(core::run::availableDevices());
@@ -280,7 +280,7 @@ void CompareDock::setDocument(const core::model::Document* document) {
   document_ = document;
   summary_ = {};
   inputs_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
-  inputs_->setToolTip(core::run::inputFieldHelp(document_));
+  inputs_->setToolTip(core::io::inputFieldHelp(document_));
   table_->setRowCount(0);
   status_->clear();  // the last verdict was about the previous model
   setVerdict(document_ ? tr("Pick A and B, then Compare.") : tr("Open a model to compare its revisions."), QString());
@@ -333,7 +333,7 @@ void CompareDock::start() {
   req.b = document_->revision(revB_->currentData().toInt());
   // Inputs are made here, on the GUI thread: the worker gets snapshots, never the document.
   // Input files (up to 4 GiB) are read off the GUI thread.
-  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputs_->text()] { return core::run::resolveInputs(*doc, text, 0); });
+  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputs_->text()] { return core::io::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
     else {
@@ -588,8 +588,8 @@ void CompareDock::reduce() {
   status_->setText(tr("Reducing…"));
   const auto request = *lastRequest_;
   const auto ids = document_->ids();  // a copy: the subgraph's new nodes never enter the document
-  auto out = std::make_shared<core::run::ReduceSummary>();
-  runNumericsJob([out, request, ids] { *out = core::run::runReduce(request, ids); }, [this, out] { reduce_ = *out; });
+  auto out = std::make_shared<core::jobs::ReduceSummary>();
+  runNumericsJob([out, request, ids] { *out = core::jobs::runReduce(request, ids); }, [this, out] { reduce_ = *out; });
 }
 
 void CompareDock::findFloat32Nodes() {
@@ -599,11 +599,11 @@ void CompareDock::findFloat32Nodes() {
   status_->setText(tr("Looking for nodes to keep in float32…"));
   const auto request = *lastRequest_;
   const auto ids = document_->ids();
-  auto out = std::make_shared<core::run::Float32Summary>();
-  runNumericsJob([out, request, ids] { *out = core::run::runFloat32Search(request, ids); }, [this, out] { float32_ = *out; });
+  auto out = std::make_shared<core::jobs::Float32Summary>();
+  runNumericsJob([out, request, ids] { *out = core::jobs::runFloat32Search(request, ids); }, [this, out] { float32_ = *out; });
 }
 
-QString CompareDock::saveReducedAs(const QString& path) { return core::run::saveReduced(reduce_, path); }
+QString CompareDock::saveReducedAs(const QString& path) { return core::jobs::saveReduced(reduce_, path); }
 
 void CompareDock::setPrecisionB(const QString& dtype) {
   const int i = dtypeB_->findData(dtype);

@@ -2,7 +2,7 @@
 // The Compare dock: pick revisions A and B of the open document, inputs, device and tolerances,
 // run the comparison in a worker thread (cancellable) and list outputs and nodes pass/fail.
 #include "core/run/compare_job.h"
-#include "core/run/numerics_job.h"
+#include "core/jobs/numerics_job.h"
 
 #include "core/model/document.h"
 
@@ -90,8 +90,8 @@ class CompareDock : public QWidget {
   // A and B the same revision): the smallest failing subgraph, and the nodes to keep in float32.
   void reduce();
   void findFloat32Nodes();
-  const core::run::ReduceSummary& reduceSummary() const { return reduce_; }
-  const core::run::Float32Summary& float32Summary() const { return float32_; }
+  const core::jobs::ReduceSummary& reduceSummary() const { return reduce_; }
+  const core::jobs::Float32Summary& float32Summary() const { return float32_; }
   // Writes the reduced subgraph as a standalone .pt2; empty when it worked, else why not.
   QString saveReducedAs(const QString& path);
 
@@ -150,8 +150,8 @@ class CompareDock : public QWidget {
   QPushButton* float32Button_ = nullptr;
   QPushButton* saveRepro_ = nullptr;
   std::optional<core::run::CompareRequest> lastRequest_;  // what the shown comparison ran
-  core::run::ReduceSummary reduce_;
-  core::run::Float32Summary float32_;
+  core::jobs::ReduceSummary reduce_;
+  core::jobs::Float32Summary float32_;
   QFutureWatcher<void> numericsWatcher_;
   QLabel* verdict_ = nullptr;
   QLabel* status_ = nullptr;  // what the verdict line leaves out: changes, the culprit, reduce

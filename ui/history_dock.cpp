@@ -2,7 +2,7 @@
 
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
-#include "core/run/ledger.h"
+#include "core/jobs/ledger.h"
 
 #include <QtCharts/QChartView>
 #include <QtWidgets/QGraphicsLayout>
@@ -110,9 +110,9 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
     const auto pair = selectedPair();
     if (pair.size() == 2) Q_EMIT diffRequested(pair[0], pair[1]);
   });
-  connect(&watcher_, &QFutureWatcher<core::run::LedgerEntry>::finished, this, [this] {
+  connect(&watcher_, &QFutureWatcher<core::jobs::LedgerEntry>::finished, this, [this] {
     if (runGeneration_ == generation_ && checking_ >= 0)
-      ledger_[checking_] = std::make_shared<const core::run::LedgerEntry>(watcher_.result());
+      ledger_[checking_] = std::make_shared<const core::jobs::LedgerEntry>(watcher_.result());
     checking_ = -1;
     // Only the rows and the chart change: the difference list below stays as it is.
     if (document_)
@@ -155,7 +155,7 @@ void HistoryDock::recheck() {
   refresh();
 }
 
-const core::run::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
+const core::jobs::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
   auto it = ledger_.find(index);
   return it == ledger_.end() ? nullptr : it->second.get();
 }
@@ -188,7 +188,7 @@ void HistoryDock::checkNext() {
     for (int row = 0; row < list_->count(); ++row) showRow(list_->item(row));
   }
   if (!setup.inputs) return;
-  core::run::LedgerOptions options;
+  core::jobs::LedgerOptions options;
   options.atol = setup.atol;
   options.rtol = setup.rtol;
   options.elementwise = setup.elementwise;
@@ -202,7 +202,7 @@ void HistoryDock::checkNext() {
   checking_ = next;
   runGeneration_ = generation_;
   watcher_.setFuture(QtConcurrent::run([original, revision, inputs, options, cancel] {
-    return core::run::checkRevision(original, revision, *inputs, options);
+    return core::jobs::checkRevision(original, revision, *inputs, options);
   }));
 }
 

@@ -5,8 +5,8 @@
 // in the background after each change (core/run/ledger), with a chart of both across revisions.
 // Below, what the current revision changed vs its parent, counted and named as the Diff view does
 // (core/edit/graph_diff, through provenance).
-#include "core/run/input_specs.h"
-#include "core/run/ledger.h"
+#include "core/io/input_specs.h"
+#include "core/jobs/ledger.h"
 
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QPointer>
@@ -44,13 +44,13 @@ class HistoryDock : public QWidget {
   // What the ledger's checks run with: inputs (null when the model needs some given first) and
   // the tolerance.
   struct CheckSetup {
-    core::run::InputsPtr inputs;
+    core::model::InputsPtr inputs;
     double atol = 1e-5, rtol = 1e-4;
     bool elementwise = false;
   };
   void setCheckSetup(std::function<CheckSetup()> setup) { checkSetup_ = std::move(setup); }
   // The ledger entry of revision `index`, when its check has finished.
-  const core::run::LedgerEntry* ledgerEntry(int index) const;
+  const core::jobs::LedgerEntry* ledgerEntry(int index) const;
   bool checking() const { return watcher_.isRunning(); }
   // Whether the checks wait for inputs (the model records none and none were given): the rows
   // say "waiting for inputs".
@@ -80,8 +80,8 @@ class HistoryDock : public QWidget {
   QLineSeries* errorSeries_ = nullptr;
   QLineSeries* timeSeries_ = nullptr;
   std::function<CheckSetup()> checkSetup_;
-  std::map<int, std::shared_ptr<const core::run::LedgerEntry>> ledger_;
-  QFutureWatcher<core::run::LedgerEntry> watcher_;
+  std::map<int, std::shared_ptr<const core::jobs::LedgerEntry>> ledger_;
+  QFutureWatcher<core::jobs::LedgerEntry> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   int checking_ = -1;    // the revision being checked
   bool waitingForInputs_ = false;  // the model records no inputs and none were given yet

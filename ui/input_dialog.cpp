@@ -23,7 +23,7 @@ QString exampleSpec(const QString& type) {
   return QStringLiteral("1x3x224x224:float32");
 }
 
-InputDialog::InputDialog(const QVector<core::run::ArgumentInfo>& arguments, const QStringList& previous, QWidget* parent)
+InputDialog::InputDialog(const QVector<core::io::ArgumentInfo>& arguments, const QStringList& previous, QWidget* parent)
     : QDialog(parent) {
   setObjectName(QStringLiteral("inputDialog"));
   setWindowTitle(tr("Model inputs"));
@@ -70,7 +70,7 @@ void InputDialog::validate() {
   for (int i = 0; i < fields_.size() && why.isEmpty(); ++i) {
     const QString text = fields_[i]->text().trimmed();
     if (text.isEmpty()) why = tr("Argument %1 needs an input.").arg(i);
-    else if (const QString e = core::run::checkInputSpec(text); !e.isEmpty()) why = e;
+    else if (const QString e = core::io::checkInputSpec(text); !e.isEmpty()) why = e;
   }
   problem_->setText(why);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
@@ -105,7 +105,7 @@ void askInputs(const core::model::Document* document, QLineEdit* box, QWidget* p
   const QString path = document->sourcePath();
   QString previous = box->text().trimmed();
   if (previous.isEmpty()) previous = InputDialog::remembered(path);
-  auto* dialog = new InputDialog(core::run::forwardArguments(*document->original()), core::run::splitInputSpecs(previous), parent);
+  auto* dialog = new InputDialog(core::io::forwardArguments(*document->original()), core::io::splitInputSpecs(previous), parent);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   QObject::connect(dialog, &QDialog::accepted, parent, [dialog, box, path, then] {
     box->setText(dialog->specText());

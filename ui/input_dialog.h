@@ -1,7 +1,7 @@
 #pragma once
 // Asks for a model's inputs where the file does not record them: one row per forward argument with
 // its type, a spec field prefilled with an example, checked as it is typed.
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 
 #include <QtWidgets/QDialog>
 #include <functional>
@@ -17,7 +17,7 @@ namespace graft::ui {
 class InputDialog : public QDialog {
   Q_OBJECT
  public:
-  InputDialog(const QVector<core::run::ArgumentInfo>& arguments, const QStringList& previous, QWidget* parent = nullptr);
+  InputDialog(const QVector<core::io::ArgumentInfo>& arguments, const QStringList& previous, QWidget* parent = nullptr);
   // One spec per argument, joined by "; " (the syntax of the docks' input boxes).
   QString specText() const;
   QLineEdit* field(int argument) const { return fields_.value(argument); }

@@ -2,7 +2,7 @@
 
 #include "core/model/document.h"
 #include "core/model/plural.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/mark_layers.h"
 #include "ui/canvas/minimap.h"
@@ -161,7 +161,7 @@ void MainWindow::connectDocks() {
     HistoryDock::CheckSetup setup;
     const auto* doc = controller_->document();
     if (!doc) return setup;
-    setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] { return core::run::resolveInputs(*doc, text, 0); }).inputs;
+    setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] { return core::io::resolveInputs(*doc, text, 0); }).inputs;
     setup.atol = docks_.compare->atol();
     setup.rtol = docks_.compare->rtol();
     setup.elementwise = docks_.compare->elementwise();
@@ -254,7 +254,7 @@ void MainWindow::refreshView() {
   // Where the graph records no shapes, one run finds them first (once per revision, when the
   // inputs are known), so the view is laid out once, with them.
   const auto built = runOffGuiThread([doc, rev, inputs = docks_.compare->inputSpec()] {
-    core::run::findShapes(*doc, rev, inputs);
+    findShapes(*doc, rev, inputs);
     return buildShownRevision(*doc, rev);
   });
   if (generation != viewGeneration_ || controller_->document() != doc || doc->current() != rev) return;  // a newer one is shown

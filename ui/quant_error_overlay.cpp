@@ -3,7 +3,7 @@
 #include "core/io/file_policy.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 #include "ui/compare_dock.h"
 
 #include <QtConcurrent/QtConcurrent>
@@ -18,7 +18,7 @@ constexpr double kSqnrCeiling = 80;  // dB: above it, as good as exact (the Comp
 }
 
 QuantErrorOverlay::QuantErrorOverlay(QObject* parent) : QObject(parent) {
-  connect(&watcher_, &QFutureWatcher<core::run::QuantErrorSummary>::finished, this, [this] {
+  connect(&watcher_, &QFutureWatcher<core::jobs::QuantErrorSummary>::finished, this, [this] {
     result_ = watcher_.result();
     Q_EMIT finished();
   });
@@ -26,7 +26,7 @@ QuantErrorOverlay::QuantErrorOverlay(QObject* parent) : QObject(parent) {
 
 QuantErrorOverlay::~QuantErrorOverlay() { watcher_.waitForFinished(); }
 
-bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString& floatPath, core::run::InputsPtr inputs,
+bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString& floatPath, core::model::InputsPtr inputs,
                               QString* error) {
   if (isRunning()) {
     *error = tr("a quantization comparison is already running");
@@ -41,19 +41,19 @@ bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString&
   watcher_.setFuture(QtConcurrent::run([quantized, floatPath, inputs] {
     auto loaded = core::io::loadFile(floatPath);
     if (!loaded.ok()) {
-      core::run::QuantErrorSummary failed;
+      core::jobs::QuantErrorSummary failed;
       failed.error = loaded.error.message();
       return failed;
     }
     // The revision keeps the float model alive; its document is not needed once loaded.
-    return core::run::runQuantError(quantized, loaded.document->current(), inputs);
+    return core::jobs::runQuantError(quantized, loaded.document->current(), inputs);
   }));
   return true;
 }
 
 bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath,
                                  QString* error) {
-  const auto inputs = core::run::resolveInputs(document, compare->inputSpec(), 0);
+  const auto inputs = core::io::resolveInputs(document, compare->inputSpec(), 0);
   if (!inputs.inputs && inputs.missingShape >= 0) {
     // The model records no inputs: asked for as Compare asks, then started with the answer.
     compare->askForInputs([this, doc = QPointer<const core::model::Document>(&document), compare, floatPath] {

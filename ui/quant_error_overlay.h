@@ -1,7 +1,7 @@
 #pragma once
 // Quantization error on the canvas: the open (quantized) revision against a float twin chosen by
 // the user, module by module on a worker thread (core/run/numerics_job.h, runQuantError).
-#include "core/run/numerics_job.h"
+#include "core/jobs/numerics_job.h"
 
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
@@ -21,13 +21,13 @@ class QuantErrorOverlay : public QObject {
   // Opens `floatPath` and compares, both on a worker thread; false with `error` set when a run is
   // already going or the path is no readable file. A file that does not load finishes with its
   // load error.
-  bool start(core::model::RevisionPtr quantized, const QString& floatPath, core::run::InputsPtr inputs, QString* error);
+  bool start(core::model::RevisionPtr quantized, const QString& floatPath, core::model::InputsPtr inputs, QString* error);
   // The current revision of `document` against `floatPath`, with the Compare dock's inputs; a
   // model that records none asks for them in Compare's dialog first, then starts. False with
   // `error` set when it cannot start.
   bool startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath, QString* error);
   bool isRunning() const { return watcher_.isRunning(); }
-  const core::run::QuantErrorSummary& result() const { return result_; }
+  const core::jobs::QuantErrorSummary& result() const { return result_; }
 
   // The result as canvas heat: SQNR shown as dB below a ceiling (red: the lowest), with the
   // legend's title and end texts.
@@ -37,8 +37,8 @@ class QuantErrorOverlay : public QObject {
   void finished();
 
  private:
-  QFutureWatcher<core::run::QuantErrorSummary> watcher_;
-  core::run::QuantErrorSummary result_;
+  QFutureWatcher<core::jobs::QuantErrorSummary> watcher_;
+  core::jobs::QuantErrorSummary result_;
 };
 
 }  // namespace graft::ui

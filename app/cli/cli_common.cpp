@@ -107,9 +107,9 @@ void addInputOption(QCommandLineParser& parser) {
                     QStringLiteral("SPEC")});
 }
 
-std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
+std::optional<core::model::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
                                                 quint64 seed) {
-  auto result = core::run::inputsFor(doc, parser.values(QStringLiteral("input")), seed);
+  auto result = core::io::inputsFor(doc, parser.values(QStringLiteral("input")), seed);
   if (result.inputs) return std::move(result.inputs);
   const QString hint = result.missingShape >= 0
                            ? QStringLiteral("pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3")

@@ -2,7 +2,8 @@
 // Shared argument handling for graft-cli subcommands: the MODEL argument, --json, exit codes.
 #include "core/io/load.h"
 #include "core/model/diagnostic.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QJsonObject>
@@ -36,9 +37,9 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
 // The --input option, one help text for every command that runs a model.
 void addInputOption(QCommandLineParser& parser);
 
-// The inputs of a run: the --input specs, else the model's defaults (run::inputsFor). On failure
+// The inputs of a run: the --input specs, else the model's defaults (io::inputsFor). On failure
 // prints why (naming --input where the model records no shape) and returns nullopt.
-std::optional<core::run::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
+std::optional<core::model::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
                                                 quint64 seed);
 
 // Diagnostics: each is printed on stderr as it is reported, one line "graft-cli: error: message

@@ -4,7 +4,7 @@
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/report/compare_report.h"
-#include "core/run/float32_search.h"
+#include "core/jobs/float32_search.h"
 
 #include <QtCore/QJsonArray>
 
@@ -41,7 +41,7 @@ Command precisionCommand() {
     if (!inputs) return int(kUsageOrInput);
 
     const auto rev = doc->current();
-    const auto found = core::run::findFloat32Nodes(rev, *inputs, options, service.ids());
+    const auto found = core::jobs::findFloat32Nodes(rev, *inputs, options, service.ids());
     if (!found.ok && found.noKeepSet) {  // an answer, "no": not a usage error
       report({core::model::Diagnostic::warning(QStringLiteral("precision"), found.error)});
       if (parser.isSet(QStringLiteral("json")))

@@ -3,7 +3,7 @@
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/model/graph_view.h"
-#include "core/run/ledger.h"
+#include "core/jobs/ledger.h"
 
 #include <QtCore/QJsonArray>
 
@@ -36,7 +36,7 @@ Command replayCommand() {
     const bool ledger = parser.isSet(QStringLiteral("ledger"));
     if (out.isEmpty() && !ledger) return fail(QStringLiteral("missing -o OUT.pt (or --ledger)"));
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
-    core::run::LedgerOptions ledgerOptions;
+    core::jobs::LedgerOptions ledgerOptions;
     bool numbersOk = true, ok = false;
     ledgerOptions.atol = parser.value(QStringLiteral("atol")).toDouble(&ok);
     numbersOk = numbersOk && ok && ledgerOptions.atol >= 0;
@@ -77,7 +77,7 @@ Command replayCommand() {
       if (!inputs) return int(kUsageOrInput);
       for (int i = 0; i < doc->count(); ++i) {
         const auto rev = doc->revision(i);
-        const auto entry = core::run::checkRevision(doc->original(), rev, *inputs, ledgerOptions);
+        const auto entry = core::jobs::checkRevision(doc->original(), rev, *inputs, ledgerOptions);
         QJsonObject o = entry.toJson();
         o.insert(QStringLiteral("revision"), i);
         o.insert(QStringLiteral("name"), rev->name());

@@ -64,12 +64,12 @@ Command reportCommand() {
 
     core::report::HtmlReport r = core::report::assembleReport(*a, *a->current(), b.get(), b ? b->current().get() : nullptr,
                                                               a->displayName(), b ? b->displayName() : QString());
-    // The inputs of compare and profile: --input, else A's defaults (run::inputsFor). Without
+    // The inputs of compare and profile: --input, else A's defaults (io::inputsFor). Without
     // them the page is still written, saying why there is no comparison or profile.
-    auto resolved = core::run::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
+    auto resolved = core::io::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
     const QString inputHint = QStringLiteral("give the inputs with --input SPEC");
-    const core::run::InputsPtr inputs =
-        resolved.inputs ? std::make_shared<const core::run::InputSet>(std::move(*resolved.inputs)) : nullptr;
+    const core::model::InputsPtr inputs =
+        resolved.inputs ? std::make_shared<const core::model::InputSet>(std::move(*resolved.inputs)) : nullptr;
     if (!inputs) {
       auto warnings = resolved.diagnostics(QStringLiteral("compare"), inputHint);
       for (auto& d : warnings) d.severity = core::model::Severity::Warning;

@@ -6,10 +6,24 @@
 #include "core/rewrite/python_rules.h"
 #include "core/report/rewrite_report.h"
 
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonArray>
+#include <QtCore/QTemporaryDir>
 
 
 namespace graft::cli {
+
+namespace {
+
+// Saves `revision` as a file of `out`'s name in a scratch folder, removed afterwards: whether it
+// can be saved as `out`, without touching `out`.
+core::io::SaveResult trialSave(const core::model::Document& doc, const std::shared_ptr<const core::model::Revision>& revision,
+                               const QString& out) {
+  QTemporaryDir scratch;
+  return core::io::saveAs(doc, revision, scratch.filePath(QFileInfo(out).fileName()), nullptr);
+}
+
+}  // namespace
 
 using core::rewrite::RuleLibrary;
 
@@ -52,7 +66,7 @@ Command rulesCommand() {
 Command rewriteCommand() {
   Command c{QStringLiteral("rewrite"), QStringLiteral("Apply rules and passes to a model and save the result."),
             QStringLiteral("MODEL --rule ID|FILE|FILE.py [--rule ...] [--pass NAME ...] [--replace-module CLASS=FILE.py:NewModule [--param NEW=OLD ...]] "
-                           "[--at NODE] (-o OUT.pt | --dry-run) [--json]"), {}};
+                           "[--at NODE] (-o OUT.pt | --dry-run [-o OUT.pt]) [--json]"), {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -66,7 +80,7 @@ Command rewriteCommand() {
     parser.addOption({QStringLiteral("pass"), QStringLiteral("A libtorch pass (repeatable)."), QStringLiteral("NAME")});
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
     parser.addOption({QStringLiteral("at"), QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."), QStringLiteral("NODE")});
-    parser.addOption({QStringLiteral("dry-run"), QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving.")});
+    parser.addOption({QStringLiteral("dry-run"), QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving; with -o, also check that the result can be saved as OUT.")});
     addInputOption(parser);  // what a changed TorchScript revision is run on before it is saved
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     // Steps run in command-line order, rules and passes interleaved as written.
@@ -174,6 +188,13 @@ Command rewriteCommand() {
         preview.reports.push_back(core::rewrite::countMatches(*doc->current(), s.rule, &error));
         if (!error.isEmpty()) return fail(QStringLiteral("%1: %2").arg(s.rule.id, error));
       }
+      // With -o, the rewrite is also saved to a scratch copy: a file it could not be saved as
+      // fails here as it would without --dry-run.
+      if (!out.isEmpty()) {
+        auto result = service.applyRewrite(steps);
+        if (!result.ok()) return fail(result.diagnostics());
+        if (const auto saved = trialSave(*doc, result.revision, out); !saved.ok) return fail(saved.diagnostics(out));
+      }
       if (parser.isSet(QStringLiteral("json"))) printJson(core::report::rewriteReport(preview));
       else printText(core::report::rewriteText(preview));
       return int(kOk);
@@ -185,7 +206,7 @@ Command rewriteCommand() {
       if (i < result.reports.size())
         result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.notChosen; });
     report(result.diagnostics());  // skipped matches, as warnings
-    std::optional<core::run::InputSet> checkInputs;
+    std::optional<core::model::InputSet> checkInputs;
     if (parser.isSet(QStringLiteral("input")) && !(checkInputs = inputsOrFail(parser, *doc, 0))) return int(kUsageOrInput);
     const auto saved = core::io::saveAs(*doc, result.revision, out, checkInputs ? &*checkInputs : nullptr);
     if (!saved.ok) return fail(saved.diagnostics(out));

@@ -1,7 +1,8 @@
 #include "app/cli/commands.h"
 #include "core/model/document.h"
 #include "core/report/shapes_report.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <QtCore/QJsonArray>
 

@@ -134,7 +134,7 @@ edit::Session::ReplayResult DocumentService::replay(const QJsonObject& journal) 
 }
 
 io::SaveResult DocumentService::write(const model::Document& document, const model::RevisionPtr& revision,
-                                      const QString& path, const run::InputSet* inputs) {
+                                      const QString& path, const model::InputSet* inputs) {
   return io::saveAs(document, revision, path, inputs);
 }
 

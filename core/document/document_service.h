@@ -86,7 +86,7 @@ class DocumentService : public QObject {
   // Saving: writes `revision` (blocking; any thread), then, on the owner's thread, markSaved
   // records that the file now holds it (unless it was a copy the user did not ask for).
   static io::SaveResult write(const model::Document& document, const model::RevisionPtr& revision, const QString& path,
-                              const run::InputSet* inputs = nullptr);
+                              const model::InputSet* inputs = nullptr);
   void markSaved(int revision, const QString& path);
   // The current revision is not the one last saved (or opened), and there are changes.
   bool isModified() const;

@@ -9,7 +9,8 @@
 #include "core/io/save.h"
 #include "core/model/document.h"
 #include "core/model/graph_walk.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "core/samples/samples.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -154,7 +155,7 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     result.document->setInputNames(imported.inputNames);
     result.document->setOutputNames(imported.outputNames);
     if (!imported.exampleInputs.empty()) {
-      auto examples = std::make_shared<run::InputSet>();
+      auto examples = std::make_shared<model::InputSet>();
       examples->values = imported.exampleInputs;
       for (const auto& v : examples->values) examples->descriptions << run::describe(v);
       result.document->setExampleInputs(std::move(examples));
@@ -214,11 +215,11 @@ LoadResult loadSample(const QString& name, const LoadOptions& options) {
     LoadOptions own = options;
     own.trust = true;  // Graft's own code
     torch::jit::Module prepared = prepare(*module, own);
-    // The sample's input is known: its graph records it, as a trace would (a rule's rank
-    // condition reads it, the input dialog offers it).
+    // The sample's input rank is known: its graph records it (a rule's `%x rank N` condition reads
+    // it), but not its sizes, which any run may choose.
     auto graph = prepared.get_method("forward").graph();
     if (const auto* info = samples::find(name); info && graph->inputs().size() == 2)
-      graph->inputs()[1]->setType(c10::TensorType::createContiguous(at::kFloat, at::kCPU, info->inputShape));
+      graph->inputs()[1]->setType(c10::TensorType::create(at::kFloat, at::kCPU, info->inputShape.size(), false));
     return finish(prepared, own, {}, name, {});
   } catch (const std::exception& e) {
     return failure({LoadErrorKind::Other, QStringLiteral("The sample \"%1\" could not be built.").arg(name), {},

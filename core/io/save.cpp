@@ -4,7 +4,8 @@
 #include "core/io/pt2_export.h"
 #include "core/model/document.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <QtCore/QFileInfo>
 
@@ -56,13 +57,13 @@ namespace {
 // another channel count) would otherwise be saved, and fail only when someone runs the file.
 // Where neither the caller nor the model gives inputs there is nothing to run it on: it is saved,
 // and `unchecked` says so.
-QString checkRuns(const model::Document& document, const model::RevisionPtr& revision, const run::InputSet* given,
+QString checkRuns(const model::Document& document, const model::RevisionPtr& revision, const model::InputSet* given,
                   QString* unchecked) {
   if (revision == document.original()) return {};
   // The model's own inputs are made only when the caller gave none.
-  run::InputResult inputs;
+  io::InputResult inputs;
   if (given) inputs.inputs = *given;
-  else inputs = run::defaultInputs(document, 0);
+  else inputs = io::defaultInputs(document, 0);
   if (!inputs.inputs) {
     *unchecked = QStringLiteral("the revision “%1” was saved without a run to check it: the model records no inputs")
                      .arg(revision->name());
@@ -84,7 +85,7 @@ QString checkRuns(const model::Document& document, const model::RevisionPtr& rev
 }  // namespace
 
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
-                  const QString& path, const run::InputSet* checkInputs) {
+                  const QString& path, const model::InputSet* checkInputs) {
   // The output policy: never the file the document was opened from, never a device.
   if (const QString why = checkOutputPath(path, {document.sourcePath()}); !why.isEmpty()) return {false, why};
   const model::SavedRecord record = model::recordFor(document, *revision);
@@ -98,7 +99,7 @@ SaveResult saveAs(const model::Document& document, const std::shared_ptr<const m
   if (document.format() != QLatin1String("pt2"))
     return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
                        .arg(QFileInfo(path).fileName())};
-  const auto inputs = run::defaultInputs(document, 0);
+  const auto inputs = io::defaultInputs(document, 0);
   if (!inputs.inputs) return {false, inputs.error};
   const auto saved = savePt2(revision, document.sourcePath(), path, inputs.inputs->values, &record);
   return {saved.ok, saved.error};

@@ -8,7 +8,7 @@
 
 namespace graft::core::model { class Document; class Revision; struct SavedRecord; }
 
-namespace graft::core::run { struct InputSet; }
+namespace graft::core::model { struct InputSet; }
 
 namespace graft::core::io {
 
@@ -34,6 +34,6 @@ inline constexpr const char* kProvenanceExtraFile = "graft_provenance.json";
 // `checkInputs`: what a changed TorchScript revision is run on before it is written (default: the
 // model's own inputs); a model with neither is saved with a warning that it was not run.
 SaveResult saveAs(const model::Document& document, const std::shared_ptr<const model::Revision>& revision,
-                  const QString& path, const run::InputSet* checkInputs = nullptr);
+                  const QString& path, const model::InputSet* checkInputs = nullptr);
 
 }  // namespace graft::core::io

@@ -14,10 +14,11 @@
 #include <QtCore/QString>
 #include <QtCore/QVector>
 
-namespace graft::core::run { struct InputSet; }
 namespace graft::core::edit { class Session; }
 
 namespace graft::core::model {
+
+struct InputSet;
 
 // A revision's tensor values as one run saw them: "float32 [1, 64, 56, 56]" by value debug name.
 using ObservedTypes = QHash<QString, QString>;
@@ -53,8 +54,8 @@ class Document : public QObject {
   const QString& format() const { return format_; }
   void setFormat(QString format) { format_ = std::move(format); }
   // Inputs the file itself provides (a .pt2's sample inputs): runs default to them.
-  const std::shared_ptr<const run::InputSet>& exampleInputs() const { return exampleInputs_; }
-  void setExampleInputs(std::shared_ptr<const run::InputSet> inputs) { exampleInputs_ = std::move(inputs); }
+  const std::shared_ptr<const model::InputSet>& exampleInputs() const { return exampleInputs_; }
+  void setExampleInputs(std::shared_ptr<const model::InputSet> inputs) { exampleInputs_ = std::move(inputs); }
   // A program's flat outputs by their path in its results ("logits", "past.0.1"); empty when the
   // file does not say (TorchScript) or they do not line up with the graph's.
   const QStringList& outputNames() const { return outputNames_; }
@@ -94,7 +95,7 @@ class Document : public QObject {
   QString sampleName_;
   QByteArray sourceSha256_;
   QString format_ = QStringLiteral("torchscript");
-  std::shared_ptr<const run::InputSet> exampleInputs_;
+  std::shared_ptr<const model::InputSet> exampleInputs_;
   QStringList outputNames_, inputNames_;
   std::shared_ptr<const SavedRecord> savedRecord_;
   mutable std::mutex observedMutex_;  // views are built off the GUI thread

@@ -124,7 +124,8 @@ namespace {
 // An edge or port whose graph type has no sizes takes what a run saw of its value, if any.
 void fillObservedTypes(GraphView& view, const ObservedTypes& observed) {
   const auto fill = [&](QString& type, const QString& value) {
-    if (type.contains(QLatin1Char('['))) return;  // recorded, or symbolic: the graph's own word
+    // Recorded, or symbolic: the graph's own word; only a rank ("[?, ?]") takes what the run saw.
+    if (type.contains(QLatin1Char('[')) && !type.contains(QLatin1Char('?'))) return;
     if (const auto it = observed.constFind(value); it != observed.constEnd()) type = *it;
   };
   for (auto& p : view.graphInputs) fill(p.type, p.name);

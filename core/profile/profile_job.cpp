@@ -4,7 +4,8 @@
 #include "core/model/revision.h"
 #include "core/run/dimension_check.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <torch/script.h>
 
@@ -12,7 +13,7 @@
 
 namespace graft::core::profile {
 
-Profile profileWithInputs(const model::Revision& revision, const run::InputSet& given, const ProfileOptions& options) {
+Profile profileWithInputs(const model::Revision& revision, const model::InputSet& given, const ProfileOptions& options) {
   QString deviceError;
   const auto device = run::Executor::parseDevice(options.device, &deviceError);
   if (!device) throw InputError(deviceError.toStdString());
@@ -26,7 +27,7 @@ namespace {
 // A failed profile, at the node it stopped: the instrumented run on the same device names it and
 // says what that node raised, as compare does (never throws). `why` is the profiler's own message,
 // kept as the details.
-model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::InputSet& inputs, const QString& device,
+model::Diagnostic locateFailure(const model::RevisionPtr& revision, const model::InputSet& inputs, const QString& device,
                                 const QString& why) {
   const QString job = QStringLiteral("profile");
   const auto located = model::guarded(
@@ -48,7 +49,7 @@ model::Diagnostic locateFailure(const model::RevisionPtr& revision, const run::I
 
 }  // namespace
 
-ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet& inputs, const ProfileOptions& options) {
+ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs, const ProfileOptions& options) {
   ProfileResult result;
   const QString job = QStringLiteral("profile");
   // The checks every run makes (as compare's executor does): a program's static dimensions and

@@ -1,5 +1,5 @@
 #pragma once
-// Profiling on resolved inputs (run::inputsFor: the one default-input path), placed on the device.
+// Profiling on resolved inputs (io::inputsFor: the one default-input path), placed on the device.
 #include "core/model/diagnostic.h"
 #include "core/model/revision.h"
 #include "core/profile/profiler.h"
@@ -8,7 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace graft::core::run { struct InputSet; }
+namespace graft::core::model { struct InputSet; }
 
 namespace graft::core::profile {
 
@@ -20,7 +20,7 @@ struct InputError : std::runtime_error {
 // Profiles `revision` on `inputs` moved to `options.device`. Throws InputError for an unknown or
 // unavailable device, std::runtime_error for a failed run; both readable. Inside the job only:
 // callers outside core use runProfile.
-Profile profileWithInputs(const model::Revision& revision, const run::InputSet& inputs, const ProfileOptions& options);
+Profile profileWithInputs(const model::Revision& revision, const model::InputSet& inputs, const ProfileOptions& options);
 
 struct ProfileResult {
   std::optional<Profile> profile;  // nullopt on failure
@@ -31,6 +31,6 @@ struct ProfileResult {
 
 // The profiler's job boundary: never throws. When the model fails to run, one node-by-node run
 // (run::Executor) names the node that raised.
-ProfileResult runProfile(const model::RevisionPtr& revision, const run::InputSet& inputs, const ProfileOptions& options);
+ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs, const ProfileOptions& options);
 
 }  // namespace graft::core::profile

@@ -8,7 +8,8 @@
 #include "core/model/revision.h"
 #include "core/run/device_forward.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <ATen/record_function.h>
 #include <torch/csrc/autograd/profiler_kineto.h>

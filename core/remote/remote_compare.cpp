@@ -69,7 +69,7 @@ std::vector<run::NodeRecord> nodeRecords(const model::Revision& revision,
 
 }  // namespace
 
-std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const run::InputSet& inputs,
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const model::InputSet& inputs,
                                         const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error) {
   const qint64 before = connection.bytesSent();
   if (!traffic.modelChecked) {
@@ -152,7 +152,7 @@ QString verdictReason(const run::CompareResult& r) {
 using ModelSource = std::function<std::optional<RemoteModel>(QString* error)>;
 
 RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSource& modelB, bool programB,
-                                   const model::RevisionPtr& revB, const run::InputSet& inputs, const run::CompareOptions& options,
+                                   const model::RevisionPtr& revB, const model::InputSet& inputs, const run::CompareOptions& options,
                                    const RemoteDevice& device, int threads, const AgentConnection::Progress& progress) {
   RemoteCompareResult out;
   out.traffic.host = device.host;
@@ -268,7 +268,7 @@ RemoteCompareResult failedWith(const RemoteDevice& device, const QString& why) {
 }  // namespace
 
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const model::Document& docB,
-                                       const model::RevisionPtr& revB, const run::InputSet& inputs,
+                                       const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
   const ModelSource saved = [&](QString* error) { return savedForRemote(docB, revB, error); };
@@ -278,7 +278,7 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
 }
 
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
-                                       const run::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
+                                       const model::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
                                        int threads, const AgentConnection::Progress& progress) {
   const ModelSource ready = [&](QString*) { return std::optional<RemoteModel>(modelB); };
   return model::guarded([&] { return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,

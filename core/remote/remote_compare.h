@@ -38,7 +38,7 @@ QString remoteCompareRefusal(const run::CompareOptions& options, bool programB);
 // `options.deviceB` is the host's device (cpu, cuda:N) for the rounding model; `threads` > 0 sets
 // the host's intra-op threads (0: its default). Never throws.
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const model::Document& docB,
-                                       const model::RevisionPtr& revB, const run::InputSet& inputs,
+                                       const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress);
 
@@ -46,13 +46,13 @@ struct RemoteModel;
 // The same, with B's model saved beforehand (remote_model.h savedForRemote): for a caller whose
 // document may close while the job runs (the window), so the job holds no Document.
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
-                                       const run::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
+                                       const model::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
                                        int threads, const AgentConnection::Progress& progress);
 
 // One run of `model` (sent unless the host has it) on the host for `inputs`: its flat outputs
 // and, with `nodesOf` (B's revision, a program), a record per node of it as an instrumented local
 // run keeps them. Nullopt with `error` naming the host and the cause.
-std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const run::InputSet& inputs,
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const model::InputSet& inputs,
                                         const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error);
 
 }  // namespace graft::core::remote

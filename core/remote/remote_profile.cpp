@@ -74,7 +74,7 @@ void fillNodes(const QJsonArray& hostNodes, const model::Revision& revision, int
 }
 
 RemoteProfileResult profileGuarded(const model::Document& document, const model::RevisionPtr& revision,
-                                   const run::InputSet& inputs, int runs, int warmup, const RemoteDevice& device, int threads,
+                                   const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device, int threads,
                                    const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
   RemoteProfileResult out;
   out.traffic.host = device.host;
@@ -138,7 +138,7 @@ RemoteProfileResult profileGuarded(const model::Document& document, const model:
 }  // namespace
 
 RemoteProfileResult profileRemote(const model::Document& document, const model::RevisionPtr& revision,
-                                  const run::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
+                                  const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
                                   int threads, const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
   return model::guarded([&] { return profileGuarded(document, revision, inputs, runs, warmup, device, threads, progress, cancel); },
                         [&](const QString& why) {

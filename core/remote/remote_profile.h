@@ -24,7 +24,7 @@ struct RemoteProfileResult {
 
 // `threads` > 0 sets the host's intra-op threads. Never throws.
 RemoteProfileResult profileRemote(const model::Document& document, const model::RevisionPtr& revision,
-                                  const run::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
+                                  const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
                                   int threads, const AgentConnection::Progress& progress,
                                   const std::atomic<bool>* cancel = nullptr);
 

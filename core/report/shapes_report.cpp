@@ -72,7 +72,7 @@ QJsonObject shapesFromMetadata(const model::Revision& revision) {
   return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}, {"symbols", symbols}};
 }
 
-QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const run::InputSet& inputs, QString* error) {
+QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const model::InputSet& inputs, QString* error) {
   const model::Revision& revision = *revisionPtr;
   run::Executor executor(revisionPtr);
   run::RunOptions options;

@@ -6,7 +6,7 @@
 #include <QtCore/QString>
 
 #include "core/model/revision.h"
-namespace graft::core::run { struct InputSet; }
+namespace graft::core::model { struct InputSet; }
 
 namespace graft::core::report {
 
@@ -17,6 +17,6 @@ QJsonObject shapesFromMetadata(const model::Revision& revision);
 // From one node-by-node run. On failure returns an empty object and sets `error`. Where a value's
 // type has symbolic sizes, its entry adds `symbolic_shape`, and `symbols` gives each symbol's
 // size in this run beside its range.
-QJsonObject shapesFromRun(const model::RevisionPtr& revision, const run::InputSet& inputs, QString* error);
+QJsonObject shapesFromRun(const model::RevisionPtr& revision, const model::InputSet& inputs, QString* error);
 
 }  // namespace graft::core::report

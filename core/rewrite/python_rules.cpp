@@ -3,7 +3,8 @@
 #include "core/io/file_policy.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "core/rewrite/python_worker.h"
 #include "core/rewrite/rule_parser.h"
 
@@ -601,7 +602,7 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
 
 QJsonObject siteRanks(const model::Document& document) {
   QVector<int> inputRanks;
-  const auto inputs = document.exampleInputs() ? run::InputResult{*document.exampleInputs(), {}} : run::defaultInputs(document, 0);
+  const auto inputs = document.exampleInputs() ? io::InputResult{*document.exampleInputs(), {}} : io::defaultInputs(document, 0);
   if (inputs.inputs)
     for (const auto& v : inputs.inputs->values) inputRanks << (v.isTensor() ? int(v.toTensor().dim()) : -1);
   return siteRanks(*document.current(), inputRanks);

@@ -4,7 +4,7 @@
 #include "core/model/diagnostic.h"
 #include "core/model/ids.h"
 #include "core/model/revision.h"
-#include "core/run/input_specs.h"
+#include "core/run/input_values.h"
 
 #include <QtCore/QString>
 #include <QtCore/QStringList>

@@ -4,7 +4,7 @@
 #include "core/model/diagnostic.h"
 #include "core/model/ids.h"
 #include "core/model/revision.h"
-#include "core/run/input_set.h"
+#include "core/run/input_values.h"
 #include "core/run/precision.h"
 
 #include <c10/core/Device.h>

@@ -2,7 +2,6 @@
 
 #include "core/model/value_format.h"
 #include "core/run/executor.h"
-#include "core/run/input_specs.h"
 
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -10,9 +9,11 @@ namespace graft::core::run {
 
 namespace {
 
+// No sizes, or a rank only ("[?, ?]"): a dimension neither fixed nor named by the program.
 bool unshaped(const torch::jit::Value* v) {
-  const auto tensor = v->type()->cast<c10::TensorType>();
-  return tensor && !tensor->sizes().concrete_sizes() && !tensor->symbolic_sizes().sizes();
+  if (!v->type()->cast<c10::TensorType>()) return false;
+  const QString type = model::formatType(v);
+  return !type.contains(QLatin1Char('[')) || type.contains(QLatin1Char('?'));
 }
 
 bool blockLacksShapes(const torch::jit::Block* block) {
@@ -71,14 +72,6 @@ std::shared_ptr<const model::ObservedTypes> observeTypes(const model::RevisionPt
     return nullptr;
   }
   return types;
-}
-
-void findShapes(const model::Document& document, const model::RevisionPtr& revision, const QString& inputSpec) {
-  if (!lacksShapes(*revision) || document.observedTypes(revision.get())) return;
-  const auto inputs = resolveInputs(document, inputSpec, 0);
-  if (!inputs.inputs) return;
-  auto types = observeTypes(revision, *inputs.inputs, nullptr, nullptr);
-  document.setObservedTypes(revision.get(), types ? types : std::make_shared<const model::ObservedTypes>());
 }
 
 }  // namespace graft::core::run

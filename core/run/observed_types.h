@@ -3,7 +3,7 @@
 // the graph records no shape: a TorchScript model records none, and a node a rewrite inserts
 // has none until it runs (as torch.fx's ShapeProp fills node.meta).
 #include "core/model/document.h"
-#include "core/run/input_set.h"
+#include "core/run/input_values.h"
 
 #include <atomic>
 #include <memory>
@@ -18,10 +18,5 @@ bool lacksShapes(const model::Revision& revision);
 // the run fails (`error` says why) or `cancel` was set.
 std::shared_ptr<const model::ObservedTypes> observeTypes(const model::RevisionPtr& revision, const InputSet& inputs,
                                                          const std::atomic<bool>* cancel, QString* error);
-
-// Finds `revision`'s shapes once, where its graph records none and its inputs are known (the
-// document's own, `inputSpec`, a sample's), and keeps them in `document`. A run that fails keeps
-// an empty answer, so it is not tried again for that revision; unknown inputs keep none.
-void findShapes(const model::Document& document, const model::RevisionPtr& revision, const QString& inputSpec);
 
 }  // namespace graft::core::run

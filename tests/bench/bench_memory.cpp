@@ -14,7 +14,8 @@
 #include "core/rewrite/library.h"
 #include "core/run/device_forward.h"
 #include "core/run/executor.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "core/run/threads.h"
 #include "median_timing.h"
 
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   for (const auto& m : models) {
     const QString path = dir + QLatin1Char('/') + m.file;
     auto loaded = io::loadFile(path);
-    const auto parsed = run::parseInputs({m.input}, 0);
+    const auto parsed = io::parseInputs({m.input}, 0);
     if (!loaded.ok() || !parsed.inputs) {
       std::printf("%-10s skipped: %s\n", qPrintable(m.name), qPrintable(loaded.ok() ? parsed.error : loaded.error.headline));
       continue;

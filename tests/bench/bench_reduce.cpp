@@ -9,7 +9,8 @@
 // constant factor (the reference values of one run are kept), whatever the depth.
 // Usage: bench_reduce [OUT_DIR] [N ...]   (default /tmp/graft-chains, 250 500 1000 2000)
 #include "core/io/load.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_set.h"
+#include "core/io/input_specs.h"
 #include "core/run/executor.h"
 #include "core/run/reduce.h"
 #include "tests/bench/resident_memory.h"
@@ -33,7 +34,7 @@ int deepCnn(const QString& dir) {
     return 1;
   }
   auto loaded = io::loadFile(dir + QStringLiteral("/resnet152.pt"));
-  const auto inputs = run::parseInputs({dir + QStringLiteral("/resnet152.x.pt")}, 0);
+  const auto inputs = io::parseInputs({dir + QStringLiteral("/resnet152.x.pt")}, 0);
   if (!loaded.ok() || !inputs.inputs) {
     std::printf("resnet152: %s\n", qPrintable(loaded.ok() ? inputs.error : loaded.error.message()));
     return 1;
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     std::printf("bench_reduce: could not make the chain models with %s\n", qPrintable(python()));
     return 1;
   }
-  const auto inputs = run::parseInputs({dir + QStringLiteral("/chain.x.pt")}, 0);
+  const auto inputs = io::parseInputs({dir + QStringLiteral("/chain.x.pt")}, 0);
   if (!inputs.inputs) return 1;
   std::printf("%-16s %6s %10s %9s %8s %8s %6s %6s %9s %9s\n", "model", "ops", "candidates", "bisection", "log2(c)",
               "removal", "nodes", "runs", "reduce_s", "runs/op");

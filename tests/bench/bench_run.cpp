@@ -6,6 +6,7 @@
 // intra-op thread, no grad, PyTorch's and Graft's calls alternating. Target <= 1.05x.
 // Usage: bench_run [TESTDATA] [RUNS] [MODEL] (models: resnet50.pt, vit_b_16.pt from
 // tests/python/make_models.py; TESTDATA/bench/NAME.pt2 from export_programs.py, made when missing).
+#include "core/io/input_set.h"
 #include "core/io/load.h"
 #include "core/run/compare.h"
 #include "core/run/threads.h"
@@ -99,7 +100,7 @@ bool speedParity(const QString& name, const QString& path, int runs) {
                 qPrintable(loaded.error.headline));
     return true;
   }
-  auto in = *run::parseInputs({QStringLiteral("1x3x224x224")}, 0).inputs;
+  auto in = *io::parseInputs({QStringLiteral("1x3x224x224")}, 0).inputs;
   run::Executor ex(loaded.document->current());
   const run::RunOptions fast;
   std::vector<double> graft, inside;
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
       continue;
     }
     auto rev = loaded.document->current();
-    auto in = *run::parseInputs({QStringLiteral("1x3x224x224")}, 0).inputs;
+    auto in = *io::parseInputs({QStringLiteral("1x3x224x224")}, 0).inputs;
     run::Executor ex(rev);
     run::RunOptions fast, walk;
     walk.instrumented = true;

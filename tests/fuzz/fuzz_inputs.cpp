@@ -1,5 +1,5 @@
 // Input specs (core/run/input_specs, input_set): the text of an input box or of --input, split
-// and resolved for a model the way the GUI does (run::resolveInputs), and the tensor files a
+// and resolved for a model the way the GUI does (io::resolveInputs), and the tensor files a
 // spec may name.
 //
 // The first byte picks what the rest is:
@@ -11,7 +11,7 @@
 #include "fuzz_support.h"
 
 #include "core/io/load.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 
 #include <QtCore/QDir>
 
@@ -73,8 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const QString previous = QDir::currentPath();
   QDir::setCurrent(fuzz::scratchDir());
   fuzz::asJob([&] {
-    core::run::resolveInputs(*model, text, 7);
-    for (const QString& spec : core::run::splitInputSpecs(text)) core::run::checkInputSpec(spec);
+    core::io::resolveInputs(*model, text, 7);
+    for (const QString& spec : core::io::splitInputSpecs(text)) core::io::checkInputSpec(spec);
   });
   QFile::remove(QStringLiteral("in.npy"));
   QFile::remove(QStringLiteral("in.pt"));

@@ -11,7 +11,8 @@
 #include "fuzz_support.h"
 
 #include "core/io/load.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include <QtCore/QFile>
 

@@ -121,7 +121,7 @@ std::optional<GraphScene::Mark> notComparedMark(const core::run::CompareSummary&
   return GraphScene::Mark{notComparedColour(), tr("not compared: no value of it was recorded on both sides"), kNotComparedRank};
 }
 
-MarkLayers::Marks reduceMarks(const core::run::ReduceSummary& reduce) {
+MarkLayers::Marks reduceMarks(const core::jobs::ReduceSummary& reduce) {
   MarkLayers::Marks marks;
   if (!reduce.ok) return marks;
   for (auto id : reduce.nodes)

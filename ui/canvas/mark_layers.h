@@ -4,7 +4,7 @@
 // or cleared on its own; the scene shows their merge, the higher rank winning on a node.
 #include "core/rewrite/apply.h"
 #include "core/run/compare_job.h"
-#include "core/run/numerics_job.h"
+#include "core/jobs/numerics_job.h"
 #include "ui/canvas/graph_scene.h"
 
 #include <QtCore/QHash>
@@ -66,7 +66,7 @@ std::optional<GraphScene::Mark> notComparedMark(const core::run::CompareSummary&
 // Grey: a node the comparison did not compare.
 QColor notComparedColour();
 // The smallest failing subgraph that Reduce found.
-MarkLayers::Marks reduceMarks(const core::run::ReduceSummary& reduce);
+MarkLayers::Marks reduceMarks(const core::jobs::ReduceSummary& reduce);
 // What revision `index` of `document` changed relative to its parent (nothing for an original):
 // the same differences the History dock lists and the Diff view outlines (core/edit/graph_diff).
 QHash<core::model::NodeId, GraphScene::Change> revisionChanges(const core::model::Document& document, int index);

@@ -1,6 +1,6 @@
 #include "ui/profile/profile_dock.h"
 
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 
 #include "core/profile/paired_times.h"
 
@@ -62,7 +62,7 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   inputSpec_ = new QLineEdit(body);
   inputSpec_->setObjectName(QStringLiteral("profileInput"));
   inputSpec_->setPlaceholderText(tr("default: the model's inputs; e.g. 1x3x224x224"));
-  inputSpec_->setToolTip(core::run::inputFieldHelp(nullptr));
+  inputSpec_->setToolTip(core::io::inputFieldHelp(nullptr));
   runs_ = new QSpinBox(body);
   runs_->setObjectName(QStringLiteral("profileRuns"));
   runs_->setRange(1, 1000);
@@ -186,7 +186,7 @@ void ProfileDock::setDocument(const core::model::Document* document) {
   showNodeTimes();  // no rows, no kernel columns
   summary_->setText(kIdleSummary());
   inputSpec_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
-  inputSpec_->setToolTip(core::run::inputFieldHelp(document_));
+  inputSpec_->setToolTip(core::io::inputFieldHelp(document_));
   setRunning(false);
 }
 
@@ -212,7 +212,7 @@ void ProfileDock::start() {
   revAfter_ = both ? current : original;
   // Inputs are made here, on the GUI thread, by the path every job shares; the worker gets snapshots.
   // Input files (up to 4 GiB) are read off the GUI thread.
-  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputSpec_->text()] { return core::run::resolveInputs(*doc, text, 0); });
+  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputSpec_->text()] { return core::io::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) {
       askInputs(document_, inputSpec_, this, [this] { start(); });
@@ -223,7 +223,7 @@ void ProfileDock::start() {
     Q_EMIT finished(false, resolved.error);
     return;
   }
-  const core::run::InputsPtr inputs = resolved.inputs;
+  const core::model::InputsPtr inputs = resolved.inputs;
   runGeneration_ = generation_;
   core::profile::ProfileOptions options;
   options.runs = runs_->value();

@@ -1,15 +1,15 @@
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 
 #include "core/model/document.h"
 #include "core/model/job_guard.h"
 #include "core/model/revision.h"
 #include "core/model/symbol_ranges.h"
 #include "core/model/value_format.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
 
 #include <torch/script.h>
 
-namespace graft::core::run {
+namespace graft::core::io {
 
 QStringList splitInputSpecs(const QString& text) {
   QStringList specs;
@@ -101,4 +101,4 @@ QString inputFieldHelp(const model::Document* doc) {
   return help + QStringLiteral("\n\n") + doc->displayName() + QStringLiteral(" takes:\n") + lines.join(QLatin1Char('\n'));
 }
 
-}  // namespace graft::core::run
+}  // namespace graft::core::io

@@ -1,4 +1,4 @@
-#include "core/run/float32_search.h"
+#include "core/jobs/float32_search.h"
 
 #include "core/model/job_guard.h"
 #include "core/rewrite/keep_float32.h"
@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <unordered_set>
 
-namespace graft::core::run {
+namespace graft::core::jobs {
+
+using namespace run;
 
 Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
                                model::NodeIdSource& ids) {
@@ -103,4 +105,4 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
   });
 }
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

@@ -10,9 +10,10 @@
 #include <memory>
 #include <unordered_set>
 
-namespace graft::core::run {
+namespace graft::core::run { struct ReduceResult; }
 
-struct ReduceResult;
+namespace graft::core::jobs {
+
 
 struct ReduceSummary {
   bool ok = false;
@@ -24,12 +25,12 @@ struct ReduceSummary {
   double failingMaxAbs = 0;
   int runs = 0;
   QStringList boundary;  // where each of its inputs comes from
-  std::shared_ptr<const ReduceResult> detail;  // the subgraph and its boundary values, for saveReduced
+  std::shared_ptr<const run::ReduceResult> detail;  // the subgraph and its boundary values, for saveReduced
 };
 
 // `request.a` is the reference side; `request.b` must be the same revision (the axis is precision
 // or device). `ids`: a copy of the document's, for the subgraph's new nodes.
-ReduceSummary runReduce(const CompareRequest& request, model::NodeIdSource ids);
+ReduceSummary runReduce(const run::CompareRequest& request, model::NodeIdSource ids);
 // Writes the subgraph as a standalone .pt2; empty when it worked, else why not.
 QString saveReduced(const ReduceSummary& summary, const QString& path);
 
@@ -45,7 +46,7 @@ struct Float32Summary {
 };
 
 // `request.b` at a float16 or bfloat16 precision against `request.a` (the same revision).
-Float32Summary runFloat32Search(const CompareRequest& request, model::NodeIdSource ids);
+Float32Summary runFloat32Search(const run::CompareRequest& request, model::NodeIdSource ids);
 
 struct QuantErrorSummary {
   bool ok = false;
@@ -57,6 +58,6 @@ struct QuantErrorSummary {
 };
 
 // A quantized revision against its float twin, module by module (run/module_error.h).
-QuantErrorSummary runQuantError(model::RevisionPtr quantized, model::RevisionPtr floatTwin, InputsPtr inputs);
+QuantErrorSummary runQuantError(model::RevisionPtr quantized, model::RevisionPtr floatTwin, model::InputsPtr inputs);
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

@@ -8,7 +8,7 @@
 #include "core/rewrite/keep_float32.h"
 #include "core/run/compare.h"
 
-namespace graft::core::run {
+namespace graft::core::jobs {
 
 struct Float32Search {
   bool ok = false;
@@ -18,13 +18,13 @@ struct Float32Search {
   std::vector<model::NodeId> nodes;  // kept in float32, in graph order
   model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed
   rewrite::FloatingValues floating;  // the values the reference run found floating (for replay)
-  TensorDiff before, after;          // the worst output at the lower precision, without and with
+  run::TensorDiff before, after;          // the worst output at the lower precision, without and with
   int runs = 0;                      // comparisons of the outputs it took (the first included)
   int ranked = 0;                    // nodes with a local error: the bisection's N
 };
 
 // `options.precisionB` is the lower precision; `precisionA`/`deviceA` the reference.
-Float32Search findFloat32Nodes(const model::RevisionPtr& revision, const InputSet& inputs,
-                               const CompareOptions& options, model::NodeIdSource& ids);
+Float32Search findFloat32Nodes(const model::RevisionPtr& revision, const model::InputSet& inputs,
+                               const run::CompareOptions& options, model::NodeIdSource& ids);
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

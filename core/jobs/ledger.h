@@ -4,12 +4,12 @@
 // memory recorded, so every change shows its error and its cost without a click. The History dock computes it in the
 // background after each change; `graft-cli replay --ledger` prints it. No libtorch types here.
 #include "core/model/revision.h"
-#include "core/run/input_specs.h"
+#include "core/model/input_set.h"
 
 #include <QtCore/QJsonObject>
 #include <atomic>
 
-namespace graft::core::run {
+namespace graft::core::jobs {
 
 struct LedgerEntry {
   bool ok = false;
@@ -30,7 +30,7 @@ struct LedgerOptions {
 };
 
 // Never throws: a failure comes back in LedgerEntry::error.
-LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision, const InputSet& inputs,
+LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision, const model::InputSet& inputs,
                           const LedgerOptions& options);
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

@@ -7,12 +7,14 @@
 #include <QtCore/QVector>
 #include <memory>
 
+#include "core/model/input_set.h"
+
 namespace graft::core::model { class Document; class Revision; }
 
-namespace graft::core::run {
+namespace graft::core::io {
 
-struct InputSet;
-using InputsPtr = std::shared_ptr<const InputSet>;
+using model::InputSet;
+using model::InputsPtr;
 
 // One spec per forward argument: split at ';' or whitespace outside brackets and double quotes,
 // so "1x3x8x8 3", "1x3x8x8; 3" and "(2x2, 3x3) none" all read the same, and "\"my x.pt\"" is one.
@@ -30,7 +32,7 @@ struct ResolvedInputs {
   QString error;
   int missingShape = -1;  // the argument whose shape the model does not record (see InputResult)
 };
-// run::inputsFor on the specs of `text` (the document's defaults when it is blank).
+// io::inputsFor on the specs of `text` (the document's defaults when it is blank).
 ResolvedInputs resolveInputs(const model::Document& doc, const QString& text, quint64 seed);
 
 // forward's arguments after self, for asking the user: name, TorchScript type ("Tensor", "int")
@@ -40,4 +42,4 @@ struct ArgumentInfo {
 };
 QVector<ArgumentInfo> forwardArguments(const model::Revision& revision);
 
-}  // namespace graft::core::run
+}  // namespace graft::core::io

@@ -1,4 +1,4 @@
-#include "core/run/ledger.h"
+#include "core/jobs/ledger.h"
 
 #include "core/model/job_guard.h"
 #include "core/profile/memory_recorder.h"
@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace graft::core::run {
+namespace graft::core::jobs {
+
+using namespace run;
 
 QJsonObject LedgerEntry::toJson() const {
   QJsonObject o{{"ok", ok}, {"pass", pass}, {"max_abs", std::isfinite(maxAbs) ? QJsonValue(maxAbs) : QJsonValue()},
@@ -70,4 +72,4 @@ LedgerEntry checkRevision(const model::RevisionPtr& original, const model::Revis
   });
 }
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

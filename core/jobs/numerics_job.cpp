@@ -1,12 +1,14 @@
-#include "core/run/numerics_job.h"
+#include "core/jobs/numerics_job.h"
 
 #include "core/io/pt2_export.h"
 #include "core/model/job_guard.h"
-#include "core/run/float32_search.h"
+#include "core/jobs/float32_search.h"
 #include "core/run/module_error.h"
 #include "core/run/reduce.h"
 
-namespace graft::core::run {
+namespace graft::core::jobs {
+
+using namespace run;
 
 ReduceSummary runReduce(const CompareRequest& request, model::NodeIdSource ids) {
   return model::guarded([&]() -> ReduceSummary {
@@ -110,4 +112,4 @@ QuantErrorSummary runQuantError(model::RevisionPtr quantized, model::RevisionPtr
   });
 }
 
-}  // namespace graft::core::run
+}  // namespace graft::core::jobs

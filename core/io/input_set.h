@@ -2,6 +2,7 @@
 // The inputs of a run: parsed from specs ("1x3x224x224:float32", tensor files, "(spec,spec)" tuples,
 // "[spec,spec]" lists) or defaulted from what the model tells us.
 #include "core/model/diagnostic.h"
+#include "core/model/input_set.h"
 
 #include <ATen/core/ivalue.h>
 
@@ -13,12 +14,9 @@
 
 namespace graft::core::model { class Document; class Revision; }
 
-namespace graft::core::run {
+namespace graft::core::io {
 
-struct InputSet {
-  std::vector<c10::IValue> values;  // forward's positional arguments, without self
-  QStringList descriptions;         // one per value, for messages: "Tensor float32 [1, 3, 32, 32]"
-};
+using model::InputSet;
 
 struct InputResult {
   std::optional<InputSet> inputs;
@@ -53,15 +51,4 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
 // else forward's argument names.
 QStringList inputNames(const model::Document& doc);
 
-// `inputs` followed by the defaults of forward's trailing arguments that were not given
-// (torchvision's detection models take `targets=None`). Unchanged when nothing is missing or a
-// missing argument has no default; the caller's count check then names what is missing.
-std::vector<c10::IValue> withDefaults(const model::Revision& revision, std::vector<c10::IValue> inputs);
-
-// A copy of `value` with its tensors (also inside tuples and tensor lists) on `device`.
-c10::IValue toDevice(const c10::IValue& value, c10::Device device);
-
-// "Tensor float32 [1, 3, 32, 32]", "(Tensor ..., Tensor ...)" — for messages and reports.
-QString describe(const c10::IValue& value);
-
-}  // namespace graft::core::run
+}  // namespace graft::core::io

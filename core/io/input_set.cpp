@@ -1,4 +1,5 @@
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 
 #include "core/io/file_policy.h"
 #include "core/io/saved_value.h"
@@ -7,7 +8,7 @@
 #include "core/model/dtype_names.h"
 #include "core/model/shape_symbols.h"
 #include "core/model/value_format.h"
-#include "core/run/input_specs.h"
+#include "core/io/input_specs.h"
 #include "core/samples/samples.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -20,7 +21,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace graft::core::run {
+namespace graft::core::io {
 
 namespace {
 
@@ -342,27 +343,6 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
 
 }  // namespace
 
-QString describe(const c10::IValue& v) {
-  if (v.isTensor()) {
-    const auto& t = v.toTensor();
-    if (!t.defined()) return QStringLiteral("None");
-    QStringList dims;
-    for (auto d : t.sizes()) dims << QString::number(d);
-    return QStringLiteral("Tensor %1 [%2]").arg(model::dtypeName(static_cast<int>(t.scalar_type())),
-                                                 dims.join(QStringLiteral(", ")));
-  }
-  if (v.isTuple() || v.isList()) {
-    QStringList parts;
-    const auto items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
-    for (const auto& e : items) parts << describe(e);
-    return (v.isTuple() ? QStringLiteral("(%1)") : QStringLiteral("[%1]")).arg(parts.join(QStringLiteral(", ")));
-  }
-  if (v.isNone()) return QStringLiteral("None");
-  if (v.isInt()) return QStringLiteral("int %1").arg(v.toInt());
-  if (v.isDouble()) return QStringLiteral("float %1").arg(v.toDouble());
-  if (v.isBool()) return QStringLiteral("bool %1").arg(v.toBool() ? QStringLiteral("true") : QStringLiteral("false"));
-  return QString::fromStdString(v.tagKind());
-}
 
 InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
   InputResult result;
@@ -377,11 +357,11 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
     if (!v) return result;
     // A file holding a tuple of tensors supplies that many positional inputs.
     if (v->isTuple() && QFileInfo::exists(spec.trimmed())) {
-      for (const auto& e : v->toTupleRef().elements()) { set.values.push_back(e); set.descriptions << describe(e); }
+      for (const auto& e : v->toTupleRef().elements()) { set.values.push_back(e); set.descriptions << run::describe(e); }
       continue;
     }
     set.values.push_back(*v);
-    set.descriptions << describe(*v);
+    set.descriptions << run::describe(*v);
   }
   result.inputs = std::move(set);
   return result;
@@ -498,7 +478,7 @@ InputResult fitToForward(const model::Document& doc, InputResult given) {
         std::all_of(v.toListRef().begin(), v.toListRef().end(), [](const c10::IValue& e) { return e.isTensor(); })) {
       for (const c10::IValue& e : v.toListRef()) {
         fitted.values.push_back(e);
-        fitted.descriptions << describe(e);
+        fitted.descriptions << run::describe(e);
       }
       continue;
     }
@@ -620,30 +600,6 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
   return fitToForward(doc, named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed));
 }
 
-c10::IValue toDevice(const c10::IValue& v, c10::Device device) {
-  if (v.isTensor()) return v.toTensor().to(device);
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const auto& e : v.toTupleRef().elements()) items.push_back(toDevice(e, device));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isTensorList()) {
-    c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(t.to(device));
-    return out;
-  }
-  return v;
-}
 
-std::vector<c10::IValue> withDefaults(const model::Revision& revision, std::vector<c10::IValue> inputs) {
-  const auto method = revision.module().find_method("forward");
-  if (!method) return inputs;
-  const auto& args = method->function().getSchema().arguments();  // args[0] is self
-  if (inputs.size() + 1 >= args.size()) return inputs;
-  for (size_t i = inputs.size() + 1; i < args.size(); ++i)
-    if (!args[i].default_value()) return inputs;
-  for (size_t i = inputs.size() + 1; i < args.size(); ++i) inputs.push_back(*args[i].default_value());
-  return inputs;
-}
 
-}  // namespace graft::core::run
+}  // namespace graft::core::io
