@@ -6,7 +6,8 @@
 // refused with a message naming the construct.
 #include "core/edit/session.h"
 #include "core/io/load.h"
-#include "core/run/input_set.h"
+#include "core/io/input_set.h"
+#include "core/run/input_values.h"
 #include "core/run/compare.h"
 #include "core/run/executor.h"
 #include "core/io/save.h"
@@ -336,7 +337,7 @@ class TestPt2 : public QObject {
     QVERIFY2(edited.ok(), qPrintable(edited.error));
     graft::core::edit::Session(doc).commitBuilt(edited.revision);
 
-    const auto inputs = run::parseInputs({programFile(QStringLiteral("bert"), ".inputs.pt")}, 0);
+    const auto inputs = io::parseInputs({programFile(QStringLiteral("bert"), ".inputs.pt")}, 0);
     QVERIFY2(inputs.inputs, qPrintable(inputs.error));
     run::Executor executor(doc.current());
     const auto result = executor.run(*inputs.inputs, {});
@@ -438,7 +439,7 @@ class TestPt2 : public QObject {
     run::Executor executor(loaded.document->current());
     for (const auto& size : ref.value(QStringLiteral("sizes")).toArray()) {
       const QString stem = dir.filePath(QStringLiteral("%1.%2").arg(name).arg(size.toInt()));
-      run::InputSet inputs;
+      model::InputSet inputs;
       inputs.values.push_back(tensorFile(stem + QStringLiteral(".in.pt")));
       const at::Tensor expected = tensorFile(stem + QStringLiteral(".out.pt"));
       for (bool instrumented : {false, true}) {
@@ -459,7 +460,7 @@ class TestPt2 : public QObject {
     smallSymbols.sort();
     loadedSymbols.sort();
     QCOMPARE(smallSymbols, loadedSymbols);
-    run::InputSet thirteen;
+    model::InputSet thirteen;
     thirteen.values.push_back(torch::randn({13, 8}));
     QVERIFY(executor.run(thirteen, {}).ok);
     const auto refused = run::Executor(small.document->current()).run(thirteen, {});
@@ -479,6 +480,11 @@ class TestPt2 : public QObject {
     QTest::newRow("arith_dyn") << QStringLiteral("arith_dyn") << dce;
     QTest::newRow("llama_dyn") << QStringLiteral("llama_dyn") << dce;
     QTest::newRow("llama_dyn silu-decompose") << QStringLiteral("llama_dyn") << QStringList{QStringLiteral("--rule"), QStringLiteral("silu-decompose")};
+    // Size lists a rule computes (aten::size(x), a slice, a concatenation) on a dynamic batch.
+    QTest::newRow("linear_relu_dyn fuse-linear-relu") << QStringLiteral("linear_relu_dyn")
+                                                      << QStringList{QStringLiteral("--rule"), QStringLiteral("fuse-linear-relu")};
+    // Elementwise ops a rule adds, sized by the broadcast of their inputs' symbolic sizes.
+    QTest::newRow("bart_dyn gelu-decompose") << QStringLiteral("bart_dyn") << QStringList{QStringLiteral("--rule"), QStringLiteral("gelu-decompose")};
   }
   void dynamicProgramSavesAsDynamic() {
     QFETCH(QString, name);
@@ -575,6 +581,12 @@ class TestPt2 : public QObject {
     QCOMPARE(rw.exitCode, 2);
     QVERIFY2(rw.err.contains("aten::nonzero") && rw.err.contains("changes with the input sizes") && rw.err.contains("TorchScript (.pt)"),
              rw.err.constData());
+    QVERIFY(!QFileInfo::exists(saved));
+    // --dry-run with -o does not hide it: the same refusal, and nothing written.
+    const auto dry = graft::test::runCli({QStringLiteral("rewrite"), QDir(dynamicPrograms()).filePath(QStringLiteral("arith_dyn.pt2")),
+                                          QStringLiteral("--rule"), rule, QStringLiteral("--dry-run"), QStringLiteral("-o"), saved});
+    QCOMPARE(dry.exitCode, 2);
+    QVERIFY2(dry.err.contains("aten::nonzero") && dry.err.contains("TorchScript (.pt)"), dry.err.constData());
     QVERIFY(!QFileInfo::exists(saved));
   }
 
@@ -692,7 +704,7 @@ class TestPt2 : public QObject {
     QVERIFY(loaded.ok());
     const auto& doc = *loaded.document;
     QVERIFY(doc.exampleInputs());
-    const auto named = run::inputsFor(doc, {QStringLiteral("d.a=2x8")}, 3);
+    const auto named = io::inputsFor(doc, {QStringLiteral("d.a=2x8")}, 3);
     QVERIFY2(named.inputs, qPrintable(named.error));
     const auto& given = named.inputs->values;
     const auto& sample = doc.exampleInputs()->values;
@@ -701,7 +713,7 @@ class TestPt2 : public QObject {
     QVERIFY(at >= 0);
     for (size_t i = 0; i < given.size(); ++i)
       QCOMPARE(torch::equal(given[i].toTensor(), sample[i].toTensor()), int(i) != at);
-    QVERIFY(torch::equal(given[size_t(at)].toTensor(), run::parseInputs({QStringLiteral("2x8")}, 3).inputs->values[0].toTensor()));
+    QVERIFY(torch::equal(given[size_t(at)].toTensor(), io::parseInputs({QStringLiteral("2x8")}, 3).inputs->values[0].toTensor()));
     const auto cli = graft::test::runCli({QStringLiteral("compare"), program, program, QStringLiteral("--input"), QStringLiteral("d.a=2x8"),
                                           QStringLiteral("--json")});
     QVERIFY2(cli.exitCode == 0, cli.err.constData());

@@ -29,7 +29,9 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -243,7 +245,7 @@ class Exporter {
     run::RunOptions options;
     options.instrumented = true;
     options.keepIntermediates = true;
-    const auto result = executor.run(run::InputSet{inputs, {}}, options);
+    const auto result = executor.run(model::InputSet{inputs, {}}, options);
     if (!result.ok) fail(QStringLiteral("the revision does not run on the program's inputs: %1").arg(result.error.headline()));
     for (const auto& rec : result.nodes) {
       const Node* n = rev->nodeOf(rec.id);
@@ -265,6 +267,7 @@ class Exporter {
 
   // The program's graph_module.graph and signature; `weights` collects the tensors to store.
   void build(const QString& rootType) {
+    rootType_ = rootType;
     const auto graph = rev_->graph();
     for (size_t i = 1; i < graph->inputs().size(); ++i) {
       const Value* in = graph->inputs()[i];
@@ -281,7 +284,7 @@ class Exporter {
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
       if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
-      if (onlyStaticSizeLists(n)) continue;  // a constant in its consumers' arguments
+      if (onlySizeLists(n)) continue;  // written in its consumers' arguments
       if (isScalarCall(n)) {
         if (auto call = pt2::pythonCallOf(k)) {
           addPythonCall(n, *call, rootType);
@@ -426,10 +429,8 @@ class Exporter {
     return meta;
   }
 
-  // An int list computed from sizes that never change (aten::size(x), slices and concatenations
-  // of such lists, as fuse-linear-relu's replacement computes its output shape): fx has no node
-  // for these TorchScript list ops, and on static sizes the list is one constant, written in its
-  // consumers' place. A list that depends on a symbolic size is not one.
+  // An int list computed from sizes that never change (any list op on static sizes): on static
+  // sizes the list is one constant, written in its consumers' place.
   bool isStaticSizeList(const Value* v, int depth = 0) {
     const auto list = v->type()->cast<c10::ListType>();
     if (!list || list->getElementType()->kind() != c10::TypeKind::IntType || depth > 16) return false;
@@ -458,22 +459,127 @@ class Exporter {
     return value && value->isIntList();
   }
 
-  // A node that only computes static size lists (folded into its consumers, not written).
-  bool onlyStaticSizeLists(const Node* n) {
+  // One item of a size list and where a symbolic one comes from: an int value of the graph
+  // (x.shape[0] as aten::size(x, 0)), or a dimension of a tensor (an item of aten::size(x)).
+  struct SizeItem {
+    SymSize size;
+    const Value* scalar = nullptr;
+    const Value* tensor = nullptr;
+    int64_t dim = 0;
+  };
+  using SizeList = std::vector<SizeItem>;
+
+  // An int list of sizes item by item: aten::size(x), a ListConstruct of ints, slices and
+  // concatenations of such lists (fuse-linear-relu's replacement computes its output shape so),
+  // or any list op on static sizes. fx has no node for these TorchScript list ops: a save writes
+  // the list in its consumers' arguments, each symbolic item a SymInt, as torch.export does.
+  std::optional<SizeList> sizeListOf(const Value* v, int depth = 0) {
+    const auto list = v->type()->cast<c10::ListType>();
+    if (!list || list->getElementType()->kind() != c10::TypeKind::IntType || depth > 16) return std::nullopt;
+    const Node* p = v->node();
+    const auto k = p->kind();
+    const auto isList = [](const Value* in) { return bool(in->type()->cast<c10::ListType>()); };
+    SizeList items;
+    if (k == c10::prim::ListConstruct) {
+      for (const Value* in : p->inputs()) {
+        if (auto c = torch::jit::toIValue(in); c && c->isInt()) items.push_back({{c->toInt(), {}}});
+        else if (in->type()->kind() == c10::TypeKind::IntType) items.push_back({symbolicSizeOf(in), in});
+        else return std::nullopt;
+      }
+      return items;
+    }
+    if (k == c10::aten::size && p->inputs().size() == 1 && p->input(0)->type()->cast<c10::TensorType>()) {
+      const std::vector<SymSize> shape = shapeOf(p->input(0));
+      for (size_t d = 0; d < shape.size(); ++d) items.push_back({shape[d], nullptr, p->input(0), int64_t(d)});
+      return items;
+    }
+    if (k == c10::aten::slice && p->inputs().size() == 4 && isList(p->input(0))) return sliceOf(p, depth);
+    if (k == c10::aten::add && p->inputs().size() == 2 && isList(p->input(0)) && isList(p->input(1))) {
+      auto head = sizeListOf(p->input(0), depth + 1), tail = sizeListOf(p->input(1), depth + 1);
+      if (!head || !tail) return std::nullopt;
+      head->insert(head->end(), tail->begin(), tail->end());
+      return head;
+    }
+    if (k == c10::prim::Constant || isStaticSizeList(v, depth)) {
+      for (int64_t i : valueOf(v)->toIntVector()) items.push_back({{i, {}}});
+      return items;
+    }
+    return std::nullopt;
+  }
+
+  // list[start:end:step] with Python's bounds (aten::slice.t), on constant bounds and step.
+  std::optional<SizeList> sliceOf(const Node* p, int depth) {
+    auto base = sizeListOf(p->input(0), depth + 1);
+    const auto bound = [&](size_t i, int64_t otherwise) -> std::optional<int64_t> {
+      const auto iv = torch::jit::toIValue(p->input(i));
+      if (!iv) return std::nullopt;
+      return iv->isNone() ? otherwise : iv->toInt();
+    };
+    const int64_t n = base ? int64_t(base->size()) : 0;
+    const auto start = bound(1, 0), end = bound(2, n), step = bound(3, 1);
+    if (!base || !start || !end || !step || *step <= 0) return std::nullopt;
+    const auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+    SizeList items;
+    for (int64_t i = clamp(*start); i < clamp(*end); i += *step) items.push_back((*base)[size_t(i)]);
+    return items;
+  }
+
+  // An int value of the graph as a size: its value on the sample inputs and its expression.
+  SymSize symbolicSizeOf(const Value* v) {
+    const SymScalar s = symbolicOf(v);
+    if (!s.value.isInt()) fail(QStringLiteral("%1 is used as a size but is not an int").arg(nameOf(v)));
+    return {s.value.toInt(), s.expr};
+  }
+
+  // A node that only computes size lists (written in its consumers' arguments, not as a node).
+  bool onlySizeLists(const Node* n) {
     if (n->outputs().empty() || n->kind() == c10::prim::ListConstruct) return false;
     for (const Value* o : n->outputs())
-      if (!isStaticSizeList(o)) return false;
+      if (!sizeListOf(o)) return false;
     return true;
+  }
+
+  // A size list as an argument: numbers where every item is one, else SymInts, each a number or
+  // the name of the SymInt value it is.
+  QJsonObject sizeListJson(const SizeList& items) {
+    QJsonArray ints, symInts;
+    bool symbolic = false;
+    for (const SizeItem& item : items) {
+      ints.append(qint64(item.size.hint));
+      if (item.scalar) symInts.append(QJsonObject{{"as_name", nameOf(item.scalar)}});
+      else if (item.size.symbolic()) symInts.append(QJsonObject{{"as_name", symSizeNode(item.tensor, item.dim)}});
+      else symInts.append(QJsonObject{{"as_int", qint64(item.size.hint)}});
+      symbolic = symbolic || item.scalar || item.size.symbolic();
+    }
+    return symbolic ? QJsonObject{{"as_sym_ints", symInts}} : QJsonObject{{"as_ints", ints}};
+  }
+
+  // The SymInt of `tensor`'s dimension `dim` as torch.export writes a size it reads
+  // (sym_size_int = torch.ops.aten.sym_size.int(x, 0)), written once, before its first user.
+  QString symSizeNode(const Value* tensor, int64_t dim) {
+    const auto key = std::make_pair(tensor, dim);
+    if (auto it = symSizeNodes_.find(key); it != symSizeNodes_.end()) return it->second;
+    const SymSize size = shapeOf(tensor).at(size_t(dim));
+    const QString name = freshName(QStringLiteral("sym_size_int"));
+    symIntValues_.insert(name, size.json());
+    noteSymbols(size.expr);
+    const QJsonObject place = writing_ ? metadataOf(writing_, rootType_) : QJsonObject();
+    nodes_.append(QJsonObject{{"target", QStringLiteral("torch.ops.aten.sym_size.int")},
+                              {"inputs", QJsonArray{QJsonObject{{"name", "self"}, {"arg", QJsonObject{{"as_tensor", QJsonObject{{"name", tensorName(tensor)}}}}}, {"kind", 1}},
+                                                    QJsonObject{{"name", "dim"}, {"arg", QJsonObject{{"as_int", qint64(dim)}}}, {"kind", 1}}}},
+                              {"outputs", QJsonArray{QJsonObject{{"as_sym_int", QJsonObject{{"as_name", name}}}}}},
+                              {"metadata", QJsonObject{{"nn_module_stack", place.value(QLatin1String("nn_module_stack"))}}},
+                              {"is_hop_single_tensor_return", QJsonValue()},
+                              {"name", name}});
+    symSizeNodes_[key] = name;
+    return name;
   }
 
   QJsonObject encode(const Value* v, const c10::Argument& arg) {
     const Node* p = v->node();
     const c10::TypePtr& type = arg.type();
-    if (p->kind() != c10::prim::Constant && p->kind() != c10::prim::ListConstruct && isStaticSizeList(v)) {
-      QJsonArray items;
-      for (int64_t i : valueOf(v)->toIntVector()) items.append(qint64(i));
-      return {{"as_ints", items}};
-    }
+    if (p->kind() != c10::prim::Constant)
+      if (auto items = sizeListOf(v)) return sizeListJson(*items);
     if (p->kind() == c10::prim::Constant) {
       const auto iv = torch::jit::toIValue(v);
       if (!iv || iv->isNone()) return {{"as_none", true}};
@@ -557,6 +663,7 @@ class Exporter {
   }
 
   void addNode(Node* n, const QString& rootType) {
+    writing_ = n;
     const auto* schema = n->maybeSchema();
     if (!schema) fail(QStringLiteral("%1 has no schema").arg(QString::fromStdString(n->kind().toQualString())));
     const QString target = model::fxTarget(*schema);
@@ -591,7 +698,8 @@ class Exporter {
         if (o->type()->cast<c10::ListType>())
           fail(QStringLiteral("%1 computes a list of sizes that changes with the input sizes, which Graft cannot write as .pt2 yet; "
                               "save the revision as TorchScript (.pt) instead").arg(target));
-        fail(QStringLiteral("%1 has an output that is not a tensor (not supported yet)").arg(target));
+        fail(QStringLiteral("%1 has an output of type %2, which Graft cannot write as .pt2 yet; save the revision as TorchScript (.pt) instead")
+                 .arg(target, QString::fromStdString(o->type()->str())));
       }
       tensorValues_.insert(name, metaOf(o, s->second));
       outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", name}}}});
@@ -623,6 +731,7 @@ class Exporter {
 
   // Arithmetic on sizes goes back as the Python operator torch.export recorded ("_operator.mul").
   void addPythonCall(Node* n, const pt2::PythonCall& call, const QString& rootType) {
+    writing_ = n;
     QJsonArray inputs;
     for (size_t i = 0; i < n->inputs().size(); ++i) {
       const QString parameter = call.parameters.value(int(i), QStringLiteral("arg%1").arg(i));
@@ -690,7 +799,7 @@ class Exporter {
     run::RunOptions options;
     options.instrumented = true;
     options.keepIntermediates = true;
-    const auto result = executor.run(run::InputSet{inputs, {}}, options);
+    const auto result = executor.run(model::InputSet{inputs, {}}, options);
     if (!result.ok) {
       otherSymbolValues_.clear();
       return;
@@ -750,9 +859,151 @@ class Exporter {
     if (auto sizes = symbolicSizes(v->type(), t)) return *sizes;
     if (auto it = inferred_.find(v); it != inferred_.end())
       if (auto sizes = symbolicSizes(it->second, t)) return *sizes;
+    if (auto sizes = derivedSizes(v, t)) return *sizes;
     std::vector<SymSize> concrete;
     for (int64_t d = 0; d < t.dim(); ++d) concrete.push_back({t.size(d), {}});
     return concrete;
+  }
+
+  // The sizes of a value no type names (a node a rewrite added, where libtorch's shape analysis
+  // gave none), from its inputs' written sizes: a reshape's size list, an elementwise op's
+  // broadcast, else each changing dimension from the input dimension that changes the same way
+  // in the second run. None where that does not give the run's sizes.
+  std::optional<std::vector<SymSize>> derivedSizes(const Value* v, const at::Tensor& t) {
+    const Node* n = v->node();
+    if (n->outputs().size() != 1) return std::nullopt;
+    std::optional<std::vector<SymSize>> sizes;
+    const auto k = n->kind();
+    if ((k == c10::aten::reshape || k == c10::aten::view || k == c10::aten::_unsafe_view) && n->inputs().size() == 2)
+      sizes = reshapedSizes(n);
+    if (!sizes) sizes = broadcastSizes(n);
+    if (!sizes) sizes = matchedSizes(v, t);
+    if (!sizes || sizes->size() != size_t(t.dim())) return std::nullopt;
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if ((*sizes)[size_t(d)].hint != t.size(d)) return std::nullopt;
+    return sizes;
+  }
+
+  // reshape(x, sizes): the list's items, its -1 the element count of x over the other items.
+  std::optional<std::vector<SymSize>> reshapedSizes(const Node* n) {
+    const auto items = sizeListOf(n->input(1));
+    if (!items) return std::nullopt;
+    std::vector<SymSize> out, known;
+    std::optional<size_t> inferred;
+    for (const SizeItem& item : *items) {
+      if (!item.size.symbolic() && item.size.hint == -1) {
+        if (inferred) return std::nullopt;
+        inferred = out.size();
+      } else {
+        known.push_back(item.size);
+      }
+      out.push_back(item.size);
+    }
+    if (inferred) {
+      const auto rest = quotient(shapeOf(n->input(0)), known);
+      if (!rest) return std::nullopt;
+      out[*inferred] = *rest;
+    }
+    return out;
+  }
+
+  // The product of `factors` over the product of `divisors`: equal symbolic factors cancel, the
+  // numbers divide; what does not cancel is a FloorDiv, as torch writes an integer quotient.
+  static std::optional<SymSize> quotient(std::vector<SymSize> factors, const std::vector<SymSize>& divisors) {
+    SymSize over{1, {}};
+    for (const SymSize& d : divisors) {
+      const auto same = std::find_if(factors.begin(), factors.end(), [&](const SymSize& f) { return d.symbolic() && f.expr == d.expr; });
+      if (same != factors.end()) factors.erase(same);
+      else over = times(over, d);
+    }
+    SymSize product{1, {}};
+    for (const SymSize& f : factors) product = times(product, f);
+    if (over.hint <= 0 || product.hint % over.hint != 0) return std::nullopt;
+    if (!over.symbolic() && over.hint == 1) return product;
+    if (!product.symbolic() && !over.symbolic()) return SymSize{product.hint / over.hint, {}};
+    return SymSize{product.hint / over.hint, QStringLiteral("FloorDiv(%1, %2)").arg(product.sympy(), over.sympy())};
+  }
+
+  // An elementwise op's sizes: the broadcast of its tensor inputs' sizes, each dimension the
+  // symbolic one where an input has it. Only where broadcasting gives the run's sizes at both
+  // sizes of the inputs.
+  std::optional<std::vector<SymSize>> broadcastSizes(const Node* n) {
+    std::vector<std::vector<SymSize>> shapes;
+    size_t rank = 0;
+    for (const Value* in : n->inputs()) {
+      if (!in->type()->cast<c10::TensorType>()) continue;
+      shapes.push_back(shapeOf(in));
+      rank = std::max(rank, shapes.back().size());
+    }
+    if (shapes.empty()) return std::nullopt;
+    std::vector<SymSize> out(rank, SymSize{1, {}});
+    for (const auto& shape : shapes) {
+      for (size_t i = 0; i < shape.size(); ++i) {
+        SymSize& o = out[rank - shape.size() + i];
+        const SymSize& s = shape[i];
+        if (s.hint == 1 && !s.symbolic()) continue;
+        if (o.hint != 1 && o.hint != s.hint) return std::nullopt;
+        if (o.hint == 1 || (!o.symbolic() && s.symbolic())) o = s;
+      }
+    }
+    if (const auto other = otherSizesOf(n->output()); other && !broadcastsAtAnotherSize(n, *other)) return std::nullopt;
+    return out;
+  }
+
+  // Whether the inputs' sizes in the second run broadcast to `other`, the output's there.
+  bool broadcastsAtAnotherSize(const Node* n, const std::vector<int64_t>& other) {
+    std::vector<int64_t> out(other.size(), 1);
+    for (const Value* in : n->inputs()) {
+      if (!in->type()->cast<c10::TensorType>()) continue;
+      const auto shape = otherSizesOf(in);
+      if (!shape || shape->size() > out.size()) return false;
+      for (size_t i = 0; i < shape->size(); ++i) {
+        int64_t& o = out[out.size() - shape->size() + i];
+        if ((*shape)[i] == 1) continue;
+        if (o != 1 && o != (*shape)[i]) return false;
+        o = (*shape)[i];
+      }
+    }
+    return out == other;
+  }
+
+  // Each dimension that changes in the second run: the symbolic input dimension that has the
+  // same values in both runs, where all such dimensions are one expression.
+  std::optional<std::vector<SymSize>> matchedSizes(const Value* v, const at::Tensor& t) {
+    const auto other = otherSizesOf(v);
+    if (!other || other->size() != size_t(t.dim())) return std::nullopt;
+    std::vector<SymSize> out;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      const int64_t there = (*other)[size_t(d)];
+      if (t.size(d) == there) {
+        out.push_back({t.size(d), {}});
+        continue;
+      }
+      QString expr;
+      for (const Value* in : v->node()->inputs()) {
+        if (!in->type()->cast<c10::TensorType>()) continue;
+        const auto shape = shapeOf(in);
+        const auto inOther = otherSizesOf(in);
+        if (!inOther || inOther->size() != shape.size()) continue;
+        for (size_t i = 0; i < shape.size(); ++i) {
+          if (!shape[i].symbolic() || shape[i].hint != t.size(d) || (*inOther)[i] != there) continue;
+          if (!expr.isEmpty() && expr != shape[i].expr) return std::nullopt;  // two candidates
+          expr = shape[i].expr;
+        }
+      }
+      if (expr.isEmpty()) return std::nullopt;
+      out.push_back({t.size(d), expr});
+    }
+    return out;
+  }
+
+  // A tensor's sizes in the second run; a constant's are its own.
+  std::optional<std::vector<int64_t>> otherSizesOf(const Value* v) {
+    if (auto it = otherSizes_.find(v); it != otherSizes_.end()) return it->second;
+    if (otherSizes_.empty() || v->node()->kind() != c10::prim::Constant) return std::nullopt;
+    const auto iv = torch::jit::toIValue(v);
+    if (!iv || !iv->isTensor()) return std::nullopt;
+    return iv->toTensor().sizes().vec();
   }
 
   // `type`'s sizes, when it holds a shape of the tensor's rank whose every dimension is a number
@@ -971,6 +1222,9 @@ class Exporter {
   QHash<QString, int64_t> otherSymbolValues_;                          // each input symbol's value there
   QHash<QString, int64_t> symbolHints_;                                 // each symbol's value on the sample inputs
   std::set<QString> usedSymbols_;
+  std::map<std::pair<const Value*, int64_t>, QString> symSizeNodes_;  // sym_size.int nodes written for size lists
+  const Node* writing_ = nullptr;                                      // the node being written
+  QString rootType_;
   QJsonObject symIntValues_, symBoolValues_, symFloatValues_;
   std::unordered_map<const Value*, at::Tensor> sample_;
   std::unordered_map<const Value*, QString> names_;
