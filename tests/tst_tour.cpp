@@ -560,6 +560,23 @@ class TstTour : public QObject {
     QCOMPARE(gui.exitCode(), 2);
     QVERIFY(gui.readAllStandardError().contains("no built-in tour has this id"));
   }
+
+  // Every built-in tour plays through in the real program started as a user starts it: without
+  // GRAFT_PYTHON, so the fx tour's Python rule runs on the Python of the torch Graft runs on.
+  void autoplayWithoutGraftPython_data() { replayBuiltin_data(); }
+  void autoplayWithoutGraftPython() {
+    QFETCH(QString, id);
+    QProcess gui;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.remove("GRAFT_PYTHON");
+    env.insert("GRAFT_SESSION_DIR", sessions_.path());
+    env.insert("GRAFT_RULES_DIR", rules_.path());
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    gui.setProcessEnvironment(env);
+    gui.start(qEnvironmentVariable("GRAFT_GUI"), {"--tour", id, "--autoplay"});
+    QVERIFY(gui.waitForFinished(600000));
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+  }
 };
 
 QTEST_MAIN(TstTour)
