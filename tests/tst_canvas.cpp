@@ -265,6 +265,9 @@ class TstCanvas : public QObject {
     auto* c = w.canvas();
     c->expandAll();
     QVERIFY(waitLayout(c));
+    // Items, not the overview a far fit paints, whatever size the window came up at.
+    while (c->zoom() < 1) c->zoomBy(2);
+    c->updateDetailMode();
     const auto& d = c->diagram();
     QVERIFY(!d.edges.isEmpty());
     const auto& e = d.edges.front();

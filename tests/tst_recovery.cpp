@@ -8,6 +8,7 @@
 #include "core/model/document.h"
 #include "core/rewrite/library.h"
 #include "core/rewrite/rule_parser.h"
+#include "measured_run.h"
 #include "test_support.h"
 #include "ui/edit_actions.h"
 #include "ui/history_dock.h"
@@ -40,6 +41,8 @@
 
 using namespace graft;
 using core::model::NodeId;
+using test::Measured;
+using test::runMeasured;
 
 namespace {
 
@@ -123,46 +126,6 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
   return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
 }
 
-// graft-cli with `args` after `shell` (a ulimit) in bash, which execs it: its exit, its stderr,
-// its wall time and its peak resident memory (wait4's ru_maxrss).
-struct Measured {
-  int exitCode = -1;
-  int signal = 0;
-  QByteArray err;
-  qint64 ms = 0;
-  long peakKiB = 0;
-};
-Measured runMeasured(const QStringList& args, const QString& shell = QStringLiteral("true")) {
-  QTemporaryFile errFile;
-  errFile.open();
-  QElapsedTimer clock;
-  clock.start();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(QFile::encodeName(errFile.fileName()).constData(), O_WRONLY);
-    ::dup2(fd, 2);
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    QList<QByteArray> argv{"bash", "-c", (shell + QStringLiteral("; exec \"$0\" \"$@\"")).toUtf8(),
-                           QFile::encodeName(qEnvironmentVariable("GRAFT_CLI"))};
-    for (const QString& a : args) argv << a.toUtf8();
-    std::vector<char*> raw;
-    for (QByteArray& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    ::execvp("bash", raw.data());
-    ::_exit(127);
-  }
-  Measured m;
-  int status = 0;
-  struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
-  m.ms = clock.elapsed();
-  m.peakKiB = usage.ru_maxrss;
-  if (WIFEXITED(status)) m.exitCode = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) m.signal = WTERMSIG(status);
-  m.err = errFile.readAll();
-  return m;
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include "core/rewrite/rule_parser.h"
 #include "core/io/input_set.h"
 #include "core/run/input_values.h"
+#include "measured_run.h"
 #include "test_support.h"
 
 #include <QtCore/QCryptographicHash>
@@ -24,7 +25,9 @@
 
 #include <vector>
 
+using graft::test::Measured;
 using graft::test::runCli;
+using graft::test::runMeasured;
 
 namespace {
 
@@ -38,45 +41,6 @@ void checkRefused(const graft::test::CliResult& r, const QString& what, const QS
     QVERIFY2(QString::fromUtf8(r.err).contains(mentions), qPrintable(what + QStringLiteral(": ") + QString::fromUtf8(r.err)));
 }
 
-// A graft-cli run with its peak resident memory (wait4's ru_maxrss) and wall time: `shell` runs
-// before it in bash (a `ulimit`), which then execs graft-cli, so the figures are graft-cli's.
-struct Measured {
-  int exitCode = -1;
-  int signal = 0;
-  QByteArray err;
-  qint64 ms = 0;
-  long peakKiB = 0;
-};
-Measured runMeasured(const QStringList& args, const QString& shell = QStringLiteral("true")) {
-  QTemporaryFile errFile;
-  errFile.open();
-  QElapsedTimer clock;
-  clock.start();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(QFile::encodeName(errFile.fileName()).constData(), O_WRONLY);
-    ::dup2(fd, 2);
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    QList<QByteArray> argv{"bash", "-c", (shell + QStringLiteral("; exec \"$0\" \"$@\"")).toUtf8(), QFile::encodeName(cli())};
-    for (const QString& a : args) argv << a.toUtf8();
-    std::vector<char*> raw;
-    for (QByteArray& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    ::execvp("bash", raw.data());
-    ::_exit(127);
-  }
-  Measured m;
-  int status = 0;
-  struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
-  m.ms = clock.elapsed();
-  m.peakKiB = usage.ru_maxrss;
-  if (WIFEXITED(status)) m.exitCode = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) m.signal = WTERMSIG(status);
-  m.err = errFile.readAll();
-  return m;
-}
 
 }  // namespace
 

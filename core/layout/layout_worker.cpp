@@ -1,5 +1,7 @@
 #include "core/layout/layout_worker.h"
 
+#include "core/model/child_process.h"
+
 #include "core/layout/frame_io.h"
 #include "core/layout/worker_loop.h"
 
@@ -44,30 +46,11 @@ QString workerExecutable() {
 // posix_spawn: no copy of this (possibly large) process is made, and the worker starts with no
 // model, no libtorch and none of this process's threads or handlers.
 pid_t spawnWorker(const QString& path, int fd, QString& why) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fd, 0);  // the socket is the worker's stdin
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  const QByteArray file = QFile::encodeName(path);
-  char name[] = "graft-layout-worker", serve[] = "--serve-stdin";
-  char* argv[] = {name, serve, nullptr};
-  pid_t pid = -1;
-  const int error = posix_spawn(&pid, file.constData(), &actions, &attributes, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) {
-    why = QStringLiteral("%1: %2").arg(path, QString::fromLocal8Bit(std::strerror(error)));
-    return -1;
-  }
-  return pid;
+  model::ChildProcess child;
+  child.program = QFile::encodeName(path);
+  child.argv = {"graft-layout-worker", "--serve-stdin"};
+  child.socket = fd;  // the socket is the worker's stdin
+  return model::startChild(child, &why);
 }
 
 std::mutex& poolLock() {

@@ -1,5 +1,7 @@
 #include "core/rewrite/python_worker.h"
 
+#include "core/model/child_process.h"
+
 #include "core/rewrite/python_rules.h"
 
 #include <QtCore/QDeadlineTimer>
@@ -17,7 +19,6 @@
 #include <memory>
 #include <mutex>
 #include <poll.h>
-#include <spawn.h>
 #include <string>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -161,31 +162,20 @@ struct Worker {
     const QByteArray program = QFile::encodeName(interpreter);
     const QByteArray script = QFile::encodeName(pkg + QStringLiteral("/_worker.py"));
     const QByteArray errFile = QFile::encodeName(dir->filePath(QStringLiteral("worker-stderr.txt")));
-    std::string arg0 = program.toStdString(), unbuffered = "-u", arg2 = script.toStdString();
-    char* argv[] = {arg0.data(), unbuffered.data(), arg2.data(), nullptr};
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, errFile.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setpgroup(&attributes, 0);  // a process group of its own, killed whole
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    pid_t child = -1;
-    const int failed = posix_spawnp(&child, program.constData(), &actions, &attributes, argv, envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
+    model::ChildProcess spec;
+    spec.program = program;
+    spec.argv = {program, "-u", script};
+    spec.environment = envp.data();
+    spec.socket = sv[1];
+    spec.socketIsStdout = true;
+    spec.stderrPath = errFile;
+    spec.ownGroup = true;  // a process group of its own, killed whole
+    QString why;
+    const pid_t child = model::startChild(spec, &why);
     ::close(sv[1]);
-    if (failed != 0) {
+    if (child < 0) {
       ::close(sv[0]);
-      error = QStringLiteral("cannot start Python '%1': %2").arg(interpreter, QString::fromLocal8Bit(std::strerror(failed)));
+      error = QStringLiteral("cannot start Python '%1': %2").arg(interpreter, why.section(QStringLiteral(": "), 1));
       return false;
     }
     fd = sv[0];
