@@ -418,6 +418,35 @@ class TstRun : public QObject {
 
   // resnet18's relu_ overwrites the batch_norm output in place: the kept batch_norm value must be
   // the one before the relu (it has negatives), not the tensor as the relu left it.
+  // Two loops share one `true` condition (the frozen graph pools constants): the node-by-node run
+  // frees what a loop body hands out only where the body made it, so the second loop still reads
+  // its condition, and both paths give TorchScript's own result.
+  void loopsShareTheirCondition() {
+    QTemporaryDir dir;
+    torch::jit::Module m("TwoLoops");
+    m.define(R"(
+def forward(self, x):
+    for i in range(x.size(0)):
+        x = x + 1.0
+    for j in range(x.size(1)):
+        x = x * 2.0
+    return x
+)");
+    const QString path = dir.filePath(QStringLiteral("loops.pt"));
+    m.save(path.toStdString());
+    auto loaded = io::loadFile(path);
+    QVERIFY(loaded.ok());
+    const at::Tensor x = torch::rand({2, 3});
+    const at::Tensor expected = m.forward({x}).toTensor();
+    run::Executor executor(loaded.document->current());
+    for (bool instrumented : {false, true}) {
+      run::RunOptions options;
+      options.instrumented = instrumented;
+      const auto r = executor.run(model::InputSet{{x}, {}}, options);
+      QVERIFY2(r.ok, qPrintable(r.error.headline()));
+      QVERIFY(torch::equal(r.outputs.front().toTensor(), expected));
+    }
+  }
   void keptValuesPrecedeInPlaceOps() {
     auto doc = open(graft::test::testdata(QStringLiteral("resnet18.pt")));
     run::Executor ex(doc->current());

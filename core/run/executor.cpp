@@ -256,6 +256,13 @@ struct Executor::Plan {
   // after it); a value no node reads (a view such as select's result, an in-place op's returned
   // alias, an unused second output) goes right after the step that made it, where it would
   // otherwise keep its storage alive to the end of the run. The graph's outputs stay.
+  // Whether `v` is made inside `block` (by one of its nodes, or is one of its inputs), at any depth.
+  static bool definedWithin(const Value* v, const Block* block) {
+    for (const Block* b = v->node()->owningBlock(); b; b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
+      if (b == block) return true;
+    return v->node() == block->param_node();
+  }
+
   void planFrees(Block* block, BlockPlan& plan, bool topLevel) {
     std::unordered_map<const Node*, size_t> indexOf;
     size_t index = 0;
@@ -278,9 +285,12 @@ struct Executor::Plan {
     for (Node* n : block->nodes()) {
       const size_t i = indexOf.at(n);
       for (Value* v : n->outputs()) plan1(v, i);
-      // What a nested block hands out stays in its slot until the node around it has read it.
+      // What a nested block makes and hands out stays in its slot until the node around it has
+      // read it. A value it hands out from further out (a loop's `true` condition, shared by the
+      // next loop) is freed by the block that made it, after its last use there.
       for (Block* sub : n->blocks())
-        for (Value* v : sub->outputs()) plan.steps[i].freeAfter.push_back(slot(v));
+        for (Value* v : sub->outputs())
+          if (definedWithin(v, sub)) plan.steps[i].freeAfter.push_back(slot(v));
     }
     if (topLevel) {
       // The graph's inputs: after their last use (the caller may still hold them).
