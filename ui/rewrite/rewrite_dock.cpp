@@ -11,6 +11,7 @@
 #include <QtCore/QFile>
 #include <QtGui/QGuiApplication>
 #include <QtWidgets/QApplication>
+#include <QtWidgets/QGridLayout>
 #include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QLineEdit>
@@ -68,10 +69,13 @@ RewriteDock::RewriteDock(QWidget* parent)
   stepping->addWidget(previous_);
   stepping->addWidget(next_);
   stepping->addWidget(where_, 1);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(applyOne_);
-  buttons->addWidget(apply);
-  buttons->addWidget(applyAllButton);
+  // Two buttons a row, so the dock fits beside the Tour panel on a 1366-pixel screen.
+  auto* buttons = new QGridLayout;
+  buttons->addWidget(applyOne_, 0, 0);
+  buttons->addWidget(apply, 0, 1);
+  buttons->addWidget(draft, 1, 0);
+  buttons->addWidget(draftPython, 1, 1);
+  buttons->addWidget(applyAllButton, 2, 0, 1, 2);
   auto* top = new QWidget(this);
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
@@ -80,10 +84,6 @@ RewriteDock::RewriteDock(QWidget* parent)
   topLayout->addWidget(matches_);
   topLayout->addLayout(stepping);
   topLayout->addLayout(buttons);
-  auto* drafts = new QHBoxLayout;
-  drafts->addWidget(draft, 1);
-  drafts->addWidget(draftPython);
-  topLayout->addLayout(drafts);
   // In a short dock the content scrolls rather than squeezing the list to two rows; the wrapped
   // status gets its three lines (a layout's minimum leaves out a label's height for its width).
   list_->setMinimumHeight(5 * list_->fontMetrics().height() + 10);
