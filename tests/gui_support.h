@@ -2,6 +2,7 @@
 // Helpers for the GUI tests (header-only: only GUI test executables include it).
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_canvas.h"
+#include "ui/compare_dock.h"
 #include "core/tour/tour.h"
 #include "ui/document/document_controller.h"
 #include "ui/export_actions.h"
@@ -20,6 +21,13 @@ inline bool waitLayout(ui::canvas::GraphCanvas* canvas) {
   QSignalSpy spy(canvas, &ui::canvas::GraphCanvas::layoutFinished);
   if (!canvas->layoutPending()) return true;
   return spy.wait(120000);
+}
+
+// Starts the dock's comparison and waits until it finished (`timeoutMs` at most).
+inline bool runCompare(ui::CompareDock* dock, int timeoutMs = 120000) {
+  QSignalSpy done(dock, &ui::CompareDock::finished);
+  dock->start();
+  return done.count() == 1 || done.wait(timeoutMs);
 }
 
 // The first node of kind `kind` in module `path`, or kNoNode.

@@ -33,6 +33,7 @@ using graft::ui::MainWindow;
 using graft::ui::canvas::GraphCanvas;
 using namespace graft::core;
 
+using graft::test::runCompare;
 using graft::test::waitLayout;
 
 namespace {
@@ -44,12 +45,6 @@ int groupByPath(const model::GraphView* v, const QString& path) {
 }
 
 QPoint viewPos(GraphCanvas* c, QPointF scenePos) { return c->mapFromScene(scenePos); }
-
-bool runCompare(graft::ui::CompareDock* dock) {
-  QSignalSpy done(dock, &graft::ui::CompareDock::finished);
-  dock->start();
-  return done.count() == 1 || done.wait(120000);
-}
 
 // The background of the Compare table's row for node `id` (invalid when it has none).
 QColor rowColour(graft::ui::CompareDock* dock, model::NodeId id) {

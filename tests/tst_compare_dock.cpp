@@ -43,17 +43,9 @@ using namespace graft;
 using core::model::NodeId;
 
 using graft::test::nodeAt;
+using graft::test::runCompare;
 using graft::test::waitLayout;
 
-namespace {
-
-bool runCompare(ui::CompareDock* dock) {
-  QSignalSpy done(dock, &ui::CompareDock::finished);
-  dock->start();
-  return done.count() == 1 || done.wait(120000);
-}
-
-}  // namespace
 
 class TstCompareDock : public QObject {
   Q_OBJECT

@@ -20,15 +20,14 @@
 #include <QtWidgets/QTableWidget>
 
 using namespace graft;
+using graft::test::runCompare;
 using graft::test::venvPython;
 
 namespace {
 
-bool runCompare(ui::CompareDock* dock) {
-  QSignalSpy done(dock, &ui::CompareDock::finished);
-  dock->start();
-  return done.count() == 1 || done.wait(300000);
-}
+// A remote compare starts ssh and the agent first: it may take longer than a local one.
+constexpr int kRemoteWaitMs = 300000;
+
 
 // Every cell of the dock's table, row by row.
 QStringList cells(const QTableWidget* table) {
@@ -136,7 +135,7 @@ class TstRemoteUi : public QObject {
     ui::CompareDock dock;
     dock.setDocument(doc.get());
     QVERIFY(dock.setDeviceB(QStringLiteral("ssh://graft-test/cpu")));
-    QVERIFY(runCompare(&dock));
+    QVERIFY(runCompare(&dock, kRemoteWaitMs));
     QVERIFY(!dock.summary().ok);
     QVERIFY2(dock.verdictText().contains(QStringLiteral("graft-test: no torch")), qPrintable(dock.verdictText()));
     QCOMPARE(doc->count(), revisions);
@@ -153,7 +152,7 @@ class TstRemoteUi : public QObject {
     compare->refreshDevices();
     w.findChild<QDockWidget*>(QStringLiteral("compareDock"))->show();
     QVERIFY(compare->setDeviceB(QStringLiteral("cpu")));
-    QVERIFY(runCompare(compare));
+    QVERIFY(runCompare(compare, kRemoteWaitMs));
     QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
     auto* scene = w.canvas()->graphScene();
     QVERIFY(test::waitLayout(w.canvas()));
@@ -164,7 +163,7 @@ class TstRemoteUi : public QObject {
     QVERIFY(!localMarks.isEmpty());
 
     QVERIFY2(compare->setDeviceB(QStringLiteral("ssh://graft-test/cpu")), qPrintable(compare->devicesB().join(' ')));
-    QVERIFY(runCompare(compare));
+    QVERIFY(runCompare(compare, kRemoteWaitMs));
     QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
     QVERIFY(test::waitLayout(w.canvas()));
     QVERIFY2(compare->verdictText().startsWith(localVerdict + QStringLiteral(" — B on graft-test:cpu, ")),
@@ -199,7 +198,7 @@ class TstRemoteUi : public QObject {
     QVERIFY(!dock.isRunning());
     // Usable again: a local compare runs to its verdict.
     QVERIFY(dock.setDeviceB(QStringLiteral("cpu")));
-    QVERIFY(runCompare(&dock));
+    QVERIFY(runCompare(&dock, kRemoteWaitMs));
     QVERIFY2(dock.summary().ok, qPrintable(dock.summary().error));
   }
 };

@@ -359,18 +359,22 @@ void CompareDock::start() {
     startRemote(req, req.deviceB);
     return;
   }
+  const auto flag = beginRun(req);
+  setVerdict(tr("Running…"), QString());
+  // The request holds shared revision and input handles, so the worker never touches the document.
+  watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
+}
+
+std::shared_ptr<std::atomic<bool>> CompareDock::beginRun(const core::run::CompareRequest& req) {
   lastRequest_ = req;
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
-  auto flag = cancelFlag_;
   runGeneration_ = generation_;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   reduceButton_->setEnabled(false);
   float32Button_->setEnabled(false);
-  setVerdict(tr("Running…"), QString());
   status_->clear();
-  // The request holds shared revision and input handles, so the worker never touches the document.
-  watcher_.setFuture(QtConcurrent::run([req, flag] { return core::run::runCompare(req, flag.get()); }));
+  return cancelFlag_;
 }
 
 void CompareDock::failToStart(const QString& error) {
@@ -406,17 +410,9 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
     failToStart(QStringLiteral("B: %1").arg(saved.second));
     return false;
   }
-  lastRequest_ = req;
-  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
-  auto flag = cancelFlag_;
-  runGeneration_ = generation_;
-  run_->setEnabled(false);
-  cancel_->setEnabled(true);
-  reduceButton_->setEnabled(false);
-  float32Button_->setEnabled(false);
+  const auto flag = beginRun(req);
   remoteLabel_ = device->host + QLatin1Char(':') + device->device;
   setVerdict(tr("Running B on %1…").arg(remoteLabel_), QString());
-  status_->clear();
   // Progress lines come from the worker ("gpu-box: sending the model (44.7 MB, …)"); the dock
   // waits for the worker before it goes, so `this` outlives them.
   const auto progress = [this, generation](const QString& line) {

@@ -122,6 +122,9 @@ class CompareDock : public QWidget {
   void runNumericsJob(const std::function<void()>& job, const std::function<void()>& onDone);
   // Starts `req` with B on the host of `spec` (ssh://…); false when it could not start (said).
   bool startRemote(core::run::CompareRequest req, const QString& spec);
+  // `req` is the comparison now running (local or remote): the buttons say so, and the returned
+  // flag cancels it.
+  std::shared_ptr<std::atomic<bool>> beginRun(const core::run::CompareRequest& req);
   void failToStart(const QString& error);
 
   QPointer<const core::model::Document> document_;

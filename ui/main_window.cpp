@@ -1,8 +1,9 @@
 #include "ui/main_window.h"
 
+#include "core/io/input_specs.h"
 #include "core/model/document.h"
 #include "core/model/plural.h"
-#include "core/io/input_specs.h"
+#include "core/run/observed_types.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/mark_layers.h"
 #include "ui/canvas/minimap.h"
@@ -27,7 +28,6 @@
 #include "ui/module_tree.h"
 #include "ui/presentation.h"
 #include "ui/profile/profile_dock.h"
-#include "core/run/observed_types.h"
 #include "ui/quant_error_overlay.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/start_page.h"
@@ -190,7 +190,10 @@ void MainWindow::connectDocks() {
     if (auto* dock = MainDocks::frame(this, "compareDock"); dock && dock->isVisible()) dock->raise();
     // A ledger waiting for inputs can start now that a comparison had them, and so can shapes.
     if (docks_.compare->summary().ok) docks_.history->refresh();
-    if (docks_.compare->summary().ok && !shapesKnown()) refreshView();
+    // Only where no shapes run was tried yet: a failed one stays failed until asked again.
+    if (const auto* doc = controller_->document();
+        doc && docks_.compare->summary().ok && !shapesKnown() && !doc->observedTypes(doc->current().get()))
+      refreshView();
   });
   auto* comparison = new ComparisonMarks(d.compare, marks_.get(), [this] { return view_.get(); }, this);
   connect(comparison, &ComparisonMarks::revealRequested, this, &MainWindow::revealAndSelect);

@@ -27,6 +27,21 @@ namespace {
 
 QString python() { return qEnvironmentVariable("GRAFT_PYTHON", QStringLiteral(GRAFT_SOURCE_DIR "/.venv/bin/python")); }
 
+// reduce of `doc`'s float16 run against its float32 run at the default tolerance, timed.
+struct TimedReduce {
+  run::ReduceResult result;
+  double seconds = 0;
+};
+TimedReduce reduceAtHalf(model::Document& doc, const model::InputSet& inputs) {
+  run::CompareOptions o;
+  o.precisionB.dtype = c10::kHalf;
+  o.tol = run::defaultTolerance(o);
+  const auto start = std::chrono::steady_clock::now();
+  TimedReduce out{run::reduceFailure(doc.current(), inputs, o, doc.ids())};
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
 // Reduce's peak resident memory against the plain forward's on the deep CNN.
 int deepCnn(const QString& dir) {
   if (QProcess::execute(python(), {QStringLiteral(GRAFT_SOURCE_DIR "/tests/bench/make_deep_cnn.py"), dir}) != 0) {
@@ -50,12 +65,7 @@ int deepCnn(const QString& dir) {
     return 1;
   }
   graft::bench::resetPeakRss();
-  run::CompareOptions o;
-  o.precisionB.dtype = c10::kHalf;
-  o.tol = run::defaultTolerance(o);
-  const auto start = std::chrono::steady_clock::now();
-  const auto r = run::reduceFailure(doc.current(), *inputs.inputs, o, doc.ids());
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto [r, seconds] = reduceAtHalf(doc, *inputs.inputs);
   const double reducePeak = graft::bench::peakRssMiB();
   std::printf("\npeak resident, MiB  %6s %8s %10s %10s %7s %6s %9s  %s\n", "ops", "loaded", "forward", "reduce", "ratio", "runs",
               "reduce_s", "repro");
@@ -92,12 +102,7 @@ int main(int argc, char** argv) {
         continue;
       }
       auto& doc = *loaded.document;
-      run::CompareOptions o;
-      o.precisionB.dtype = c10::kHalf;
-      o.tol = run::defaultTolerance(o);
-      const auto start = std::chrono::steady_clock::now();
-      const auto r = run::reduceFailure(doc.current(), *inputs.inputs, o, doc.ids());
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const auto [r, seconds] = reduceAtHalf(doc, *inputs.inputs);
       const int ops = int(doc.current()->opNodeIds().size());
       if (!r.ok) {
         std::printf("%-16s %6d  %s\n", qPrintable(kind + n), ops, qPrintable(r.error));
