@@ -725,16 +725,9 @@ class TestPt2 : public QObject {
   // A save keeps each placeholder's kind and state name: parameters, a persistent and a
   // non-persistent buffer, a lifted constant; stock PyTorch sees the same signature and state dict.
   void placeholderKindsSurviveASave() {
-    const QDir dir(structuredPrograms());
-    QTemporaryDir out;
-    const QString saved = out.filePath(QStringLiteral("state.pt2"));
-    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(QStringLiteral("state.pt2")), QStringLiteral("--pass"),
-                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
-    QVERIFY2(rw.exitCode == 0, rw.err.constData());
-    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_signature.py"),
-                                           {dir.filePath(QStringLiteral("state.pt2")), saved});
-    QVERIFY2(py.exitCode == 0, py.err.constData());
-    const auto j = QJsonDocument::fromJson(py.out).object();
+    QString why;
+    const auto j = signaturesAfterASave(QStringLiteral("state.pt2"), &why);
+    QVERIFY2(why.isEmpty(), qPrintable(why));
     QCOMPARE(j.value(QStringLiteral("saved")).toArray(), j.value(QStringLiteral("original")).toArray());
     QCOMPARE(j.value(QStringLiteral("state_dict_saved")).toArray(), j.value(QStringLiteral("state_dict_original")).toArray());
     QVERIFY(j.value(QStringLiteral("outputs_equal")).toBool());
@@ -745,16 +738,9 @@ class TestPt2 : public QObject {
   // program opens, and a save keeps it where it was, so stock torch.export.load reads the saved
   // program and its module() gives the original's outputs.
   void constantInputSurvivesASave() {
-    const QDir dir(structuredPrograms());
-    QTemporaryDir out;
-    const QString saved = out.filePath(QStringLiteral("kwconst.pt2"));
-    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(QStringLiteral("kwconst.pt2")), QStringLiteral("--pass"),
-                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
-    QVERIFY2(rw.exitCode == 0, rw.err.constData());
-    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_signature.py"),
-                                           {dir.filePath(QStringLiteral("kwconst.pt2")), saved});
-    QVERIFY2(py.exitCode == 0, py.err.constData());
-    const auto j = QJsonDocument::fromJson(py.out).object();
+    QString why;
+    const auto j = signaturesAfterASave(QStringLiteral("kwconst.pt2"), &why);
+    QVERIFY2(why.isEmpty(), qPrintable(why));
     const auto users = j.value(QStringLiteral("user_inputs_original")).toArray();
     QCOMPARE(users.size(), 3);
     QCOMPARE(users.at(1).toObject().value(QStringLiteral("arg")).toString(), QStringLiteral("ConstantArgument"));
@@ -763,6 +749,27 @@ class TestPt2 : public QObject {
   }
 
  private:
+  // Stock PyTorch's view (tests/python/check_signature.py) of structured program `name` and of
+  // its save after dead-code elimination; empty with `why` set when either step fails.
+  static QJsonObject signaturesAfterASave(const QString& name, QString* why) {
+    const QDir dir(structuredPrograms());
+    QTemporaryDir out;
+    const QString saved = out.filePath(name);
+    const auto rw = graft::test::runCli({QStringLiteral("rewrite"), dir.filePath(name), QStringLiteral("--pass"),
+                                         QStringLiteral("dead-code-elimination"), QStringLiteral("-o"), saved});
+    if (rw.exitCode != 0) {
+      *why = QString::fromUtf8(rw.err);
+      return {};
+    }
+    const auto py = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/check_signature.py"),
+                                           {dir.filePath(name), saved});
+    if (py.exitCode != 0) {
+      *why = QString::fromUtf8(py.err);
+      return {};
+    }
+    return QJsonDocument::fromJson(py.out).object();
+  }
+
   // tests/python/make_dynamic_programs.py's programs and their outputs at two sizes, made once per run.
   static QString dynamicPrograms() {
     static QTemporaryDir dir;
