@@ -133,6 +133,32 @@ class TestLifecycle : public QObject {
     QVERIFY(saveAs && saveAs->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   }
 
+  // The controller says what happened, and each dock acts on that: a new revision or a save
+  // keeps the comparison made, another document drops it.
+  void docksSwitchOnWhatChanged() {
+    using Kind = core::document::ChangeEvent::Kind;
+    ui::MainWindow w;
+    QVector<Kind> kinds;
+    connect(w.controller(), &ui::DocumentController::documentChanged, this,
+            [&](const core::model::Document*, const core::document::ChangeEvent& e) { kinds << e.kind; });
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    w.compareDock()->setInputSpec(QStringLiteral("1x3x32x32"));
+    QVERIFY(graft::test::runCompare(w.compareDock()));
+    QVERIFY(w.compareDock()->summary().ok);
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QVERIFY(w.compareDock()->summary().ok);  // a new revision: the comparison made stays
+    QVERIFY(w.controller()->saveAs(saves_.filePath(QStringLiteral("cnn-kinds.pt"))));
+    QVERIFY(w.compareDock()->summary().ok);  // saved: nothing shown changes
+    QCOMPARE(w.historyDock()->list()->count(), 2);
+    w.controller()->undo();
+    QVERIFY(w.compareDock()->summary().ok);
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+    QVERIFY(!w.compareDock()->summary().ok);  // another document: its results went
+    QCOMPARE(w.historyDock()->list()->count(), 1);
+    QVERIFY(w.closeDocument());
+    QCOMPARE(kinds, (QVector<Kind>{Kind::Opened, Kind::RevisionAdded, Kind::Saved, Kind::CurrentMoved, Kind::Opened, Kind::Closed}));
+  }
+
   void everyPathAsks_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<int>("answer");

@@ -270,11 +270,12 @@ CompareDock::~CompareDock() {
   numericsWatcher_.waitForFinished();
 }
 
+void CompareDock::documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event) {
+  if (event.replacesDocument()) setDocument(document);
+  else if (event.movesRevision()) refreshRevisions();
+}
+
 void CompareDock::setDocument(const core::model::Document* document) {
-  if (document && document == document_) {  // a new current revision: results stay, the choices grow
-    refreshRevisions();
-    return;
-  }
   cancel();  // a running comparison belongs to the previous document: stop it, drop its result
   ++generation_;
   document_ = document;
@@ -599,7 +600,11 @@ void CompareDock::findFloat32Nodes() {
   runNumericsJob([out, request, ids] { *out = core::jobs::runFloat32Search(request, ids); }, [this, out] { float32_ = *out; });
 }
 
-QString CompareDock::saveReducedAs(const QString& path) { return core::jobs::saveReduced(reduce_, path); }
+QString CompareDock::saveReducedAs(const QString& path) {
+  // The subgraph and its boundary values are the reduce job's own (shared, immutable): the save
+  // (a .pt2 with its weights) runs off the GUI thread.
+  return runOffGuiThread([summary = reduce_, path] { return core::jobs::saveReduced(summary, path); });
+}
 
 void CompareDock::setPrecisionB(const QString& dtype) {
   const int i = dtypeB_->findData(dtype);

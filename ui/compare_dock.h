@@ -1,6 +1,7 @@
 #pragma once
 // The Compare dock: pick revisions A and B of the open document, inputs, device and tolerances,
 // run the comparison in a worker thread (cancellable) and list outputs and nodes pass/fail.
+#include "core/document/change_event.h"
 #include "core/run/compare_job.h"
 #include "core/jobs/numerics_job.h"
 
@@ -35,8 +36,12 @@ class CompareDock : public QWidget {
   explicit CompareDock(QWidget* parent = nullptr);
   ~CompareDock() override;
 
-  // The document whose revisions are offered; nullptr clears. Not owned.
+  // Another document whose revisions are offered (nullptr clears): the previous one's results go.
+  // Not owned.
   void setDocument(const core::model::Document* document);
+  // The open document changed (DocumentController::documentChanged): another document resets the
+  // dock; another current revision keeps the results and offers the new revision.
+  void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
   void setInputSpec(const QString& spec);
   // The inputs and tolerance as the dock's fields give them (the History ledger checks with them).
   QString inputSpec() const;

@@ -90,45 +90,50 @@ bool ExportActions::exportDot(const QString& path) {
 
 bool ExportActions::exportReport(const QString& path) {
   const auto* doc = controller_->document();
-  const auto* view = window_->view();
-  if (!doc || !view || !mayWrite(path)) return false;
+  if (!doc || !window_->view() || !mayWrite(path)) return false;
+  // What the window shows now is copied here; the report is assembled, laid out, drawn and
+  // written off the GUI thread.
   const int current = doc->currentIndex();
   const QString originalLabel = tr("revision 0 “%1”").arg(doc->original()->name());
   const QString currentLabel = tr("revision %1 “%2”").arg(current).arg(doc->current()->name());
-  core::report::HtmlReport r =
-      core::report::assembleReport(*doc, *doc->original(), nullptr, doc->current().get(), originalLabel, currentLabel);
-  const auto& compare = window_->compareDock()->summary();
-  if (compare.ok) r.compare = compare;
-  else r.compareNote = tr("No compare has been run (Compare dock).");
+  auto view = std::make_shared<const core::model::GraphView>(*window_->view());
+  const core::layout::Diagram diagram = window_->canvas()->diagram();
+  QSet<QString> open;  // the original is drawn with the same modules open
+  for (int g : window_->canvas()->expansion()) open.insert(view->groups.value(g).path);
+  std::optional<core::run::CompareSummary> compare;
+  if (window_->compareDock()->summary().ok) compare = window_->compareDock()->summary();
   const auto* profile = window_->profileDock();
-  if (profile->before()) {
-    r.before = profile->before();
-    r.after = profile->after();
-    r.beforeLabel = tr("original");
-    r.afterLabel = tr("current");
-  } else {
-    r.profileNote = tr("No profile has been run (Profile dock).");
-  }
-  if (current != 0) {
-    // The original beside the current revision, with the same modules open: laid out off the
-    // GUI thread (the layout may wait for the Graphviz worker).
-    QSet<QString> open;
-    for (int g : window_->canvas()->expansion()) open.insert(view->groups.value(g).path);
-    const auto originalRevision = doc->original();
-    auto original = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*originalRevision, *doc));
-    const auto diagram = runOffGuiThread([original, open] {
+  const auto before = profile->before(), after = profile->after();
+  const QString noCompare = tr("No compare has been run (Compare dock)."), noProfile = tr("No profile has been run (Profile dock).");
+  const QString profileBefore = tr("original"), profileAfter = tr("current");
+  const QString why = runOffGuiThread([&] {
+    core::report::HtmlReport r =
+        core::report::assembleReport(*doc, *doc->original(), nullptr, doc->current().get(), originalLabel, currentLabel);
+    if (compare) r.compare = compare;
+    else r.compareNote = noCompare;
+    if (before) {
+      r.before = before;
+      r.after = after;
+      r.beforeLabel = profileBefore;
+      r.afterLabel = profileAfter;
+    } else {
+      r.profileNote = noProfile;
+    }
+    if (current != 0) {
+      // The original beside the current revision (the layout may wait for the Graphviz worker).
+      auto original = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*doc->original(), *doc));
       core::layout::Expansion expanded{0};
       for (const auto& g : original->groups)
         if (open.contains(g.path)) expanded.insert(g.index);
       core::layout::LayoutEngine engine;
       engine.setView(original);
-      return engine.layout(expanded);
-    });
-    addReportDiagram(r, originalLabel, diagram, *original, false);
-  }
-  addReportDiagram(r, currentLabel, window_->canvas()->diagram(), *view, true);
-  setReportLegend(r);
-  if (const QString why = core::io::writeAtomically(path, core::report::htmlReport(r)); !why.isEmpty()) {
+      addReportDiagram(r, originalLabel, engine.layout(expanded), *original, false);
+    }
+    addReportDiagram(r, currentLabel, diagram, *view, true);
+    setReportLegend(r);
+    return core::io::writeAtomically(path, core::report::htmlReport(r));
+  });
+  if (!why.isEmpty()) {
     failed(path, tr("Cannot write %1: %2").arg(path, why));
     return false;
   }

@@ -136,11 +136,12 @@ QVector<int> HistoryDock::selectedPair() const {
   return pair;
 }
 
+void HistoryDock::documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event) {
+  if (event.replacesDocument()) setDocument(document);
+  else refresh();
+}
+
 void HistoryDock::setDocument(const core::model::Document* document) {
-  if (document && document == document_) {  // a new current revision: the checks made stay
-    refresh();
-    return;
-  }
   document_ = document;
   recheck();
   refresh();

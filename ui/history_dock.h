@@ -5,6 +5,7 @@
 // in the background after each change (core/run/ledger), with a chart of both across revisions.
 // Below, what the current revision changed vs its parent, counted and named as the Diff view does
 // (core/edit/graph_diff, through provenance).
+#include "core/document/change_event.h"
 #include "core/io/input_specs.h"
 #include "core/jobs/ledger.h"
 
@@ -34,7 +35,11 @@ class HistoryDock : public QWidget {
  public:
   explicit HistoryDock(QWidget* parent = nullptr);
   ~HistoryDock() override;
+  // Another document (nullptr clears): the previous one's checks go. Not owned.
   void setDocument(const core::model::Document* document);
+  // The open document changed: another document resets the list and its checks; a revision
+  // added, made current or saved redraws it (the checks made stay).
+  void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
   void refresh();
   QListWidget* list() const { return list_; }
   // The two selected revisions (Ctrl+click selects a second one), lower index first; empty

@@ -117,11 +117,11 @@ MainWindow::~MainWindow() {
 
 void MainWindow::connectDocks() {
   const auto& d = docks_;
-  // Every dock reads the document through the controller's one announcement.
-  connect(controller_, &DocumentController::documentChanged, d.compare, &CompareDock::setDocument);
-  connect(controller_, &DocumentController::documentChanged, d.profile, &ProfileDock::setDocument);
-  connect(controller_, &DocumentController::documentChanged, d.rewrites, &RewriteDock::setDocument);
-  connect(controller_, &DocumentController::documentChanged, d.history, &HistoryDock::setDocument);
+  // Every dock reads the document through the controller's one announcement, and switches on its kind.
+  connect(controller_, &DocumentController::documentChanged, d.compare, &CompareDock::documentChanged);
+  connect(controller_, &DocumentController::documentChanged, d.profile, &ProfileDock::documentChanged);
+  connect(controller_, &DocumentController::documentChanged, d.rewrites, &RewriteDock::documentChanged);
+  connect(controller_, &DocumentController::documentChanged, d.history, &HistoryDock::documentChanged);
   connect(d.history, &HistoryDock::revisionChosen, controller_, &DocumentController::setCurrent);
   connect(d.history, &HistoryDock::diffRequested, this, [this](int a, int b) { showDiff(a, b); });
   // Rewrites go through the controller: journaled like edits, so recovery restores them.
@@ -213,8 +213,9 @@ bool MainWindow::openSample(const QString& name, bool freeze) { return controlle
 
 bool MainWindow::closeDocument() { return controller_->close(); }
 
-void MainWindow::showDocument(const core::model::Document* document) {
-  if (document && document == shownDocument_) return refreshView();  // a new current revision
+void MainWindow::showDocument(const core::model::Document* document, const core::document::ChangeEvent& event) {
+  if (event.movesRevision()) return refreshView();
+  if (!event.replacesDocument()) return;  // saved: the title's mark follows modifiedChanged
   // Another document, or none: nothing shown of the previous one stays, nor can be clicked.
   forgetDocument();
   if (!document) return docks_.issues->clear();  // closed: its issues go too

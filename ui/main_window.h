@@ -2,6 +2,7 @@
 // Graft's main window: it wires the canvas, the docks and the menus to the DocumentController,
 // which owns the open document, and keeps what the window itself shows: the GraphView of the
 // current revision and the selection.
+#include "core/document/change_event.h"
 #include "core/model/diagnostic.h"
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_scene.h"
@@ -120,7 +121,7 @@ class MainWindow : public QMainWindow {
  private:
   void connectDocks();
   // The controller announced a change: another document (or none), or a new current revision.
-  void showDocument(const core::model::Document* document);
+  void showDocument(const core::model::Document* document, const core::document::ChangeEvent& event);
   void forgetDocument();
   // Rebuilds the GraphView, the IR and the code of the current revision off the GUI thread.
   void refreshView();

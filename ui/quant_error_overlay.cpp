@@ -5,6 +5,7 @@
 #include "core/model/document.h"
 #include "core/io/input_specs.h"
 #include "ui/compare_dock.h"
+#include "ui/document/off_thread.h"
 
 #include <QtConcurrent/QtConcurrent>
 #include <QtCore/QPointer>
@@ -53,7 +54,8 @@ bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString&
 
 bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath,
                                  QString* error) {
-  const auto inputs = core::io::resolveInputs(document, compare->inputSpec(), 0);
+  // Input files (up to 4 GiB) are read off the GUI thread, as the docks read them.
+  const auto inputs = runOffGuiThread([&document, spec = compare->inputSpec()] { return core::io::resolveInputs(document, spec, 0); });
   if (!inputs.inputs && inputs.missingShape >= 0) {
     // The model records no inputs: asked for as Compare asks, then started with the answer.
     compare->askForInputs([this, doc = QPointer<const core::model::Document>(&document), compare, floatPath] {

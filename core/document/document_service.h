@@ -5,13 +5,13 @@
 //
 // Every change (an edit, rules and passes, a module replacement, keeping nodes in float32, undo,
 // redo, a History click, a replayed journal, a save) goes through it and is announced once, after
-// the journal has it, as a typed ChangeEvent: what happened, to which revision. Views switch on the
-// kind instead of working out what changed (as Tiled's Document::changed(ChangeEvent) does).
+// the journal has it, as a typed ChangeEvent (change_event.h): what happened, to which revision.
 // Questions to the user (unsaved work, replacing a file, trusting a file) are not asked here: the
 // owner asks them (the window with dialogs, the CLI with its flags) before calling in.
 //
 // Lives on one thread (the GUI's or the CLI's main thread); prepareRewrite alone may run on a
 // worker, as edit::Session::prepareRewrite may.
+#include "core/document/change_event.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/model/document.h"
@@ -20,19 +20,6 @@
 #include <memory>
 
 namespace graft::core::document {
-
-struct ChangeEvent {
-  enum class Kind {
-    Opened,         // a document was installed (revision: its current one)
-    Closed,         // no document any more (revision -1)
-    RevisionAdded,  // a change made revision `revision`, now current
-    CurrentMoved,   // undo, redo or a History click made `revision` current
-    Saved,          // `revision` was written to `path`
-  };
-  Kind kind = Kind::Opened;
-  int revision = -1;
-  QString path;  // Saved only
-};
 
 class DocumentService : public QObject {
   Q_OBJECT

@@ -12,6 +12,14 @@
 
 namespace graft::ui {
 
+namespace {
+// What a diff shows, made off the GUI thread.
+struct Built {
+  core::edit::GraphDiff diff;
+  std::shared_ptr<core::model::GraphView> a, b;
+};
+}  // namespace
+
 DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, const core::run::CompareSummary& compare,
                         const std::optional<core::profile::Profile>& before, const std::optional<core::profile::Profile>& after) {
   DiffMetrics metrics;
@@ -52,11 +60,16 @@ DiffView* DiffWindow::showRevisions(const core::model::Document& document, int a
                                     QString* summary) {
   if (a < 0 || b < 0 || a >= document.count() || b >= document.count()) return nullptr;
   const auto ra = document.revision(a), rb = document.revision(b);
+  // The diff and both views are built off the GUI thread (large models take seconds).
+  const Built built = runOffGuiThread([&document, ra, rb] {
+    return Built{core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance),
+                 std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
+                 std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, document))};
+  });
+  const auto& diff = built.diff;
   auto* view = ensure();
-  const auto diff = core::edit::diffGraphs(*ra, *rb, core::edit::DiffMatching::ByProvenance);
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, document)), diff,
-                  tr("A: revision %1 “%2”").arg(a).arg(ra->name()), tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
+  view->setGraphs(built.a, built.b, diff, tr("A: revision %1 “%2”").arg(a).arg(ra->name()),
+                  tr("B: revision %1 “%2”").arg(b).arg(rb->name()));
   view->setMetrics(metrics);
   view->setWindowTitle(tr("Diff: %1 — Graft").arg(document.displayName()));
   present();
@@ -79,10 +92,13 @@ DiffView* DiffWindow::showFile(const core::model::Document& document, const QStr
 
 DiffView* DiffWindow::showDocuments(const core::model::Document& document, const core::model::Document& other) {
   const auto ra = document.current(), rb = other.current();
-  const auto diff = core::edit::diffDocuments(document, *ra, other, *rb);
+  const Built built = runOffGuiThread([&document, &other, ra, rb] {
+    return Built{core::edit::diffDocuments(document, *ra, other, *rb),
+                 std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
+                 std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, other))};
+  });
   auto* view = ensure();
-  view->setGraphs(std::make_shared<core::model::GraphView>(core::model::GraphView::build(*ra, document)),
-                  std::make_shared<core::model::GraphView>(core::model::GraphView::build(*rb, other)), diff,
+  view->setGraphs(built.a, built.b, built.diff,
                   tr("A: %1, revision %2").arg(document.displayName()).arg(document.currentIndex()),
                   tr("B: %1").arg(other.displayName()));
   view->setMetrics({});

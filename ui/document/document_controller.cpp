@@ -33,8 +33,8 @@ core::io::LoadResult adopted(core::io::LoadResult result) {
 DocumentController::DocumentController(QWidget* window) : QObject(window), window_(window) {
   // The service announces every change once, after the journal has it.
   connect(&service_, &core::document::DocumentService::changed, this, [this](const core::document::ChangeEvent& e) {
-    if (e.kind == core::document::ChangeEvent::Kind::Saved) Q_EMIT modifiedChanged(isModified());
-    else announce();
+    Q_EMIT documentChanged(service_.document(), e);
+    Q_EMIT modifiedChanged(isModified());
   });
 }
 
@@ -43,11 +43,6 @@ DocumentController::~DocumentController() { closeJournal(); }
 void DocumentController::setBusy(const QString& what) {
   busy_ = what;
   Q_EMIT busyChanged(what);
-}
-
-void DocumentController::announce() {
-  Q_EMIT documentChanged(service_.document());
-  Q_EMIT modifiedChanged(isModified());
 }
 
 bool DocumentController::openFile(const QString& path, bool freeze, bool trust) {

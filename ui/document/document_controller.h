@@ -3,8 +3,8 @@
 // file), the busy state, and moving heavy work off the GUI thread (ui/document/off_thread.h). The
 // document itself, its Session and journal belong to a core::document::DocumentService, which
 // this controller holds and graft-cli's commands hold too; every change goes through it, is
-// journaled first and announced once, and reaches the docks as documentChanged, a const pointer
-// they never change.
+// journaled first and announced once, and reaches the views as documentChanged: a const pointer
+// they never change, and the ChangeEvent that says what happened.
 #include "core/document/document_service.h"
 #include "core/edit/edit.h"
 #include "core/model/diagnostic.h"
@@ -94,9 +94,9 @@ class DocumentController : public QObject {
   bool recover(const QString& journalPath);
 
  Q_SIGNALS:
-  // A document was opened or closed (nullptr), or its current revision changed: always after the
-  // journal has the change.
-  void documentChanged(const core::model::Document* document);
+  // What happened to the open document (`document`, nullptr once closed): opened, closed, a
+  // revision added or made current, saved. Always after the journal has the change.
+  void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
   void modifiedChanged(bool modified);
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
   void loadFailed(const QString& headline);
@@ -115,7 +115,6 @@ class DocumentController : public QObject {
   bool openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load,
                   const std::function<bool()>& retryTrusted = {});
   void setBusy(const QString& what);
-  void announce();
   // A model that did not open: the Issues dock, an error box and loadFailed.
   void reportLoadFailure(const core::io::LoadError& error, const QString& file);
   // Why a change is refused now (no model, or a job running), empty when it may go.

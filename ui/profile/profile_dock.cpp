@@ -170,8 +170,11 @@ ProfileDock::~ProfileDock() {
   watcher_.waitForFinished();
 }
 
+void ProfileDock::documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event) {
+  if (event.replacesDocument()) setDocument(document);
+}
+
 void ProfileDock::setDocument(const core::model::Document* document) {
-  if (document && document == document_) return;  // a new current revision: the profiles stay
   cancel();
   watcher_.waitForFinished();
   ++generation_;  // a result still on its way belongs to the previous document

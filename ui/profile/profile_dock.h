@@ -1,6 +1,7 @@
 #pragma once
 // The Profile dock: profiles the original and the current revision on the same inputs in a
 // worker thread, then shows both timelines one above the other, the charts, and the speedup.
+#include "core/document/change_event.h"
 #include "core/model/diagnostic.h"
 #include "core/model/document.h"
 #include "core/model/revision.h"
@@ -32,7 +33,11 @@ class ProfileDock : public QDockWidget {
  public:
   explicit ProfileDock(QWidget* parent = nullptr);
   ~ProfileDock() override;
+  // Another document (nullptr clears): the previous one's profiles go. Not owned.
   void setDocument(const core::model::Document* document);
+  // The open document changed: another document resets the dock; another revision keeps the
+  // profiles made (they name their revisions).
+  void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
 
   // Starts profiling (original and, when it differs, current); finished() follows.
   void start();

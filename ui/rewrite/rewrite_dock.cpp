@@ -209,9 +209,18 @@ void RewriteDock::updateApplyButtons() {
   applyOne_->setEnabled(document_ && !shownRules_.isEmpty() && current_ >= 0);
 }
 
+void RewriteDock::documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event) {
+  if (event.replacesDocument()) return setDocument(document);
+  if (event.movesRevision()) showRevision();
+}
+
 void RewriteDock::setDocument(const core::model::Document* document) {
-  if (document != document_) selection_.clear();  // a new current revision keeps the selection
+  selection_.clear();
   document_ = document;
+  showRevision();
+}
+
+void RewriteDock::showRevision() {
   editor_->setRevision(document_ ? document_->current() : nullptr);
   // The current rule is recounted on the new revision: the list's, or the editor's own.
   if (editorIsCurrent_) showEditorMatches();

@@ -7,6 +7,7 @@
 // does not parse; Apply every rule runs the library. Each is one revision and one undo step, and
 // a rewrite that changes nothing records none.
 #include <functional>
+#include "core/document/change_event.h"
 #include "core/rewrite/apply.h"
 
 #include <QtCore/QPointer>
@@ -36,7 +37,11 @@ class RewriteDock : public QWidget {
   explicit RewriteDock(QWidget* parent = nullptr);
   ~RewriteDock() override;
 
+  // Another document (nullptr clears): the selection goes, the rules are counted on it.
   void setDocument(const core::model::Document* document);
+  // The open document changed: another document as setDocument; another current revision keeps
+  // the selection and counts the current rule's matches on the new revision.
+  void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
   // Who commits a rewrite: the editing session, so that it is journaled (MainWindow sets it).
   // Without one, rewrites are committed to the document directly.
   using Committer = std::function<core::rewrite::ApplyResult(const QVector<core::rewrite::Step>&)>;
@@ -97,6 +102,8 @@ class RewriteDock : public QWidget {
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
 
  private:
+  // The editor and the match counts follow the document's current revision.
+  void showRevision();
   // `reveal`: also show the first match on the canvas (when the user picked the rule).
   void refreshSelection(bool reveal);
   void filter(const QString& text);

@@ -12,6 +12,7 @@
 #include "ui/compare_dock.h"
 #include "ui/edit_actions.h"
 #include "ui/document/document_controller.h"
+#include "ui/document/off_thread.h"
 #include "ui/main_window.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/profile/profile_dock.h"
@@ -232,13 +233,18 @@ QString TourDriver::saveAndReload(const QString& file) {
   savedLoads_ = false;
   // A copy: the user did not save, so their work stays marked unsaved and is asked about later.
   if (!window_->controller()->saveAs(path, true, /*asCopy=*/true)) return QStringLiteral("could not save %1").arg(path);
-  // Read it back: the same op count proves the rewrite was saved. Unfrozen, because freezing
-  // folds ops on constant weights (aten::t of a weight) and would change the count.
-  const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
-  if (!loaded.ok()) return QStringLiteral("the saved file does not load: %1").arg(loaded.error.headline);
-  const int ops = core::rewrite::opCount(*loaded.document->current());
-  if (ops != window_->view()->opCount())
-    return QStringLiteral("the saved file has %1 ops, the revision %2").arg(ops).arg(window_->view()->opCount());
+  // Read it back (off the GUI thread): the same op count, by the same count, proves the rewrite
+  // was saved. Unfrozen, because freezing folds ops on constant weights (aten::t of a weight) and
+  // would change the count.
+  const int expected = core::rewrite::opCount(*window_->controller()->document()->current());
+  QString error;
+  const int ops = runOffGuiThread([path, &error] {
+    const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
+    if (!loaded.ok()) error = loaded.error.headline;
+    return loaded.ok() ? core::rewrite::opCount(*loaded.document->current()) : -1;
+  });
+  if (ops < 0) return QStringLiteral("the saved file does not load: %1").arg(error);
+  if (ops != expected) return QStringLiteral("the saved file has %1 ops, the revision %2").arg(ops).arg(expected);
   savedLoads_ = true;
   lastSaved_ = path;
   window_->statusBar()->showMessage(tr("Saved %1 and read it back: %2 ops").arg(path).arg(ops), 8000);
