@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (parser.isSet(autoplay)) {
-      auto* player = new graft::ui::TourAutoplay(&window, parser.value(screenshots), &window);
+      auto* player = new graft::ui::TourAutoplay(window.parts(), parser.value(screenshots), &window);
       QObject::connect(player, &graft::ui::TourAutoplay::progress, [](const QString& line) {
         std::printf("%s\n", qPrintable(line));
         std::fflush(stdout);

@@ -172,6 +172,54 @@ class TestGate : public QObject {
       QVERIFY2(!uses[QStringLiteral("run")].contains(QLatin1String(above)), qPrintable(uses[QStringLiteral("run")].value(QLatin1String(above))));
   }
 
+  // The window only builds and wires: its helpers reach it through the parts it hands them
+  // (ui/workbench.h), so no other ui/ file includes main_window.h, and ui/'s files include each
+  // other without a cycle. The one pair allowed is the canvas's scene and the items it draws,
+  // which paint from the scene's state (Qt's QGraphicsScene pattern).
+  void uiHelpersDoNotReachTheWindow() {
+    const QString ui = qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/ui");
+    static const QRegularExpression include(QStringLiteral("^#include \"(ui/[\\w/]+)\\.h\""));
+    QMap<QString, QMap<QString, QString>> uses;  // file without extension -> included -> where
+    QDirIterator it(ui, {QStringLiteral("*.cpp"), QStringLiteral("*.h")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+      const QString path = it.next();
+      const QString relative = QStringLiteral("ui/") + QDir(ui).relativeFilePath(path);
+      const QString unit = relative.section(QLatin1Char('.'), 0, 0);
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+      for (qsizetype i = 0; i < lines.size(); ++i) {
+        const auto m = include.match(lines[i]);
+        if (!m.hasMatch() || m.captured(1) == unit) continue;
+        QVERIFY2(m.captured(1) != QLatin1String("ui/main_window"), qPrintable(QStringLiteral("%1:%2 includes the window").arg(relative).arg(i + 1)));
+        uses[unit].insert(m.captured(1), QStringLiteral("%1:%2").arg(relative).arg(i + 1));
+      }
+    }
+    QVERIFY(uses.size() >= 25);  // the walk found ui/'s files
+    uses[QStringLiteral("ui/canvas/graph_items")].remove(QStringLiteral("ui/canvas/graph_scene"));
+    QStringList path;
+    QSet<QString> done;
+    std::function<bool(const QString&)> reachesBack = [&](const QString& unit) {
+      if (path.contains(unit)) return path << unit, true;
+      if (done.contains(unit)) return false;
+      path << unit;
+      for (auto next = uses[unit].cbegin(); next != uses[unit].cend(); ++next)
+        if (reachesBack(next.key())) return true;
+      path.removeLast();
+      done.insert(unit);
+      return false;
+    };
+    for (const QString& unit : uses.keys()) {
+      if (!reachesBack(unit)) continue;
+      QStringList steps;
+      for (qsizetype i = path.indexOf(path.back()); i + 1 < path.size(); ++i) steps << uses[path[i]][path[i + 1]];
+      QFAIL(qPrintable(QStringLiteral("ui/ has an include cycle: ") + steps.join(QStringLiteral(" -> "))));
+    }
+    QFile window(ui + QStringLiteral("/main_window.cpp"));
+    QVERIFY(window.open(QIODevice::ReadOnly));
+    QVERIFY2(window.readAll().count('\n') <= 400, "ui/main_window.cpp is over 400 lines: move the work into a part");
+  }
+
   // The service announces each change once, typed, after the journal has it.
   void serviceAnnouncesTypedEvents() {
     using Kind = core::document::ChangeEvent::Kind;

@@ -79,7 +79,7 @@ QByteArray userTour(const QString& extraStep = {}) {
 // and sets `code`.
 QString autoplay(ui::MainWindow& window, const core::tour::Tour& tour, int* code, const QString& screenshots = {}) {
   window.startTour(tour);
-  ui::TourAutoplay player(&window, screenshots);
+  ui::TourAutoplay player(window.parts(), screenshots);
   QSignalSpy done(&player, &ui::TourAutoplay::finished);
   player.start();
   if (done.isEmpty() && !done.wait(300000)) return QStringLiteral("timed out");
@@ -447,7 +447,7 @@ class TstTour : public QObject {
     impossible.steps[1].title = "Impossible step";
     ui::MainWindow second;
     second.show();
-    ui::TourAutoplay player(&second, {});
+    ui::TourAutoplay player(second.parts(), {});
     player.setStepTimeoutMs(1000);
     second.startTour(impossible);
     QSignalSpy done(&player, &ui::TourAutoplay::finished);

@@ -5,7 +5,9 @@
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/document/document_controller.h"
-#include "ui/main_window.h"
+#include "ui/main_docks.h"
+#include "ui/selection.h"
+#include "ui/shown_view.h"
 #include "ui/op_palette_dialog.h"
 
 #include <QtCore/QDir>
@@ -16,6 +18,7 @@
 #include <QtCore/QTimer>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QFileDialog>
+#include <QtWidgets/QMainWindow>
 #include <QtWidgets/QInputDialog>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QMenu>
@@ -27,8 +30,8 @@ namespace graft::ui {
 
 namespace edit = core::edit;
 
-EditActions::EditActions(MainWindow* window, DocumentController* controller)
-    : QObject(window), window_(window), controller_(controller) {
+EditActions::EditActions(const Workbench& parts, QObject* parent)
+    : QObject(parent), parts_(parts), controller_(parts.controller) {
   undo = new QAction(tr("&Undo"), this);
   undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
   redo = new QAction(tr("&Redo"), this);
@@ -50,53 +53,53 @@ EditActions::EditActions(MainWindow* window, DocumentController* controller)
   // QKeySequence::SaveAs has no binding under a plain X11 window manager.
   saveAs->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)});
   connect(saveAs, &QAction::triggered, controller_, [this] { controller_->saveAsDialog(); });
-  for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) window->addAction(a);
+  for (QAction* a : {undo, redo, deleteNode, insertOp, replaceOp, editValue, saveAs}) parts_.window->addAction(a);
 
   connect(undo, &QAction::triggered, controller_, &DocumentController::undo);
   connect(redo, &QAction::triggered, controller_, &DocumentController::redo);
-  connect(deleteNode, &QAction::triggered, this, [this] { applyEdit(edit::DeleteNode{window_->selectedNode()}); });
+  connect(deleteNode, &QAction::triggered, this, [this] { applyEdit(edit::DeleteNode{parts_.selection->selected()}); });
   connect(replaceOp, &QAction::triggered, this, [this] {
-    const auto* node = window_->view() ? window_->view()->node(window_->selectedNode()) : nullptr;
+    const auto* node = parts_.shown->view() ? parts_.shown->view()->node(parts_.selection->selected()) : nullptr;
     if (!node) return;
-    OpPaletteDialog dialog(tr("Replace %1 by").arg(node->kind), QString(), window_);
+    OpPaletteDialog dialog(tr("Replace %1 by").arg(node->kind), QString(), parts_.window);
     if (dialog.exec() == QDialog::Accepted && !dialog.selectedOp().isEmpty())
       applyEdit(edit::ReplaceOp{node->id, dialog.selectedOp()});
   });
   connect(insertOp, &QAction::triggered, this, [this] {
     const auto* doc = controller_->document();
     if (!doc) return;
-    const auto inputs = edit::edgeInputs(*doc->current(), window_->selectedNode());
-    if (inputs.isEmpty()) { window_->statusBar()->showMessage(tr("Select a node with an input edge")); return; }
+    const auto inputs = edit::edgeInputs(*doc->current(), parts_.selection->selected());
+    if (inputs.isEmpty()) { parts_.window->statusBar()->showMessage(tr("Select a node with an input edge")); return; }
     int index = inputs.front().index;
     if (inputs.size() > 1) {
       QStringList names;
       for (const auto& s : inputs) names << QStringLiteral("%1 (%2)").arg(s.name, s.type);
       bool ok = false;
-      const QString pick = QInputDialog::getItem(window_, tr("Insert op"), tr("On the edge into:"), names, 0, false, &ok);
+      const QString pick = QInputDialog::getItem(parts_.window, tr("Insert op"), tr("On the edge into:"), names, 0, false, &ok);
       if (!ok) return;
       index = inputs[names.indexOf(pick)].index;
     }
-    OpPaletteDialog dialog(tr("Insert op"), QString(), window_);
+    OpPaletteDialog dialog(tr("Insert op"), QString(), parts_.window);
     if (dialog.exec() == QDialog::Accepted && !dialog.selectedOp().isEmpty())
-      applyEdit(edit::InsertOp{window_->selectedNode(), index, dialog.selectedOp(), {}});
+      applyEdit(edit::InsertOp{parts_.selection->selected(), index, dialog.selectedOp(), {}});
   });
   connect(editValue, &QAction::triggered, this, [this] {
     const auto* doc = controller_->document();
     if (!doc) return;
-    const auto slots_ = edit::constantArguments(*doc->current(), window_->selectedNode());
-    if (slots_.isEmpty()) { window_->statusBar()->showMessage(tr("The selected node has no editable constant")); return; }
+    const auto slots_ = edit::constantArguments(*doc->current(), parts_.selection->selected());
+    if (slots_.isEmpty()) { parts_.window->statusBar()->showMessage(tr("The selected node has no editable constant")); return; }
     QStringList names;
     for (const auto& s : slots_) names << QStringLiteral("%1: %2 = %3").arg(s.argument, s.type, s.value);
     bool ok = false;
-    const QString pick = QInputDialog::getItem(window_, tr("Edit value"), tr("Argument:"), names, 0, false, &ok);
+    const QString pick = QInputDialog::getItem(parts_.window, tr("Edit value"), tr("Argument:"), names, 0, false, &ok);
     if (!ok) return;
     const auto& slot = slots_[names.indexOf(pick)];
-    const QString text = QInputDialog::getText(window_, tr("Edit value"), tr("%1 (%2):").arg(slot.argument, slot.type),
+    const QString text = QInputDialog::getText(parts_.window, tr("Edit value"), tr("%1 (%2):").arg(slot.argument, slot.type),
                                                QLineEdit::Normal, slot.value, &ok);
-    if (ok) applyEdit(edit::EditConstant{window_->selectedNode(), slot.argument, text});
+    if (ok) applyEdit(edit::EditConstant{parts_.selection->selected(), slot.argument, text});
   });
 
-  connect(window, &MainWindow::selectionChanged, this, &EditActions::updateEnabled);
+  connect(parts_.selection, &Selection::changed, this, &EditActions::updateEnabled);
   connect(controller_, &DocumentController::documentChanged, this, &EditActions::updateEnabled);
   updateEnabled();
 }
@@ -117,8 +120,8 @@ void EditActions::addContextMenus(canvas::GraphCanvas* canvas, QWidget* modules)
   connect(canvas, &QWidget::customContextMenuRequested, this, [this, canvas](const QPoint& pos) {
     for (auto* item : canvas->items(pos))
       if (auto* node = dynamic_cast<canvas::NodeItem*>(item)) {
-        window_->selectNode(node->id());
-        QMenu menu(window_);
+        parts_.selection->select(node->id());
+        QMenu menu(parts_.window);
         menu.addActions(nodeActions());
         menu.exec(canvas->viewport()->mapToGlobal(pos));
         return;
@@ -130,7 +133,7 @@ void EditActions::updateEnabled() {
   const auto* doc = controller_->document();
   undo->setEnabled(doc && doc->canUndo());
   redo->setEnabled(doc && doc->canRedo());
-  const bool node = doc && window_->selectedNode() != core::model::kNoNode;
+  const bool node = doc && parts_.selection->selected() != core::model::kNoNode;
   for (QAction* a : nodeActions()) a->setEnabled(node);
   saveAs->setEnabled(doc);
   save->setEnabled(doc);
@@ -139,8 +142,8 @@ void EditActions::updateEnabled() {
 bool EditActions::applyEdit(const edit::Edit& e, bool interactive) {
   const auto r = controller_->apply(e);
   if (!r.ok()) {
-    window_->statusBar()->showMessage(tr("Edit refused: %1").arg(r.error));
-    if (interactive) QMessageBox::warning(window_, tr("Edit refused"), r.error);
+    parts_.window->statusBar()->showMessage(tr("Edit refused: %1").arg(r.error));
+    if (interactive) QMessageBox::warning(parts_.window, tr("Edit refused"), r.error);
     Q_EMIT editRefused(r.error);
     Q_EMIT diagnosticsReported(r.diagnostics());
     return false;

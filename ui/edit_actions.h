@@ -1,8 +1,9 @@
 #pragma once
 // The editing commands of the main window as QActions (Undo, Redo, Delete, Insert op…, Replace
-// op…, Edit value…, Save, Save As…) acting on MainWindow::selectedNode(), so menus, the Modules
-// tree and the canvas can all share them. Every change goes through the DocumentController.
+// op…, Edit value…, Save, Save As…) acting on the selected node (ui/selection.h), so menus, the
+// Modules tree and the canvas can all share them. Every change goes through the DocumentController.
 #include "core/edit/edit.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QObject>
 #include <functional>
@@ -12,14 +13,14 @@ class QMenu;
 
 namespace graft::ui {
 
-class MainWindow;
 class DocumentController;
 namespace canvas { class GraphCanvas; }
 
 class EditActions : public QObject {
   Q_OBJECT
  public:
-  EditActions(MainWindow* window, DocumentController* controller);
+  // `parts`: the window's (its controller, selection, shown view and status bar).
+  EditActions(const Workbench& parts, QObject* parent);
 
   QAction* undo = nullptr;
   QAction* redo = nullptr;
@@ -53,7 +54,7 @@ class EditActions : public QObject {
 
  private:
   void updateEnabled();
-  MainWindow* window_;
+  const Workbench& parts_;
   DocumentController* controller_;
 };
 

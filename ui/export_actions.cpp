@@ -11,7 +11,9 @@
 #include "ui/compare_dock.h"
 #include "ui/document/document_controller.h"
 #include "ui/document/off_thread.h"
-#include "ui/main_window.h"
+#include "ui/main_docks.h"
+#include "ui/selection.h"
+#include "ui/shown_view.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/render/diagram_export.h"
 #include "ui/render/report_diagrams.h"
@@ -19,12 +21,13 @@
 #include <QtCore/QFileInfo>
 #include <QtGui/QAction>
 #include <QtWidgets/QFileDialog>
+#include <QtWidgets/QMainWindow>
 #include <QtWidgets/QStatusBar>
 
 namespace graft::ui {
 
-ExportActions::ExportActions(MainWindow* window, DocumentController* controller)
-    : QObject(window), window_(window), controller_(controller) {
+ExportActions::ExportActions(const Workbench& parts, QObject* parent)
+    : QObject(parent), parts_(parts), controller_(parts.controller) {
   svg = new QAction(tr("Export Diagram as &SVG…"), this);
   connect(svg, &QAction::triggered, this, [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &ExportActions::exportSvg); });
   png = new QAction(tr("Export Diagram as &PNG…"), this);
@@ -39,11 +42,11 @@ ExportActions::ExportActions(MainWindow* window, DocumentController* controller)
 }
 
 void ExportActions::exportDialog(const QString& filter, const QString& suffix, bool (ExportActions::*write)(const QString&)) {
-  if (!window_->view()) return;
-  QString path = QFileDialog::getSaveFileName(window_, tr("Export"), QString(), filter);
+  if (!parts_.shown->view()) return;
+  QString path = QFileDialog::getSaveFileName(parts_.window, tr("Export"), QString(), filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += suffix;
-  if ((this->*write)(path)) window_->statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  if ((this->*write)(path)) parts_.window->statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
 }
 
 bool ExportActions::mayWrite(const QString& path) {
@@ -56,30 +59,30 @@ bool ExportActions::mayWrite(const QString& path) {
 }
 
 void ExportActions::failed(const QString& path, const QString& error) {
-  window_->statusBar()->showMessage(error);
+  parts_.window->statusBar()->showMessage(error);
   Q_EMIT diagnosticsReported(core::io::SaveResult{false, error}.diagnostics(path));
 }
 
 bool ExportActions::exportSvg(const QString& path) {
-  const auto* view = window_->view();
+  const auto* view = parts_.shown->view();
   if (!view || !mayWrite(path)) return false;
   QString error;
-  if (canvas::writeSvg(path, window_->canvas()->diagram(), *view, &error)) return true;
+  if (canvas::writeSvg(path, parts_.canvas->diagram(), *view, &error)) return true;
   failed(path, error);
   return false;
 }
 
 bool ExportActions::exportPng(const QString& path) {
-  const auto* view = window_->view();
+  const auto* view = parts_.shown->view();
   if (!view || !mayWrite(path)) return false;
   QString error;
-  if (canvas::writePng(path, window_->canvas()->diagram(), *view, 1.5, 16000, &error)) return true;
+  if (canvas::writePng(path, parts_.canvas->diagram(), *view, 1.5, 16000, &error)) return true;
   failed(path, error);
   return false;
 }
 
 bool ExportActions::exportDot(const QString& path) {
-  const auto* view = window_->view();
+  const auto* view = parts_.shown->view();
   if (!view || !mayWrite(path)) return false;
   if (const QString why = core::io::writeAtomically(path, core::layout::flatDot(*view)); !why.isEmpty()) {
     failed(path, tr("Cannot write %1: %2").arg(path, why));
@@ -90,19 +93,19 @@ bool ExportActions::exportDot(const QString& path) {
 
 bool ExportActions::exportReport(const QString& path) {
   const auto* doc = controller_->document();
-  if (!doc || !window_->view() || !mayWrite(path)) return false;
+  if (!doc || !parts_.shown->view() || !mayWrite(path)) return false;
   // What the window shows now is copied here; the report is assembled, laid out, drawn and
   // written off the GUI thread.
   const int current = doc->currentIndex();
   const QString originalLabel = tr("revision 0 “%1”").arg(doc->original()->name());
   const QString currentLabel = tr("revision %1 “%2”").arg(current).arg(doc->current()->name());
-  auto view = std::make_shared<const core::model::GraphView>(*window_->view());
-  const core::layout::Diagram diagram = window_->canvas()->diagram();
+  auto view = std::make_shared<const core::model::GraphView>(*parts_.shown->view());
+  const core::layout::Diagram diagram = parts_.canvas->diagram();
   QSet<QString> open;  // the original is drawn with the same modules open
-  for (int g : window_->canvas()->expansion()) open.insert(view->groups.value(g).path);
+  for (int g : parts_.canvas->expansion()) open.insert(view->groups.value(g).path);
   std::optional<core::run::CompareSummary> compare;
-  if (window_->compareDock()->summary().ok) compare = window_->compareDock()->summary();
-  const auto* profile = window_->profileDock();
+  if (parts_.docks->compare->summary().ok) compare = parts_.docks->compare->summary();
+  const auto* profile = parts_.docks->profile;
   const auto before = profile->before(), after = profile->after();
   const QString noCompare = tr("No compare has been run (Compare dock)."), noProfile = tr("No profile has been run (Profile dock).");
   const QString profileBefore = tr("original"), profileAfter = tr("current");

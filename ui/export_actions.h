@@ -3,6 +3,7 @@
 // self-contained HTML report (core/report/html_report). Each goes through the output policy
 // (core/io/file_policy.h) and writes atomically.
 #include "core/model/diagnostic.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QObject>
 
@@ -10,13 +11,13 @@ class QAction;
 
 namespace graft::ui {
 
-class MainWindow;
 class DocumentController;
 
 class ExportActions : public QObject {
   Q_OBJECT
  public:
-  ExportActions(MainWindow* window, DocumentController* controller);
+  // `parts`: the window's (its controller, selection, shown view and status bar).
+  ExportActions(const Workbench& parts, QObject* parent);
 
   QAction* svg = nullptr;
   QAction* png = nullptr;
@@ -39,7 +40,7 @@ class ExportActions : public QObject {
   // The output policy's refusal, shown; true when `path` may be written.
   bool mayWrite(const QString& path);
   void failed(const QString& path, const QString& error);
-  MainWindow* window_;
+  const Workbench& parts_;
   DocumentController* controller_;
 };
 

@@ -10,7 +10,6 @@
 #include "ui/module_tree.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/rewrite/rewrite_dock.h"
-#include "ui/tour/tour_panel.h"
 
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMainWindow>
@@ -97,7 +96,7 @@ void sizeDockColumn(QMainWindow* window) {
   window->resizeDocks({inspector, tabs}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
 }
 
-void addTourDock(QMainWindow* window, TourPanel* panel) {
+void addTourDock(QMainWindow* window, QWidget* panel) {
   // Alone on the left while a tour runs: the steps stay beside the canvas and the docks they talk about.
   auto* tourDock = addDock(window, QMainWindow::tr("Tour"), "tourDock", panel, Qt::LeftDockWidgetArea);
   // The panel runs the full height, so its buttons stay put when the Compare or Profile dock opens

@@ -5,6 +5,7 @@
 // the main window.
 class QDockWidget;
 class QMainWindow;
+class QWidget;
 
 namespace graft::ui {
 
@@ -16,7 +17,6 @@ class IssuesDock;
 class ModuleTree;
 class ProfileDock;
 class RewriteDock;
-class TourPanel;
 namespace canvas { class GraphCanvas; class Minimap; }
 
 struct MainDocks {
@@ -40,6 +40,6 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas);
 // when the window knows its screen).
 void sizeDockColumn(QMainWindow* window);
 // The Tour panel, hidden on the left until a tour starts (made after the docks its driver watches).
-void addTourDock(QMainWindow* window, TourPanel* panel);
+void addTourDock(QMainWindow* window, QWidget* panel);
 
 }  // namespace graft::ui

@@ -13,7 +13,11 @@
 #include "ui/find_bar.h"
 #include "ui/heatmap_actions.h"
 #include "ui/history_dock.h"
-#include "ui/main_window.h"
+#include "ui/diff/diff_window.h"
+#include "ui/main_docks.h"
+#include "ui/quant_error_overlay.h"
+#include "ui/shown_view.h"
+#include "ui/tour/tour_panel.h"
 #include "ui/presentation.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/recent_files.h"
@@ -25,6 +29,7 @@
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QFileDialog>
+#include <QtWidgets/QMainWindow>
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QStatusBar>
@@ -35,12 +40,12 @@ namespace {
 const QString kModelFilter = QStringLiteral("PyTorch models (*.pt *.pth *.pt2 *.zip);;All files (*)");
 }
 
-MainMenus::MainMenus(MainWindow* window) : QObject(window), window_(window) {
+MainMenus::MainMenus(const Workbench& parts, QObject* parent) : QObject(parent), parts_(parts) {
   buildFile();
-  QMenu* edit = window_->menuBar()->addMenu(tr("&Edit"));
-  window_->editActions()->fillEditMenu(edit);
+  QMenu* edit = parts_.window->menuBar()->addMenu(tr("&Edit"));
+  parts_.edits->fillEditMenu(edit);
   edit->addSeparator();
-  QAction* find = edit->addAction(tr("&Find…"), window_->findBar(), [this] { window_->findBar()->activate(); });
+  QAction* find = edit->addAction(tr("&Find…"), parts_.findBar, [this] { parts_.findBar->activate(); });
   find->setShortcut(QKeySequence::Find);
   buildView();
   buildRewrite();
@@ -50,7 +55,7 @@ MainMenus::MainMenus(MainWindow* window) : QObject(window), window_(window) {
 }
 
 void MainMenus::showDock(const char* objectName) {
-  if (auto* dock = MainDocks::frame(window_, objectName)) {
+  if (auto* dock = MainDocks::frame(parts_.window, objectName)) {
     dock->show();
     dock->raise();
   }
@@ -61,57 +66,57 @@ void MainMenus::setModelOpen(bool open) {
 }
 
 void MainMenus::buildFile() {
-  auto* controller = window_->controller();
-  QMenu* file = window_->menuBar()->addMenu(tr("&File"));
+  auto* controller = parts_.controller;
+  QMenu* file = parts_.window->menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
     const QString path = QFileDialog::getOpenFileName(
-        window_, tr("Open model"), QString(),
+        parts_.window, tr("Open model"), QString(),
         tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;torch.export programs (*.pt2);;TorchScript archives (*.pt *.pth *.zip);;"
            "All files (*)"));
-    if (!path.isEmpty()) window_->openFile(path);
+    if (!path.isEmpty()) parts_.controller->openFile(path);
   });
   open->setShortcut(QKeySequence::Open);
   QAction* openTrusted = file->addAction(tr("Open &Trusted…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(window_, tr("Open a model you trust"), QString(), kModelFilter);
-    if (!path.isEmpty()) window_->openFile(path, true, true);
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open a model you trust"), QString(), kModelFilter);
+    if (!path.isEmpty()) parts_.controller->openFile(path, true, true);
   });
   openTrusted->setObjectName(QStringLiteral("openTrustedAction"));
   openTrusted->setToolTip(tr("Open a file whose code may run while it opens and whose runs may reach outside the process"));
-  connect(window_->startPage(), &StartPage::openRequested, open, &QAction::trigger);
+  connect(parts_.startPage, &StartPage::openRequested, open, &QAction::trigger);
   QMenu* samples = file->addMenu(tr("Open &Sample"));
   samples->setObjectName(QStringLiteral("samplesMenu"));
   for (const auto& s : core::samples::all()) {
-    QAction* a = samples->addAction(s.title, this, [this, name = s.name] { window_->openSample(name); });
+    QAction* a = samples->addAction(s.title, this, [this, name = s.name] { parts_.controller->openSample(name); });
     a->setToolTip(s.description);
     a->setData(s.name);
   }
   recent_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   connect(controller, &DocumentController::documentChanged, this, &MainMenus::rebuildRecentMenu);
-  file->addAction(window_->editActions()->save);
-  file->addAction(window_->editActions()->saveAs);
-  QAction* close = file->addAction(tr("&Close"), this, [this] { window_->closeDocument(); });
+  file->addAction(parts_.edits->save);
+  file->addAction(parts_.edits->saveAs);
+  QAction* close = file->addAction(tr("&Close"), this, [this] { parts_.controller->close(); });
   close->setObjectName(QStringLiteral("closeAction"));
   close->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
   file->addSeparator();
   QAction* compareFile = file->addAction(tr("Compare &With File…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(window_, tr("Compare with model"), QString(), kModelFilter);
-    if (!path.isEmpty()) window_->showDiffWithFile(path);
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Compare with model"), QString(), kModelFilter);
+    if (!path.isEmpty()) parts_.diffs->showOpenAgainstFile(path);
   });
   compareFile->setObjectName(QStringLiteral("compareWithFileAction"));
   file->addSeparator();
-  auto* exports = window_->exports();
+  auto* exports = parts_.exports;
   for (QAction* a : {exports->svg, exports->png, exports->report, exports->dot}) file->addAction(a);
   modelActions_ << exports->svg << exports->png << exports->report << exports->dot << compareFile << close
-                << window_->editActions()->save << window_->editActions()->saveAs;
+                << parts_.edits->save << parts_.edits->saveAs;
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
 }
 
 void MainMenus::buildView() {
-  auto* canvas = window_->canvas();
-  QMenu* view = window_->menuBar()->addMenu(tr("&View"));
+  auto* canvas = parts_.canvas;
+  QMenu* view = parts_.window->menuBar()->addMenu(tr("&View"));
   QAction* zoomIn = view->addAction(tr("Zoom &In"), canvas, [canvas] { canvas->zoomBy(1.25); });
   zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
   QAction* zoomOut = view->addAction(tr("Zoom &Out"), canvas, [canvas] { canvas->zoomBy(0.8); });
@@ -126,108 +131,108 @@ void MainMenus::buildView() {
   fold->setChecked(canvas->foldRepeats());
   view->addSeparator();
   QAction* diffOriginal = view->addAction(tr("&Diff Original ↔ Current"), this, [this] {
-    if (const auto* doc = window_->controller()->document()) window_->showDiff(0, doc->currentIndex());
+    if (const auto* doc = parts_.controller->document()) parts_.diffs->showOpenRevisions(0, doc->currentIndex());
   });
   diffOriginal->setObjectName(QStringLiteral("diffOriginalAction"));
   diffOriginal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   view->addSeparator();
-  view->addAction(tr("Show &Shapes on Edges"), this, [this] { window_->showShapes(); })
+  view->addAction(tr("Show &Shapes on Edges"), this, [this] { parts_.shown->showShapes(); })
       ->setToolTip(tr("Runs the model once to find the shape of every value its graph does not record (a TorchScript model, inserted nodes)"));
-  view->addAction(window_->heatmaps()->cost);
-  view->addAction(window_->heatmaps()->delta);
-  modelActions_ << window_->heatmaps()->delta;
+  view->addAction(parts_.heat->cost);
+  view->addAction(parts_.heat->delta);
+  modelActions_ << parts_.heat->delta;
   view->addSeparator();
   presentation_ = view->addAction(tr("&Presentation"));
   presentation_->setObjectName(QStringLiteral("presentationAction"));
   presentation_->setCheckable(true);
   presentation_->setShortcut(QKeySequence(Qt::Key_F5));
   presentation_->setToolTip(tr("Larger fonts, only the canvas and the Tour panel, rewrites animated"));
-  connect(presentation_, &QAction::toggled, this, [this](bool on) { window_->presentationMode()->setEnabled(on); });
+  connect(presentation_, &QAction::toggled, this, [this](bool on) { parts_.presentation->setEnabled(on); });
   view->addSeparator();
-  for (auto* dock : window_->findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  for (auto* dock : parts_.window->findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 }
 
 void MainMenus::buildRewrite() {
-  auto* rewrites = window_->rewriteDock();
-  QMenu* menu = window_->menuBar()->addMenu(tr("&Rewrite"));
-  if (auto* dock = MainDocks::frame(window_, "rewritesDock")) menu->addAction(dock->toggleViewAction());
+  auto* rewrites = parts_.docks->rewrites;
+  QMenu* menu = parts_.window->menuBar()->addMenu(tr("&Rewrite"));
+  if (auto* dock = MainDocks::frame(parts_.window, "rewritesDock")) menu->addAction(dock->toggleViewAction());
   menu->addSeparator();
   QAction* applyMatch = menu->addAction(tr("Apply &Match"), this, [this, rewrites] {
     showDock("rewritesDock");
-    window_->statusBar()->showMessage(rewrites->applyCurrentMatch(), 6000);
+    parts_.window->statusBar()->showMessage(rewrites->applyCurrentMatch(), 6000);
   });
   applyMatch->setObjectName(QStringLiteral("applyMatchAction"));
   applyMatch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
   QAction* applyAll = menu->addAction(tr("Apply &All Matches of the Rule"), this, [this, rewrites] {
     showDock("rewritesDock");
     // The rule previewed in the Rewrites dock, exactly as shown (a list rule or the edited one).
-    window_->statusBar()->showMessage(rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.")
+    parts_.window->statusBar()->showMessage(rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.")
                                                                        : rewrites->applyShownRule(), 6000);
   });
   applyAll->setObjectName(QStringLiteral("applyAllAction"));
   applyAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
   QAction* draft = menu->addAction(tr("&New Rule from Selection"), this, [this, rewrites] {
     showDock("rewritesDock");
-    window_->statusBar()->showMessage(rewrites->newRuleFromSelection(), 6000);
+    parts_.window->statusBar()->showMessage(rewrites->newRuleFromSelection(), 6000);
   });
   draft->setObjectName(QStringLiteral("newRuleFromSelectionAction"));
   modelActions_ << applyMatch << applyAll << draft;
 }
 
 void MainMenus::buildRun() {
-  QMenu* run = window_->menuBar()->addMenu(tr("R&un"));
+  QMenu* run = parts_.window->menuBar()->addMenu(tr("R&un"));
   QAction* compare = run->addAction(tr("&Compare"), this, [this] {
     showDock("compareDock");
-    window_->compareDock()->start();
+    parts_.docks->compare->start();
   });
   compare->setObjectName(QStringLiteral("compareAction"));
   compare->setShortcut(QKeySequence(Qt::Key_F9));
   QAction* profile = run->addAction(tr("&Profile"), this, [this] {
-    window_->profileDock()->show();
-    window_->profileDock()->raise();
-    window_->profileDock()->start();
+    parts_.docks->profile->show();
+    parts_.docks->profile->raise();
+    parts_.docks->profile->start();
   });
   profile->setObjectName(QStringLiteral("profileAction"));
   profile->setShortcut(QKeySequence(Qt::Key_F10));
   QAction* quantError = run->addAction(tr("&Quantization Error Against Float Model…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(window_, tr("The float model this one was quantized from"), QString(), kModelFilter);
-    if (!path.isEmpty()) window_->showQuantizationError(path);
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("The float model this one was quantized from"), QString(), kModelFilter);
+    if (!path.isEmpty()) parts_.quantError->startForOpen(parts_, path);
   });
   quantError->setObjectName(QStringLiteral("quantErrorAction"));
   quantError->setToolTip(tr("Each module's SQNR against the float twin, paired by module path, coloured on the canvas"));
-  QAction* trust = run->addAction(tr("Trust This &Model…"), this, [this] { window_->controller()->trustSource(); });
+  QAction* trust = run->addAction(tr("Trust This &Model…"), this, [this] { parts_.controller->trustSource(); });
   trust->setObjectName(QStringLiteral("trustAction"));
   trust->setToolTip(tr("Let runs of this model call ops that reach outside the process (files, other processes)"));
   modelActions_ << compare << profile << quantError << trust;
   run->addSeparator();
   QAction* threads = run->addAction(tr("&Threads…"), this, [this] {
-    if (askThreads(window_)) window_->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
+    if (askThreads(parts_.window)) parts_.window->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
   });
   threads->setObjectName(QStringLiteral("threadsAction"));
-  run->addAction(window_->compareDock()->devicesAction());  // this machine's devices and SSH hosts
+  run->addAction(parts_.docks->compare->devicesAction());  // this machine's devices and SSH hosts
 }
 
 void MainMenus::buildHelp() {
-  QMenu* help = window_->menuBar()->addMenu(tr("&Help"));
+  QMenu* help = parts_.window->menuBar()->addMenu(tr("&Help"));
   QMenu* tours = help->addMenu(tr("Guided &Tours"));
   tours->setObjectName(QStringLiteral("toursMenu"));
   for (const auto& t : core::tour::builtinTours()) {
-    QAction* a = tours->addAction(t.title, this, [this, t] { window_->startTour(t); });
+    QAction* a = tours->addAction(t.title, this, [this, t] { parts_.tourPanel->begin(t); });
     a->setToolTip(t.description);
     a->setData(t.id);
   }
   help->addAction(tr("Open T&our…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(window_, tr("Open tour"), QString(), tr("Graft tours (*.json);;All files (*)"));
-    if (!path.isEmpty()) window_->startTour(path);
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open tour"), QString(), tr("Graft tours (*.json);;All files (*)"));
+    if (!path.isEmpty()) parts_.tourPanel->begin(path);
   });
   help->addSeparator();
-  help->addAction(tr("&About Graft"), this, [this] { showAboutBox(window_); });
+  help->addAction(tr("&About Graft"), this, [this] { showAboutBox(parts_.window); });
 }
 
 void MainMenus::rebuildRecentMenu() {
   recent_->clear();
   const QStringList files = recentFiles();
-  for (const QString& f : files) recent_->addAction(QFileInfo(f).fileName(), this, [this, f] { window_->openFile(f); })->setToolTip(f);
+  for (const QString& f : files) recent_->addAction(QFileInfo(f).fileName(), this, [this, f] { parts_.controller->openFile(f); })->setToolTip(f);
   if (files.isEmpty()) {
     recent_->addAction(tr("(none)"))->setEnabled(false);
   } else {

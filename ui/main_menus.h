@@ -1,6 +1,8 @@
 #pragma once
 // The main window's menu bar: File, Edit, View, Rewrite, Run and Help, built from the actions the
-// window's parts own (EditActions, ExportActions, HeatmapActions) and the window's own commands.
+// window's parts own (EditActions, ExportActions, HeatmapActions) and commands those parts carry out.
+#include "ui/workbench.h"
+
 #include <QtCore/QList>
 #include <QtCore/QObject>
 
@@ -9,12 +11,11 @@ class QMenu;
 
 namespace graft::ui {
 
-class MainWindow;
-
 class MainMenus : public QObject {
   Q_OBJECT
  public:
-  explicit MainMenus(MainWindow* window);
+  // `parts`: the window's; the menus' commands go to its controller and parts.
+  MainMenus(const Workbench& parts, QObject* parent);
 
   // Actions that need an open model are enabled only with one.
   void setModelOpen(bool open);
@@ -29,7 +30,7 @@ class MainMenus : public QObject {
   void buildHelp();
   // Shows and raises the dock widget named `objectName`.
   void showDock(const char* objectName);
-  MainWindow* window_;
+  const Workbench& parts_;
   QMenu* recent_ = nullptr;
   QAction* presentation_ = nullptr;
   QList<QAction*> modelActions_;

@@ -1,11 +1,11 @@
 #include "ui/presentation.h"
 
 #include "ui/canvas/graph_canvas.h"
-#include "ui/main_window.h"
 
 #include <QtCore/QTimer>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMainWindow>
 
 namespace graft::ui {
 
@@ -16,7 +16,7 @@ bool isTourDock(const QDockWidget* dock) { return dock->objectName() == QLatin1S
 void Presentation::setEnabled(bool on) {
   if (on == on_) return;
   on_ = on;
-  auto* canvas = window_->canvas();
+  auto* canvas = canvas_;
   if (on) {
     dockState_ = window_->saveState();
     font_ = QApplication::font();

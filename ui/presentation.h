@@ -6,14 +6,16 @@
 #include <QtCore/QByteArray>
 #include <QtGui/QFont>
 
+class QMainWindow;
+
 namespace graft::ui {
 
-class MainWindow;
+namespace canvas { class GraphCanvas; }
 
 class Presentation {
  public:
   static constexpr double kFontScale = 1.5;
-  explicit Presentation(MainWindow* window) : window_(window) {}
+  Presentation(QMainWindow* window, canvas::GraphCanvas* canvas) : window_(window), canvas_(canvas) {}
   void setEnabled(bool on);
   bool enabled() const { return on_; }
   // The Tour panel's share of the window's width while presenting.
@@ -22,7 +24,8 @@ class Presentation {
  private:
   void keepDocksHidden();
 
-  MainWindow* window_;
+  QMainWindow* window_;
+  canvas::GraphCanvas* canvas_;
   bool on_ = false;
   QByteArray dockState_;
   QFont font_;

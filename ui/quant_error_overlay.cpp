@@ -5,10 +5,16 @@
 #include "core/model/document.h"
 #include "core/io/input_specs.h"
 #include "ui/compare_dock.h"
+#include "ui/document/document_controller.h"
+#include "ui/issues_dock.h"
+#include "ui/main_docks.h"
 #include "ui/document/off_thread.h"
 
 #include <QtConcurrent/QtConcurrent>
+#include <QtCore/QFileInfo>
 #include <QtCore/QPointer>
+#include <QtWidgets/QMainWindow>
+#include <QtWidgets/QStatusBar>
 
 #include <cmath>
 
@@ -50,6 +56,19 @@ bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString&
     return core::jobs::runQuantError(quantized, loaded.document->current(), inputs);
   }));
   return true;
+}
+
+bool QuantErrorOverlay::startForOpen(const Workbench& parts, const QString& floatPath) {
+  const auto* doc = parts.controller->document();
+  if (!doc) return false;
+  QString error;
+  if (startFor(*doc, parts.docks->compare, floatPath, &error)) {
+    parts.window->statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
+    return true;
+  }
+  parts.docks->issues->add({core::model::Diagnostic::error(QStringLiteral("compare"), error,
+                                                           tr("give the inputs in the Compare dock, or open the float model's own file"))});
+  return false;
 }
 
 bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath,

@@ -2,6 +2,7 @@
 // Quantization error on the canvas: the open (quantized) revision against a float twin chosen by
 // the user, module by module on a worker thread (core/run/numerics_job.h, runQuantError).
 #include "core/jobs/numerics_job.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
@@ -26,6 +27,9 @@ class QuantErrorOverlay : public QObject {
   // model that records none asks for them in Compare's dialog first, then starts. False with
   // `error` set when it cannot start.
   bool startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath, QString* error);
+  // Run > Quantization Error: the open document against `floatPath` (startFor), said in the
+  // status bar; why it cannot start goes to the Issues dock. False when it cannot start.
+  bool startForOpen(const Workbench& parts, const QString& floatPath);
   bool isRunning() const { return watcher_.isRunning(); }
   const core::jobs::QuantErrorSummary& result() const { return result_; }
 

@@ -5,10 +5,17 @@
 #include "core/model/graph_view.h"
 #include "core/profile/profile.h"
 #include "core/run/compare_job.h"
+#include "ui/compare_dock.h"
+#include "ui/document/document_controller.h"
 #include "ui/document/off_thread.h"
+#include "ui/main_docks.h"
+#include "ui/profile/profile_dock.h"
 #include "ui/error_dialog.h"
 #include "ui/fit_screen.h"
 #include "core/io/load.h"
+
+#include <QtWidgets/QMainWindow>
+#include <QtWidgets/QStatusBar>
 
 namespace graft::ui {
 
@@ -34,7 +41,27 @@ DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, con
   return metrics;
 }
 
-DiffWindow::DiffWindow(QWidget* owner) : QObject(owner), owner_(owner) {}
+DiffWindow::DiffWindow(const Workbench& parts, QWidget* owner) : QObject(owner), parts_(parts), owner_(owner) {}
+
+DiffView* DiffWindow::showOpenRevisions(int a, int b) {
+  const auto* doc = parts_.controller->document();
+  if (!doc) return nullptr;
+  const auto* compare = parts_.docks->compare;
+  const auto* profile = parts_.docks->profile;
+  QString summary;
+  auto* view = showRevisions(*doc, a, b, diffMetrics(*doc, a, b, compare->summary(), profile->before(), profile->after()), &summary);
+  if (view) parts_.window->statusBar()->showMessage(summary, 5000);
+  return view;
+}
+
+DiffView* DiffWindow::showOpenAgainstFile(const QString& path) {
+  const auto* doc = parts_.controller->document();
+  if (!doc) return nullptr;
+  QString error;
+  auto* view = showFile(*doc, path, &error);
+  if (!view) parts_.window->statusBar()->showMessage(error);
+  return view;
+}
 
 DiffView* DiffWindow::ensure() {
   if (!view_) {

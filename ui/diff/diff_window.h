@@ -3,6 +3,7 @@
 // screen: two revisions of one document matched by node id, or a revision against another
 // model's document matched by module path, op and order.
 #include "ui/diff/diff_view.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
@@ -24,9 +25,17 @@ DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, con
 class DiffWindow : public QObject {
   Q_OBJECT
  public:
-  explicit DiffWindow(QWidget* owner);
+  // `parts`: the window's, for the open document and the docks' figures.
+  DiffWindow(const Workbench& parts, QWidget* owner);
   // The window, or null before the first diff.
   DiffView* view() const { return view_; }
+  // History's Diff and View > Diff with Original: revisions `a` and `b` of the open document with
+  // the Compare and Profile docks' figures; its summary goes to the status bar. Null when there
+  // is nothing to compare.
+  DiffView* showOpenRevisions(int a, int b);
+  // File > Diff with File…: the open document's current revision against the model file `path`;
+  // null, with the load error in the status bar, when it does not open.
+  DiffView* showOpenAgainstFile(const QString& path);
   // Revisions `a` and `b` of `document`, with the last compare's and profile's figures; null
   // when either index is out of range. `summary` gets "Revisions 1 and 2: …" for a status bar.
   DiffView* showRevisions(const core::model::Document& document, int a, int b, const DiffMetrics& metrics,
@@ -41,6 +50,7 @@ class DiffWindow : public QObject {
  private:
   DiffView* ensure();
   void present();
+  const Workbench& parts_;
   QWidget* owner_;
   QPointer<DiffView> view_;
 };

@@ -1,13 +1,14 @@
 #include "ui/tour/tour_autoplay.h"
 
 #include "ui/compare_dock.h"
-#include "ui/main_window.h"
+#include "ui/main_docks.h"
 #include "ui/tour/tour_driver.h"
 #include "ui/tour/tour_panel.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QSet>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMainWindow>
 #include <QtGui/QPixmap>
 
 #include <algorithm>
@@ -22,9 +23,9 @@ QString stepName(const core::tour::Tour& tour, int step) {
 }
 }  // namespace
 
-TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* parent)
-    : QObject(parent), window_(window), dir_(std::move(screenshotDir)) {
-  connect(window_->tourPanel(), &TourPanel::actionsFinished, this, [this](int step, const QString& error) {
+TourAutoplay::TourAutoplay(const Workbench& parts, QString screenshotDir, QObject* parent)
+    : QObject(parent), parts_(parts), dir_(std::move(screenshotDir)) {
+  connect(parts_.tourPanel, &TourPanel::actionsFinished, this, [this](int step, const QString& error) {
     if (exitCode_ >= 0) return;
     if (!error.isEmpty()) return fail(step, QStringLiteral("\"Do it for me\" failed: %1").arg(error));
     waitForCondition(step, 0);
@@ -32,7 +33,7 @@ TourAutoplay::TourAutoplay(MainWindow* window, QString screenshotDir, QObject* p
 }
 
 void TourAutoplay::start() {
-  size_ = window_->size();
+  size_ = parts_.window->size();
   if (!dir_.isEmpty() && !QDir().mkpath(dir_)) {
     exitCode_ = 2;
     message_ = QStringLiteral("cannot create the screenshot folder %1").arg(dir_);
@@ -43,23 +44,23 @@ void TourAutoplay::start() {
 }
 
 void TourAutoplay::runStep(int step) {
-  auto* panel = window_->tourPanel();
+  auto* panel = parts_.tourPanel;
   // Course-material framing: the canvas, the Tour panel and the docks the step is about (its
   // actions may show more), so every picture fits the window's size.
-  QSet<QDockWidget*> keep{window_->tourDriver()->dock(QStringLiteral("tour"))};
-  for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(window_->tourDriver()->dock(name));
-  for (auto* dock : window_->findChildren<QDockWidget*>())
+  QSet<QDockWidget*> keep{parts_.tourDriver->dock(QStringLiteral("tour"))};
+  for (const QString& name : panel->tour().steps[step].highlight.docks) keep.insert(parts_.tourDriver->dock(name));
+  for (auto* dock : parts_.window->findChildren<QDockWidget*>())
     if (!keep.contains(dock)) dock->hide();
   panel->goTo(step);
-  window_->resizeDocks({window_->tourDriver()->dock(QStringLiteral("tour"))}, {kPanelWidth}, Qt::Horizontal);
+  parts_.window->resizeDocks({parts_.tourDriver->dock(QStringLiteral("tour"))}, {kPanelWidth}, Qt::Horizontal);
   panel->doItForMe();  // with no actions it reports at once
 }
 
 void TourAutoplay::waitForCondition(int step, int idleMs) {
-  auto* panel = window_->tourPanel();
+  auto* panel = parts_.tourPanel;
   // Only idle time counts: a long comparison or layout is work, not a missed condition. Once
   // nothing runs, the state changes no more, so a short grace period is enough.
-  const bool busy = window_->tourDriver()->busy();
+  const bool busy = parts_.tourDriver->busy();
   if (!busy && panel->stepMet()) return stepMet(step);
   if (!busy && idleMs >= timeoutMs_)
     return fail(step, QStringLiteral("condition not met: %1").arg(panel->unmet().join(QStringLiteral("; "))));
@@ -80,14 +81,14 @@ QString verdictMismatch(const core::tour::Step& step, const QString& verdictText
 }
 
 void TourAutoplay::stepMet(int step) {
-  const auto& tour = window_->tourPanel()->tour();
+  const auto& tour = parts_.tourPanel->tour();
   // What the step says is what the app then says: a step that compares names the verdict shown.
-  if (const QString why = verdictMismatch(tour.steps[step], window_->compareDock()->verdictText()); !why.isEmpty())
+  if (const QString why = verdictMismatch(tour.steps[step], parts_.docks->compare->verdictText()); !why.isEmpty())
     return fail(step, why);
   if (!dir_.isEmpty()) {
-    if (size_.isValid()) window_->resize(size_);
+    if (size_.isValid()) parts_.window->resize(size_);
     const QString file = QDir(dir_).filePath(QStringLiteral("step-%1.png").arg(step + 1, 2, 10, QLatin1Char('0')));
-    if (!window_->grab().save(file)) return fail(step, QStringLiteral("cannot write %1").arg(file));
+    if (!parts_.window->grab().save(file)) return fail(step, QStringLiteral("cannot write %1").arg(file));
   }
   Q_EMIT progress(QStringLiteral("%1: ok").arg(stepName(tour, step)));
   if (step + 1 < tour.steps.size()) {
@@ -101,7 +102,7 @@ void TourAutoplay::stepMet(int step) {
 
 void TourAutoplay::fail(int step, const QString& why) {
   exitCode_ = 1;
-  message_ = QStringLiteral("%1: %2").arg(stepName(window_->tourPanel()->tour(), step), why);
+  message_ = QStringLiteral("%1: %2").arg(stepName(parts_.tourPanel->tour(), step), why);
   Q_EMIT finished(exitCode_);
 }
 

@@ -5,14 +5,13 @@
 // every condition was met, 1 naming the first step whose condition was not (or whose action failed,
 // or whose text does not name the comparison verdict the app showed).
 #include "core/tour/tour.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QSize>
 #include <QtCore/QTimer>
 
 namespace graft::ui {
-
-class MainWindow;
 
 // Empty when `step` runs no comparison or its text names the verdict the app shows
 // (`verdictText`, e.g. "Exact — bit-identical" names "Exact"); else what is wrong.
@@ -21,8 +20,9 @@ QString verdictMismatch(const core::tour::Step& step, const QString& verdictText
 class TourAutoplay : public QObject {
   Q_OBJECT
  public:
-  // `screenshotDir` may be empty (no pictures). The tour must already be started in `window`.
-  TourAutoplay(MainWindow* window, QString screenshotDir, QObject* parent = nullptr);
+  // `screenshotDir` may be empty (no pictures). The tour must already be started in the window
+  // whose parts these are (MainWindow::parts()).
+  TourAutoplay(const Workbench& parts, QString screenshotDir, QObject* parent = nullptr);
   void start();
   int exitCode() const { return exitCode_; }
   const QString& message() const { return message_; }
@@ -40,7 +40,7 @@ class TourAutoplay : public QObject {
   void stepMet(int step);
   void fail(int step, const QString& why);
 
-  MainWindow* window_;
+  const Workbench& parts_;
   QString dir_;
   int exitCode_ = -1;
   QString message_;

@@ -13,14 +13,22 @@
 #include "ui/edit_actions.h"
 #include "ui/document/document_controller.h"
 #include "ui/document/off_thread.h"
-#include "ui/main_window.h"
+#include "ui/canvas/mark_layers.h"
+#include "ui/main_docks.h"
+#include "ui/presentation.h"
+#include "ui/selection.h"
+#include "ui/shown_view.h"
+#include "ui/error_dialog.h"
+#include "core/tour/tour_library.h"
 #include "ui/rewrite/rewrite_dock.h"
 #include "ui/profile/profile_dock.h"
 #include "ui/tour/highlight_overlay.h"
 
 #include <QtCore/QDir>
+#include <algorithm>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QMainWindow>
 #include <QtWidgets/QStatusBar>
 
 namespace graft::ui {
@@ -40,65 +48,95 @@ QString describe(const core::tour::NodeRef& ref) {
 }
 }  // namespace
 
-TourDriver::TourDriver(MainWindow* window) : QObject(window), window_(window) {
+TourDriver::TourDriver(const Workbench& parts, QObject* parent) : QObject(parent), parts_(parts) {
   poll_.setInterval(40);
   connect(&poll_, &QTimer::timeout, this, [this] {
     // Two idle polls in a row: a worker's finished signal may still be on its way.
     idleTicks_ = busy() ? 0 : idleTicks_ + 1;
     if (idleTicks_ >= 2) next();
   });
-  connect(window_, &MainWindow::documentOpened, this, [this] {
-    comparedRevision_ = -1;
-    savedLoads_ = false;
-    refreshHighlight();
-  });
-  connect(window_->controller(), &DocumentController::documentChanged, this, [this](const core::model::Document* doc) {
-    if (doc) refreshHighlight();
-  });
-  connect(window_->compareDock(), &CompareDock::finished, this, [this] {
-    comparedRevision_ = window_->controller()->document() ? window_->controller()->document()->currentIndex() : -1;
+  connect(parts_.controller, &DocumentController::documentChanged, this,
+          [this](const core::model::Document*, const core::document::ChangeEvent& event) {
+            if (event.kind != core::document::ChangeEvent::Kind::Opened) return;
+            comparedRevision_ = -1;
+            savedLoads_ = false;
+          });
+  // The step's nodes are found again in each view the window shows.
+  connect(parts_.shown, &ShownView::shown, this, &TourDriver::refreshHighlight);
+  connect(parts_.docks->compare, &CompareDock::finished, this, [this] {
+    comparedRevision_ = parts_.controller->document() ? parts_.controller->document()->currentIndex() : -1;
   });
 }
 
 TourDriver::~TourDriver() = default;
 
+bool TourDriver::prepare(const core::tour::Tour& tour) {
+  QString sample;
+  if (!tour.steps.isEmpty())
+    for (const auto& action : tour.steps.front().actions)
+      if (action.kind == QLatin1String("open_sample") && sample.isEmpty()) sample = action.text(QStringLiteral("sample"));
+  if (!sample.isEmpty()) {
+    const auto* doc = parts_.controller->document();
+    const bool fresh = doc && doc->sampleName() == sample && doc->count() == 1;
+    if (!fresh && doc && !parts_.controller->openSample(sample)) {
+      parts_.window->statusBar()->showMessage(tr("Tour not started: the sample %1 did not open.").arg(sample), 6000);
+      return false;
+    }
+  }
+  auto* frame = MainDocks::frame(parts_.window, "tourDock");
+  frame->show();
+  frame->raise();
+  // Three tenths of the window at most: on a laptop the canvas keeps the middle.
+  parts_.window->resizeDocks({frame}, {std::clamp(parts_.window->width() * 3 / 10, 320, 460)}, Qt::Horizontal);
+  return true;
+}
+
+std::optional<core::tour::Tour> TourDriver::resolve(const QString& spec) {
+  core::tour::TourError error;
+  auto tour = core::tour::resolveTour(spec, &error);
+  if (tour) return tour;
+  showError(parts_.window, tr("Cannot open tour"), error.toString(), tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
+  parts_.window->statusBar()->showMessage(error.toString());
+  return std::nullopt;
+}
+
 QDockWidget* TourDriver::dock(const QString& name) const {
-  return window_->findChild<QDockWidget*>(dockObjectName(name));
+  return parts_.window->findChild<QDockWidget*>(dockObjectName(name));
 }
 
 bool TourDriver::busy() const {
-  return running_ || window_->controller()->busy() || window_->buildingView() || window_->canvas()->layoutPending() ||
-         window_->compareDock()->isRunning() || window_->profileDock()->isRunning();
+  return running_ || parts_.controller->busy() || parts_.shown->building() || parts_.canvas->layoutPending() ||
+         parts_.docks->compare->isRunning() || parts_.docks->profile->isRunning();
 }
 
 core::tour::State TourDriver::state() const {
   core::tour::State s;
-  const auto* doc = window_->controller()->document();
-  const auto* view = window_->view();
+  const auto* doc = parts_.controller->document();
+  const auto* view = parts_.shown->view();
   if (!doc || !view) return s;
   s.documentOpen = true;
   s.sample = doc->sampleName();
   s.ops = view->opCount();
   s.histogram = view->histogram;
   s.revisions = doc->count();
-  if (const auto* n = view->node(window_->selectedNode())) {
+  if (const auto* n = view->node(parts_.selection->selected())) {
     s.selectedOp = n->kind;
     s.selectedModule = n->modulePath;
   }
-  for (int g : window_->canvas()->expansion())
+  for (int g : parts_.canvas->expansion())
     if (g > 0 && g < view->groups.size()) s.expandedModules.insert(view->groups[g].path);
   // Presenting keeps every dock but the Tour's hidden: a step that asks for one has done its part.
   for (const QString& name : core::tour::dockNames())
-    if (auto* d = dock(name); d && (d->isVisible() || window_->presentation())) s.visibleDocks.insert(name);
-  const auto& summary = window_->compareDock()->summary();
+    if (auto* d = dock(name); d && (d->isVisible() || parts_.presentation->enabled())) s.visibleDocks.insert(name);
+  const auto& summary = parts_.docks->compare->summary();
   if (summary.ok && comparedRevision_ == doc->currentIndex()) {
     s.compare = summary.equal ? core::tour::State::Compare::Equal : core::tour::State::Compare::Differs;
     if (summary.firstDivergence) {
       if (const auto* n = view->node(summary.firstDivergence->node)) s.firstDivergenceOp = n->kind;
-      s.firstDivergenceSelected = summary.firstDivergence->node == window_->selectedNode();
+      s.firstDivergenceSelected = summary.firstDivergence->node == parts_.selection->selected();
     }
   }
-  s.profiled = window_->profileDock()->before().has_value();
+  s.profiled = parts_.docks->profile->before().has_value();
   s.savedLoads = savedLoads_;
   return s;
 }
@@ -129,13 +167,13 @@ void TourDriver::next() {
 }
 
 QString TourDriver::run(const Action& a) {
-  auto* doc = window_->controller()->document();
-  const auto* view = window_->view();
+  auto* doc = parts_.controller->document();
+  const auto* view = parts_.shown->view();
   if (a.kind == QLatin1String("open_sample")) {
     // Already open and untouched (the tour opened it when it started): nothing to do.
     const QString sample = a.text(QStringLiteral("sample"));
     if (doc && doc->sampleName() == sample && doc->count() == 1) return {};
-    return window_->openSample(sample) ? QString() : QStringLiteral("the sample did not open");
+    return parts_.controller->openSample(sample) ? QString() : QStringLiteral("the sample did not open");
   }
   if (a.kind == QLatin1String("show_dock")) {
     auto* d = dock(a.text(QStringLiteral("dock")));
@@ -146,23 +184,23 @@ QString TourDriver::run(const Action& a) {
   }
   if (!doc || !view) return QStringLiteral("open a model first");
   if (a.kind == QLatin1String("fit")) {
-    window_->canvas()->fitToWindow();
+    parts_.canvas->fitToWindow();
     return {};
   }
   if (a.kind == QLatin1String("select")) {
     const NodeId id = core::tour::findNode(*view, refOf(a));
     if (id == core::model::kNoNode) return QStringLiteral("no %1 node in the current revision").arg(describe(refOf(a)));
-    window_->canvas()->revealNode(id);
-    window_->selectNode(id);
+    parts_.canvas->revealNode(id);
+    parts_.selection->select(id);
     return {};
   }
   if (a.kind == QLatin1String("expand")) {
     const QString path = a.text(QStringLiteral("module"));
     for (const auto& g : view->groups)
       if (g.path == path) {
-        auto expansion = window_->canvas()->expansion();
+        auto expansion = parts_.canvas->expansion();
         for (int i = g.index; i > 0; i = view->groups[i].parent) expansion.insert(i);
-        window_->canvas()->setExpansion(expansion);
+        parts_.canvas->setExpansion(expansion);
         return {};
       }
     return QStringLiteral("no module %1 in this model").arg(path);
@@ -175,7 +213,7 @@ QString TourDriver::run(const Action& a) {
     if (library.findPython(id)) {
       // A Python rule of the library, compiled for the open model by the Rewrites dock.
       QApplication::setOverrideCursor(Qt::WaitCursor);
-      const auto rules = window_->rewriteDock()->rulesFor(id, &error);
+      const auto rules = parts_.docks->rewrites->rulesFor(id, &error);
       QApplication::restoreOverrideCursor();
       if (rules.size() != 1)
         return rules.isEmpty() ? error : QStringLiteral("%1 holds %2 rules for this model; a tour step applies one").arg(id).arg(rules.size());
@@ -189,34 +227,34 @@ QString TourDriver::run(const Action& a) {
       step.onlyAt = core::tour::findNode(*view, refOf(a));
       if (step.onlyAt == core::model::kNoNode) return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
     }
-    const auto result = window_->controller()->applyRewrite({step});
+    const auto result = parts_.controller->applyRewrite({step});
     if (!result.ok()) return result.error;
-    window_->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
+    parts_.window->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
     return {};
   }
   if (a.kind == QLatin1String("replace_op")) {
     const NodeId id = core::tour::findNode(*view, refOf(a));
     if (id == core::model::kNoNode) return QStringLiteral("no %1 node in the current revision").arg(describe(refOf(a)));
-    return window_->editActions()->applyEdit(core::edit::ReplaceOp{id, a.text(QStringLiteral("to"))}, false)
+    return parts_.edits->applyEdit(core::edit::ReplaceOp{id, a.text(QStringLiteral("to"))}, false)
                ? QString() : QStringLiteral("the edit was refused (see the status bar)");
   }
   if (a.kind == QLatin1String("compare")) {
     dock(QStringLiteral("compare"))->show();
     dock(QStringLiteral("compare"))->raise();
-    window_->compareDock()->start();
+    parts_.docks->compare->start();
     return {};
   }
   if (a.kind == QLatin1String("select_first_divergence")) {
-    const auto& s = window_->compareDock()->summary();
+    const auto& s = parts_.docks->compare->summary();
     if (!s.firstDivergence || !view->node(s.firstDivergence->node)) return QStringLiteral("the last comparison found no divergence");
-    window_->canvas()->revealNode(s.firstDivergence->node);
-    window_->selectNode(s.firstDivergence->node);
+    parts_.canvas->revealNode(s.firstDivergence->node);
+    parts_.selection->select(s.firstDivergence->node);
     return {};
   }
   if (a.kind == QLatin1String("profile")) {
-    window_->profileDock()->show();
-    window_->profileDock()->raise();
-    window_->profileDock()->start();
+    parts_.docks->profile->show();
+    parts_.docks->profile->raise();
+    parts_.docks->profile->start();
     return {};
   }
   if (a.kind == QLatin1String("save")) return saveAndReload(a.text(QStringLiteral("file")));
@@ -232,11 +270,11 @@ QString TourDriver::saveAndReload(const QString& file) {
   const QString path = QDir(folder).filePath(QFileInfo(file).fileName());
   savedLoads_ = false;
   // A copy: the user did not save, so their work stays marked unsaved and is asked about later.
-  if (!window_->controller()->saveAs(path, true, /*asCopy=*/true)) return QStringLiteral("could not save %1").arg(path);
+  if (!parts_.controller->saveAs(path, true, /*asCopy=*/true)) return QStringLiteral("could not save %1").arg(path);
   // Read it back (off the GUI thread): the same op count, by the same count, proves the rewrite
   // was saved. Unfrozen, because freezing folds ops on constant weights (aten::t of a weight) and
   // would change the count.
-  const int expected = core::rewrite::opCount(*window_->controller()->document()->current());
+  const int expected = core::rewrite::opCount(*parts_.controller->document()->current());
   QString error;
   const int ops = runOffGuiThread([path, &error] {
     const auto loaded = core::io::loadFile(path, {/*freeze=*/false});
@@ -247,7 +285,7 @@ QString TourDriver::saveAndReload(const QString& file) {
   if (ops != expected) return QStringLiteral("the saved file has %1 ops, the revision %2").arg(ops).arg(expected);
   savedLoads_ = true;
   lastSaved_ = path;
-  window_->statusBar()->showMessage(tr("Saved %1 and read it back: %2 ops").arg(path).arg(ops), 8000);
+  parts_.window->statusBar()->showMessage(tr("Saved %1 and read it back: %2 ops").arg(path).arg(ops), 8000);
   return {};
 }
 
@@ -256,7 +294,7 @@ void TourDriver::setHighlight(const core::tour::Highlight& highlight) {
   // A dock the step talks about has to be on screen (and in front of its tab group), except in
   // presentation mode, which keeps the screen to the canvas and the Tour panel.
   for (const QString& name : highlight_.docks)
-    if (auto* d = dock(name); d && !window_->presentation()) {
+    if (auto* d = dock(name); d && !parts_.presentation->enabled()) {
       d->show();
       d->raise();
     }
@@ -268,11 +306,11 @@ void TourDriver::refreshHighlight() {
   for (const QString& name : highlight_.docks)
     if (auto* d = dock(name)) overlays_.push_back(std::make_unique<HighlightOverlay>(d));
   QHash<NodeId, canvas::GraphScene::Mark> marks;
-  if (const auto* view = window_->view())
+  if (const auto* view = parts_.shown->view())
     for (const auto& ref : highlight_.nodes)
       if (const NodeId id = core::tour::findNode(*view, ref); id != core::model::kNoNode)
         marks.insert(id, {HighlightOverlay::colour(), tr("the tour step is about this node"), 4});
-  window_->setTourMarks(marks);
+  parts_.marks->set(canvas::MarkLayers::Tour, marks);
 }
 
 }  // namespace graft::ui

@@ -3,6 +3,7 @@
 // each waiting for the layout, comparison or profile it starts), the state the done-conditions
 // are checked against, and the highlights of a step (docks framed, canvas nodes outlined).
 #include "core/tour/tour_state.h"
+#include "ui/workbench.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
@@ -10,19 +11,29 @@
 #include <QtCore/QTimer>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QDockWidget;
 
 namespace graft::ui {
 
-class MainWindow;
 class HighlightOverlay;
 
 class TourDriver : public QObject {
   Q_OBJECT
  public:
-  explicit TourDriver(MainWindow* window);
+  // `parts`: the window's, which the tour's actions drive.
+  TourDriver(const Workbench& parts, QObject* parent);
   ~TourDriver() override;
+
+  // Before `tour` starts (TourPanel::begin): a tour teaches on its own sample, so started over
+  // another model (or over that sample edited) it opens the sample first, asking
+  // Save/Discard/Cancel about unsaved work; then the Tour dock is shown on the left. False when
+  // the tour should not start (Cancel, or the sample did not open).
+  bool prepare(const core::tour::Tour& tour);
+  // The tour `spec` names (a built-in tour id or a tour file); a malformed one is shown as an
+  // error box with its line and column, and nullopt is returned.
+  std::optional<core::tour::Tour> resolve(const QString& spec);
 
   core::tour::State state() const;
   // Whether a layout, comparison, profile or action chain is still running.
@@ -47,7 +58,7 @@ class TourDriver : public QObject {
   void refreshHighlight();
   QString saveAndReload(const QString& file);
 
-  MainWindow* window_;
+  const Workbench& parts_;
   QVector<core::tour::Action> queue_;
   std::function<void(const QString&)> done_;
   QTimer poll_;

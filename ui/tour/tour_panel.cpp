@@ -84,6 +84,16 @@ void TourPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
 }
 
+void TourPanel::begin(const core::tour::Tour& tour) {
+  if (driver_->prepare(tour)) start(tour);
+}
+
+bool TourPanel::begin(const QString& spec) {
+  const auto tour = driver_->resolve(spec);
+  if (tour) begin(*tour);
+  return tour.has_value();
+}
+
 void TourPanel::start(const core::tour::Tour& tour) {
   tour_ = tour;
   tourTitle_->setText(tr("<b>Tour:</b> %1").arg(tour_.title.toHtmlEscaped()));

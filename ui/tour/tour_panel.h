@@ -22,6 +22,11 @@ class TourPanel : public QWidget {
  public:
   TourPanel(TourDriver* driver, QWidget* parent = nullptr);
 
+  // Help > Tours and the start page: prepares the window for `tour` (TourDriver::prepare: its
+  // sample open, the dock shown), then starts it. `spec` names a built-in tour or a tour file.
+  void begin(const core::tour::Tour& tour);
+  bool begin(const QString& spec);
+  // Shows the tour's first step (the window as it is).
   void start(const core::tour::Tour& tour);
   void stop();
   bool active() const { return !tour_.steps.isEmpty(); }
