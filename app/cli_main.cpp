@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
     return kOk;
   }
   if (name == QLatin1String("-V") || name == QLatin1String("--version")) {
-    printText(QStringLiteral("graft-cli %1\n%2").arg(QStringLiteral(GRAFT_VERSION),
-                                                       graft::core::report::versionsText(graft::core::report::versions())));
+    printText(
+        QStringLiteral("graft-cli %1\n%2")
+            .arg(QStringLiteral(GRAFT_VERSION), graft::core::report::versionsText(graft::core::report::versions())));
     return kOk;
   }
   for (const auto& c : commands)

@@ -42,31 +42,40 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("See, rewrite and verify PyTorch model graphs."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A model to open: a torch.export program (.pt2) or a TorchScript archive (.pt)."));
-  const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Open built-in sample NAME (cnn, mlp, transformer)."),
+  parser.addPositionalArgument(
+      QStringLiteral("MODEL"),
+      QStringLiteral("A model to open: a torch.export program (.pt2) or a TorchScript archive (.pt)."));
+  const QCommandLineOption sample(QStringLiteral("sample"),
+                                  QStringLiteral("Open built-in sample NAME (cnn, mlp, transformer)."),
                                   QStringLiteral("NAME"));
-  const QCommandLineOption noFreeze(QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze)."));
-  const QCommandLineOption scriptEdits(QStringLiteral("script-edits"),
-                                       QStringLiteral("Test hook: after opening MODEL, apply the edits of FILE (a JSON array of "
-                                                      "journal-form edits) one by one, printing progress on stdout."),
-                                       QStringLiteral("FILE"));
-  const QCommandLineOption noRecovery(QStringLiteral("no-recovery"), QStringLiteral("Do not offer to recover an unclosed session."));
-  const QCommandLineOption tour(QStringLiteral("tour"), QStringLiteral("Start guided tour ID (built-in) or FILE (a tour file)."),
+  const QCommandLineOption noFreeze(QStringLiteral("no-freeze"),
+                                    QStringLiteral("Keep parameters as attributes (do not freeze)."));
+  const QCommandLineOption scriptEdits(
+      QStringLiteral("script-edits"),
+      QStringLiteral("Test hook: after opening MODEL, apply the edits of FILE (a JSON array of "
+                     "journal-form edits) one by one, printing progress on stdout."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption noRecovery(QStringLiteral("no-recovery"),
+                                      QStringLiteral("Do not offer to recover an unclosed session."));
+  const QCommandLineOption tour(QStringLiteral("tour"),
+                                QStringLiteral("Start guided tour ID (built-in) or FILE (a tour file)."),
                                 QStringLiteral("ID|FILE"));
-  const QCommandLineOption autoplay(QStringLiteral("autoplay"),
-                                    QStringLiteral("With --tour: run every step with \"Do it for me\" and quit; exit 0 when every "
-                                                   "step's condition was met, 1 naming the step that was not."));
-  const QCommandLineOption screenshots(QStringLiteral("screenshot-dir"),
-                                       QStringLiteral("With --autoplay: write one PNG of the window per step into DIR."),
-                                       QStringLiteral("DIR"));
+  const QCommandLineOption autoplay(
+      QStringLiteral("autoplay"),
+      QStringLiteral("With --tour: run every step with \"Do it for me\" and quit; exit 0 when every "
+                     "step's condition was met, 1 naming the step that was not."));
+  const QCommandLineOption screenshots(
+      QStringLiteral("screenshot-dir"),
+      QStringLiteral("With --autoplay: write one PNG of the window per step into DIR."), QStringLiteral("DIR"));
   parser.addOption(tour);
   parser.addOption(autoplay);
   parser.addOption(screenshots);
   parser.addOption(sample);
   parser.addOption(noFreeze);
-  const QCommandLineOption trust(QStringLiteral("trust"),
-                                 QStringLiteral("Trust the model file: its __setstate__ may run while it opens and its runs may "
-                                                "reach outside the process (docs/safety.md)."));
+  const QCommandLineOption trust(
+      QStringLiteral("trust"),
+      QStringLiteral("Trust the model file: its __setstate__ may run while it opens and its runs may "
+                     "reach outside the process (docs/safety.md)."));
   parser.addOption(trust);
   parser.addOption(scriptEdits);
   parser.addOption(noRecovery);
@@ -104,9 +113,11 @@ int main(int argc, char** argv) {
     }
   }
   // A journal left open by a crash: offer to recover it before anything else is opened.
-  if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.controller()->offerRecovery()) return app.exec();
+  if (!parser.isSet(noRecovery) && !parser.isSet(scriptEdits) && window.controller()->offerRecovery())
+    return app.exec();
   if (parser.isSet(sample)) window.openSample(parser.value(sample), freeze);
-  else if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front(), freeze, parser.isSet(trust));
+  else if (!parser.positionalArguments().isEmpty())
+    window.openFile(parser.positionalArguments().front(), freeze, parser.isSet(trust));
   if (parser.isSet(scriptEdits) && window.controller()->document()) window.runScript(parser.value(scriptEdits));
   return app.exec();
 }

@@ -8,7 +8,8 @@
 
 int main(int argc, char** argv) {
   if (argc != 2 || std::strcmp(argv[1], "--serve-stdin") != 0) {
-    std::fprintf(stderr, "graft-layout-worker: started by Graft (graft-layout-worker --serve-stdin, a socket as stdin)\n");
+    std::fprintf(stderr,
+                 "graft-layout-worker: started by Graft (graft-layout-worker --serve-stdin, a socket as stdin)\n");
     return 2;
   }
   return graft::core::layout::serveDotJobs(0);

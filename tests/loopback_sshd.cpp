@@ -20,6 +20,10 @@ bool writeFile(const QString& path, const QByteArray& text) {
   QFile f(path);
   return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
 }
+
+QString throttleProxy() {
+  return QDir(qEnvironmentVariable("GRAFT_SOURCE_DIR")).absoluteFilePath(QStringLiteral("tests/python/throttle_proxy.py"));
+}
 }  // namespace
 
 QString venvPython() {
@@ -62,9 +66,13 @@ bool LoopbackSshd::start(QString* why) {
                                   "Host graft-test\n  HostName 127.0.0.1\n  Port %1\n  User %3\n  IdentityFile %2/user_key\n"
                                   "  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile %2/known_hosts\n"
                                   "  BatchMode yes\n  LogLevel ERROR\n"
-                                  "Host graft-closed\n  HostName 127.0.0.1\n  Port 1\n  BatchMode yes\n  ConnectTimeout 5\n")
+                                  "Host graft-closed\n  HostName 127.0.0.1\n  Port 1\n  BatchMode yes\n  ConnectTimeout 5\n"
+                                  "Host graft-slow\n  HostName 127.0.0.1\n  User %3\n  IdentityFile %2/user_key\n"
+                                  "  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile %2/known_hosts\n"
+                                  "  BatchMode yes\n  LogLevel ERROR\n  ProxyCommand python3 %4 127.0.0.1 %1 %5\n")
                                   .arg(port)
-                                  .arg(d, user)
+                                  .arg(d, user, throttleProxy())
+                                  .arg(kSlowLinkBytesPerSecond)
                                   .toUtf8();
     writeFile(d + "/ssh_config", client);
     sshd_.setProcessChannelMode(QProcess::MergedChannels);

@@ -213,6 +213,39 @@ class TestRemote : public QObject {
     QVERIFY(!r.value("by_op").toArray().isEmpty());
   }
 
+  // shapes through ssh: the host runs the program node by node and sends dtypes and sizes only;
+  // the report equals a local run's, entry for entry, at a small fraction of the values' bytes.
+  void shapesThroughSsh_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("input");
+    QTest::newRow("resnet18") << program("resnet18.pt2") << QStringLiteral("1x3x224x224");
+    QTest::newRow("bert (transformers)") << program("bert.pt2") << program("bert.inputs.pt");
+  }
+  void shapesThroughSsh() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QFETCH(QString, model);
+    QFETCH(QString, input);
+    const QStringList args{QStringLiteral("shapes"), model, QStringLiteral("--json"), QStringLiteral("--input"), input};
+    const auto local = cli(args);
+    const auto remote = cli(args + QStringList{QStringLiteral("--device"), device()});
+    QCOMPARE(local.exitCode, 0);
+    QCOMPARE(remote.exitCode, 0);
+    const QJsonObject l = local.json(), r = remote.json();
+    QCOMPARE(l.value("source").toString(), QStringLiteral("run"));
+    const QJsonArray lv = l.value("values").toArray(), rv = r.value("values").toArray();
+    QVERIFY(lv.size() > 20);
+    QCOMPARE(rv.size(), lv.size());
+    for (qsizetype i = 0; i < lv.size(); ++i) QCOMPARE(rv[i].toObject(), lv[i].toObject());
+    QVERIFY(r.value("device").toString().startsWith(QStringLiteral("graft-test:cpu")));
+    const qint64 received = r.value("remote").toObject().value("bytes_received").toInteger();
+    QVERIFY2(received > 0 && received < 400000, qPrintable(QString::number(received)));
+    // A TorchScript model is not run node by node on a host: said, and nothing is sent.
+    const auto ts = cli({QStringLiteral("shapes"), program("resnet18.pt"), QStringLiteral("--input"),
+                         QStringLiteral("1x3x64x64"), QStringLiteral("--device"), device()});
+    QCOMPARE(ts.exitCode, 2);
+    QVERIFY2(ts.err.contains(QLatin1String("torch.export program (.pt2)")), qPrintable(ts.err));
+  }
+
   // The agent killed mid-run: exit 2, one line naming the host and what happened.
   void agentKilledMidRun() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));

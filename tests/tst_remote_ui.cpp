@@ -8,14 +8,19 @@
 #include "ui/compare_dock.h"
 #include "ui/device_list.h"
 #include "ui/devices_dialog.h"
+#include "ui/profile/profile_dock.h"
 
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QSettings>
 #include <QtCore/QStandardPaths>
 #include <QtGui/QAction>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QCheckBox>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QSpinBox>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
 
@@ -198,6 +203,70 @@ class TstRemoteUi : public QObject {
     QVERIFY(!dock.isRunning());
     // Usable again: a local compare runs to its verdict.
     QVERIFY(dock.setDeviceB(QStringLiteral("cpu")));
+    QVERIFY(runCompare(&dock, kRemoteWaitMs));
+    QVERIFY2(dock.summary().ok, qPrintable(dock.summary().error));
+  }
+
+  // Profile on a host from the Profile dock: the same dock, with the host's times on the
+  // revision's own nodes (the canvas's cost heatmap), the device named; the document untouched.
+  void remoteProfileInTheDock() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    addLoopbackHost(venvPython());
+    auto doc = core::io::loadFile(test::testdata(QStringLiteral("pt2/resnet18.pt2"))).document;
+    QVERIFY(doc);
+    ui::ProfileDock dock;
+    dock.setDocument(doc.get());
+    dock.refreshDevices();
+    QVERIFY(dock.setDevice(QStringLiteral("ssh://graft-test/cpu")));
+    dock.findChild<QSpinBox*>(QStringLiteral("profileRuns"))->setValue(3);
+    QSignalSpy done(&dock, &ui::ProfileDock::finished);
+    dock.start();
+    QVERIFY(done.count() == 1 || done.wait(kRemoteWaitMs));
+    QVERIFY2(done.front().front().toBool(), qPrintable(done.front().back().toString()));
+    QVERIFY(dock.after() && dock.before());
+    QVERIFY2(dock.after()->device.startsWith(QStringLiteral("graft-test:cpu")), qPrintable(dock.after()->device));
+    const auto costs = dock.nodeCosts();
+    QVERIFY2(costs.size() > 40, qPrintable(QString::number(costs.size())));
+    for (auto it = costs.begin(); it != costs.end(); ++it) QVERIFY(doc->current()->nodeOf(it.key()));
+    QCOMPARE(doc->count(), 1);
+    // Memory is recorded on this machine only: said before anything is sent.
+    dock.findChild<QCheckBox*>(QStringLiteral("profileMemory"))->setChecked(true);
+    done.clear();
+    dock.start();
+    QCOMPARE(done.count(), 1);
+    QVERIFY(dock.summaryText().contains(QStringLiteral("memory is recorded on this machine only")));
+  }
+
+  // A slow link (tests/python/throttle_proxy.py, 64 KB/s each way): the upload says how far it
+  // got every few seconds; Cancel ends the job at once, not when the upload (minutes) would have
+  // finished; the next run, on the normal link, succeeds.
+  void cancelOnASlowLink() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    ui::DevicesDialog dialog;
+    QVERIFY(dialog.addHost(QStringLiteral("graft-slow"), venvPython()));
+    QVERIFY(dialog.addHost(QStringLiteral("graft-test"), venvPython()));
+    // A model no other case sent, so the host has no copy of it and the upload is slow.
+    auto doc = core::io::loadFile(test::testdata(QStringLiteral("pt2/mobilenet_v3_small.pt2"))).document;
+    QVERIFY(doc);
+    ui::CompareDock dock;
+    dock.setDocument(doc.get());
+    QVERIFY(dock.setDeviceB(QStringLiteral("ssh://graft-slow/cpu")));
+    QSignalSpy done(&dock, &ui::CompareDock::finished);
+    auto* status = dock.findChild<QLabel*>(QStringLiteral("compareStatus"));
+    dock.start();
+    // "graft-slow: sending the model: sent 1.2 MB of 10.3 MB (64.0 KB/s)"
+    static const QRegularExpression sent(QStringLiteral("sent .* of .* \\(.*/s\\)"));
+    QVERIFY2(QTest::qWaitFor([&] { return sent.match(status->text()).hasMatch() || done.count() > 0; }, 120000),
+             qPrintable(status->text()));
+    QVERIFY2(done.isEmpty(), qPrintable(dock.verdictText()));
+    QElapsedTimer clock;
+    clock.start();
+    dock.cancel();
+    QVERIFY(done.count() == 1 || done.wait(60000));
+    QVERIFY2(clock.elapsed() < 10000, qPrintable(QStringLiteral("%1 ms").arg(clock.elapsed())));
+    QVERIFY(dock.summary().cancelled);
+    QCOMPARE(dock.verdictText(), QStringLiteral("Cancelled."));
+    QVERIFY(dock.setDeviceB(QStringLiteral("ssh://graft-test/cpu")));
     QVERIFY(runCompare(&dock, kRemoteWaitMs));
     QVERIFY2(dock.summary().ok, qPrintable(dock.summary().error));
   }

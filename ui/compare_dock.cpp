@@ -53,8 +53,9 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   deviceB_ = new QComboBox(this);
   device_->addItems(core::run::availableDevices());
   deviceB_->setObjectName(QStringLiteral("compareDeviceB"));
-  deviceB_->setToolTip(tr("Where B runs: this machine, or a host added in Run > Devices… (B's model is sent over ssh; A and "
-                          "the float64 reference run here)"));
+  deviceB_->setToolTip(
+      tr("Where B runs: this machine, or a host added in Run > Devices… (B's model is sent over ssh; A and "
+         "the float64 reference run here)"));
   devicesAction_ = new QAction(tr("&Devices…"), this);
   devicesAction_->setObjectName(QStringLiteral("devicesAction"));
   devicesAction_->setToolTip(tr("Add hosts reached with ssh whose CPU and GPUs can run B, and test their connection"));
@@ -71,8 +72,9 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   rtol_->setValidator(new QDoubleValidator(0, 1e9, 12, rtol_));
   elementwise_ = new QCheckBox(tr("elementwise"), this);
   elementwise_->setObjectName(QStringLiteral("compareElementwise"));
-  elementwise_->setToolTip(tr("Unchecked: equal means within the rounding the precisions and devices explain (A is also run at "
-                              "float64 for reference). Checked: every element within atol + rtol * |b|, as torch.allclose."));
+  elementwise_->setToolTip(
+      tr("Unchecked: equal means within the rounding the precisions and devices explain (A is also run at "
+         "float64 for reference). Checked: every element within atol + rtol * |b|, as torch.allclose."));
   atol_->setEnabled(false);
   rtol_->setEnabled(false);
   connect(elementwise_, &QCheckBox::toggled, atol_, &QWidget::setEnabled);
@@ -89,7 +91,8 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   dtypeB_->setToolTip(tr("Run B at this precision, as model.half() would: each node's own (local) error is measured "
                          "too, and the node that introduces the error is named"));
   autocast_ = new QCheckBox(tr("autocast"), this);
-  autocast_->setToolTip(tr("B keeps reductions and normalisations (softmax, layer_norm, sum, …) in float32, as torch.autocast does"));
+  autocast_->setToolTip(
+      tr("B keeps reductions and normalisations (softmax, layer_norm, sum, …) in float32, as torch.autocast does"));
   metric_ = new QComboBox(this);
   metric_->setObjectName(QStringLiteral("compareErrorMetric"));
   metric_->addItem(tr("off"), int(ErrorMetric::Off));
@@ -154,7 +157,8 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   float32Button_->setToolTip(tr("Find a small set of nodes to keep in float32 so that B at float16 or bfloat16 passes, "
                                 "and add it as a revision with casts around them"));
   saveRepro_ = new QPushButton(tr("Save .pt2…"), this);
-  saveRepro_->setToolTip(tr("Save the reduced subgraph as a standalone .pt2 whose sample inputs are its boundary values"));
+  saveRepro_->setToolTip(
+      tr("Save the reduced subgraph as a standalone .pt2 whose sample inputs are its boundary values"));
   auto* buttons = new QHBoxLayout();
   buttons->addWidget(run_);
   buttons->addWidget(cancel_);
@@ -164,9 +168,10 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   buttons->addStretch(1);
 
   table_ = new QTableWidget(0, kColumns, this);
-  table_->setHorizontalHeaderLabels({tr("Output / module"), tr("Op"), tr("max abs"), tr("max rel"), tr("mismatched"), tr("cosine"), tr("SQNR dB"),
-                                     tr("local max abs"), tr("Result")});
-  table_->horizontalHeaderItem(kLocal)->setToolTip(tr("The error the node introduces itself: run on A's own inputs at B's precision"));
+  table_->setHorizontalHeaderLabels({tr("Output / module"), tr("Op"), tr("max abs"), tr("max rel"), tr("mismatched"),
+                                     tr("cosine"), tr("SQNR dB"), tr("local max abs"), tr("Result")});
+  table_->horizontalHeaderItem(kLocal)->setToolTip(
+      tr("The error the node introduces itself: run on A's own inputs at B's precision"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -221,8 +226,8 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(reduceButton_, &QPushButton::clicked, this, &CompareDock::reduce);
   connect(float32Button_, &QPushButton::clicked, this, &CompareDock::findFloat32Nodes);
   connect(saveRepro_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the failing subgraph"), QStringLiteral("repro.pt2"),
-                                                      tr("torch.export programs (*.pt2)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the failing subgraph"),
+                                                      QStringLiteral("repro.pt2"), tr("torch.export programs (*.pt2)"));
     if (path.isEmpty()) return;
     const QString why = saveReducedAs(path);
     status_->setText(why.isEmpty() ? tr("Saved %1: torch.export.load runs it on its sample inputs.").arg(path)
@@ -258,7 +263,8 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const auto id = table_->item(row, kWhat)->data(Qt::UserRole).toULongLong();
     if (id == core::model::kNoNode) return;
-    inspector_->show(summary_, id, table_->item(row, kWhat)->text() + QStringLiteral("  ") + table_->item(row, kOp)->text());
+    inspector_->show(summary_, id,
+                     table_->item(row, kWhat)->text() + QStringLiteral("  ") + table_->item(row, kOp)->text());
     Q_EMIT nodeActivated(id);
   });
   setDocument(nullptr);
@@ -332,9 +338,10 @@ void CompareDock::start() {
   core::run::CompareRequest req;
   req.a = document_->revision(revA_->currentData().toInt());
   req.b = document_->revision(revB_->currentData().toInt());
-  // Inputs are made here, on the GUI thread: the worker gets snapshots, never the document.
-  // Input files (up to 4 GiB) are read off the GUI thread.
-  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputs_->text()] { return core::io::resolveInputs(*doc, text, 0); });
+  // The inputs are resolved off the GUI thread while it waits (input files reach 4 GiB); the
+  // comparison job then gets immutable snapshots (the revisions, the inputs), never the document.
+  const auto resolved = runOffGuiThread(
+      [doc = document_.data(), text = inputs_->text()] { return core::io::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) askInputs(document_, inputs_, this, [this] { start(); });
     else {
@@ -391,7 +398,8 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
     failToStart(error);
     return false;
   }
-  if (const QString why = core::remote::remoteRequestRefusal(req, document_->format() == QLatin1String("pt2")); !why.isEmpty()) {
+  if (const QString why = core::remote::remoteRequestRefusal(req, document_->format() == QLatin1String("pt2"));
+      !why.isEmpty()) {
     failToStart(why);
     return false;
   }
@@ -422,8 +430,8 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
     }, Qt::QueuedConnection);
   };
   remoteRun_ = std::make_shared<core::remote::RemoteCompareSummary>();
-  watcher_.setFuture(QtConcurrent::run([req, model = saved.first, device = *device, threads = core::run::currentThreads(), flag,
-                                        progress, out = remoteRun_] {
+  watcher_.setFuture(QtConcurrent::run([req, model = saved.first, device = *device,
+                                        threads = core::run::currentThreads(), flag, progress, out = remoteRun_] {
     *out = core::remote::runRemoteCompare(req, model, device, threads, progress, flag.get());
     return out->summary;
   }));
@@ -447,13 +455,8 @@ bool CompareDock::setDeviceB(const QString& label) {
 }
 
 void CompareDock::refreshDevices() {
-  const QString chosen = deviceB_->currentText();
-  deviceB_->clear();
-  for (const DeviceChoice& d : deviceChoices()) {
-    deviceB_->addItem(d.label, d.spec);
-    if (!d.tip.isEmpty()) deviceB_->setItemData(deviceB_->count() - 1, d.tip, Qt::ToolTipRole);
-  }
-  setDeviceB(chosen);
+  fillDeviceCombo(deviceB_);
+  Q_EMIT devicesChanged();
 }
 
 void CompareDock::addRow(const core::run::CompareRow& r) {
@@ -501,17 +504,22 @@ void CompareDock::showSummary() {
                                                                                           : QStringLiteral("#c62828"));
   QString text;
   if (!summary_.changes.isEmpty())
-    text += QLatin1Char(' ') + (summary_.changes.size() == 1 ? tr("1 change compared where its values leave it.")
-                                                             : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
+    text += QLatin1Char(' ') +
+            (summary_.changes.size() == 1
+                 ? tr("1 change compared where its values leave it.")
+                 : tr("%1 changes compared where their values leave them.").arg(summary_.changes.size()));
   if (summary_.culprit)
-    text += QLatin1Char(' ') + (std::isfinite(summary_.culprit->localScaled)
-                                    ? tr("The error is introduced at %1 (%2): run on A's inputs at %3, it is off by %4.")
-                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB,
-                                               core::run::shareOfScale(summary_.culprit->localScaled))
-                                    : tr("The error is introduced at %1 (%2): run on A's inputs at %3, it overflows.")
-                                          .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
+    text +=
+        QLatin1Char(' ') + (std::isfinite(summary_.culprit->localScaled)
+                                ? tr("The error is introduced at %1 (%2): run on A's inputs at %3, it is off by %4.")
+                                      .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB,
+                                           core::run::shareOfScale(summary_.culprit->localScaled))
+                                : tr("The error is introduced at %1 (%2): run on A's inputs at %3, it overflows.")
+                                      .arg(summary_.culprit->op, summary_.culprit->label, summary_.precisionB));
   else if (summary_.localErrors && !summary_.equal)
-    text += QLatin1Char(' ') + tr("No node adds more than rounding noise at %1 on its own: the error accumulates.").arg(summary_.precisionB);
+    text +=
+        QLatin1Char(' ') +
+        tr("No node adds more than rounding noise at %1 on its own: the error accumulates.").arg(summary_.precisionB);
   if (!remoteTraffic_.isEmpty()) text += QLatin1Char(' ') + remoteTraffic_ + QLatin1Char('.');
   status_->setText(text.trimmed());
   for (const auto& r : summary_.outputs) addRow(r);
@@ -520,7 +528,8 @@ void CompareDock::showSummary() {
 
 void CompareDock::setVerdict(const QString& text, const QString& colour) {
   verdict_->setText(text);
-  verdict_->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(colour));
+  verdict_->setStyleSheet(colour.isEmpty() ? QString()
+                                           : QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(colour));
 }
 
 QString CompareDock::verdictText() const { return verdict_->text(); }
@@ -531,11 +540,12 @@ void CompareDock::askForInputs(std::function<void()> then) {
 
 void CompareDock::updateNumericsButtons() {
   const bool idle = !isRunning() && !numericsWatcher_.isRunning();
-  const bool failingPrecision = idle && lastRequest_ && lastRequest_->a == lastRequest_->b && summary_.ok && !summary_.equal &&
-                                summary_.localErrors;
+  const bool failingPrecision = idle && lastRequest_ && lastRequest_->a == lastRequest_->b && summary_.ok &&
+                                !summary_.equal && summary_.localErrors;
   const QString dtypeB = lastRequest_ ? lastRequest_->dtypeB : QString();
   reduceButton_->setEnabled(failingPrecision);
-  float32Button_->setEnabled(failingPrecision && (dtypeB == QLatin1String("float16") || dtypeB == QLatin1String("bfloat16")));
+  float32Button_->setEnabled(failingPrecision &&
+                             (dtypeB == QLatin1String("float16") || dtypeB == QLatin1String("bfloat16")));
   saveRepro_->setEnabled(idle && reduce_.ok);
 }
 
@@ -556,10 +566,14 @@ void CompareDock::runNumericsJob(const std::function<void()>& job, const std::fu
     onDone();  // the worker's result, taken over on this thread
     updateNumericsButtons();
     if (reduce_.ok || !reduce_.error.isEmpty()) {
-      status_->setText(reduce_.ok ? tr("%n node(s) still fail on A's values at their boundary (%1 runs); they are outlined on the canvas. "
-                                       "Fails at %2 (%3).", nullptr, int(reduce_.nodes.size()))
-                                        .arg(reduce_.runs).arg(reduce_.failingOp, reduce_.failingPath)
-                                  : tr("Reduce: %1").arg(reduce_.error));
+      status_->setText(
+          reduce_.ok
+              ? tr("%n node(s) still fail on A's values at their boundary (%1 runs); they are outlined on the canvas. "
+                   "Fails at %2 (%3).",
+                   nullptr, int(reduce_.nodes.size()))
+                    .arg(reduce_.runs)
+                    .arg(reduce_.failingOp, reduce_.failingPath)
+              : tr("Reduce: %1").arg(reduce_.error));
       Q_EMIT reduceFinished();
     }
     if (float32_.ok || !float32_.error.isEmpty()) {
@@ -569,7 +583,8 @@ void CompareDock::runNumericsJob(const std::function<void()>& job, const std::fu
         status_->setText(tr("Keeping %1 in float32 makes B pass (max abs %2, was %3; %4 runs).")
                              .arg(float32_.labels.join(QStringLiteral(", ")))
                              .arg(float32_.afterMaxAbs, 0, 'g', 3)
-                             .arg(std::isfinite(float32_.beforeMaxAbs) ? QString::number(float32_.beforeMaxAbs, 'g', 3) : tr("an overflow"))
+                             .arg(std::isfinite(float32_.beforeMaxAbs) ? QString::number(float32_.beforeMaxAbs, 'g', 3)
+                                                                       : tr("an overflow"))
                              .arg(float32_.runs));
         Q_EMIT float32Found();
       }
@@ -597,7 +612,8 @@ void CompareDock::findFloat32Nodes() {
   const auto request = *lastRequest_;
   const auto ids = document_->ids();
   auto out = std::make_shared<core::jobs::Float32Summary>();
-  runNumericsJob([out, request, ids] { *out = core::jobs::runFloat32Search(request, ids); }, [this, out] { float32_ = *out; });
+  runNumericsJob([out, request, ids] { *out = core::jobs::runFloat32Search(request, ids); },
+                 [this, out] { float32_ = *out; });
 }
 
 QString CompareDock::saveReducedAs(const QString& path) {
@@ -668,7 +684,8 @@ QHash<core::model::NodeId, double> CompareDock::errorHeat(QString* title, QStrin
     case ErrorMetric::Sqnr:
       t = tr("SQNR against A (red: lowest)");
       l = QStringLiteral("≥ %1 dB").arg(kSqnrCeiling);
-      h = overflow ? tr("%1 dB, then overflow").arg(format(kSqnrCeiling - worst)) : QStringLiteral("%1 dB").arg(format(kSqnrCeiling - worst));
+      h = overflow ? tr("%1 dB, then overflow").arg(format(kSqnrCeiling - worst))
+                   : QStringLiteral("%1 dB").arg(format(kSqnrCeiling - worst));
       break;
     case ErrorMetric::Local: t = tr("Local error: the node's own, relative to its scale"); break;
     case ErrorMetric::Off: break;

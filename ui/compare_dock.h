@@ -89,7 +89,8 @@ class CompareDock : public QWidget {
   // `high` label the legend.
   enum class ErrorMetric { Off, MaxAbs, MaxRel, Cosine, Sqnr, Local };
   void setErrorMetric(ErrorMetric metric);
-  QHash<core::model::NodeId, double> errorHeat(QString* title = nullptr, QString* low = nullptr, QString* high = nullptr) const;
+  QHash<core::model::NodeId, double> errorHeat(QString* title = nullptr, QString* low = nullptr,
+                                               QString* high = nullptr) const;
 
   // The numerics debugger on the last comparison (a failing one at another precision or device,
   // A and B the same revision): the smallest failing subgraph, and the nodes to keep in float32.
@@ -105,6 +106,8 @@ class CompareDock : public QWidget {
   void cancel();
 
  Q_SIGNALS:
+  // The hosts of Run > Devices… changed (the Profile dock offers them too).
+  void devicesChanged();
   void finished();
   void nodeActivated(core::model::NodeId id);
   void overlayToggled(bool on);

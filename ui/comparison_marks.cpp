@@ -33,9 +33,11 @@ void ComparisonMarks::show(bool reveal) {
   core::model::NodeId target = core::model::kNoNode;
   if (!compare_->overlayEnabled()) return marks_->set(canvas::MarkLayers::Comparison, {});
   const auto& summary = compare_->summary();
-  marks_->set(canvas::MarkLayers::Comparison, canvas::comparisonMarks(summary, &target), [this] { return showsComparedRevision(); },
-              canvas::notComparedMark(summary));
-  if (const auto* v = view_(); reveal && target != core::model::kNoNode && v && v->node(target) && showsComparedRevision())
+  marks_->set(
+      canvas::MarkLayers::Comparison, canvas::comparisonMarks(summary, &target),
+      [this] { return showsComparedRevision(); }, canvas::notComparedMark(summary));
+  if (const auto* v = view_();
+      reveal && target != core::model::kNoNode && v && v->node(target) && showsComparedRevision())
     Q_EMIT revealRequested(target);
 }
 

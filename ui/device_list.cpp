@@ -1,5 +1,7 @@
 #include "ui/device_list.h"
 
+#include <QtWidgets/QComboBox>
+
 #include "core/remote/remote_device.h"
 #include "core/run/compare_job.h"
 
@@ -62,6 +64,16 @@ QVector<DeviceChoice> deviceChoices() {
     }
   }
   return choices;
+}
+
+void fillDeviceCombo(QComboBox* combo) {
+  const QString chosen = combo->currentText();
+  combo->clear();
+  for (const DeviceChoice& d : deviceChoices()) {
+    combo->addItem(d.label, d.spec);
+    if (!d.tip.isEmpty()) combo->setItemData(combo->count() - 1, d.tip, Qt::ToolTipRole);
+  }
+  if (const int i = combo->findText(chosen); i >= 0) combo->setCurrentIndex(i);
 }
 
 }  // namespace graft::ui

@@ -5,6 +5,8 @@
 #include <QtCore/QStringList>
 #include <QtCore/QVector>
 
+class QComboBox;
+
 namespace graft::ui {
 
 // A host is what `ssh HOST` reaches (an ssh_config alias, user@host).
@@ -27,5 +29,8 @@ struct DeviceChoice {
 // This machine's devices, then each host's cpu and GPUs (those its last test found; cuda:0 for a
 // host never tested).
 QVector<DeviceChoice> deviceChoices();
+// Fills `combo` with deviceChoices() (text: the label, data: the spec, tooltip: the GPU's name),
+// keeping the chosen label where it is still offered.
+void fillDeviceCombo(QComboBox* combo);
 
 }  // namespace graft::ui

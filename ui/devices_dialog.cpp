@@ -18,10 +18,11 @@ namespace graft::ui {
 DevicesDialog::DevicesDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Devices"));
   setObjectName(QStringLiteral("devicesDialog"));
-  auto* intro = new QLabel(tr("Runs can use this machine's CPU and GPUs, and those of hosts you reach with ssh. A host is what "
-                              "<tt>ssh HOST</tt> reaches (an alias of ~/.ssh/config, user@host); it needs Python and torch, "
-                              "nothing else."),
-                           this);
+  auto* intro =
+      new QLabel(tr("Runs can use this machine's CPU and GPUs, and those of hosts you reach with ssh. A host is what "
+                    "<tt>ssh HOST</tt> reaches (an alias of ~/.ssh/config, user@host); it needs Python and torch, "
+                    "nothing else."),
+                 this);
   intro->setWordWrap(true);
   list_ = new QListWidget(this);
   list_->setObjectName(QStringLiteral("devicesHosts"));
@@ -161,7 +162,8 @@ void DevicesDialog::testConnection() {
 
 void DevicesDialog::showProbe(const core::remote::HostProbe& probe) {
   result_->setText(probe.summary());
-  result_->setStyleSheet(probe.ok ? QStringLiteral("QLabel { color: #2e7d32; }") : QStringLiteral("QLabel { color: #c62828; }"));
+  result_->setStyleSheet(probe.ok ? QStringLiteral("QLabel { color: #2e7d32; }")
+                                  : QStringLiteral("QLabel { color: #c62828; }"));
   if (probe.ok)
     for (int i = 0; i < hosts_.size(); ++i)
       if (hosts_[i].host == probe.host && hosts_[i].python == python_->text().trimmed()) {

@@ -75,7 +75,8 @@ EditActions::EditActions(const Workbench& parts, QObject* parent)
       QStringList names;
       for (const auto& s : inputs) names << QStringLiteral("%1 (%2)").arg(s.name, s.type);
       bool ok = false;
-      const QString pick = QInputDialog::getItem(parts_.window, tr("Insert op"), tr("On the edge into:"), names, 0, false, &ok);
+      const QString pick =
+          QInputDialog::getItem(parts_.window, tr("Insert op"), tr("On the edge into:"), names, 0, false, &ok);
       if (!ok) return;
       index = inputs[names.indexOf(pick)].index;
     }
@@ -87,15 +88,19 @@ EditActions::EditActions(const Workbench& parts, QObject* parent)
     const auto* doc = controller_->document();
     if (!doc) return;
     const auto slots_ = edit::constantArguments(*doc->current(), parts_.selection->selected());
-    if (slots_.isEmpty()) { parts_.window->statusBar()->showMessage(tr("The selected node has no editable constant")); return; }
+    if (slots_.isEmpty()) {
+      parts_.window->statusBar()->showMessage(tr("The selected node has no editable constant"));
+      return;
+    }
     QStringList names;
     for (const auto& s : slots_) names << QStringLiteral("%1: %2 = %3").arg(s.argument, s.type, s.value);
     bool ok = false;
     const QString pick = QInputDialog::getItem(parts_.window, tr("Edit value"), tr("Argument:"), names, 0, false, &ok);
     if (!ok) return;
     const auto& slot = slots_[names.indexOf(pick)];
-    const QString text = QInputDialog::getText(parts_.window, tr("Edit value"), tr("%1 (%2):").arg(slot.argument, slot.type),
-                                               QLineEdit::Normal, slot.value, &ok);
+    const QString text =
+        QInputDialog::getText(parts_.window, tr("Edit value"), tr("%1 (%2):").arg(slot.argument, slot.type),
+                              QLineEdit::Normal, slot.value, &ok);
     if (ok) applyEdit(edit::EditConstant{parts_.selection->selected(), slot.argument, text});
   });
 

@@ -29,9 +29,11 @@ namespace graft::ui {
 ExportActions::ExportActions(const Workbench& parts, QObject* parent)
     : QObject(parent), parts_(parts), controller_(parts.controller) {
   svg = new QAction(tr("Export Diagram as &SVG…"), this);
-  connect(svg, &QAction::triggered, this, [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &ExportActions::exportSvg); });
+  connect(svg, &QAction::triggered, this,
+          [this] { exportDialog(tr("SVG images (*.svg)"), QStringLiteral(".svg"), &ExportActions::exportSvg); });
   png = new QAction(tr("Export Diagram as &PNG…"), this);
-  connect(png, &QAction::triggered, this, [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &ExportActions::exportPng); });
+  connect(png, &QAction::triggered, this,
+          [this] { exportDialog(tr("PNG images (*.png)"), QStringLiteral(".png"), &ExportActions::exportPng); });
   report = new QAction(tr("Export &Report…"), this);
   report->setObjectName(QStringLiteral("exportReportAction"));
   connect(report, &QAction::triggered, this,
@@ -41,7 +43,8 @@ ExportActions::ExportActions(const Workbench& parts, QObject* parent)
           [this] { exportDialog(tr("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"), &ExportActions::exportDot); });
 }
 
-void ExportActions::exportDialog(const QString& filter, const QString& suffix, bool (ExportActions::*write)(const QString&)) {
+void ExportActions::exportDialog(const QString& filter, const QString& suffix,
+                                 bool (ExportActions::*write)(const QString&)) {
   if (!parts_.shown->view()) return;
   QString path = QFileDialog::getSaveFileName(parts_.window, tr("Export"), QString(), filter);
   if (path.isEmpty()) return;
@@ -107,11 +110,12 @@ bool ExportActions::exportReport(const QString& path) {
   if (parts_.docks->compare->summary().ok) compare = parts_.docks->compare->summary();
   const auto* profile = parts_.docks->profile;
   const auto before = profile->before(), after = profile->after();
-  const QString noCompare = tr("No compare has been run (Compare dock)."), noProfile = tr("No profile has been run (Profile dock).");
+  const QString noCompare = tr("No compare has been run (Compare dock)."),
+                noProfile = tr("No profile has been run (Profile dock).");
   const QString profileBefore = tr("original"), profileAfter = tr("current");
   const QString why = runOffGuiThread([&] {
-    core::report::HtmlReport r =
-        core::report::assembleReport(*doc, *doc->original(), nullptr, doc->current().get(), originalLabel, currentLabel);
+    core::report::HtmlReport r = core::report::assembleReport(*doc, *doc->original(), nullptr, doc->current().get(),
+                                                              originalLabel, currentLabel);
     if (compare) r.compare = compare;
     else r.compareNote = noCompare;
     if (before) {

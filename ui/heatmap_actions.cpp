@@ -34,7 +34,8 @@ HeatmapActions::HeatmapActions(canvas::GraphCanvas* canvas, ProfileDock* profile
       QSignalBlocker block(compare_);
       compare_->setErrorMetric(CompareDock::ErrorMetric::Off);
     }
-    canvas_->setHeat(on ? profile_->nodeCosts() : QHash<core::model::NodeId, double>{}, false, profile_->costsAreKernelTimes());
+    canvas_->setHeat(on ? profile_->nodeCosts() : QHash<core::model::NodeId, double>{}, false,
+                     profile_->costsAreKernelTimes());
   });
   connect(profile_, &ProfileDock::costsChanged, this, [this] {
     cost->setEnabled(!profile_->nodeCosts().isEmpty());
@@ -61,8 +62,8 @@ void HeatmapActions::reapply() {
   if (cost->isChecked()) canvas_->setHeat(profile_->nodeCosts(), false, profile_->costsAreKernelTimes());
 }
 
-void HeatmapActions::showErrorHeat(const QHash<core::model::NodeId, double>& heat, const QString& title, const QString& low,
-                                   const QString& high) {
+void HeatmapActions::showErrorHeat(const QHash<core::model::NodeId, double>& heat, const QString& title,
+                                   const QString& low, const QString& high) {
   QSignalBlocker block(cost);  // one heatmap at a time: the error replaces the cost
   cost->setChecked(false);
   canvas_->setErrorHeat(heat, title, low, high);

@@ -28,7 +28,8 @@ class HeatmapActions : public QObject {
   // The canvas shows a new view: the cost heat is drawn on it again.
   void reapply();
   // An error heat (dB or max abs) replaces the cost heat.
-  void showErrorHeat(const QHash<core::model::NodeId, double>& heat, const QString& title, const QString& low, const QString& high);
+  void showErrorHeat(const QHash<core::model::NodeId, double>& heat, const QString& title, const QString& low,
+                     const QString& high);
 
  Q_SIGNALS:
   void message(const QString& text);

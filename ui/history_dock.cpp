@@ -105,7 +105,8 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
     if (document_ && !(QApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier)))
       Q_EMIT revisionChosen(item->data(Qt::UserRole).toInt());
   });
-  connect(list_, &QListWidget::itemSelectionChanged, this, [this] { diffButton_->setEnabled(selectedPair().size() == 2); });
+  connect(list_, &QListWidget::itemSelectionChanged, this,
+          [this] { diffButton_->setEnabled(selectedPair().size() == 2); });
   connect(diffButton_, &QPushButton::clicked, this, [this] {
     const auto pair = selectedPair();
     if (pair.size() == 2) Q_EMIT diffRequested(pair[0], pair[1]);
@@ -163,7 +164,9 @@ const core::jobs::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
 
 QString HistoryDock::ledgerText(int index) const {
   const auto* e = ledgerEntry(index);
-  const auto cost = [e] { return tr("%1 ms · %2 MiB peak").arg(e->medianMs, 0, 'f', 1).arg(e->peakBytes / 1048576.0, 0, 'f', 1); };
+  const auto cost = [e] {
+    return tr("%1 ms · %2 MiB peak").arg(e->medianMs, 0, 'f', 1).arg(e->peakBytes / 1048576.0, 0, 'f', 1);
+  };
   if (!e && index != checking_ && waitingForInputs_) return tr("waiting for inputs (give them in the Compare dock)");
   if (index == 0) return e && e->ok ? cost() : QString();  // the baseline
   if (!e) return index == checking_ ? tr("checking…") : QString();

@@ -105,7 +105,8 @@ void askInputs(const core::model::Document* document, QLineEdit* box, QWidget* p
   const QString path = document->sourcePath();
   QString previous = box->text().trimmed();
   if (previous.isEmpty()) previous = InputDialog::remembered(path);
-  auto* dialog = new InputDialog(core::io::forwardArguments(*document->original()), core::io::splitInputSpecs(previous), parent);
+  auto* dialog =
+      new InputDialog(core::io::forwardArguments(*document->original()), core::io::splitInputSpecs(previous), parent);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   QObject::connect(dialog, &QDialog::accepted, parent, [dialog, box, path, then] {
     box->setText(dialog->specText());

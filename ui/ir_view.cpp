@@ -10,7 +10,8 @@ IrView::IrView(QWidget* parent) : QPlainTextEdit(parent) {
   setReadOnly(true);
   setLineWrapMode(QPlainTextEdit::NoWrap);
   setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  setPlaceholderText(tr("Open a model (.pt2 or .pt) with File > Open, or a built-in sample, to see its graph as text."));
+  setPlaceholderText(
+      tr("Open a model (.pt2 or .pt) with File > Open, or a built-in sample, to see its graph as text."));
 }
 
 void IrView::setRevisionText(const QString& ir, const core::model::GraphView* view) {

@@ -83,7 +83,9 @@ void IssuesDock::add(const core::model::Diagnostics& diagnostics) {
     severity->setData(kNodeRole, QVariant::fromValue<qulonglong>(d.node));
     severity->setData(kSerialRole, serial_);
     // One line per cell (hints carry code on lines of their own); the whole text is the tooltip.
-    const auto oneLine = [](const QString& s) { return QString(s).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified(); };
+    const auto oneLine = [](const QString& s) {
+      return QString(s).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified();
+    };
     const QString where = d.location();
     const QString shortWhere = where.isEmpty() ? QString() : QFileInfo(d.file).fileName() + where.mid(d.file.size());
     const QStringList cells{d.job, oneLine(d.message), oneLine(d.hint),
@@ -125,7 +127,10 @@ void IssuesDock::updateTitle() {
   }
   const int total = int(diagnostics_.size());
   setWindowTitle(total ? tr("Issues (%1)").arg(total) : tr("Issues"));
-  summary_->setText(total ? QStringLiteral("%1, %2, %3 other").arg(core::model::counted(errors, tr("error"), tr("errors")), core::model::counted(warnings, tr("warning"), tr("warnings"))).arg(total - errors - warnings)
+  summary_->setText(total ? QStringLiteral("%1, %2, %3 other")
+                                .arg(core::model::counted(errors, tr("error"), tr("errors")),
+                                     core::model::counted(warnings, tr("warning"), tr("warnings")))
+                                .arg(total - errors - warnings)
                           : tr("No issues."));
   Q_EMIT countChanged(total);
 }

@@ -40,7 +40,8 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   // than half the window): the Inspector on top; Modules, Rewrites, History, IR, Code and the
   // Overview as tabs below it, the module tree in front.
   d.inspector = new Inspector(window);
-  auto* inspectorDock = addDock(window, tr("Inspector"), "inspectorDock", scrollable(d.inspector), Qt::RightDockWidgetArea);
+  auto* inspectorDock =
+      addDock(window, tr("Inspector"), "inspectorDock", scrollable(d.inspector), Qt::RightDockWidgetArea);
   d.modules = new ModuleTree(window);
   auto* modulesDock = addDock(window, tr("Modules"), "modulesDock", d.modules, Qt::RightDockWidgetArea);
   d.rewrites = new RewriteDock(window);
@@ -80,7 +81,8 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   // The bottom docks scroll rather than grow the window; shown, they take two fifths of it.
   for (QDockWidget* bottom : {static_cast<QDockWidget*>(d.profile), compareDock, static_cast<QDockWidget*>(d.issues)})
     QObject::connect(bottom, &QDockWidget::visibilityChanged, window, [window, bottom](bool visible) {
-      if (visible && bottom->height() < window->height() / 3) window->resizeDocks({bottom}, {window->height() * 2 / 5}, Qt::Vertical);
+      if (visible && bottom->height() < window->height() / 3)
+        window->resizeDocks({bottom}, {window->height() * 2 / 5}, Qt::Vertical);
     });
   return d;
 }

@@ -69,19 +69,21 @@ void MainMenus::buildFile() {
   auto* controller = parts_.controller;
   QMenu* file = parts_.window->menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(
-        parts_.window, tr("Open model"), QString(),
-        tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;torch.export programs (*.pt2);;TorchScript archives (*.pt *.pth *.zip);;"
-           "All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open model"), QString(),
+                                                      tr("PyTorch models (*.pt *.pth *.pt2 *.zip);;torch.export "
+                                                         "programs (*.pt2);;TorchScript archives (*.pt *.pth *.zip);;"
+                                                         "All files (*)"));
     if (!path.isEmpty()) parts_.controller->openFile(path);
   });
   open->setShortcut(QKeySequence::Open);
   QAction* openTrusted = file->addAction(tr("Open &Trusted…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open a model you trust"), QString(), kModelFilter);
+    const QString path =
+        QFileDialog::getOpenFileName(parts_.window, tr("Open a model you trust"), QString(), kModelFilter);
     if (!path.isEmpty()) parts_.controller->openFile(path, true, true);
   });
   openTrusted->setObjectName(QStringLiteral("openTrustedAction"));
-  openTrusted->setToolTip(tr("Open a file whose code may run while it opens and whose runs may reach outside the process"));
+  openTrusted->setToolTip(
+      tr("Open a file whose code may run while it opens and whose runs may reach outside the process"));
   connect(parts_.startPage, &StartPage::openRequested, open, &QAction::trigger);
   QMenu* samples = file->addMenu(tr("Open &Sample"));
   samples->setObjectName(QStringLiteral("samplesMenu"));
@@ -125,7 +127,8 @@ void MainMenus::buildView() {
   view->addSeparator();
   view->addAction(tr("&Expand All"), canvas, [canvas] { canvas->expandAll(); });
   view->addAction(tr("&Collapse All"), canvas, [canvas] { canvas->collapseAll(); });
-  QAction* fold = view->addAction(tr("Fold &Repeated Blocks (×N)"), canvas, [canvas](bool on) { canvas->setFoldRepeats(on); });
+  QAction* fold =
+      view->addAction(tr("Fold &Repeated Blocks (×N)"), canvas, [canvas](bool on) { canvas->setFoldRepeats(on); });
   fold->setObjectName(QStringLiteral("foldRepeatsAction"));
   fold->setCheckable(true);
   fold->setChecked(canvas->foldRepeats());
@@ -137,7 +140,8 @@ void MainMenus::buildView() {
   diffOriginal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   view->addSeparator();
   view->addAction(tr("Show &Shapes on Edges"), this, [this] { parts_.shown->showShapes(); })
-      ->setToolTip(tr("Runs the model once to find the shape of every value its graph does not record (a TorchScript model, inserted nodes)"));
+      ->setToolTip(tr("Runs the model once to find the shape of every value its graph does not record (a TorchScript "
+                      "model, inserted nodes)"));
   view->addAction(parts_.heat->cost);
   view->addAction(parts_.heat->delta);
   modelActions_ << parts_.heat->delta;
@@ -166,8 +170,9 @@ void MainMenus::buildRewrite() {
   QAction* applyAll = menu->addAction(tr("Apply &All Matches of the Rule"), this, [this, rewrites] {
     showDock("rewritesDock");
     // The rule previewed in the Rewrites dock, exactly as shown (a list rule or the edited one).
-    parts_.window->statusBar()->showMessage(rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.")
-                                                                       : rewrites->applyShownRule(), 6000);
+    parts_.window->statusBar()->showMessage(
+        rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.") : rewrites->applyShownRule(),
+        6000);
   });
   applyAll->setObjectName(QStringLiteral("applyAllAction"));
   applyAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
@@ -195,18 +200,21 @@ void MainMenus::buildRun() {
   profile->setObjectName(QStringLiteral("profileAction"));
   profile->setShortcut(QKeySequence(Qt::Key_F10));
   QAction* quantError = run->addAction(tr("&Quantization Error Against Float Model…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("The float model this one was quantized from"), QString(), kModelFilter);
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("The float model this one was quantized from"),
+                                                      QString(), kModelFilter);
     if (!path.isEmpty()) parts_.quantError->startForOpen(parts_, path);
   });
   quantError->setObjectName(QStringLiteral("quantErrorAction"));
-  quantError->setToolTip(tr("Each module's SQNR against the float twin, paired by module path, coloured on the canvas"));
+  quantError->setToolTip(
+      tr("Each module's SQNR against the float twin, paired by module path, coloured on the canvas"));
   QAction* trust = run->addAction(tr("Trust This &Model…"), this, [this] { parts_.controller->trustSource(); });
   trust->setObjectName(QStringLiteral("trustAction"));
   trust->setToolTip(tr("Let runs of this model call ops that reach outside the process (files, other processes)"));
   modelActions_ << compare << profile << quantError << trust;
   run->addSeparator();
   QAction* threads = run->addAction(tr("&Threads…"), this, [this] {
-    if (askThreads(parts_.window)) parts_.window->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
+    if (askThreads(parts_.window))
+      parts_.window->statusBar()->showMessage(tr("Runs use %1 threads").arg(core::run::currentThreads()), 4000);
   });
   threads->setObjectName(QStringLiteral("threadsAction"));
   run->addAction(parts_.docks->compare->devicesAction());  // this machine's devices and SSH hosts
@@ -222,7 +230,8 @@ void MainMenus::buildHelp() {
     a->setData(t.id);
   }
   help->addAction(tr("Open T&our…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open tour"), QString(), tr("Graft tours (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(parts_.window, tr("Open tour"), QString(),
+                                                      tr("Graft tours (*.json);;All files (*)"));
     if (!path.isEmpty()) parts_.tourPanel->begin(path);
   });
   help->addSeparator();
@@ -232,7 +241,8 @@ void MainMenus::buildHelp() {
 void MainMenus::rebuildRecentMenu() {
   recent_->clear();
   const QStringList files = recentFiles();
-  for (const QString& f : files) recent_->addAction(QFileInfo(f).fileName(), this, [this, f] { parts_.controller->openFile(f); })->setToolTip(f);
+  for (const QString& f : files)
+    recent_->addAction(QFileInfo(f).fileName(), this, [this, f] { parts_.controller->openFile(f); })->setToolTip(f);
   if (files.isEmpty()) {
     recent_->addAction(tr("(none)"))->setEnabled(false);
   } else {

@@ -105,20 +105,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   menus_ = new MainMenus(parts_, this);
 
   auto* controller = parts_.controller;
-  connect(parts_.startPage, &StartPage::sampleRequested, controller, [controller](const QString& name) { controller->openSample(name); });
+  connect(parts_.startPage, &StartPage::sampleRequested, controller,
+          [controller](const QString& name) { controller->openSample(name); });
   connect(parts_.startPage, &StartPage::tourRequested, this, [this](const QString& id) { startTour(id); });
   new BusyIndicator(controller, statusBar());
   connect(controller, &DocumentController::documentChanged, this, &MainWindow::showDocument);
   connect(controller, &DocumentController::modifiedChanged, this, &QWidget::setWindowModified);
-  connect(controller, &DocumentController::message, this, [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
+  connect(controller, &DocumentController::message, this,
+          [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
   connect(controller, &DocumentController::diagnosticsReported, this, &MainWindow::reportDiagnostics);
   connect(controller, &DocumentController::loadFailed, this, &MainWindow::loadFailed);
-  connect(parts_.heat, &HeatmapActions::message, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+  connect(parts_.heat, &HeatmapActions::message, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 5000); });
   // A logout or shutdown may end the process without closing this window: the journal stays
   // open for the next start, as after a crash (Qt asks nothing of the window by default).
   connect(qApp, &QGuiApplication::commitDataRequest, controller, &DocumentController::keepJournalForRecovery);
-  statusBar()->showMessage(tr("Open a model with File > Open (a torch.export .pt2 or a TorchScript .pt), drop one here, "
-                              "or try File > Open Sample."));
+  statusBar()->showMessage(
+      tr("Open a model with File > Open (a torch.export .pt2 or a TorchScript .pt), drop one here, "
+         "or try File > Open Sample."));
 }
 
 MainWindow::~MainWindow() {
@@ -137,13 +141,16 @@ void MainWindow::connectDocks() {
   connect(d.history, &HistoryDock::revisionChosen, controller, &DocumentController::setCurrent);
   connect(d.history, &HistoryDock::diffRequested, parts_.diffs, &DiffWindow::showOpenRevisions);
   // Rewrites go through the controller: journaled like edits, so recovery restores them.
-  d.rewrites->setCommitter([controller](const QVector<core::rewrite::Step>& steps) { return controller->applyRewrite(steps); });
+  d.rewrites->setCommitter(
+      [controller](const QVector<core::rewrite::Step>& steps) { return controller->applyRewrite(steps); });
   // A rule's matches: every match outlined orange, the one shown (stepped to) purple.
-  connect(d.rewrites, &RewriteDock::matchesChanged, this, [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
-    marks_->set(canvas::MarkLayers::Matches, canvas::matchMarks(sites, current));
-  });
+  connect(d.rewrites, &RewriteDock::matchesChanged, this,
+          [this](const QVector<core::rewrite::MatchSite>& sites, int current) {
+            marks_->set(canvas::MarkLayers::Matches, canvas::matchMarks(sites, current));
+          });
   connect(d.issues, &IssuesDock::nodeActivated, this, [this](NodeId id) {
-    if (!view() || !view()->node(id)) statusBar()->showMessage(tr("Node %1 is not in the current revision").arg(id), 4000);
+    if (!view() || !view()->node(id))
+      statusBar()->showMessage(tr("Node %1 is not in the current revision").arg(id), 4000);
     else revealAndSelect(id);
   });
   connect(canvas, &canvas::GraphCanvas::layoutProgress, this, [this](int done, int total) {
@@ -164,7 +171,9 @@ void MainWindow::connectDocks() {
     HistoryDock::CheckSetup setup;
     const auto* doc = parts_.controller->document();
     if (!doc) return setup;
-    setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] { return core::io::resolveInputs(*doc, text, 0); }).inputs;
+    setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] {
+                     return core::io::resolveInputs(*doc, text, 0);
+                   }).inputs;
     setup.atol = docks_.compare->atol();
     setup.rtol = docks_.compare->rtol();
     setup.elementwise = docks_.compare->elementwise();
@@ -213,6 +222,7 @@ void MainWindow::connectSelection() {
 
 void MainWindow::connectJobs() {
   const auto& d = docks_;
+  connect(d.compare, &CompareDock::devicesChanged, d.profile, &ProfileDock::refreshDevices);
   connect(d.profile, &ProfileDock::finished, this, [this](bool, const QString&) {
     if (docks_.profile->isVisible()) docks_.profile->raise();
   });
@@ -221,8 +231,12 @@ void MainWindow::connectJobs() {
     QString title, low, high;
     if (r.ok) parts_.heat->showErrorHeat(parts_.quantError->heat(&title, &low, &high), title, low, high);
     else reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("compare"), r.error)});
-    if (r.ok) statusBar()->showMessage(tr("%n module(s) compared with the float model; the lowest SQNR: %1 (%2 dB)", nullptr, r.paired)
-                                           .arg(r.worstPath).arg(r.worstSqnrDb, 0, 'f', 1), 10000);
+    if (r.ok)
+      statusBar()->showMessage(
+          tr("%n module(s) compared with the float model; the lowest SQNR: %1 (%2 dB)", nullptr, r.paired)
+              .arg(r.worstPath)
+              .arg(r.worstSqnrDb, 0, 'f', 1),
+          10000);
     Q_EMIT quantErrorShown();
   });
   connect(d.compare, &CompareDock::finished, this, [this] {
@@ -231,8 +245,9 @@ void MainWindow::connectJobs() {
     // A ledger waiting for inputs can start now that a comparison had them, and so can shapes.
     if (docks_.compare->summary().ok) docks_.history->refresh();
     // Only where no shapes run was tried yet: a failed one stays failed until asked again.
-    if (const auto* doc = parts_.controller->document();
-        doc && docks_.compare->summary().ok && !parts_.shown->shapesKnown() && !doc->observedTypes(doc->current().get()))
+    if (const auto* doc = parts_.controller->document(); doc && docks_.compare->summary().ok &&
+                                                         !parts_.shown->shapesKnown() &&
+                                                         !doc->observedTypes(doc->current().get()))
       parts_.shown->refresh();
   });
   auto* comparison = new ComparisonMarks(d.compare, marks_.get(), [this] { return view(); }, this);
@@ -241,12 +256,17 @@ void MainWindow::connectJobs() {
     const auto& found = docks_.compare->float32Summary();
     QString error;
     if (!parts_.controller->keepInFloat32(found.nodes, found.floating, &error))
-      return reportDiagnostics({core::model::Diagnostic::error(QStringLiteral("edit"), tr("the nodes could not be kept in float32: %1").arg(error))});
-    statusBar()->showMessage(tr("New revision: %1 kept in float32 (Edit > Undo takes it back).").arg(found.labels.join(QStringLiteral(", "))), 8000);
+      return reportDiagnostics({core::model::Diagnostic::error(
+          QStringLiteral("edit"), tr("the nodes could not be kept in float32: %1").arg(error))});
+    statusBar()->showMessage(tr("New revision: %1 kept in float32 (Edit > Undo takes it back).")
+                                 .arg(found.labels.join(QStringLiteral(", "))),
+                             8000);
   });
 }
 
-bool MainWindow::openFile(const QString& path, bool freeze, bool trust) { return parts_.controller->openFile(path, freeze, trust); }
+bool MainWindow::openFile(const QString& path, bool freeze, bool trust) {
+  return parts_.controller->openFile(path, freeze, trust);
+}
 
 bool MainWindow::openSample(const QString& name, bool freeze) { return parts_.controller->openSample(name, freeze); }
 
@@ -307,7 +327,9 @@ void MainWindow::selectNode(NodeId id) { parts_.selection->select(id); }
 void MainWindow::pickNode(NodeId id) { parts_.selection->pick(id); }
 QVector<NodeId> MainWindow::selection() const { return parts_.selection->nodes(); }
 
-bool MainWindow::showQuantizationError(const QString& floatPath) { return parts_.quantError->startForOpen(parts_, floatPath); }
+bool MainWindow::showQuantizationError(const QString& floatPath) {
+  return parts_.quantError->startForOpen(parts_, floatPath);
+}
 
 DiffView* MainWindow::showDiff(int a, int b) { return parts_.diffs->showOpenRevisions(a, b); }
 DiffView* MainWindow::showDiffWithFile(const QString& path) { return parts_.diffs->showOpenAgainstFile(path); }

@@ -33,8 +33,8 @@ QuantErrorOverlay::QuantErrorOverlay(QObject* parent) : QObject(parent) {
 
 QuantErrorOverlay::~QuantErrorOverlay() { watcher_.waitForFinished(); }
 
-bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString& floatPath, core::model::InputsPtr inputs,
-                              QString* error) {
+bool QuantErrorOverlay::start(core::model::RevisionPtr quantized, const QString& floatPath,
+                              core::model::InputsPtr inputs, QString* error) {
   if (isRunning()) {
     *error = tr("a quantization comparison is already running");
     return false;
@@ -66,15 +66,17 @@ bool QuantErrorOverlay::startForOpen(const Workbench& parts, const QString& floa
     parts.window->statusBar()->showMessage(tr("Comparing each module with %1…").arg(QFileInfo(floatPath).fileName()));
     return true;
   }
-  parts.docks->issues->add({core::model::Diagnostic::error(QStringLiteral("compare"), error,
-                                                           tr("give the inputs in the Compare dock, or open the float model's own file"))});
+  parts.docks->issues->add(
+      {core::model::Diagnostic::error(QStringLiteral("compare"), error,
+                                      tr("give the inputs in the Compare dock, or open the float model's own file"))});
   return false;
 }
 
 bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareDock* compare, const QString& floatPath,
                                  QString* error) {
   // Input files (up to 4 GiB) are read off the GUI thread, as the docks read them.
-  const auto inputs = runOffGuiThread([&document, spec = compare->inputSpec()] { return core::io::resolveInputs(document, spec, 0); });
+  const auto inputs =
+      runOffGuiThread([&document, spec = compare->inputSpec()] { return core::io::resolveInputs(document, spec, 0); });
   if (!inputs.inputs && inputs.missingShape >= 0) {
     // The model records no inputs: asked for as Compare asks, then started with the answer.
     compare->askForInputs([this, doc = QPointer<const core::model::Document>(&document), compare, floatPath] {

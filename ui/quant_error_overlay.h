@@ -22,7 +22,8 @@ class QuantErrorOverlay : public QObject {
   // Opens `floatPath` and compares, both on a worker thread; false with `error` set when a run is
   // already going or the path is no readable file. A file that does not load finishes with its
   // load error.
-  bool start(core::model::RevisionPtr quantized, const QString& floatPath, core::model::InputsPtr inputs, QString* error);
+  bool start(core::model::RevisionPtr quantized, const QString& floatPath, core::model::InputsPtr inputs,
+             QString* error);
   // The current revision of `document` against `floatPath`, with the Compare dock's inputs; a
   // model that records none asks for them in Compare's dialog first, then starts. False with
   // `error` set when it cannot start.

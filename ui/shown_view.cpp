@@ -41,7 +41,8 @@ void ShownView::refresh() {
     findShapes(*doc, rev, inputs);
     return buildShownRevision(*doc, rev);
   });
-  if (generation != generation_ || parts_.controller->document() != doc || doc->current() != rev) return;  // a newer one is shown
+  if (generation != generation_ || parts_.controller->document() != doc || doc->current() != rev)
+    return;  // a newer one is shown
   view_ = built->view;
   // A program's IR is its fx graph, as print(ep.graph) prints it; a TorchScript model's is its IR.
   if (built->program) docks.ir->setListing(built->fx.graph.text, built->fx.graph.lineOf);
@@ -60,12 +61,16 @@ void ShownView::refresh() {
   docks.inspector->showNode(view_.get(), core::model::kNoNode);
   parts_.window->statusBar()->showMessage(
       tr("%1 · revision %2 “%3” · %4 in %5 · %6%7")
-          .arg(doc->displayName()).arg(doc->currentIndex()).arg(rev->name())
+          .arg(doc->displayName())
+          .arg(doc->currentIndex())
+          .arg(rev->name())
           .arg(core::model::counted(view_->opCount(), tr("op"), tr("ops")),
                core::model::counted(view_->groups.size() - 1, tr("module"), tr("modules")),
                core::model::counted(view_->jitNodes, tr("TorchScript node"), tr("TorchScript nodes")))
           .arg(rev->frozen() ? QString() : tr(" · not frozen"))
-          .append(shapesKnown() ? QString() : tr(" · no shapes recorded: View > Show Shapes on Edges asks for the inputs to find them")));
+          .append(shapesKnown()
+                      ? QString()
+                      : tr(" · no shapes recorded: View > Show Shapes on Edges asks for the inputs to find them")));
   if (view_->node(parts_.selection->selected())) parts_.selection->select(parts_.selection->selected());
   Q_EMIT shown();
 }

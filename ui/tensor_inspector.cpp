@@ -46,7 +46,8 @@ QImage drawChannelGrid(const std::optional<core::run::TensorStats>& a, const std
       const auto& values = st->channels[c];
       for (int r = 0; r < st->mapHeight; ++r) {
         uchar* line = map.scanLine(r);
-        for (int col = 0; col < st->mapWidth; ++col) line[col] = uchar(std::lround(values[r * st->mapWidth + col] * 255));
+        for (int col = 0; col < st->mapWidth; ++col)
+          line[col] = uchar(std::lround(values[r * st->mapWidth + col] * 255));
       }
       const QRect cell(kLabel + (c % kPerRow) * (kCell + 2), y + (c / kPerRow) * (kCell + 2), kCell, kCell);
       p.drawImage(cell, map);  // nearest-neighbour: small maps stay blocky, as they are
@@ -104,7 +105,8 @@ void TensorInspector::clear() {
 QString TensorInspector::statsText() const { return stats_->text(); }
 
 bool TensorInspector::isEmpty() const {
-  return stats_->text().isEmpty() && chart_->chart()->series().isEmpty() && chart_->chart()->title().isEmpty() && grid_.isNull();
+  return stats_->text().isEmpty() && chart_->chart()->series().isEmpty() && chart_->chart()->title().isEmpty() &&
+         grid_.isNull();
 }
 
 void TensorInspector::show(const core::run::CompareSummary& summary, core::model::NodeId node, const QString& title) {
@@ -126,7 +128,9 @@ void TensorInspector::show(const core::run::CompareSummary& summary, core::model
     series->append(set);
   }
   chart->addSeries(series);
-  chart->setTitle(a ? tr("elements per bin of A's range [%1, %2]; B binned over its own range").arg(a->histLo, 0, 'g', 4).arg(a->histHi, 0, 'g', 4)
+  chart->setTitle(a ? tr("elements per bin of A's range [%1, %2]; B binned over its own range")
+                          .arg(a->histLo, 0, 'g', 4)
+                          .arg(a->histHi, 0, 'g', 4)
                     : QString());
   auto* y = new QValueAxis();
   y->setLabelFormat(QStringLiteral("%.0f"));

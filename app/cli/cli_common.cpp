@@ -12,15 +12,18 @@ namespace graft::cli {
 
 void addModelOptions(QCommandLineParser& parser) {
   parser.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable JSON on stdout.")});
-  parser.addOption({QStringLiteral("sample"), QStringLiteral("Use built-in sample NAME (cnn, mlp, transformer) as the model."),
+  parser.addOption({QStringLiteral("sample"),
+                    QStringLiteral("Use built-in sample NAME (cnn, mlp, transformer) as the model."),
                     QStringLiteral("NAME")});
   parser.addOption({QStringLiteral("no-freeze"), QStringLiteral("Keep parameters as attributes (do not freeze).")});
-  parser.addOption({QStringLiteral("trust"),
-                    QStringLiteral("Trust the model files: let a TorchScript file's __setstate__ run while it loads, and let "
-                                   "runs call ops that reach outside the process (aten::save, aten::from_file, ...). "
-                                   "Without it such files are refused with the op named (docs/safety.md).")});
+  parser.addOption(
+      {QStringLiteral("trust"),
+       QStringLiteral("Trust the model files: let a TorchScript file's __setstate__ run while it loads, and let "
+                      "runs call ops that reach outside the process (aten::save, aten::from_file, ...). "
+                      "Without it such files are refused with the op named (docs/safety.md).")});
   parser.addOption({QStringLiteral("timeout"),
-                    QStringLiteral("Stop with exit 2 when the command runs longer than SECONDS."), QStringLiteral("SECONDS")});
+                    QStringLiteral("Stop with exit 2 when the command runs longer than SECONDS."),
+                    QStringLiteral("SECONDS")});
   parser.addOption({QStringLiteral("threads"),
                     QStringLiteral("Intra-op threads for runs (default: the machine's physical cores, %1).")
                         .arg(core::run::physicalCores()),
@@ -69,7 +72,8 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
     bool ok = false;
     const int threads = parser.value(QStringLiteral("threads")).toInt(&ok);
     if (!ok || threads < 1) {
-      fail(QStringLiteral("--threads takes a positive whole number, not \"%1\"").arg(parser.value(QStringLiteral("threads"))));
+      fail(QStringLiteral("--threads takes a positive whole number, not \"%1\"")
+               .arg(parser.value(QStringLiteral("threads"))));
       return nullptr;
     }
     core::run::useThreads(threads);
@@ -100,20 +104,23 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
 }
 
 void addInputOption(QCommandLineParser& parser) {
-  parser.addOption({QStringLiteral("input"),
-                    QStringLiteral("An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC), [SPEC,SPEC] "
-                                   "or a scalar; NAME=SPEC gives the input of that name (the others keep the model's sample "
-                                   "inputs). Repeat per input."),
-                    QStringLiteral("SPEC")});
+  parser.addOption(
+      {QStringLiteral("input"),
+       QStringLiteral(
+           "An input: DIMSxDIMS[:dtype] (random, seeded), a tensor file (.pt, .npy), (SPEC,SPEC), [SPEC,SPEC] "
+           "or a scalar; NAME=SPEC gives the input of that name (the others keep the model's sample "
+           "inputs). Repeat per input."),
+       QStringLiteral("SPEC")});
 }
 
 std::optional<core::model::InputSet> inputsOrFail(const QCommandLineParser& parser, const core::model::Document& doc,
                                                 quint64 seed) {
   auto result = core::io::inputsFor(doc, parser.values(QStringLiteral("input")), seed);
   if (result.inputs) return std::move(result.inputs);
-  const QString hint = result.missingShape >= 0
-                           ? QStringLiteral("pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3")
-                           : QString();
+  const QString hint =
+      result.missingShape >= 0
+          ? QStringLiteral("pass one --input SPEC per forward argument, e.g. --input 1x3x224x224:float32 --input 3")
+          : QString();
   fail(result.diagnostics(commandJob(), hint));
   return std::nullopt;
 }
@@ -150,7 +157,8 @@ void report(const core::model::Diagnostics& diagnostics) {
     lines << d.toLine();
     state().diagnostics.push_back(d);
   }
-  for (const QString& line : core::model::countedRepeats(lines)) std::fprintf(stderr, "graft-cli: %s\n", qPrintable(line));
+  for (const QString& line : core::model::countedRepeats(lines))
+    std::fprintf(stderr, "graft-cli: %s\n", qPrintable(line));
 }
 
 const core::model::Diagnostics& reported() { return state().diagnostics; }
@@ -158,7 +166,8 @@ bool jsonPrinted() { return state().jsonPrinted; }
 
 bool samePath(const QString& x, const QString& y) {
   const QFileInfo a(x), b(y);
-  return a.exists() && b.exists() ? a.canonicalFilePath() == b.canonicalFilePath() : a.absoluteFilePath() == b.absoluteFilePath();
+  return a.exists() && b.exists() ? a.canonicalFilePath() == b.canonicalFilePath()
+                                  : a.absoluteFilePath() == b.absoluteFilePath();
 }
 
 QStringList inputFiles(const QCommandLineParser& parser) {

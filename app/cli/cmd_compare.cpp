@@ -16,14 +16,16 @@ namespace {
 QJsonObject reportRunNotes(const core::run::CompareResult& result) {
   QJsonObject out;
   QStringList deviceNotes;
-  for (const auto& [run, side] : {std::pair{result.runA, QStringLiteral("A")}, std::pair{result.runB, QStringLiteral("B")}}) {
+  for (const auto& [run, side] :
+       {std::pair{result.runA, QStringLiteral("A")}, std::pair{result.runB, QStringLiteral("B")}}) {
     if (!run) continue;
     if (!run->deviceNote.isEmpty()) {
       deviceNotes << QStringLiteral("%1: %2").arg(side, run->deviceNote);
       report(core::model::Diagnostic::info(QStringLiteral("compare"), deviceNotes.back()));
     }
     if (run->relaxed.isEmpty()) continue;
-    report(core::model::Diagnostic::info(QStringLiteral("compare"), core::run::relaxedSummary(QStringLiteral("side ") + side, run->relaxed)));
+    report(core::model::Diagnostic::info(QStringLiteral("compare"),
+                                         core::run::relaxedSummary(QStringLiteral("side ") + side, run->relaxed)));
     QStringList lines = run->relaxed;
     lines.removeDuplicates();
     out.insert(QStringLiteral("relaxed_") + side.toLower(), QJsonArray::fromStringList(lines));
@@ -34,22 +36,27 @@ QJsonObject reportRunNotes(const core::run::CompareResult& result) {
 }  // namespace
 
 Command compareCommand() {
-  Command c{QStringLiteral("compare"),
-            QStringLiteral("Run two models (or one model at two precisions or on two devices) on the same inputs and compare outputs "
-                           "and intermediates. Verdicts: EXACT (bit-identical); EQUAL within rounding (A is also run at float64 on the "
-                           "CPU, and B's error against it is within what the arithmetic in play explains: A's own error per unit "
-                           "roundoff, times B's unit roundoff (float32, TF32 convolutions on CUDA, float16, bfloat16), times 10); "
-                           "DIFFERENT beyond that. Finite against inf or NaN always differs; NaN against NaN at the same place is "
-                           "equal; integer values (indices) are compared for equality. Each verdict says why in one line. "
-                           "--atol/--rtol judge elementwise instead (torch.allclose). Exit 0 equal, 1 different, 3 outputs equal "
-                           "but an intermediate differs, 2 usage or input error."),
-            QStringLiteral("A B | --sample NAME [B] [--input SPEC ...] [--seed N] [--atol X] [--rtol Y] [--device D] [--device-b D] "
-                           "[--dtype-a T] [--dtype-b T] [--autocast] [--tf32 default|on|off|emulate] [--per-node] [--json]"), {}};
+  Command c{
+      QStringLiteral("compare"),
+      QStringLiteral(
+          "Run two models (or one model at two precisions or on two devices) on the same inputs and compare outputs "
+          "and intermediates. Verdicts: EXACT (bit-identical); EQUAL within rounding (A is also run at float64 on the "
+          "CPU, and B's error against it is within what the arithmetic in play explains: A's own error per unit "
+          "roundoff, times B's unit roundoff (float32, TF32 convolutions on CUDA, float16, bfloat16), times 10); "
+          "DIFFERENT beyond that. Finite against inf or NaN always differs; NaN against NaN at the same place is "
+          "equal; integer values (indices) are compared for equality. Each verdict says why in one line. "
+          "--atol/--rtol judge elementwise instead (torch.allclose). Exit 0 equal, 1 different, 3 outputs equal "
+          "but an intermediate differs, 2 usage or input error."),
+      QStringLiteral(
+          "A B | --sample NAME [B] [--input SPEC ...] [--seed N] [--atol X] [--rtol Y] [--device D] [--device-b D] "
+          "[--dtype-a T] [--dtype-b T] [--autocast] [--tf32 default|on|off|emulate] [--per-node] [--json]"),
+      {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
-    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The .pt or .pt2 file to compare with (default: A again)."));
+    parser.addPositionalArgument(QStringLiteral("B"),
+                                 QStringLiteral("The .pt or .pt2 file to compare with (default: A again)."));
     addSideOptions(parser);
     parser.addOption({QStringLiteral("per-node"), QStringLiteral("Compare every op node's outputs and list them.")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
@@ -57,7 +64,9 @@ Command compareCommand() {
     const bool sample = parser.isSet(QStringLiteral("sample"));
     const int files = parser.positionalArguments().size();
     if ((sample && files > 1) || (!sample && (files < 1 || files > 2)))
-      return fail(QStringLiteral("compare needs a file A and optionally B (default: A again), or --sample NAME [B] (see graft-cli compare --help)"));
+      return fail(
+          QStringLiteral("compare needs a file A and optionally B (default: A again), or --sample NAME [B] (see "
+                         "graft-cli compare --help)"));
     auto docA = openModel(parser, 0);
     if (!docA) return int(kUsageOrInput);
     auto docB = openModel(parser, (sample && files == 0) || (!sample && files == 1) ? 0 : 1);
@@ -70,7 +79,8 @@ Command compareCommand() {
     std::optional<core::remote::RemoteDevice> remoteB;
     if (!readSideOptions(parser, options, seed, &remoteB)) return int(kUsageOrInput);
     if (remoteB)
-      if (const QString why = core::remote::remoteCompareRefusal(options, docB->format() == QLatin1String("pt2")); !why.isEmpty())
+      if (const QString why = core::remote::remoteCompareRefusal(options, docB->format() == QLatin1String("pt2"));
+          !why.isEmpty())
         return fail(why);
 
     const auto inputs = inputsOrFail(parser, *docA, seed);
@@ -81,8 +91,8 @@ Command compareCommand() {
     core::run::CompareResult result;
     if (remoteB) {
       const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
-      auto remote = core::remote::compareWithRemoteB(docA->current(), *docB, docB->current(), *inputs, options, *remoteB,
-                                                     threads, printProgress);
+      auto remote = core::remote::compareWithRemoteB(docA->current(), *docB, docB->current(), *inputs, options,
+                                                     *remoteB, threads, printProgress);
       result = std::move(remote.compare);
       traffic = remote.traffic;
       printProgress(traffic->summary());
@@ -106,7 +116,8 @@ Command compareCommand() {
     } else {
       printText(core::report::compareText(result, options.tol, docB->outputNames()));
       if (traffic) printText(QStringLiteral("B ran on %1").arg(traffic->deviceLabel));
-      if (options.tf32 != core::run::Tf32::Default) printText(QStringLiteral("tf32: %1").arg(core::run::tf32Name(options.tf32)));
+      if (options.tf32 != core::run::Tf32::Default)
+        printText(QStringLiteral("tf32: %1").arg(core::run::tf32Name(options.tf32)));
     }
     switch (result.verdict()) {
       case core::run::CompareResult::Verdict::Equal: return int(kOk);

@@ -33,9 +33,11 @@ Command diffCommand() {
                          .arg(diff.removed.size())
                          .arg(diff.changed.size());
       for (const auto& d : diff.removed)
-        text += QStringLiteral("- %1 %2%3\n").arg(d.op, d.modulePath,
-                                                   d.foldedInto ? QStringLiteral("  (folded into %1 %2)").arg(d.foldedInto->op, d.foldedInto->modulePath)
-                                                                : QString());
+        text += QStringLiteral("- %1 %2%3\n")
+                    .arg(d.op, d.modulePath,
+                         d.foldedInto
+                             ? QStringLiteral("  (folded into %1 %2)").arg(d.foldedInto->op, d.foldedInto->modulePath)
+                             : QString());
       for (const auto& d : diff.added) text += QStringLiteral("+ %1 %2\n").arg(d.op, d.modulePath);
       for (const auto& d : diff.changed)
         text += QStringLiteral("~ %1 %2: %3\n").arg(d.op, d.modulePath, d.what.join(QStringLiteral(", ")));

@@ -19,10 +19,13 @@ Command layoutCommand() {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
-    parser.addOption({QStringLiteral("expand"), QStringLiteral("Open every group (all) or the groups above depth N (default 0: top level)."), QStringLiteral("all|N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("expand"),
+                      QStringLiteral("Open every group (all) or the groups above depth N (default 0: top level)."),
+                      QStringLiteral("all|N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("svg"), QStringLiteral("Write the diagram as SVG."), QStringLiteral("F")});
     parser.addOption({QStringLiteral("png"), QStringLiteral("Write the diagram as PNG."), QStringLiteral("F")});
-    parser.addOption({QStringLiteral("dot"), QStringLiteral("Write the flat op graph as Graphviz DOT."), QStringLiteral("F")});
+    parser.addOption(
+        {QStringLiteral("dot"), QStringLiteral("Write the flat op graph as Graphviz DOT."), QStringLiteral("F")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const QString expand = parser.value(QStringLiteral("expand"));
     bool numeric = false;
@@ -30,7 +33,8 @@ Command layoutCommand() {
     if (expand != QLatin1String("all") && (!numeric || depth < 0))
       return fail(QStringLiteral("--expand takes \"all\" or a depth N >= 0, not \"%1\"").arg(expand));
     for (const char* option : {"svg", "png", "dot"})
-      if (parser.isSet(QString::fromLatin1(option)) && !outputAllowed(parser, parser.value(QString::fromLatin1(option))))
+      if (parser.isSet(QString::fromLatin1(option)) &&
+          !outputAllowed(parser, parser.value(QString::fromLatin1(option))))
         return int(kUsageOrInput);
     auto doc = openModel(parser);
     if (!doc) return int(kUsageOrInput);
@@ -41,9 +45,11 @@ Command layoutCommand() {
     if (!diagram.error.isEmpty()) return fail(diagram.diagnostics());
     report(diagram.diagnostics());  // modules Graphviz failed on, drawn as a plain column
     QString error;
-    if (parser.isSet(QStringLiteral("svg")) && !ui::canvas::writeSvg(parser.value(QStringLiteral("svg")), diagram, *view, &error))
+    if (parser.isSet(QStringLiteral("svg")) &&
+        !ui::canvas::writeSvg(parser.value(QStringLiteral("svg")), diagram, *view, &error))
       return fail(error);
-    if (parser.isSet(QStringLiteral("png")) && !ui::canvas::writePng(parser.value(QStringLiteral("png")), diagram, *view, 1.5, 16000, &error))
+    if (parser.isSet(QStringLiteral("png")) &&
+        !ui::canvas::writePng(parser.value(QStringLiteral("png")), diagram, *view, 1.5, 16000, &error))
       return fail(error);
     if (parser.isSet(QStringLiteral("dot"))) {
       const QString path = parser.value(QStringLiteral("dot"));
@@ -64,8 +70,13 @@ Command layoutCommand() {
                             {"layout_ms", diagram.layoutMs}});
     } else {
       printText(QStringLiteral("%1: %2 nodes, %3 edges, %4 groups (%5 expanded), %6×%7, laid out in %8 ms")
-                    .arg(doc->displayName()).arg(diagram.nodes.size()).arg(diagram.edges.size()).arg(diagram.groups.size())
-                    .arg(expandedGroups).arg(diagram.bounds.width(), 0, 'f', 0).arg(diagram.bounds.height(), 0, 'f', 0)
+                    .arg(doc->displayName())
+                    .arg(diagram.nodes.size())
+                    .arg(diagram.edges.size())
+                    .arg(diagram.groups.size())
+                    .arg(expandedGroups)
+                    .arg(diagram.bounds.width(), 0, 'f', 0)
+                    .arg(diagram.bounds.height(), 0, 'f', 0)
                     .arg(diagram.layoutMs, 0, 'f', 1));
     }
     return int(kOk);

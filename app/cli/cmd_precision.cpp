@@ -12,20 +12,25 @@ namespace graft::cli {
 
 Command precisionCommand() {
   Command c{QStringLiteral("precision"),
-            QStringLiteral("Find a small set of nodes to keep in float32 so that a float16 or bfloat16 run passes; save the model "
-                           "with casts around them."),
-            QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--input SPEC ...] [--atol X] [--rtol Y] [-o OUT] [--json]"), {}};
+            QStringLiteral(
+                "Find a small set of nodes to keep in float32 so that a float16 or bfloat16 run passes; save the model "
+                "with casts around them."),
+            QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--input SPEC ...] [--atol X] [--rtol Y] "
+                           "[-o OUT] [--json]"),
+            {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The model (.pt or .pt2, or --sample NAME)."));
     addSideOptions(parser);
     parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
-                      QStringLiteral("Save the model with the nodes kept in float32 (.pt, or .pt2 for a program)."), QStringLiteral("OUT")});
+                      QStringLiteral("Save the model with the nodes kept in float32 (.pt, or .pt2 for a program)."),
+                      QStringLiteral("OUT")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const bool sample = parser.isSet(QStringLiteral("sample"));
     const QStringList files = parser.positionalArguments();
-    if (sample == !files.isEmpty() || files.size() > 1) return fail(QStringLiteral("precision needs one model: a file or --sample NAME"));
+    if (sample == !files.isEmpty() || files.size() > 1)
+      return fail(QStringLiteral("precision needs one model: a file or --sample NAME"));
     const QString out = parser.value(QStringLiteral("output"));
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
 
@@ -45,8 +50,12 @@ Command precisionCommand() {
     if (!found.ok && found.noKeepSet) {  // an answer, "no": not a usage error
       report({core::model::Diagnostic::warning(QStringLiteral("precision"), found.error)});
       if (parser.isSet(QStringLiteral("json")))
-        printJson({{"model", doc->displayName()}, {"dtype", options.precisionB.describe()}, {"keep_set", QJsonValue()},
-                   {"reason", found.error}, {"runs", found.runs}, {"before", core::report::tensorDiffJson(found.before)}});
+        printJson({{"model", doc->displayName()},
+                   {"dtype", options.precisionB.describe()},
+                   {"keep_set", QJsonValue()},
+                   {"reason", found.error},
+                   {"runs", found.runs},
+                   {"before", core::report::tensorDiffJson(found.before)}});
       return int(kAnswerNo);
     }
     if (!found.ok) return fail(found.error);
@@ -83,9 +92,14 @@ Command precisionCommand() {
       printText(QStringLiteral("the outputs at %1 are within tolerance already (max_abs %2): nothing needs float32")
                     .arg(options.precisionB.describe()).arg(found.before.maxAbs, 0, 'g', 4));
     } else {
-      lines.prepend(QStringLiteral("keep %1 node(s) in float32 and the outputs at %2 pass (max_abs %3, was %4; %5 runs over %6 ranked nodes):")
-                        .arg(found.nodes.size()).arg(options.precisionB.describe()).arg(found.after.maxAbs, 0, 'g', 4)
-                        .arg(found.before.maxAbs, 0, 'g', 4).arg(found.runs).arg(found.ranked));
+      lines.prepend(QStringLiteral("keep %1 node(s) in float32 and the outputs at %2 pass (max_abs %3, was %4; %5 runs "
+                                   "over %6 ranked nodes):")
+                        .arg(found.nodes.size())
+                        .arg(options.precisionB.describe())
+                        .arg(found.after.maxAbs, 0, 'g', 4)
+                        .arg(found.before.maxAbs, 0, 'g', 4)
+                        .arg(found.runs)
+                        .arg(found.ranked));
       if (!out.isEmpty()) lines << QStringLiteral("saved %1 with casts around them").arg(out);
       printText(lines.join(QLatin1Char('\n')));
     }

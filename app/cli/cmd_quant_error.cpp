@@ -15,8 +15,10 @@ Command quantErrorCommand() {
     parser.addPositionalArgument(QStringLiteral("QUANTIZED"), QStringLiteral("The quantized model (.pt or .pt2)."));
     parser.addPositionalArgument(QStringLiteral("FLOAT"), QStringLiteral("Its float twin: the same module paths."));
     addInputOption(parser);
-    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("device"), QStringLiteral("Device for both models: cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("device"), QStringLiteral("Device for both models: cpu, cuda, cuda:N."),
+                      QStringLiteral("D"), QStringLiteral("cpu")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     if (parser.isSet(QStringLiteral("sample")) || parser.positionalArguments().size() != 2)
       return fail(QStringLiteral("quant-error needs two files: QUANTIZED FLOAT (see graft-cli quant-error --help)"));
@@ -37,8 +39,10 @@ Command quantErrorCommand() {
 
     const auto result = core::run::moduleErrors(quantized->current(), twin->current(), *inputs, *device);
     if (!result.ok) return fail(result.error);
-    if (result.modules.empty()) report(core::model::Diagnostic::warning(commandJob(),
-        QStringLiteral("no module path is shared by the two models"), QStringLiteral("is FLOAT the twin of QUANTIZED?")));
+    if (result.modules.empty())
+      report(core::model::Diagnostic::warning(commandJob(),
+                                              QStringLiteral("no module path is shared by the two models"),
+                                              QStringLiteral("is FLOAT the twin of QUANTIZED?")));
     if (parser.isSet(QStringLiteral("json"))) {
       QJsonObject j = core::report::quantErrorReport(result);
       j["quantized"] = quantized->displayName();

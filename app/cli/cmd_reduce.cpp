@@ -20,23 +20,33 @@ QByteArray sha256Of(const QString& path) {
 
 QString where(const core::model::Revision& rev, core::model::NodeId id) {
   const QString path = rev.modulePathOf(id);
-  return QStringLiteral("%1 (node %2%3)").arg(rev.kindOf(id)).arg(id).arg(path.isEmpty() ? QString() : QStringLiteral(", ") + path);
+  return QStringLiteral("%1 (node %2%3)")
+      .arg(rev.kindOf(id))
+      .arg(id)
+      .arg(path.isEmpty() ? QString() : QStringLiteral(", ") + path);
 }
 
 }  // namespace
 
 Command reduceCommand() {
   Command c{QStringLiteral("reduce"),
-            QStringLiteral("Cut a failing precision or device comparison down to the smallest subgraph that still fails on the "
-                           "reference values at its boundary, and save it as a standalone .pt2."),
-            QStringLiteral("A [A] | --sample NAME  --dtype-b T | --device-b D  [--input SPEC ...] [--atol X] [--rtol Y] -o REPRO.pt2 [--json]"), {}};
+            QStringLiteral(
+                "Cut a failing precision or device comparison down to the smallest subgraph that still fails on the "
+                "reference values at its boundary, and save it as a standalone .pt2."),
+            QStringLiteral("A [A] | --sample NAME  --dtype-b T | --device-b D  [--input SPEC ...] [--atol X] [--rtol "
+                           "Y] -o REPRO.pt2 [--json]"),
+            {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("The model (.pt or .pt2, or --sample NAME)."));
-    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The same model again (optional): reduce compares one model at two precisions or devices."));
+    parser.addPositionalArgument(
+        QStringLiteral("B"),
+        QStringLiteral("The same model again (optional): reduce compares one model at two precisions or devices."));
     addSideOptions(parser);
-    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to write the failing subgraph (.pt2)."), QStringLiteral("REPRO.pt2")});
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                      QStringLiteral("Where to write the failing subgraph (.pt2)."),
+                      QStringLiteral("REPRO.pt2")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
 
     const bool sample = parser.isSet(QStringLiteral("sample"));
@@ -44,9 +54,11 @@ Command reduceCommand() {
     if ((sample && !files.isEmpty()) || (!sample && (files.isEmpty() || files.size() > 2)))
       return fail(QStringLiteral("reduce needs one model: a file A (optionally A again as B) or --sample NAME"));
     if (files.size() == 2 && !samePath(files[0], files[1]) && sha256Of(files[0]) != sha256Of(files[1]))
-      return fail(QStringLiteral("reduce compares one model with itself at another precision or on another device; %1 and %2 differ")
-                      .arg(files[0], files[1]),
-                  QStringLiteral("compare two different models with graft-cli compare"));
+      return fail(
+          QStringLiteral(
+              "reduce compares one model with itself at another precision or on another device; %1 and %2 differ")
+              .arg(files[0], files[1]),
+          QStringLiteral("compare two different models with graft-cli compare"));
     const QString out = parser.value(QStringLiteral("output"));
     if (out.isEmpty() || !out.endsWith(QLatin1String(".pt2"), Qt::CaseInsensitive))
       return fail(QStringLiteral("reduce writes its subgraph as a torch.export program: give -o REPRO.pt2"));
@@ -56,7 +68,9 @@ Command reduceCommand() {
     quint64 seed = 0;
     if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
     if (!core::run::comparesPrecision(options))
-      return fail(QStringLiteral("both sides run the same way: give --dtype-b (float16, bfloat16, …) or --device-b so that one side can fail"));
+      return fail(
+          QStringLiteral("both sides run the same way: give --dtype-b (float16, bfloat16, …) or --device-b so that one "
+                         "side can fail"));
     auto doc = openModel(parser, 0);
     if (!doc) return int(kUsageOrInput);
     const auto inputs = inputsOrFail(parser, *doc, seed);
@@ -66,7 +80,8 @@ Command reduceCommand() {
     const auto reduced = core::run::reduceFailure(rev, *inputs, options, doc->ids());
     if (!reduced.ok) {
       const bool passes = reduced.nothingFails;
-      report(passes ? core::model::Diagnostic::warning(commandJob(), reduced.error) : core::model::Diagnostic::error(commandJob(), reduced.error));
+      report(passes ? core::model::Diagnostic::warning(commandJob(), reduced.error)
+                    : core::model::Diagnostic::error(commandJob(), reduced.error));
       if (parser.isSet(QStringLiteral("json"))) printJson({{"reduced", false}, {"runs", reduced.runs}});
       return int(passes ? kAnswerNo : kUsageOrInput);
     }
@@ -93,13 +108,23 @@ Command reduceCommand() {
                  {"boundary", QJsonArray::fromStringList(reduced.boundaryNames)}});
     } else {
       QStringList lines;
-      lines << QStringLiteral("%1 node(s) still fail at %2 on the reference values at their boundary (%3 subgraph runs: %4 bisecting %5 candidates, %6 removing):")
-                   .arg(reduced.nodes.size()).arg(options.precisionB.describe()).arg(reduced.runs).arg(reduced.bisectionRuns)
-                   .arg(reduced.candidateNodes).arg(reduced.removalRuns);
+      lines << QStringLiteral(
+                   "%1 node(s) still fail at %2 on the reference values at their boundary (%3 subgraph runs: %4 "
+                   "bisecting %5 candidates, %6 removing):")
+                   .arg(reduced.nodes.size())
+                   .arg(options.precisionB.describe())
+                   .arg(reduced.runs)
+                   .arg(reduced.bisectionRuns)
+                   .arg(reduced.candidateNodes)
+                   .arg(reduced.removalRuns);
       for (auto id : reduced.nodes) lines << QStringLiteral("  ") + where(*rev, id);
-      lines << QStringLiteral("fails at %1: max_abs %2").arg(where(*rev, reduced.failing)).arg(reduced.failure.maxAbs, 0, 'g', 4);
+      lines << QStringLiteral("fails at %1: max_abs %2")
+                   .arg(where(*rev, reduced.failing))
+                   .arg(reduced.failure.maxAbs, 0, 'g', 4);
       lines << QStringLiteral("inputs: %1").arg(reduced.boundaryNames.join(QStringLiteral("; ")));
-      lines << QStringLiteral("saved %1 (sample inputs: the boundary values); reproduce with graft-cli compare %1 --dtype-b ...").arg(out);
+      lines << QStringLiteral(
+                   "saved %1 (sample inputs: the boundary values); reproduce with graft-cli compare %1 --dtype-b ...")
+                   .arg(out);
       printText(lines.join(QLatin1Char('\n')));
     }
     return int(kOk);

@@ -18,15 +18,23 @@ Command replayCommand() {
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
-    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to write the edited model."),
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                      QStringLiteral("Where to write the edited model."),
                       QStringLiteral("OUT.pt")});
-    parser.addOption({QStringLiteral("ledger"), QStringLiteral("Check every revision against the original (max abs error, pass/fail at "
-                                                               "--atol/--rtol) and time its forward (median of --runs).")});
-    parser.addOption({QStringLiteral("input"), QStringLiteral("An input for the ledger's runs (see compare --help). Repeat per input."), QStringLiteral("SPEC")});
-    parser.addOption({QStringLiteral("atol"), QStringLiteral("Ledger: absolute tolerance (default 1e-5)."), QStringLiteral("X"), QStringLiteral("1e-5")});
-    parser.addOption({QStringLiteral("rtol"), QStringLiteral("Ledger: relative tolerance (default 1e-4)."), QStringLiteral("Y"), QStringLiteral("1e-4")});
-    parser.addOption({QStringLiteral("runs"), QStringLiteral("Ledger: timed forwards per revision (default 5)."), QStringLiteral("N"), QStringLiteral("5")});
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The model file the session was made on (.pt or .pt2)."));
+    parser.addOption({QStringLiteral("ledger"),
+                      QStringLiteral("Check every revision against the original (max abs error, pass/fail at "
+                                     "--atol/--rtol) and time its forward (median of --runs).")});
+    parser.addOption({QStringLiteral("input"),
+                      QStringLiteral("An input for the ledger's runs (see compare --help). Repeat per input."),
+                      QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("atol"), QStringLiteral("Ledger: absolute tolerance (default 1e-5)."),
+                      QStringLiteral("X"), QStringLiteral("1e-5")});
+    parser.addOption({QStringLiteral("rtol"), QStringLiteral("Ledger: relative tolerance (default 1e-4)."),
+                      QStringLiteral("Y"), QStringLiteral("1e-4")});
+    parser.addOption({QStringLiteral("runs"), QStringLiteral("Ledger: timed forwards per revision (default 5)."),
+                      QStringLiteral("N"), QStringLiteral("5")});
+    parser.addPositionalArgument(QStringLiteral("MODEL"),
+                                 QStringLiteral("The model file the session was made on (.pt or .pt2)."));
     parser.addPositionalArgument(QStringLiteral("SESSION"), QStringLiteral("The session journal (.json)."));
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     const QStringList pos = parser.positionalArguments();
@@ -100,9 +108,18 @@ Command replayCommand() {
       printJson(j);
     } else {
       printText(out.isEmpty() ? QStringLiteral("replayed %1 edits; revision %2 “%3” (%4 → %5 ops)")
-                                    .arg(r.applied).arg(doc->currentIndex()).arg(doc->current()->name()).arg(opsBefore).arg(opsAfter)
+                                    .arg(r.applied)
+                                    .arg(doc->currentIndex())
+                                    .arg(doc->current()->name())
+                                    .arg(opsBefore)
+                                    .arg(opsAfter)
                               : QStringLiteral("replayed %1 edits; revision %2 “%3” (%4 → %5 ops) saved to %6")
-                                    .arg(r.applied).arg(doc->currentIndex()).arg(doc->current()->name()).arg(opsBefore).arg(opsAfter).arg(out));
+                                    .arg(r.applied)
+                                    .arg(doc->currentIndex())
+                                    .arg(doc->current()->name())
+                                    .arg(opsBefore)
+                                    .arg(opsAfter)
+                                    .arg(out));
       if (ledger) printText(ledgerText.join(QLatin1Char('\n')));
     }
     // With --ledger the answer is whether every revision still computes what the original does.

@@ -22,27 +22,35 @@ core::layout::Diagram layOut(const core::model::GraphView& view, const QString& 
   engine.setView(std::make_shared<core::model::GraphView>(view));
   bool numeric = false;
   const int depth = expand.toInt(&numeric);
-  if (expand == QLatin1String("all") || (expand.isEmpty() && view.opCount() <= 400)) return engine.layout(engine.expandAll());
+  if (expand == QLatin1String("all") || (expand.isEmpty() && view.opCount() <= 400))
+    return engine.layout(engine.expandAll());
   return engine.layout(engine.expandToDepth(numeric ? depth : 1));
 }
 
 }  // namespace
 
 Command reportCommand() {
-  Command c{QStringLiteral("report"),
-            QStringLiteral("Write one self-contained HTML page: diagram, facts, history, differences, compare, profile."),
-            QStringLiteral("MODEL [--against B] [--input SPEC ...] [--runs N] [--no-profile] [--expand all|N] --html F [--json]"), {}};
+  Command c{
+      QStringLiteral("report"),
+      QStringLiteral("Write one self-contained HTML page: diagram, facts, history, differences, compare, profile."),
+      QStringLiteral(
+          "MODEL [--against B] [--input SPEC ...] [--runs N] [--no-profile] [--expand all|N] --html F [--json]"),
+      {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
-    parser.addOption({QStringLiteral("against"), QStringLiteral("A second model: the report diffs, compares and profiles both."),
+    parser.addOption({QStringLiteral("against"),
+                      QStringLiteral("A second model: the report diffs, compares and profiles both."),
                       QStringLiteral("B")});
     addInputOption(parser);
-    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOption({QStringLiteral("runs"), QStringLiteral("Profiled runs per model (default 10)."), QStringLiteral("N"), QStringLiteral("10")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the random inputs (default 0)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("runs"), QStringLiteral("Profiled runs per model (default 10)."),
+                      QStringLiteral("N"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("no-profile"), QStringLiteral("Leave the profile out.")});
-    parser.addOption({QStringLiteral("expand"), QStringLiteral("Diagram depth: all, or N levels (default: all up to 400 ops, else 1)."),
+    parser.addOption({QStringLiteral("expand"),
+                      QStringLiteral("Diagram depth: all, or N levels (default: all up to 400 ops, else 1)."),
                       QStringLiteral("all|N")});
     parser.addOption({QStringLiteral("html"), QStringLiteral("The HTML file to write."), QStringLiteral("F")});
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
@@ -57,13 +65,15 @@ Command reportCommand() {
     if (!a) return int(kUsageOrInput);
     std::unique_ptr<core::model::Document> b;
     if (parser.isSet(QStringLiteral("against"))) {
-      auto loaded = core::io::loadFile(parser.value(QStringLiteral("against")), {true, parser.isSet(QStringLiteral("trust"))});
+      auto loaded =
+          core::io::loadFile(parser.value(QStringLiteral("against")), {true, parser.isSet(QStringLiteral("trust"))});
       if (!loaded.ok()) return fail(loaded.error.diagnostics(parser.value(QStringLiteral("against"))));
       b = std::move(loaded.document);
     }
 
-    core::report::HtmlReport r = core::report::assembleReport(*a, *a->current(), b.get(), b ? b->current().get() : nullptr,
-                                                              a->displayName(), b ? b->displayName() : QString());
+    core::report::HtmlReport r =
+        core::report::assembleReport(*a, *a->current(), b.get(), b ? b->current().get() : nullptr, a->displayName(),
+                                     b ? b->displayName() : QString());
     // The inputs of compare and profile: --input, else A's defaults (io::inputsFor). Without
     // them the page is still written, saying why there is no comparison or profile.
     auto resolved = core::io::inputsFor(*a, parser.values(QStringLiteral("input")), seed);
@@ -99,7 +109,8 @@ Command reportCommand() {
         r.profileNote = QStringLiteral("No profile: %1 (%2)").arg(resolved.error, inputHint);
       } else {
         auto before = core::profile::runProfile(a->current(), *inputs, options);
-        auto after = before.ok() && b ? core::profile::runProfile(b->current(), *inputs, options) : core::profile::ProfileResult{};
+        auto after = before.ok() && b ? core::profile::runProfile(b->current(), *inputs, options)
+                                      : core::profile::ProfileResult{};
         auto problems = before.ok() ? after.diagnostics : before.diagnostics;
         if (problems.empty()) {
           r.before = before.profile;
@@ -133,7 +144,8 @@ Command reportCommand() {
       if (r.diff) j.insert(QStringLiteral("diff"), r.diff->toJson().value(QStringLiteral("summary")));
       j.insert(QStringLiteral("compare"), r.compare && r.compare->ok ? QJsonValue(r.compare->equal) : QJsonValue());
       j.insert(QStringLiteral("profile"), r.before.has_value());
-      if (r.before && r.after && r.after->run.median > 0) j.insert(QStringLiteral("speedup"), r.before->run.median / r.after->run.median);
+      if (r.before && r.after && r.after->run.median > 0)
+        j.insert(QStringLiteral("speedup"), r.before->run.median / r.after->run.median);
       printJson(j);
     } else {
       printText(QStringLiteral("wrote %1 (%2 KiB)\n").arg(out).arg(html.size() / 1024));

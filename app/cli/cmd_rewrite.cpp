@@ -17,8 +17,8 @@ namespace {
 
 // Saves `revision` as a file of `out`'s name in a scratch folder, removed afterwards: whether it
 // can be saved as `out`, without touching `out`.
-core::io::SaveResult trialSave(const core::model::Document& doc, const std::shared_ptr<const core::model::Revision>& revision,
-                               const QString& out) {
+core::io::SaveResult trialSave(const core::model::Document& doc,
+                               const std::shared_ptr<const core::model::Revision>& revision, const QString& out) {
   QTemporaryDir scratch;
   return core::io::saveAs(doc, revision, scratch.filePath(QFileInfo(out).fileName()), nullptr);
 }
@@ -28,8 +28,10 @@ core::io::SaveResult trialSave(const core::model::Document& doc, const std::shar
 using core::rewrite::RuleLibrary;
 
 Command rulesCommand() {
-  Command c{QStringLiteral("rules"), QStringLiteral("List the rewrite rules (built-in and the user rule folder) and passes."),
-            QStringLiteral("[--json]"), {}};
+  Command c{QStringLiteral("rules"),
+            QStringLiteral("List the rewrite rules (built-in and the user rule folder) and passes."),
+            QStringLiteral("[--json]"),
+            {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     parser.addOption({QStringLiteral("json"), QStringLiteral("Machine-readable JSON on stdout.")});
@@ -53,7 +55,8 @@ Command rulesCommand() {
     } else {
       QString text;
       for (const auto& r : library.rules()) text += QStringLiteral("%1\t%2\t(%3)\n").arg(r.id, r.title, r.source);
-      for (const auto& r : library.pythonRules()) text += QStringLiteral("%1\t%2\t(%3, Python)\n").arg(r.id, r.title, r.source);
+      for (const auto& r : library.pythonRules())
+        text += QStringLiteral("%1\t%2\t(%3, Python)\n").arg(r.id, r.title, r.source);
       text += QStringLiteral("passes: %1").arg(core::rewrite::passNames().join(QStringLiteral(", ")));
       for (const auto& e : library.problems()) text += QStringLiteral("\nnot loaded: ") + e.toString();
       printText(text);
@@ -64,23 +67,37 @@ Command rulesCommand() {
 }
 
 Command rewriteCommand() {
-  Command c{QStringLiteral("rewrite"), QStringLiteral("Apply rules and passes to a model and save the result."),
-            QStringLiteral("MODEL --rule ID|FILE|FILE.py [--rule ...] [--pass NAME ...] [--replace-module CLASS=FILE.py:NewModule [--param NEW=OLD ...]] "
-                           "[--at NODE] (-o OUT.pt | --dry-run [-o OUT.pt]) [--json]"), {}};
+  Command c{QStringLiteral("rewrite"),
+            QStringLiteral("Apply rules and passes to a model and save the result."),
+            QStringLiteral("MODEL --rule ID|FILE|FILE.py [--rule ...] [--pass NAME ...] [--replace-module "
+                           "CLASS=FILE.py:NewModule [--param NEW=OLD ...]] "
+                           "[--at NODE] (-o OUT.pt | --dry-run [-o OUT.pt]) [--json]"),
+            {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A .pt or .pt2 file (or --sample NAME)."));
-    parser.addOption({QStringLiteral("rule"), QStringLiteral("A rule id, .rule file or Python rule file .py (repeatable)."), QStringLiteral("ID|FILE")});
+    parser.addOption({QStringLiteral("rule"),
+                      QStringLiteral("A rule id, .rule file or Python rule file .py (repeatable)."),
+                      QStringLiteral("ID|FILE")});
     parser.addOption({QStringLiteral("replace-module"),
-                      QStringLiteral("Replace every instance of module class CLASS by NewModule's forward from FILE.py, with the old parameters (repeatable)."),
+                      QStringLiteral("Replace every instance of module class CLASS by NewModule's forward from "
+                                     "FILE.py, with the old parameters (repeatable)."),
                       QStringLiteral("CLASS=FILE.py:NewModule")});
-    parser.addOption({QStringLiteral("param"), QStringLiteral("With --replace-module: NewModule's parameter NEW is the old module's OLD (repeatable)."),
-                      QStringLiteral("NEW=OLD")});
+    parser.addOption(
+        {QStringLiteral("param"),
+         QStringLiteral("With --replace-module: NewModule's parameter NEW is the old module's OLD (repeatable)."),
+         QStringLiteral("NEW=OLD")});
     parser.addOption({QStringLiteral("pass"), QStringLiteral("A libtorch pass (repeatable)."), QStringLiteral("NAME")});
-    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Where to save the rewritten model."), QStringLiteral("OUT.pt")});
-    parser.addOption({QStringLiteral("at"), QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."), QStringLiteral("NODE")});
-    parser.addOption({QStringLiteral("dry-run"), QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving; with -o, also check that the result can be saved as OUT.")});
+    parser.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                      QStringLiteral("Where to save the rewritten model."),
+                      QStringLiteral("OUT.pt")});
+    parser.addOption({QStringLiteral("at"),
+                      QStringLiteral("Rewrite only the match covering this node id (one --rule; ids from --dry-run)."),
+                      QStringLiteral("NODE")});
+    parser.addOption({QStringLiteral("dry-run"),
+                      QStringLiteral("List each rule's matches (sites with node ids) without rewriting or saving; with "
+                                     "-o, also check that the result can be saved as OUT.")});
     addInputOption(parser);  // what a changed TorchScript revision is run on before it is saved
     if (!parseOrExit(parser, c, args)) return int(kUsageOrInput);
     // Steps run in command-line order, rules and passes interleaved as written.
@@ -111,7 +128,8 @@ Command rewriteCommand() {
         steps.push_back(core::rewrite::Step::ofRule(*rule));
       } else if (isPass) {
         if (!core::rewrite::isPassName(value))
-          return fail(QStringLiteral("unknown pass '%1' (known: %2)").arg(value, core::rewrite::passNames().join(QStringLiteral(", "))));
+          return fail(QStringLiteral("unknown pass '%1' (known: %2)")
+                          .arg(value, core::rewrite::passNames().join(QStringLiteral(", "))));
         steps.push_back(core::rewrite::Step::ofPass(value));
       }
     }
@@ -128,15 +146,18 @@ Command rewriteCommand() {
       bool isId = false;
       const auto node = parser.value(QStringLiteral("at")).toULongLong(&isId);
       if (!isId) return fail(QStringLiteral("--at takes a node id (a number, as --dry-run lists them)"));
-      if (steps.size() != 1 || !steps[0].pass.isEmpty()) return fail(QStringLiteral("--at applies to exactly one --rule"));
+      if (steps.size() != 1 || !steps[0].pass.isEmpty())
+        return fail(QStringLiteral("--at applies to exactly one --rule"));
       steps[0].onlyAt = node;
     }
     if (dryRun)
       for (const auto& s : steps)
-        if (!s.pass.isEmpty()) return fail(QStringLiteral("--dry-run lists rule matches; pass '%1' has none to list").arg(s.pass));
+        if (!s.pass.isEmpty())
+          return fail(QStringLiteral("--dry-run lists rule matches; pass '%1' has none to list").arg(s.pass));
     const QString out = parser.value(QStringLiteral("output"));
     if (out.isEmpty() && !dryRun)
-      return fail(QStringLiteral("missing -o OUT: the file to write (.pt2 for a torch.export program, .pt for TorchScript)"));
+      return fail(
+          QStringLiteral("missing -o OUT: the file to write (.pt2 for a torch.export program, .pt for TorchScript)"));
     if (!out.isEmpty() && !outputAllowed(parser, out)) return int(kUsageOrInput);
     // The document service owns the model and is the one gate for its changes (core/document).
     core::document::DocumentService service;
@@ -155,7 +176,9 @@ Command rewriteCommand() {
         if (!set.ok()) return fail(core::model::Diagnostics{set.error.diagnostic()});
         const auto& rules = set.forFormat(doc->format());
         if (steps[i].onlyAt != core::model::kNoNode && rules.size() != 1)
-          return fail(QStringLiteral("--at applies to exactly one rule; %1 has %2").arg(pythonRules.value(i)).arg(rules.size()));
+          return fail(QStringLiteral("--at applies to exactly one rule; %1 has %2")
+                          .arg(pythonRules.value(i))
+                          .arg(rules.size()));
         for (const auto& r : rules) {
           auto step = core::rewrite::Step::ofRule(r);
           step.onlyAt = steps[i].onlyAt;
@@ -177,7 +200,8 @@ Command rewriteCommand() {
         steps.push_back(s);
       }
       if (plan.steps.isEmpty())
-        return fail(QStringLiteral("--replace-module %1: no instance of %2 could be replaced").arg(spec, request.className));
+        return fail(
+            QStringLiteral("--replace-module %1: no instance of %2 could be replaced").arg(spec, request.className));
     }
     if (dryRun) {
       // Each rule on the model as loaded, independently: nothing is rewritten.
@@ -207,7 +231,8 @@ Command rewriteCommand() {
         result.reports[i].skipped.removeIf([](const core::rewrite::SkippedMatch& s) { return s.notChosen; });
     report(result.diagnostics());  // skipped matches, as warnings
     std::optional<core::model::InputSet> checkInputs;
-    if (parser.isSet(QStringLiteral("input")) && !(checkInputs = inputsOrFail(parser, *doc, 0))) return int(kUsageOrInput);
+    if (parser.isSet(QStringLiteral("input")) && !(checkInputs = inputsOrFail(parser, *doc, 0)))
+      return int(kUsageOrInput);
     const auto saved = core::io::saveAs(*doc, result.revision, out, checkInputs ? &*checkInputs : nullptr);
     if (!saved.ok) return fail(saved.diagnostics(out));
     report(saved.diagnostics(out));  // saved without a run check, when nothing gave inputs

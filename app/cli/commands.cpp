@@ -3,8 +3,9 @@
 namespace graft::cli {
 
 std::vector<Command> allCommands() {
-  return {infoCommand(), irCommand(), layoutCommand(), rulesCommand(), rewriteCommand(), compareCommand(), reduceCommand(), precisionCommand(), quantErrorCommand(),
-          profileCommand(), replayCommand(), shapesCommand(), diffCommand(), reportCommand()};
+  return {infoCommand(),    irCommand(),     layoutCommand(),    rulesCommand(),      rewriteCommand(),
+          compareCommand(), reduceCommand(), precisionCommand(), quantErrorCommand(), profileCommand(),
+          replayCommand(),  shapesCommand(), diffCommand(),      reportCommand()};
 }
 
 }  // namespace graft::cli

@@ -10,7 +10,8 @@ bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
   bool ok = false;
   out = p.value(QLatin1String(name)).toDouble(&ok);
   if (!ok || out < 0) {
-    fail(QStringLiteral("--%1 needs a non-negative number, got '%2'").arg(QLatin1String(name), p.value(QLatin1String(name))));
+    fail(QStringLiteral("--%1 needs a non-negative number, got '%2'")
+             .arg(QLatin1String(name), p.value(QLatin1String(name))));
     return false;
   }
   return true;
@@ -19,20 +20,44 @@ bool parseNumber(const QCommandLineParser& p, const char* name, double& out) {
 
 void addSideOptions(QCommandLineParser& parser) {
   addInputOption(parser);
-  parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"), QStringLiteral("0")});
-  parser.addOption({QStringLiteral("atol"), QStringLiteral("Judge elementwise instead of by rounding: absolute tolerance (default then 1e-5)."), QStringLiteral("X")});
-  parser.addOption({QStringLiteral("rtol"), QStringLiteral("Judge elementwise instead of by rounding: relative tolerance, |a-b| <= atol + rtol*|b| (default then 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16)."), QStringLiteral("Y")});
-  parser.addOption({QStringLiteral("tf32"), QStringLiteral("TF32 for float32 convolutions and matrix products on CUDA: default (PyTorch's: cuDNN convolutions yes, cuBLAS no), on, off; emulate: B rounds their inputs to TF32 on any device, as tensor cores do."), QStringLiteral("MODE"), QStringLiteral("default")});
-  parser.addOption({QStringLiteral("device"), QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"), QStringLiteral("cpu")});
-  parser.addOption({QStringLiteral("device-b"), QStringLiteral("Device for B: cpu, cuda, cuda:N, or ssh://HOST/DEVICE[?python=PATH] to run B on another machine (compare; docs/remote.md)."), QStringLiteral("D")});
-  parser.addOption({QStringLiteral("dtype-a"), QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."), QStringLiteral("T")});
-  parser.addOption({QStringLiteral("dtype-b"), QStringLiteral("Run B at T: float16, bfloat16, float32 or float64. Each node's own (local) error is measured too, and the node that introduces the error is named."), QStringLiteral("T")});
-  parser.addOption({QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
+  parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed for random inputs (default 0)."), QStringLiteral("N"),
+                    QStringLiteral("0")});
+  parser.addOption({QStringLiteral("atol"),
+                    QStringLiteral("Judge elementwise instead of by rounding: absolute tolerance (default then 1e-5)."),
+                    QStringLiteral("X")});
+  parser.addOption({QStringLiteral("rtol"),
+                    QStringLiteral("Judge elementwise instead of by rounding: relative tolerance, |a-b| <= atol + "
+                                   "rtol*|b| (default then 1e-4; 1e-3 at float16, 1.6e-2 at bfloat16)."),
+                    QStringLiteral("Y")});
+  parser.addOption(
+      {QStringLiteral("tf32"),
+       QStringLiteral(
+           "TF32 for float32 convolutions and matrix products on CUDA: default (PyTorch's: cuDNN convolutions yes, "
+           "cuBLAS no), on, off; emulate: B rounds their inputs to TF32 on any device, as tensor cores do."),
+       QStringLiteral("MODE"), QStringLiteral("default")});
+  parser.addOption({QStringLiteral("device"),
+                    QStringLiteral("Device for A (and B unless --device-b): cpu, cuda, cuda:N."), QStringLiteral("D"),
+                    QStringLiteral("cpu")});
+  parser.addOption({QStringLiteral("device-b"),
+                    QStringLiteral("Device for B: cpu, cuda, cuda:N, or ssh://HOST/DEVICE[?python=PATH] to run B on "
+                                   "another machine (compare; docs/remote.md)."),
+                    QStringLiteral("D")});
+  parser.addOption({QStringLiteral("dtype-a"),
+                    QStringLiteral("Run A with its floating weights and inputs cast to T (float64 for a reference)."),
+                    QStringLiteral("T")});
+  parser.addOption({QStringLiteral("dtype-b"),
+                    QStringLiteral("Run B at T: float16, bfloat16, float32 or float64. Each node's own (local) error "
+                                   "is measured too, and the node that introduces the error is named."),
+                    QStringLiteral("T")});
+  parser.addOption(
+      {QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, "
+                                                  "layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
 }
 
 bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions& options, quint64& seed,
                      std::optional<core::remote::RemoteDevice>* remoteB) {
-  for (const auto& [flag, precision] : {std::pair{"dtype-a", &options.precisionA}, std::pair{"dtype-b", &options.precisionB}}) {
+  for (const auto& [flag, precision] :
+       {std::pair{"dtype-a", &options.precisionA}, std::pair{"dtype-b", &options.precisionB}}) {
     if (!parser.isSet(QLatin1String(flag))) continue;
     QString why;
     precision->dtype = core::run::precisionDtype(parser.value(QLatin1String(flag)), &why);
@@ -44,7 +69,8 @@ bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions
   options.precisionB.autocast = parser.isSet(QStringLiteral("autocast"));
   const auto tf32 = core::run::tf32FromName(parser.value(QStringLiteral("tf32")));
   if (!tf32) {
-    fail(QStringLiteral("--tf32 needs default, on, off or emulate, got '%1'").arg(parser.value(QStringLiteral("tf32"))));
+    fail(
+        QStringLiteral("--tf32 needs default, on, off or emulate, got '%1'").arg(parser.value(QStringLiteral("tf32"))));
     return false;
   }
   options.tf32 = *tf32;

@@ -16,7 +16,8 @@ QString startWatchdog(const QString& command, const QStringList& arguments) {
   if (value.isEmpty()) return {};
   bool ok = false;
   const double seconds = value.toDouble(&ok);
-  if (!ok || !(seconds > 0)) return QStringLiteral("--timeout takes a positive number of seconds, not \"%1\"").arg(value);
+  if (!ok || !(seconds > 0))
+    return QStringLiteral("--timeout takes a positive number of seconds, not \"%1\"").arg(value);
   const bool json = arguments.contains(QLatin1String("--json"));
   const QByteArray message = QStringLiteral("graft-cli %1 ran longer than %2 s and was stopped (--timeout).")
                                  .arg(command, value).toUtf8();

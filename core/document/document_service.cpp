@@ -93,15 +93,14 @@ rewrite::ApplyResult DocumentService::applyRewrite(const QVector<rewrite::Step>&
   return session_->applyRewrite(steps);
 }
 
-rewrite::ApplyResult DocumentService::prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps) {
-  rewrite::ApplyResult result;
-  if (refuse(result)) return result;
-  return session_->prepareRewrite(base, steps);
+rewrite::ApplyResult DocumentService::prepareRewrite(const model::RevisionPtr& base,
+                                                     const QVector<rewrite::Step>& steps, model::NodeIdSource& ids) {
+  return edit::Session::prepareRewrite(base, steps, ids);
 }
 
 bool DocumentService::commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
-                                    const QVector<rewrite::Step>& steps) {
-  return session_ && session_->commitRewrite(base, prepared, steps);
+                                    const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn) {
+  return session_ && session_->commitRewrite(base, prepared, steps, drawn);
 }
 
 model::RevisionPtr DocumentService::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,

@@ -10,7 +10,7 @@
 // owner asks them (the window with dialogs, the CLI with its flags) before calling in.
 //
 // Lives on one thread (the GUI's or the CLI's main thread); prepareRewrite alone may run on a
-// worker, as edit::Session::prepareRewrite may.
+// worker, as edit::Session::prepareRewrite may: it reads a revision and a copy of the id source.
 #include "core/document/change_event.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
@@ -58,10 +58,12 @@ class DocumentService : public QObject {
   // Changes. Each is refused (an error, the document untouched) without an open document.
   edit::EditResult apply(const edit::Edit& edit);
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
-  // applyRewrite in two halves, for rules run on a worker (edit::Session::prepareRewrite).
-  rewrite::ApplyResult prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps);
+  // applyRewrite in two halves, for rules run on a worker (edit::Session::prepareRewrite): `ids`
+  // is a copy of ids() taken on this thread; commit adopts the ids prepare drew from it.
+  static rewrite::ApplyResult prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps,
+                                             model::NodeIdSource& ids);
   bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
-                     const QVector<rewrite::Step>& steps);
+                     const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn);
   model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
                                    const rewrite::FloatingValues& floating, QString* error);
   void undo();

@@ -79,8 +79,11 @@ EditResult bypass(const Edit& edit, model::NodeId id, std::optional<int> input, 
   if (!n) return refused(id, QStringLiteral("node %1 does not exist in this revision").arg(id));
   if (isFolded(n)) return refused(id, ctx.label(n) + QStringLiteral(" is a folded constant: edit its value instead"));
   if (n->outputs().size() != 1)
-    return refused(id, ctx.label(n) + QStringLiteral(" has %1 outputs; only single-output nodes can be bypassed").arg(n->outputs().size()));
-  if (!n->blocks().empty()) return refused(id, ctx.label(n) + QStringLiteral(" has nested blocks and cannot be bypassed"));
+    return refused(
+        id, ctx.label(n) +
+                QStringLiteral(" has %1 outputs; only single-output nodes can be bypassed").arg(n->outputs().size()));
+  if (!n->blocks().empty())
+    return refused(id, ctx.label(n) + QStringLiteral(" has nested blocks and cannot be bypassed"));
   Value* out = n->output();
   Value* replacement = nullptr;
   if (input) {
@@ -89,8 +92,9 @@ EditResult bypass(const Edit& edit, model::NodeId id, std::optional<int> input, 
     Value* in = n->input(*input);
     if (!in->type()->isSubtypeOf(*out->type()))
       return refused(id, ctx.label(n) + QStringLiteral(": input %1 is %2 but the output is %3")
-                             .arg(*input)
-                             .arg(QString::fromStdString(in->type()->annotation_str()), QString::fromStdString(out->type()->annotation_str())));
+                                            .arg(*input)
+                                            .arg(QString::fromStdString(in->type()->annotation_str()),
+                                                 QString::fromStdString(out->type()->annotation_str())));
     replacement = in;
   } else {
     // Loaded graphs rarely keep shapes, so "same type" says little: deleting is only for nodes
@@ -98,8 +102,10 @@ EditResult bypass(const Edit& edit, model::NodeId id, std::optional<int> input, 
     int tensors = 0;
     for (Value* in : n->inputs()) tensors += in->type()->isSubtypeOf(*c10::TensorType::get());
     if (tensors > 1)
-      return refused(id, ctx.label(n) + QStringLiteral(" cannot be deleted: it has %1 tensor inputs; bypass it to choose the one "
-                                                       "that takes its place").arg(tensors));
+      return refused(
+          id, ctx.label(n) + QStringLiteral(" cannot be deleted: it has %1 tensor inputs; bypass it to choose the one "
+                                            "that takes its place")
+                                 .arg(tensors));
     for (Value* in : n->inputs())
       if (isEdgeInput(in) && in->type()->isSubtypeOf(*out->type())) { replacement = in; break; }
     if (!replacement)
@@ -151,7 +157,9 @@ EditResult insertOp(const InsertOp& e, const model::Revision& base, model::NodeI
                                         QString::fromStdString(v->type()->annotation_str()), callError(ex)));
   }
   if (out->node()->kind() != *sym)
-    return refused(e.consumer, QStringLiteral("%1 has several outputs; only single-output ops can be inserted on an edge").arg(e.op));
+    return refused(
+        e.consumer,
+        QStringLiteral("%1 has several outputs; only single-output ops can be inserted on an edge").arg(e.op));
   inheritPlace(out->node(), consumer);
   ctx.touch(out->node());
   ctx.touch(consumer);
@@ -166,7 +174,10 @@ EditResult replaceOp(const ReplaceOp& e, const model::Revision& base, model::Nod
   if (isFolded(n) || n->kind().is_prim())
     return refused(e.node, ctx.label(n) + QStringLiteral(" is not an operator call and cannot be replaced"));
   if (n->outputs().size() != 1)
-    return refused(e.node, ctx.label(n) + QStringLiteral(" has %1 outputs; only single-output nodes can be replaced").arg(n->outputs().size()));
+    return refused(
+        e.node,
+        ctx.label(n) +
+            QStringLiteral(" has %1 outputs; only single-output nodes can be replaced").arg(n->outputs().size()));
   QString error;
   const auto sym = opSymbol(e.op, &error);
   if (!sym) return refused(e.node, error);
@@ -231,8 +242,10 @@ EditResult rewire(const RewireInput& e, const model::Revision& base, model::Node
     return refused(e.producer, ctx.label(producer) + QStringLiteral(" has no output %1").arg(e.output));
   std::unordered_set<const Node*> seen;
   if (dependsOn(producer, consumer, seen))
-    return refused(e.consumer, ctx.label(consumer) + QStringLiteral(" cannot read %1: it depends on this node, so the edit would make a cycle")
-                                   .arg(ctx.label(producer)));
+    return refused(
+        e.consumer,
+        ctx.label(consumer) + QStringLiteral(" cannot read %1: it depends on this node, so the edit would make a cycle")
+                                  .arg(ctx.label(producer)));
   Node* old = consumer->input(e.input)->node();
   ctx.touch(consumer);
   consumer->replaceInput(e.input, producer->output(e.output));
@@ -249,20 +262,27 @@ EditResult editConstant(const EditConstant& e, const model::Revision& base, mode
   int index = -1;
   for (size_t i = 0; i < schema->arguments().size() && i < consumer->inputs().size(); ++i)
     if (QString::fromStdString(schema->arguments()[i].name()) == e.argument) index = static_cast<int>(i);
-  if (index < 0) return refused(e.consumer, ctx.label(consumer) + QStringLiteral(" has no argument '%1'").arg(e.argument));
+  if (index < 0)
+    return refused(e.consumer, ctx.label(consumer) + QStringLiteral(" has no argument '%1'").arg(e.argument));
   Value* old = consumer->input(index);
   Node* producer = old->node();
   const bool foldedList = producer->kind() == c10::prim::ListConstruct &&
                           std::all_of(producer->inputs().begin(), producer->inputs().end(),
                                       [](const Value* v) { return v->node()->kind() == c10::prim::Constant; });
   if (producer->kind() != c10::prim::Constant && !foldedList)
-    return refused(e.consumer, ctx.label(consumer) + QStringLiteral(": argument '%1' is computed by %2, not a folded constant")
-                                   .arg(e.argument, ctx.label(producer)));
+    return refused(e.consumer,
+                   ctx.label(consumer) + QStringLiteral(": argument '%1' is computed by %2, not a folded constant")
+                                             .arg(e.argument, ctx.label(producer)));
   if (old->type()->kind() == c10::TypeKind::TensorType)
-    return refused(e.consumer, ctx.label(consumer) + QStringLiteral(": argument '%1' is a tensor; only numbers, bools, lists, strings and dtypes can be edited").arg(e.argument));
+    return refused(
+        e.consumer,
+        ctx.label(consumer) +
+            QStringLiteral(": argument '%1' is a tensor; only numbers, bools, lists, strings and dtypes can be edited")
+                .arg(e.argument));
   QString error;
   auto value = parseValueText(e.value, schema->arguments()[index].type(), &error);
-  if (!value) return refused(e.consumer, ctx.label(consumer) + QStringLiteral(": argument '%1': %2").arg(e.argument, error));
+  if (!value)
+    return refused(e.consumer, ctx.label(consumer) + QStringLiteral(": argument '%1': %2").arg(e.argument, error));
   Value* fresh = nullptr;
   try {
     torch::jit::WithInsertPoint guard(consumer);
@@ -301,17 +321,26 @@ EditResult apply(const Edit& edit, const model::Revision& base, model::NodeIdSou
 }
 
 QString describe(const Edit& edit) {
-  return std::visit(Overloaded{
-                        [](const DeleteNode& e) { return QStringLiteral("Delete node %1").arg(e.node); },
-                        [](const BypassNode& e) { return QStringLiteral("Bypass node %1 via input %2").arg(e.node).arg(e.input); },
-                        [](const InsertOp& e) { return QStringLiteral("Insert %1 before node %2 input %3").arg(e.op).arg(e.consumer).arg(e.input); },
-                        [](const ReplaceOp& e) { return QStringLiteral("Replace node %1 by %2").arg(e.node).arg(e.op); },
-                        [](const RewireInput& e) {
-                          return QStringLiteral("Rewire node %1 input %2 to node %3 output %4").arg(e.consumer).arg(e.input).arg(e.producer).arg(e.output);
-                        },
-                        [](const EditConstant& e) { return QStringLiteral("Set node %1 %2 = %3").arg(e.consumer).arg(e.argument, e.value); },
-                    },
-                    edit);
+  return std::visit(
+      Overloaded{
+          [](const DeleteNode& e) { return QStringLiteral("Delete node %1").arg(e.node); },
+          [](const BypassNode& e) { return QStringLiteral("Bypass node %1 via input %2").arg(e.node).arg(e.input); },
+          [](const InsertOp& e) {
+            return QStringLiteral("Insert %1 before node %2 input %3").arg(e.op).arg(e.consumer).arg(e.input);
+          },
+          [](const ReplaceOp& e) { return QStringLiteral("Replace node %1 by %2").arg(e.node).arg(e.op); },
+          [](const RewireInput& e) {
+            return QStringLiteral("Rewire node %1 input %2 to node %3 output %4")
+                .arg(e.consumer)
+                .arg(e.input)
+                .arg(e.producer)
+                .arg(e.output);
+          },
+          [](const EditConstant& e) {
+            return QStringLiteral("Set node %1 %2 = %3").arg(e.consumer).arg(e.argument, e.value);
+          },
+      },
+      edit);
 }
 
 namespace {
@@ -327,17 +356,26 @@ QString nodeName(const model::Revision& base, NodeId id) {
 
 QString describe(const Edit& edit, const model::Revision& base) {
   const auto name = [&](NodeId id) { return nodeName(base, id); };
-  return std::visit(Overloaded{
-                        [&](const DeleteNode& e) { return QStringLiteral("Delete %1").arg(name(e.node)); },
-                        [&](const BypassNode& e) { return QStringLiteral("Bypass %1 via input %2").arg(name(e.node)).arg(e.input); },
-                        [&](const InsertOp& e) { return QStringLiteral("Insert %1 before %2 input %3").arg(e.op, name(e.consumer)).arg(e.input); },
-                        [&](const ReplaceOp& e) { return QStringLiteral("Replace %1 by %2").arg(name(e.node), e.op); },
-                        [&](const RewireInput& e) {
-                          return QStringLiteral("Rewire %1 input %2 to %3 output %4").arg(name(e.consumer)).arg(e.input).arg(name(e.producer)).arg(e.output);
-                        },
-                        [&](const EditConstant& e) { return QStringLiteral("Set %1 %2 = %3").arg(name(e.consumer), e.argument, e.value); },
-                    },
-                    edit);
+  return std::visit(
+      Overloaded{
+          [&](const DeleteNode& e) { return QStringLiteral("Delete %1").arg(name(e.node)); },
+          [&](const BypassNode& e) { return QStringLiteral("Bypass %1 via input %2").arg(name(e.node)).arg(e.input); },
+          [&](const InsertOp& e) {
+            return QStringLiteral("Insert %1 before %2 input %3").arg(e.op, name(e.consumer)).arg(e.input);
+          },
+          [&](const ReplaceOp& e) { return QStringLiteral("Replace %1 by %2").arg(name(e.node), e.op); },
+          [&](const RewireInput& e) {
+            return QStringLiteral("Rewire %1 input %2 to %3 output %4")
+                .arg(name(e.consumer))
+                .arg(e.input)
+                .arg(name(e.producer))
+                .arg(e.output);
+          },
+          [&](const EditConstant& e) {
+            return QStringLiteral("Set %1 %2 = %3").arg(name(e.consumer), e.argument, e.value);
+          },
+      },
+      edit);
 }
 
 namespace {
@@ -346,23 +384,36 @@ QJsonValue idJson(NodeId id) { return QJsonValue(static_cast<qint64>(id)); }
 
 QJsonObject toJson(const Edit& edit) {
   return std::visit(Overloaded{
-                        [](const DeleteNode& e) { return QJsonObject{{"kind", "delete_node"}, {"node", idJson(e.node)}}; },
+                        [](const DeleteNode& e) {
+                          return QJsonObject{{"kind", "delete_node"}, {"node", idJson(e.node)}};
+                        },
                         [](const BypassNode& e) {
                           return QJsonObject{{"kind", "bypass_node"}, {"node", idJson(e.node)}, {"input", e.input}};
                         },
                         [](const InsertOp& e) {
                           QJsonObject args;
-                          for (auto it = e.arguments.begin(); it != e.arguments.end(); ++it) args[it.key()] = it.value();
-                          return QJsonObject{{"kind", "insert_op"}, {"consumer", idJson(e.consumer)}, {"input", e.input},
-                                             {"op", e.op}, {"arguments", args}};
+                          for (auto it = e.arguments.begin(); it != e.arguments.end(); ++it)
+                            args[it.key()] = it.value();
+                          return QJsonObject{{"kind", "insert_op"},
+                                             {"consumer", idJson(e.consumer)},
+                                             {"input", e.input},
+                                             {"op", e.op},
+                                             {"arguments", args}};
                         },
-                        [](const ReplaceOp& e) { return QJsonObject{{"kind", "replace_op"}, {"node", idJson(e.node)}, {"op", e.op}}; },
+                        [](const ReplaceOp& e) {
+                          return QJsonObject{{"kind", "replace_op"}, {"node", idJson(e.node)}, {"op", e.op}};
+                        },
                         [](const RewireInput& e) {
-                          return QJsonObject{{"kind", "rewire_input"}, {"consumer", idJson(e.consumer)}, {"input", e.input},
-                                             {"producer", idJson(e.producer)}, {"output", e.output}};
+                          return QJsonObject{{"kind", "rewire_input"},
+                                             {"consumer", idJson(e.consumer)},
+                                             {"input", e.input},
+                                             {"producer", idJson(e.producer)},
+                                             {"output", e.output}};
                         },
                         [](const EditConstant& e) {
-                          return QJsonObject{{"kind", "edit_constant"}, {"consumer", idJson(e.consumer)}, {"argument", e.argument},
+                          return QJsonObject{{"kind", "edit_constant"},
+                                             {"consumer", idJson(e.consumer)},
+                                             {"argument", e.argument},
                                              {"value", e.value}};
                         },
                     },

@@ -24,7 +24,8 @@ QString EditContext::label(const torch::jit::Node* node) const {
   QString out = QString::fromStdString(node->kind().toQualString());
   if (node->outputs().size() > 0) out += QStringLiteral(" → %") + QString::fromStdString(node->output(0)->debugName());
   const model::NodeId id = idOf(node);
-  return id == model::kNoNode ? QStringLiteral("new node (%1)").arg(out) : QStringLiteral("node %1 (%2)").arg(id).arg(out);
+  return id == model::kNoNode ? QStringLiteral("new node (%1)").arg(out)
+                              : QStringLiteral("node %1 (%2)").arg(id).arg(out);
 }
 
 void EditContext::touchUsers(torch::jit::Value* value) {
@@ -68,7 +69,8 @@ namespace {
 // Why `node` matches none of its operator's schemas, from the schema with its input count.
 QString schemaMismatch(const torch::jit::Node* node) {
   const auto ops = torch::jit::getAllOperatorsFor(node->kind());
-  if (ops.empty()) return QStringLiteral("no operator %1 is registered").arg(QString::fromStdString(node->kind().toQualString()));
+  if (ops.empty())
+    return QStringLiteral("no operator %1 is registered").arg(QString::fromStdString(node->kind().toQualString()));
   for (const auto& op : ops) {
     const auto& args = op->schema().arguments();
     if (args.size() != node->inputs().size() || op->schema().is_vararg()) continue;
@@ -82,7 +84,8 @@ QString schemaMismatch(const torch::jit::Node* node) {
   }
   return QStringLiteral("its %1 inputs match no schema of %2, e.g. %3")
       .arg(node->inputs().size())
-      .arg(QString::fromStdString(node->kind().toQualString()), QString::fromStdString(c10::toString(ops.front()->schema())));
+      .arg(QString::fromStdString(node->kind().toQualString()),
+           QString::fromStdString(c10::toString(ops.front()->schema())));
 }
 
 }  // namespace
@@ -98,7 +101,8 @@ std::optional<Refusal> EditContext::validate(model::NodeId fallback) {
   std::function<void(torch::jit::Block*)> walk = [&](torch::jit::Block* block) {
     for (auto* v : block->inputs()) defined.insert(v);
     for (auto* n : block->nodes()) {
-      if (!schema && touched_.count(n) && n->kind().is_aten() && !matchingSchema(n)) schema = refuse(n, schemaMismatch(n));
+      if (!schema && touched_.count(n) && n->kind().is_aten() && !matchingSchema(n))
+        schema = refuse(n, schemaMismatch(n));
       for (auto* in : n->inputs())
         if (!order && !defined.count(in))
           order = refuse(n, QStringLiteral("uses %%1 before it is defined (the edit would make a cycle or "
@@ -108,7 +112,9 @@ std::optional<Refusal> EditContext::validate(model::NodeId fallback) {
     }
     for (auto* out : block->outputs())
       if (!order && !defined.count(out))
-        order = refuse(nullptr, QStringLiteral("the graph returns %%1 before it is defined").arg(QString::fromStdString(out->debugName())));
+        order = refuse(
+            nullptr,
+            QStringLiteral("the graph returns %%1 before it is defined").arg(QString::fromStdString(out->debugName())));
   };
   walk(copy_.graph->block());
   if (order) return order;
@@ -116,8 +122,9 @@ std::optional<Refusal> EditContext::validate(model::NodeId fallback) {
   try {
     copy_.graph->lint();
   } catch (const c10::Error& e) {
-    return refuse(nullptr, QStringLiteral("the edited graph is inconsistent: %1")
-                               .arg(QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0)));
+    return refuse(nullptr,
+                  QStringLiteral("the edited graph is inconsistent: %1")
+                      .arg(QString::fromStdString(e.what_without_backtrace()).section(QLatin1Char('\n'), 0, 0)));
   } catch (const std::exception& e) {
     return refuse(nullptr, QStringLiteral("the edited graph is inconsistent: %1").arg(QString::fromUtf8(e.what())));
   }

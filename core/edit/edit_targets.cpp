@@ -19,8 +19,9 @@ QVector<InputSlot> edgeInputs(const model::Revision& revision, model::NodeId id)
   for (size_t i = 0; i < n->inputs().size(); ++i) {
     const auto* v = n->input(i);
     if (isFolded(v->node())) continue;
-    const QString name = schema && i < schema->arguments().size() ? QString::fromStdString(schema->arguments()[i].name())
-                                                                   : QString::fromStdString(v->debugName());
+    const QString name = schema && i < schema->arguments().size()
+                             ? QString::fromStdString(schema->arguments()[i].name())
+                             : QString::fromStdString(v->debugName());
     out.push_back({static_cast<int>(i), name, QString::fromStdString(v->type()->annotation_str())});
   }
   return out;

@@ -103,8 +103,8 @@ std::vector<ArgumentPair> pairArguments(const Node* na, const Node* nb, Argument
   if (na->kind() == nb->kind()) {
     const size_t count = std::max(na->inputs().size(), nb->inputs().size());
     for (size_t i = 0; i < count; ++i)
-      out.push_back({i < namesB.size() ? namesB[i] : QStringLiteral("input %1").arg(i), i < na->inputs().size() ? int(i) : -1,
-                     i < nb->inputs().size() ? int(i) : -1});
+      out.push_back({i < namesB.size() ? namesB[i] : QStringLiteral("input %1").arg(i),
+                     i < na->inputs().size() ? int(i) : -1, i < nb->inputs().size() ? int(i) : -1});
     return out;
   }
   const auto& namesA = names.of(na);
@@ -255,7 +255,8 @@ GraphDiff diffGraphs(const model::Revision& a, const model::Revision& b, DiffMat
     if (matching == DiffMatching::ByProvenance) {
       int into = -1;
       for (model::NodeId root : rootsOfA[na])
-        if (auto it = firstBOfRoot.find(root); it != firstBOfRoot.end() && (into < 0 || it->second < into)) into = it->second;
+        if (auto it = firstBOfRoot.find(root); it != firstBOfRoot.end() && (into < 0 || it->second < into))
+          into = it->second;
       if (into >= 0) r.foldedInto = describe(b, nodesB[size_t(into)]);
       diff.removed << r;
       continue;

@@ -23,7 +23,8 @@ QVector<OpEntry> OpPalette::search(const QString& text, int limit, bool withOutV
   const QString needle = text.trimmed();
   QVector<OpEntry> prefix, inside;
   for (const auto& e : entries_) {
-    if (!withOutVariants && (e.overload == QLatin1String("out") || e.overload.endsWith(QLatin1String("_out")))) continue;
+    if (!withOutVariants && (e.overload == QLatin1String("out") || e.overload.endsWith(QLatin1String("_out"))))
+      continue;
     const int at = e.name.indexOf(needle, 0, Qt::CaseInsensitive);
     if (at < 0) continue;
     const int sep = e.name.indexOf(QLatin1String("::"));

@@ -67,7 +67,8 @@ RevisionDiff diff(const model::Revision& before, const model::Revision& after) {
 QJsonObject RevisionDiff::toJson() const {
   QJsonArray cs;
   for (const auto& c : constants)
-    cs.append(QJsonObject{{"node", static_cast<qint64>(c.node)}, {"argument", c.argument}, {"before", c.before}, {"after", c.after}});
+    cs.append(QJsonObject{
+        {"node", static_cast<qint64>(c.node)}, {"argument", c.argument}, {"before", c.before}, {"after", c.after}});
   return {{"added", ids(added)}, {"removed", ids(removed)}, {"rewired", ids(rewired)}, {"constants", cs}};
 }
 

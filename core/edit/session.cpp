@@ -30,7 +30,8 @@ Session::~Session() {
 
 void Session::onRevisionAdded(int index) {
   if (committing_) return;  // apply() records its own
-  while (records_.size() < index) records_.push_back({document_.parentOf(records_.size() + 1), std::nullopt, std::nullopt});
+  while (records_.size() < index)
+    records_.push_back({document_.parentOf(records_.size() + 1), std::nullopt, std::nullopt});
 }
 
 void Session::commitRecorded(model::RevisionPtr revision, Record record) {
@@ -81,7 +82,8 @@ std::optional<QVector<rewrite::Step>> rewriteFromJson(const QJsonObject& json, Q
       return std::nullopt;
     }
     const model::NodeId at = o.value(QLatin1String("only_at")).toString().toULongLong();
-    steps.push_back(at == model::kNoNode ? rewrite::Step::ofRule(parsed.rule) : rewrite::Step::ofRuleAt(parsed.rule, at));
+    steps.push_back(at == model::kNoNode ? rewrite::Step::ofRule(parsed.rule)
+                                         : rewrite::Step::ofRuleAt(parsed.rule, at));
   }
   if (steps.isEmpty()) {
     *error = QStringLiteral("a rewrite without steps");
@@ -93,18 +95,21 @@ std::optional<QVector<rewrite::Step>> rewriteFromJson(const QJsonObject& json, Q
 
 rewrite::ApplyResult Session::applyRewrite(const QVector<rewrite::Step>& steps) {
   const auto base = document_.current();
-  rewrite::ApplyResult r = prepareRewrite(base, steps);
-  if (r.ok()) commitRewrite(base, r, steps);
+  auto ids = document_.ids();
+  rewrite::ApplyResult r = prepareRewrite(base, steps, ids);
+  if (r.ok()) commitRewrite(base, r, steps, ids);
   return r;
 }
 
-rewrite::ApplyResult Session::prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps) {
-  return rewrite::applySteps(*base, steps, document_.ids());
+rewrite::ApplyResult Session::prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps,
+                                             model::NodeIdSource& ids) {
+  return rewrite::applySteps(*base, steps, ids);
 }
 
 bool Session::commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
-                            const QVector<rewrite::Step>& steps) {
+                            const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn) {
   if (!prepared.ok() || base != document_.current()) return false;
+  document_.ids().advanceTo(drawn.last());
   // Nothing changed: no revision, and the document stays as saved. A replayed journal keeps the
   // revisions it recorded, so that later records still find their parents.
   if (prepared.unchanged && !replaying_) return true;
@@ -164,8 +169,10 @@ QJsonObject Session::toJson(bool closed) const {
     const auto& r = records_[i];
     QJsonObject o = r.rewrite       ? QJsonObject{{"parent", r.parent}, {"rewrite", *r.rewrite}}
                     : r.keepFloat32 ? QJsonObject{{"parent", r.parent}, {"keep_float32", *r.keepFloat32}}
-                                    : QJsonObject{{"parent", r.parent}, {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}};
-    if (i + 1 < document_.count()) o.insert(QStringLiteral("provenance"), changeToJson(document_.revision(i + 1)->change()));
+                                    : QJsonObject{{"parent", r.parent},
+                                                  {"edit", r.edit ? QJsonValue(edit::toJson(*r.edit)) : QJsonValue()}};
+    if (i + 1 < document_.count())
+      o.insert(QStringLiteral("provenance"), changeToJson(document_.revision(i + 1)->change()));
     edits.append(o);
   }
   QJsonObject source{{"path", document_.sourcePath()},
@@ -246,7 +253,8 @@ std::optional<Salvaged> salvageJournal(const QByteArray& text) {
     }
   }
   if (!editsOpen) return std::nullopt;
-  QByteArray whole = editsEnd >= 0 ? text.left(editsEnd + 1) + "}" : text.left((lastEditEnd >= 0 ? lastEditEnd : editsBracket) + 1) + "]}";
+  QByteArray whole = editsEnd >= 0 ? text.left(editsEnd + 1) + "}"
+                                   : text.left((lastEditEnd >= 0 ? lastEditEnd : editsBracket) + 1) + "]}";
   QJsonParseError pe{};
   const auto doc = QJsonDocument::fromJson(whole, &pe);
   if (pe.error != QJsonParseError::NoError || !doc.isObject()) return std::nullopt;
@@ -295,8 +303,11 @@ QString versionError(const QJsonObject& journal, const QString& path) {
   const QJsonValue version = journal.value(QLatin1String("version"));
   if (version.isDouble() && version.toDouble() == Session::kJournalVersion) return {};
   if (version.isUndefined())
-    return QStringLiteral("%1 has no \"version\": Graft reads session journals of version %2 only").arg(path).arg(Session::kJournalVersion);
-  const QString found = QString::fromUtf8(QJsonDocument(QJsonArray{version}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+    return QStringLiteral("%1 has no \"version\": Graft reads session journals of version %2 only")
+        .arg(path)
+        .arg(Session::kJournalVersion);
+  const QString found =
+      QString::fromUtf8(QJsonDocument(QJsonArray{version}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
   return QStringLiteral("%1 is a session journal of version %2; Graft reads version %3 only")
       .arg(path, found.size() > 40 ? found.left(40) + QStringLiteral("…") : found).arg(Session::kJournalVersion);
 }
@@ -329,21 +340,28 @@ std::optional<QJsonObject> Session::readJournalBounded(const QString& path, QStr
     // dropped (replay reports it).
     if (auto salvaged = salvageJournal(*bytes); salvaged && salvaged->journal.contains(QLatin1String("source"))) {
       journal = salvaged->journal;
-      journal.insert(QLatin1String(kTruncatedKey),
-                     salvaged->everyEdit
-                         ? QStringLiteral("the journal %1 is cut short after its last edit: all %2 edit(s) are recovered")
-                               .arg(path).arg(salvaged->kept)
-                         : QStringLiteral("the journal %1 is cut short inside edit %2: the %3 edit(s) before it are recovered; "
-                                          "edit %2 and anything written after it are dropped")
-                               .arg(path).arg(salvaged->kept + 1).arg(salvaged->kept));
+      journal.insert(
+          QLatin1String(kTruncatedKey),
+          salvaged->everyEdit
+              ? QStringLiteral("the journal %1 is cut short after its last edit: all %2 edit(s) are recovered")
+                    .arg(path)
+                    .arg(salvaged->kept)
+              : QStringLiteral("the journal %1 is cut short inside edit %2: the %3 edit(s) before it are recovered; "
+                               "edit %2 and anything written after it are dropped")
+                    .arg(path)
+                    .arg(salvaged->kept + 1)
+                    .arg(salvaged->kept));
       doc = QJsonDocument(journal);
     } else if (salvaged) {
-      if (error) *error = QStringLiteral("%1 is cut short before it names its model: nothing in it can be recovered").arg(path);
+      if (error)
+        *error = QStringLiteral("%1 is cut short before it names its model: nothing in it can be recovered").arg(path);
       return std::nullopt;
     }
   }
   if (!doc.isObject() || journal.value(QLatin1String("format")).toString() != QLatin1String("graft-session")) {
-    if (error) *error = QStringLiteral("%1 is not a Graft session journal%2").arg(path, pe.error ? QStringLiteral(" (") + pe.errorString() + QLatin1Char(')') : QString());
+    if (error)
+      *error = QStringLiteral("%1 is not a Graft session journal%2")
+                   .arg(path, pe.error ? QStringLiteral(" (") + pe.errorString() + QLatin1Char(')') : QString());
     return std::nullopt;
   }
   if (QString why = versionError(journal, path); !why.isEmpty()) {
@@ -352,7 +370,10 @@ std::optional<QJsonObject> Session::readJournalBounded(const QString& path, QStr
   }
   if (const qsizetype edits = journal.value(QLatin1String("edits")).toArray().size(); edits > kMaxJournalEdits) {
     if (error)
-      *error = QStringLiteral("%1 holds %2 edits; Graft replays at most %3 edits of one session").arg(path).arg(edits).arg(kMaxJournalEdits);
+      *error = QStringLiteral("%1 holds %2 edits; Graft replays at most %3 edits of one session")
+                   .arg(path)
+                   .arg(edits)
+                   .arg(kMaxJournalEdits);
     return std::nullopt;
   }
   return journal;
@@ -388,8 +409,9 @@ model::Diagnostics Session::ReplayResult::diagnostics(const QString& journal) co
     w.file = journal;
     return {w};
   }
-  auto d = model::Diagnostic::error(QStringLiteral("edit"), error,
-                                    sourceMismatch ? QStringLiteral("replay the session onto the file it was made on") : QString());
+  auto d = model::Diagnostic::error(
+      QStringLiteral("edit"), error,
+      sourceMismatch ? QStringLiteral("replay the session onto the file it was made on") : QString());
   d.file = journal;
   return {d};
 }
@@ -428,7 +450,8 @@ void Session::replayEdits(const QJsonObject& journal, ReplayResult& r) {
     if (sample != document_.sampleName()) {
       r.sourceMismatch = true;
       r.error = QStringLiteral("the session was made on %1, not on %2")
-                    .arg(sample.isEmpty() ? source.value(QLatin1String("path")).toString() : QStringLiteral("sample:") + sample,
+                    .arg(sample.isEmpty() ? source.value(QLatin1String("path")).toString()
+                                          : QStringLiteral("sample:") + sample,
                          document_.displayName());
       return;
     }
@@ -490,7 +513,8 @@ void Session::replayEdits(const QJsonObject& journal, ReplayResult& r) {
       continue;
     }
     if (!rec.value(QLatin1String("edit")).isObject()) {
-      r.error = QStringLiteral("revision %1 of the session was not made by an edit or a rewrite and cannot be replayed").arg(i + 1);
+      r.error = QStringLiteral("revision %1 of the session was not made by an edit or a rewrite and cannot be replayed")
+                    .arg(i + 1);
       return;
     }
     QString error;
@@ -502,7 +526,8 @@ void Session::replayEdits(const QJsonObject& journal, ReplayResult& r) {
     document_.setCurrent(parent);
     const EditResult applied = apply(*edit);
     if (!applied.ok()) {
-      r.error = QStringLiteral("edit %1 of the session (%2) was refused: %3").arg(i + 1).arg(describe(*edit), applied.error);
+      r.error =
+          QStringLiteral("edit %1 of the session (%2) was refused: %3").arg(i + 1).arg(describe(*edit), applied.error);
       return;
     }
     ++r.applied;

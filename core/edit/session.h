@@ -2,8 +2,9 @@
 // An editing session on a Document, and the one gate through which a Document changes: node
 // edits, rule applications, tour steps, replay and recovery all commit here (Document::commit is
 // private to it). It remembers each change with the revision it was applied to and keeps a
-// journal file up to date (atomically, after every change) so a crashed session can be replayed. The journal holds the source file's path and SHA-256 plus every edit
-// in id-stable form; NodeIds are assigned in graph order on load, so replaying by id is stable.
+// journal file up to date (atomically, after every change) so a crashed session can be replayed. The journal holds the
+// source file's path and SHA-256 plus every edit in id-stable form; NodeIds are assigned in graph order on load, so
+// replaying by id is stable.
 #include "core/edit/edit.h"
 #include "core/model/document.h"
 #include "core/rewrite/apply.h"
@@ -38,17 +39,21 @@ class Session {
   // pass by name, so replay needs no rule library. An error, or a rewrite that changes nothing
   // (ApplyResult::unchanged), leaves the document untouched.
   rewrite::ApplyResult applyRewrite(const QVector<rewrite::Step>& steps);
-  // applyRewrite in two halves, for a caller that runs the rules on a worker thread: prepare reads
-  // `base` and draws node ids, nothing else; commit (on the document's thread) commits and
-  // journals what prepare made, unless the current revision is no longer `base`.
-  rewrite::ApplyResult prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps);
-  bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared, const QVector<rewrite::Step>& steps);
+  // applyRewrite in two halves, for a caller that runs the rules on a worker thread. prepare
+  // (any thread) reads `base` and draws node ids from `ids`, a copy of the document's id source
+  // taken on the document's thread; it touches nothing else. commit (on the document's thread)
+  // commits and journals what prepare made and adopts the ids it drew, unless the current
+  // revision is no longer `base`.
+  static rewrite::ApplyResult prepareRewrite(const model::RevisionPtr& base, const QVector<rewrite::Step>& steps,
+                                             model::NodeIdSource& ids);
+  bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
+                     const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn);
 
   // Keeps `nodes` in float32 (rewrite/keep_float32.h) as one revision, commits it and journals
   // the nodes with the values found floating, so replay needs no run. Null with `error` set when
   // refused; the document is then untouched.
-  model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes, const rewrite::FloatingValues& floating,
-                                   QString* error);
+  model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
+                                   const rewrite::FloatingValues& floating, QString* error);
 
   // Commits a revision built by code outside the edit and rewrite vocabularies (tests and
   // benchmarks that shape a graph by hand). It is journaled as made elsewhere: replay stops there.
@@ -63,9 +68,10 @@ class Session {
   bool close();
   QString lastJournalError() const { return journalError_; }
 
-  // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"} or
-  // {"parent", "rewrite": {"steps": [{"rule", "only_at"} | {"pass"}]}}, each with "provenance":
-  // what it removed and where its new and altered nodes come from], "current", "closed"}
+  // The journal's JSON: {"format": "graft-session", "source": {...}, "edits": [{"parent", "edit"},
+  // {"parent", "rewrite": {"steps": [{"rule", "only_at"} | {"pass"}]}} or {"parent",
+  // "keep_float32": {nodes and the values found floating}}, each with "provenance": what it
+  // removed and where its new and altered nodes come from], "current", "closed"}
   QJsonObject toJson(bool closed = false) const;
 
   // Folder for journals: $GRAFT_SESSION_DIR, else AppDataLocation/sessions.

@@ -98,7 +98,8 @@ std::optional<c10::IValue> parseValueText(const QString& rawText, const c10::Typ
         }
         return c10::IValue(v);
       }
-      return fail(QStringLiteral("lists of %1 cannot be edited as text").arg(QString::fromStdString(elem->annotation_str())));
+      return fail(
+          QStringLiteral("lists of %1 cannot be edited as text").arg(QString::fromStdString(elem->annotation_str())));
     }
     default:
       return fail(QStringLiteral("values of type %1 cannot be edited as text").arg(typeName));

@@ -22,7 +22,8 @@ namespace {
 const QString kTraceHint = QStringLiteral(
     "Graft opens torch.export programs (.pt2) and TorchScript modules (.pt). In Python, make one with\n"
     "    torch.export.save(torch.export.export(model.eval(), (example_input,)), \"model.pt2\")\n"
-    "or torch.jit.trace(model.eval(), example_input).save(\"model.pt\") (or torch.jit.script(model)), then open that file.");
+    "or torch.jit.trace(model.eval(), example_input).save(\"model.pt\") (or torch.jit.script(model)), then open that "
+    "file.");
 
 LoadError make(LoadErrorKind kind, QString headline, QString hint, QString details = {}) {
   return LoadError{kind, std::move(headline), std::move(hint), std::move(details)};
@@ -32,17 +33,24 @@ LoadError make(LoadErrorKind kind, QString headline, QString hint, QString detai
 LoadError classifyPickle(const QString& name, const QByteArray& pickle) {
   if (pickle.contains("collections\nOrderedDict") || pickle.contains("OrderedDict")) {
     if (!pickle.contains("torch.nn.modules"))
-      return make(LoadErrorKind::StateDict,
-                  QStringLiteral("%1 holds a state_dict (a dictionary of weights), not a model Graft can open.").arg(name),
-                  QStringLiteral("A state_dict has no graph to show. ") + kTraceHint);
+      return make(
+          LoadErrorKind::StateDict,
+          QStringLiteral("%1 holds a state_dict (a dictionary of weights), not a model Graft can open.").arg(name),
+          QStringLiteral("A state_dict has no graph to show. ") + kTraceHint);
   }
   if (pickle.contains("torch.nn.modules") || pickle.contains("__main__"))
-    return make(LoadErrorKind::PickledModule,
-                QStringLiteral("%1 is a pickled Python nn.Module (torch.save(model)), not a torch.export program or TorchScript module.").arg(name),
-                QStringLiteral("A pickled module needs its Python class to load. ") + kTraceHint);
-  return make(LoadErrorKind::PickledObject,
-              QStringLiteral("%1 was written by torch.save and holds Python objects, not a torch.export program or TorchScript module.").arg(name),
-              kTraceHint);
+    return make(
+        LoadErrorKind::PickledModule,
+        QStringLiteral(
+            "%1 is a pickled Python nn.Module (torch.save(model)), not a torch.export program or TorchScript module.")
+            .arg(name),
+        QStringLiteral("A pickled module needs its Python class to load. ") + kTraceHint);
+  return make(
+      LoadErrorKind::PickledObject,
+      QStringLiteral(
+          "%1 was written by torch.save and holds Python objects, not a torch.export program or TorchScript module.")
+          .arg(name),
+      kTraceHint);
 }
 
 bool looksLikeOnnx(const QString& path, const QByteArray& head) {
@@ -59,7 +67,10 @@ QString checkRecordSizes(caffe2::serialize::PyTorchStreamReader& reader, qint64 
   for (const std::string& record : reader.getAllRecords()) {
     const auto size = reader.getRecordSize(record);
     if (qint64(size) / kDeflateMaxRatio > archiveSize)
-      return QStringLiteral("record %1 claims %2 bytes in an archive of %3").arg(QString::fromStdString(record)).arg(size).arg(archiveSize);
+      return QStringLiteral("record %1 claims %2 bytes in an archive of %3")
+          .arg(QString::fromStdString(record))
+          .arg(size)
+          .arg(archiveSize);
   }
   return {};
 }
@@ -88,14 +99,18 @@ LoadError probeArchive(const QString& path) {
       caffe2::serialize::PyTorchStreamReader reader(path.toStdString());
       records = reader.getAllRecords();
       if (const QString why = checkRecordSizes(reader, info.size()); !why.isEmpty())
-        return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
-                    QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
+        return make(
+            LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+            QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
       QString dirError;
       const auto directory = readZipDirectory(path, &dirError);
       const QString bomb = directory ? checkInflation(*directory) : dirError;
       if (!bomb.isEmpty())
-        return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is refused: %2.").arg(name, bomb),
-                    QStringLiteral("Save the model again with torch.jit.save or torch.export.save (records stored, not compressed)."), bomb);
+        return make(
+            LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is refused: %2.").arg(name, bomb),
+            QStringLiteral(
+                "Save the model again with torch.jit.save or torch.export.save (records stored, not compressed)."),
+            bomb);
       const bool hasCode = std::any_of(records.begin(), records.end(),
                                        [](const std::string& r) { return r.rfind("code/", 0) == 0; });
       if (reader.hasRecord("constants.pkl") && hasCode) {
@@ -110,15 +125,18 @@ LoadError probeArchive(const QString& path) {
           const bool sourceRanges = record.size() >= 9 && record.compare(record.size() - 9, 9, "debug_pkl") == 0;
           const QString why = sourceRanges ? checkSourceRangePickle(bytes, size) : checkPickleLengths(bytes, size);
           if (!why.isEmpty())
-            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
-                        QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."),
-                        QStringLiteral("%1: %2").arg(QString::fromStdString(record), why));
+            return make(
+                LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive.").arg(name),
+                QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."),
+                QStringLiteral("%1: %2").arg(QString::fromStdString(record), why));
         }
         // Every weight and constant against its record: libtorch would read past a short one.
         for (const char* archive : {"constants", "data"})
           if (const QString why = checkTensorRecords(reader, archive); !why.isEmpty())
-            return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive: %2.").arg(name, why),
-                        QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
+            return make(
+                LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged archive: %2.").arg(name, why),
+                QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."),
+                why);
         return {};
       }
       if (reader.hasRecord("data.pkl")) {
@@ -141,10 +159,12 @@ LoadError probeArchive(const QString& path) {
   if (static_cast<unsigned char>(head[0]) == 0x80)  // a pickle: torch.save's legacy format
     return classifyPickle(name, file.read(1 << 20).prepend(head));
   if (looksLikeOnnx(path, head))
-    return make(LoadErrorKind::Onnx, QStringLiteral("%1 is an ONNX model, not a torch.export program or TorchScript module.").arg(name),
-                QStringLiteral("Graft reads PyTorch's own formats. Open the PyTorch model it was exported from, saved with "
-                               "torch.export.save(torch.export.export(model, (example,)), path) or "
-                               "torch.jit.trace(model, example).save(path)."));
+    return make(
+        LoadErrorKind::Onnx,
+        QStringLiteral("%1 is an ONNX model, not a torch.export program or TorchScript module.").arg(name),
+        QStringLiteral("Graft reads PyTorch's own formats. Open the PyTorch model it was exported from, saved with "
+                       "torch.export.save(torch.export.export(model, (example,)), path) or "
+                       "torch.jit.trace(model, example).save(path)."));
   return make(LoadErrorKind::NotAnArchive,
               QStringLiteral("%1 is not a PyTorch archive (it is not a zip file).").arg(name), kTraceHint);
 }
@@ -170,9 +190,10 @@ LoadError classifyLoadFailure(const QString& path, const QString& message) {
             : QStringLiteral("Graft runs on libtorch %1. Save the model with a PyTorch of that version, or build Graft "
                              "against the libtorch that saved it (-DGRAFT_TORCH_DIR=.../site-packages/torch).")
                   .arg(QString::fromLatin1(TORCH_VERSION));
-    return make(LoadErrorKind::UnknownOperator,
-                QStringLiteral("%1 uses operators this build does not know: %2.").arg(name, ops.join(QStringLiteral(", "))),
-                hint, message);
+    return make(
+        LoadErrorKind::UnknownOperator,
+        QStringLiteral("%1 uses operators this build does not know: %2.").arg(name, ops.join(QStringLiteral(", "))),
+        hint, message);
   }
   if (message.contains(QStringLiteral("central directory")))
     return make(LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged or truncated archive.").arg(name),

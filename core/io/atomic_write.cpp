@@ -76,7 +76,8 @@ QString writeAtomically(const QString& path, const QByteArray& bytes, const QStr
   return commitWhole(file);
 }
 
-QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write, const QStringList& inputs) {
+QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write,
+                         const QStringList& inputs) {
   if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
   ignoreFileSizeSignal();
   QSaveFile file(path);

@@ -63,7 +63,8 @@ QString checkDepth(const QString& file, const QByteArray& text) {
       qsizetype end = i;
       while (end < n && isWordChar(text[end])) ++end;
       const QByteArray word = text.mid(i, end - i);
-      if (word == "and" || word == "or" || word == "not" || word == "if" || word == "else" || word == "lambda") ++operators;
+      if (word == "and" || word == "or" || word == "not" || word == "if" || word == "else" || word == "lambda")
+        ++operators;
       i = end - 1;
     } else if (c == '(' || c == '[' || c == '{') {
       ++operators;
@@ -167,12 +168,16 @@ QString forbiddenIn(const Definition& d) {
   for (auto it = call.globalMatch(body); it.hasNext();) {
     const auto m = it.next();
     if (auto e = effectNames().ops.find(m.captured(1)); e != effectNames().ops.end())
-      return QStringLiteral("calls %1, which %2 (%3 line %4)").arg(m.captured(1), *e, d.file).arg(lineAt(m.capturedStart()));
+      return QStringLiteral("calls %1, which %2 (%3 line %4)")
+          .arg(m.captured(1), *e, d.file)
+          .arg(lineAt(m.capturedStart()));
   }
   for (auto it = space.globalMatch(body); it.hasNext();) {
     const auto m = it.next();
     if (auto e = effectNames().spaces.find(m.captured(1)); e != effectNames().spaces.end())
-      return QStringLiteral("calls ops.%1, which %2 (%3 line %4)").arg(m.captured(1), *e, d.file).arg(lineAt(m.capturedStart()));
+      return QStringLiteral("calls ops.%1, which %2 (%3 line %4)")
+          .arg(m.captured(1), *e, d.file)
+          .arg(lineAt(m.capturedStart()));
   }
   return {};
 }

@@ -98,7 +98,8 @@ std::optional<QByteArray> readInputFile(const QString& path, qint64 maxBytes, co
   struct stat st {};
   if (QString why = openRegular(path, what, file, st); !why.isEmpty()) return failWith(why);
   if (st.st_size > maxBytes)
-    return failWith(QStringLiteral("%1 %2 is %3; Graft reads such files up to %4").arg(what, path, sizeText(st.st_size), sizeText(maxBytes)));
+    return failWith(QStringLiteral("%1 %2 is %3; Graft reads such files up to %4")
+                        .arg(what, path, sizeText(st.st_size), sizeText(maxBytes)));
   if (st.st_size == 0) {
     if (isPseudoFile(file.fd, st)) return failWith(pseudoFileError(path, what));
     return QByteArray();
@@ -146,7 +147,8 @@ std::optional<InputHead> readInputHead(const QString& path, qint64 headBytes, co
 bool sameFile(const QString& a, const QString& b) {
   if (a.isEmpty() || b.isEmpty()) return false;
   struct stat sa {}, sb {};
-  if (::stat(QFile::encodeName(a).constData(), &sa) != 0 || ::stat(QFile::encodeName(b).constData(), &sb) != 0) return false;
+  if (::stat(QFile::encodeName(a).constData(), &sa) != 0 || ::stat(QFile::encodeName(b).constData(), &sb) != 0)
+    return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
@@ -159,13 +161,15 @@ QString checkOutputPath(const QString& path, const QStringList& inputs) {
     if (input.isEmpty()) continue;
     const QString inputPath = QFileInfo(input).absoluteFilePath();
     if (sameFile(path, input) || QDir::cleanPath(QFileInfo(path).absoluteFilePath()) == QDir::cleanPath(inputPath))
-      return QStringLiteral("refusing to overwrite %1, which is an input (%2): choose another file to write").arg(path, input);
+      return QStringLiteral("refusing to overwrite %1, which is an input (%2): choose another file to write")
+          .arg(path, input);
   }
   // Writing through a link would replace the file it points to, wherever that is (a journal in
   // the session folder linked to a file of the user's): the link is never followed.
   struct stat link {};
   if (::lstat(QFile::encodeName(path).constData(), &link) == 0 && S_ISLNK(link.st_mode))
-    return QStringLiteral("%1 is a symbolic link: Graft does not write through links; give the path of a file, or remove the link")
+    return QStringLiteral(
+               "%1 is a symbolic link: Graft does not write through links; give the path of a file, or remove the link")
         .arg(path);
   return {};
 }

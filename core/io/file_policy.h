@@ -10,8 +10,8 @@
 // Output: never a device, a pipe or a folder, never one of the inputs (the same file by its
 // canonical path, or by device and inode, so a symlink or a hard link to the input is caught too),
 // never a symbolic link (it is not written through), and always written atomically
-// (atomic_write.h): an existing regular file is replaced whole, as cp and compilers do. A file size limit (`ulimit -f`) makes a write
-// fail with EFBIG instead of ending the process by SIGXFSZ.
+// (atomic_write.h): an existing regular file is replaced whole, as cp and compilers do. A file size limit (`ulimit -f`)
+// makes a write fail with EFBIG instead of ending the process by SIGXFSZ.
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
 #include <QtCore/QStringList>

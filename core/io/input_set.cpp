@@ -69,7 +69,10 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
   const QString dtypePart = spec.contains(':') ? spec.section(':', 1) : QStringLiteral("float32");
   const auto dtype = model::dtypeFromName(dtypePart);
   if (!dtype) {
-    error = QStringLiteral("unknown dtype '%1' in input spec '%2' (use float32, float64, float16, bfloat16, int64, int32, int8, uint8 or bool)").arg(dtypePart, spec);
+    error = QStringLiteral(
+                "unknown dtype '%1' in input spec '%2' (use float32, float64, float16, bfloat16, int64, int32, int8, "
+                "uint8 or bool)")
+                .arg(dtypePart, spec);
     return std::nullopt;
   }
   std::vector<int64_t> dims;
@@ -78,7 +81,8 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
       bool ok = false;
       const qlonglong v = d.toLongLong(&ok);
       if (!ok || v < 0) {
-        error = QStringLiteral("bad dimension '%1' in input spec '%2' (expected e.g. 1x3x224x224:float32)").arg(d, spec);
+        error =
+            QStringLiteral("bad dimension '%1' in input spec '%2' (expected e.g. 1x3x224x224:float32)").arg(d, spec);
         return std::nullopt;
       }
       dims.push_back(v);
@@ -89,8 +93,10 @@ std::optional<c10::IValue> randomTensor(const QString& spec, at::Generator& gen,
   qint64 bytes = qint64(c10::elementSize(*dtype));
   for (const int64_t d : dims) {
     if (d != 0 && bytes > io::kMaxTensorFileBytes / d) {
-      error = QStringLiteral("input spec '%1' asks for a tensor of more than %2 GiB; Graft makes inputs of up to %2 GiB")
-                  .arg(spec).arg(io::kMaxTensorFileBytes >> 30);
+      error =
+          QStringLiteral("input spec '%1' asks for a tensor of more than %2 GiB; Graft makes inputs of up to %2 GiB")
+              .arg(spec)
+              .arg(io::kMaxTensorFileBytes >> 30);
       return std::nullopt;
     }
     bytes = d == 0 ? 0 : bytes * d;
@@ -134,7 +140,10 @@ std::optional<NpyHeader> readNpyHeader(const QByteArray& head, qint64 fileSize, 
   if (major != 1) headerLen |= (qint64(uchar(head[10])) << 16) | (qint64(uchar(head[11])) << 24);
   if (headerLen > fileSize - offset || headerLen > head.size() - offset) {
     error = headerLen > kMaxNpyHeaderBytes
-                ? QStringLiteral("%1: its .npy header claims %2 bytes; Graft reads headers of up to %3").arg(path).arg(headerLen).arg(kMaxNpyHeaderBytes)
+                ? QStringLiteral("%1: its .npy header claims %2 bytes; Graft reads headers of up to %3")
+                      .arg(path)
+                      .arg(headerLen)
+                      .arg(kMaxNpyHeaderBytes)
                 : QStringLiteral("%1: truncated .npy header").arg(path);
     return std::nullopt;
   }
@@ -184,7 +193,9 @@ std::optional<NpyHeader> readNpyHeader(const QByteArray& head, qint64 fileSize, 
     return std::nullopt;
   }
   if (available > need) {
-    error = QStringLiteral("%1: %2 bytes follow the .npy data its header describes; it is not read").arg(path).arg(available - need);
+    error = QStringLiteral("%1: %2 bytes follow the .npy data its header describes; it is not read")
+                .arg(path)
+                .arg(available - need);
     return std::nullopt;
   }
   out.dataBytes = need;
@@ -204,7 +215,8 @@ std::optional<c10::IValue> loadNpy(const QString& path, QString& error) {
     return std::nullopt;
   }
   auto t = torch::empty(header->dims, torch::TensorOptions().dtype(header->dtype));
-  if (header->dataBytes > 0) std::memcpy(t.data_ptr(), bytes->constData() + header->dataOffset, size_t(header->dataBytes));
+  if (header->dataBytes > 0)
+    std::memcpy(t.data_ptr(), bytes->constData() + header->dataOffset, size_t(header->dataBytes));
   return c10::IValue(t);
 }
 
@@ -218,7 +230,8 @@ c10::IValue typedLists(const c10::IValue& v) {
   }
   if (v.isList() && !v.isTensorList()) {
     const auto items = v.toListRef();
-    const bool allTensors = !items.empty() && std::all_of(items.begin(), items.end(), [](const c10::IValue& e) { return e.isTensor(); });
+    const bool allTensors =
+        !items.empty() && std::all_of(items.begin(), items.end(), [](const c10::IValue& e) { return e.isTensor(); });
     if (allTensors) {
       c10::List<at::Tensor> out;
       for (const auto& e : items) out.push_back(e.toTensor());
@@ -236,8 +249,9 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
   const auto head = io::readInputHead(path, 4, QStringLiteral("input"), &error);
   if (!head) return std::nullopt;
   if (!head->bytes.startsWith(QByteArrayLiteral("PK\x03\x04"))) {
-    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: it does not start as a zip archive (torch.save) "
-                           "and its name does not end in .npy")
+    error = QStringLiteral(
+                "%1 is not a torch.save'd tensor or .npy file: it does not start as a zip archive (torch.save) "
+                "and its name does not end in .npy")
                 .arg(path);
     return std::nullopt;
   }
@@ -250,7 +264,8 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
                 .arg(path, QString::fromStdString(e.what_without_backtrace()).section('\n', 0, 0));
     return std::nullopt;
   } catch (const std::exception& e) {
-    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2").arg(path, QString::fromUtf8(e.what()).section('\n', 0, 0));
+    error = QStringLiteral("%1 is not a torch.save'd tensor or .npy file: %2")
+                .arg(path, QString::fromUtf8(e.what()).section('\n', 0, 0));
     return std::nullopt;
   }
 }
@@ -258,12 +273,14 @@ std::optional<c10::IValue> loadTensorFile(const QString& path, QString& error) {
 // A scalar argument: "int:3", "float:0.5", "bool:true", or bare "3", "0.5", "-2", "true", "false",
 // "none". nullopt when `spec` is not one (then it is a shape or a file).
 std::optional<c10::IValue> parseScalar(const QString& spec, QString& error) {
-  static const QRegularExpression typed(QStringLiteral("^(int|float|bool):(.*)$"), QRegularExpression::CaseInsensitiveOption);
+  static const QRegularExpression typed(QStringLiteral("^(int|float|bool):(.*)$"),
+                                        QRegularExpression::CaseInsensitiveOption);
   static const QRegularExpression integer(QStringLiteral("^[-+]?\\d+$"));
   static const QRegularExpression real(QStringLiteral("^[-+]?(\\d+\\.\\d*|\\.\\d+|\\d+(\\.\\d*)?[eE][-+]?\\d+)$"));
   const QString lower = spec.toLower();
   if (lower == QLatin1String("none")) return c10::IValue();
-  if (lower == QLatin1String("true") || lower == QLatin1String("false")) return c10::IValue(lower == QLatin1String("true"));
+  if (lower == QLatin1String("true") || lower == QLatin1String("false"))
+    return c10::IValue(lower == QLatin1String("true"));
   if (integer.match(spec).hasMatch()) {
     bool ok = false;
     const qlonglong v = spec.toLongLong(&ok);
@@ -327,7 +344,8 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
       for (auto& v : items) bools.push_back(v.toBool());
       return c10::IValue(bools);
     }
-    error = QStringLiteral("a list input must hold values of one kind (tensors, ints, floats or bools): '%1'").arg(spec);
+    error =
+        QStringLiteral("a list input must hold values of one kind (tensors, ints, floats or bools): '%1'").arg(spec);
     return std::nullopt;
   }
   if (QFileInfo::exists(spec)) return loadTensorFile(spec, error);
@@ -337,7 +355,9 @@ std::optional<c10::IValue> parseOne(const QString& specIn, at::Generator& gen, Q
   }
   static const QRegularExpression shapeSpec(QStringLiteral("^(scalar|\\d+(x\\d+)*)(:\\w+)?$"));
   if (shapeSpec.match(spec).hasMatch()) return randomTensor(spec, gen, error);
-  error = QStringLiteral("input '%1' is neither a file, a shape like 1x3x224x224:float32, nor a scalar like 3, 0.5, true or none").arg(spec);
+  error = QStringLiteral(
+              "input '%1' is neither a file, a shape like 1x3x224x224:float32, nor a scalar like 3, 0.5, true or none")
+              .arg(spec);
   return std::nullopt;
 }
 
@@ -357,7 +377,10 @@ InputResult parseInputs(const QStringList& specs, std::uint64_t seed) {
     if (!v) return result;
     // A file holding a tuple of tensors supplies that many positional inputs.
     if (v->isTuple() && QFileInfo::exists(spec.trimmed())) {
-      for (const auto& e : v->toTupleRef().elements()) { set.values.push_back(e); set.descriptions << run::describe(e); }
+      for (const auto& e : v->toTupleRef().elements()) {
+        set.values.push_back(e);
+        set.descriptions << run::describe(e);
+      }
       continue;
     }
     set.values.push_back(*v);
@@ -381,8 +404,9 @@ InputResult defaultInputs(const model::Document& doc, std::uint64_t seed) {
     const auto& a = arguments[i];
     if (a.defaultSpec.isEmpty()) {
       result.error = QStringLiteral("input %1 '%2' (%3) of %4 has no recorded %5")
-                         .arg(i).arg(a.name, a.type, doc.displayName(),
-                                     a.type == QLatin1String("Tensor") ? QStringLiteral("shape") : QStringLiteral("value"));
+                         .arg(i)
+                         .arg(a.name, a.type, doc.displayName(),
+                              a.type == QLatin1String("Tensor") ? QStringLiteral("shape") : QStringLiteral("value"));
       result.missingShape = i;
       return result;
     }
@@ -414,7 +438,10 @@ InputResult withNamedInputs(const model::Document& doc, const QStringList& posit
   QStringList given(names.size());
   for (int i = 0; i < positional.size(); ++i) {
     if (i >= names.size()) {
-      result.error = QStringLiteral("%1 positional input(s) given, but %2 takes %3").arg(positional.size()).arg(doc.displayName()).arg(names.size());
+      result.error = QStringLiteral("%1 positional input(s) given, but %2 takes %3")
+                         .arg(positional.size())
+                         .arg(doc.displayName())
+                         .arg(names.size());
       return result;
     }
     given[i] = positional[i];
@@ -452,7 +479,8 @@ InputResult withNamedInputs(const model::Document& doc, const QStringList& posit
     }
     defaults = std::move(d.inputs);
   }
-  InputSet set = defaults ? *defaults : InputSet{std::vector<c10::IValue>(size_t(names.size())), QStringList(names.size())};
+  InputSet set =
+      defaults ? *defaults : InputSet{std::vector<c10::IValue>(size_t(names.size())), QStringList(names.size())};
   for (int k = 0; k < at.size(); ++k) {
     set.values[size_t(at[k])] = parsed.inputs->values[size_t(k)];
     set.descriptions[at[k]] = parsed.inputs->descriptions[k];
@@ -488,9 +516,11 @@ InputResult fitToForward(const model::Document& doc, InputResult given) {
   for (size_t i = 0; i < fitted.values.size() && i + 1 < args.size(); ++i) {
     const auto& want = args[i + 1].type();
     if (want->kind() != c10::TypeKind::TensorType || fitted.values[i].isTensor()) continue;
-    return {std::nullopt, QStringLiteral("input %1 '%2' of %3 takes %4, but was given %5: give it a %4")
-                              .arg(i).arg(QString::fromStdString(args[i + 1].name()), doc.displayName(),
-                                   QString::fromStdString(want->annotation_str()), fitted.descriptions.value(qsizetype(i)))};
+    return {std::nullopt,
+            QStringLiteral("input %1 '%2' of %3 takes %4, but was given %5: give it a %4")
+                .arg(i)
+                .arg(QString::fromStdString(args[i + 1].name()), doc.displayName(),
+                     QString::fromStdString(want->annotation_str()), fitted.descriptions.value(qsizetype(i)))};
   }
   given.inputs = std::move(fitted);
   return given;
@@ -541,13 +571,23 @@ QString checkPlannedShapes(const model::Document& doc, const QMap<int, QString>&
     const auto want = *type->symbolic_sizes().sizes();
     const QString name = QString::fromStdString(graphInputs[at]->debugName());
     if (dims->size() != want.size())
-      return QStringLiteral("input %1 (%2) has %3 dimensions; the program takes %4").arg(it.key()).arg(name).arg(dims->size()).arg(want.size());
+      return QStringLiteral("input %1 (%2) has %3 dimensions; the program takes %4")
+          .arg(it.key())
+          .arg(name)
+          .arg(dims->size())
+          .arg(want.size());
     for (size_t d = 0; d < want.size(); ++d) {
       const int64_t size = (*dims)[d];
       if (want[d].is_static()) {
         if (want[d].static_size() != size)
-          return QStringLiteral("input %1 (%2) dimension %3 is %4; the program was exported for %5 there (not a dynamic dimension)")
-              .arg(it.key()).arg(name).arg(d).arg(size).arg(want[d].static_size());
+          return QStringLiteral(
+                     "input %1 (%2) dimension %3 is %4; the program was exported for %5 there (not a dynamic "
+                     "dimension)")
+              .arg(it.key())
+              .arg(name)
+              .arg(d)
+              .arg(size)
+              .arg(want[d].static_size());
         continue;
       }
       const auto range = ranges.constFind(model::symbolName(want[d]));
@@ -566,7 +606,9 @@ QMap<int, QString> plannedInputs(const QStringList& positional, const QMap<int, 
   QMap<int, QString> planned = named;
   for (int i = 0; i < positional.size(); ++i) {
     const QString spec = positional[i].trimmed();
-    if (spec.startsWith(QLatin1Char('[')) || (QFileInfo::exists(spec) && !spec.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive))) break;
+    if (spec.startsWith(QLatin1Char('[')) ||
+        (QFileInfo::exists(spec) && !spec.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)))
+      break;
     planned.insert(i, spec);
   }
   return planned;
@@ -583,7 +625,9 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
   for (const QString& spec : specs) {
     const auto m = namePart.match(spec.trimmed());
     if (!m.hasMatch() || QFileInfo::exists(spec.trimmed())) {
-      if (!named.isEmpty()) return {std::nullopt, QStringLiteral("positional input %1 follows a named one: give positional inputs first").arg(spec)};
+      if (!named.isEmpty())
+        return {std::nullopt,
+                QStringLiteral("positional input %1 follows a named one: give positional inputs first").arg(spec)};
       positional << spec;
       continue;
     }
@@ -596,7 +640,8 @@ InputResult inputsFor(const model::Document& doc, const QStringList& specs, std:
   }
   // Checked against the program before anything is allocated: 6000x3x224x224 for a program taking
   // [s0, 8] is refused at once, not after filling 3.6 GB.
-  if (QString why = checkPlannedShapes(doc, plannedInputs(positional, named)); !why.isEmpty()) return {std::nullopt, why};
+  if (QString why = checkPlannedShapes(doc, plannedInputs(positional, named)); !why.isEmpty())
+    return {std::nullopt, why};
   return fitToForward(doc, named.isEmpty() ? parseInputs(specs, seed) : withNamedInputs(doc, positional, named, seed));
 }
 

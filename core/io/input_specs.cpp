@@ -94,11 +94,14 @@ QString inputFieldHelp(const model::Document* doc) {
     if (graph->inputs()[i]->type()->cast<c10::ClassType>()) continue;
     const QString type = model::formatType(graph->inputs()[i]);
     types << type;
-    lines << QStringLiteral("%1: %2").arg(names.value(int(i) - 1, QString::fromStdString(graph->inputs()[i]->debugName())), type);
+    lines << QStringLiteral("%1: %2").arg(
+        names.value(int(i) - 1, QString::fromStdString(graph->inputs()[i]->debugName())), type);
   }
-  if (const QString ranges = model::symbolRangesIn(types.join(QLatin1Char(' ')), doc->current()->symbolRanges()); !ranges.isEmpty())
+  if (const QString ranges = model::symbolRangesIn(types.join(QLatin1Char(' ')), doc->current()->symbolRanges());
+      !ranges.isEmpty())
     lines << ranges;
-  return help + QStringLiteral("\n\n") + doc->displayName() + QStringLiteral(" takes:\n") + lines.join(QLatin1Char('\n'));
+  return help + QStringLiteral("\n\n") + doc->displayName() + QStringLiteral(" takes:\n") +
+         lines.join(QLatin1Char('\n'));
 }
 
 }  // namespace graft::core::io

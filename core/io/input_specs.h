@@ -1,7 +1,7 @@
 #pragma once
 // Inputs as the GUI holds them (no libtorch type here): the one spec syntax of every input box,
-// and inputs resolved on the GUI thread into an immutable snapshot that a worker may read while
-// the user opens, edits or closes models.
+// and inputs resolved (on a worker while the GUI thread waits: files reach 4 GiB) into an
+// immutable snapshot that a job may read while the user opens, edits or closes models.
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 #include <QtCore/QVector>

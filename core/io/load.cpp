@@ -114,26 +114,32 @@ LoadError refuseCode(const QString& path, const LoadOptions& options) {
   const CodeScan scan = scanArchiveCode(reader);
   const QString file = QFileInfo(path).fileName();
   if (!scan.tooDeep.isEmpty())
-    return {LoadErrorKind::CodeTooDeep,
-            QStringLiteral("%1 is refused: its code is nested deeper than libtorch's compiler can take (%2).")
-                .arg(file, scan.tooDeep),
-            QStringLiteral("TorchScript that torch.jit.script or torch.jit.trace writes is never this deep; the file was "
-                           "made by hand or damaged. Save the model again from its Python code."),
-            scan.tooDeep};
+    return {
+        LoadErrorKind::CodeTooDeep,
+        QStringLiteral("%1 is refused: its code is nested deeper than libtorch's compiler can take (%2).")
+            .arg(file, scan.tooDeep),
+        QStringLiteral("TorchScript that torch.jit.script or torch.jit.trace writes is never this deep; the file was "
+                       "made by hand or damaged. Save the model again from its Python code."),
+        scan.tooDeep};
   if (options.trust || scan.runsOnLoad.isEmpty()) return {};
-  return {LoadErrorKind::RunsCodeOnLoad,
-          QStringLiteral("%1 would run its own code while it opens: %2.").arg(file, scan.runsOnLoad.front()),
-          QStringLiteral("torch.jit.load runs every __setstate__ of a file's classes. Open it only if you trust where it "
-                         "came from: graft --trust %1, graft-cli COMMAND --trust %1, or File > Open Trusted… in the "
-                         "window. A torch.export program (.pt2) opens without running anything.").arg(file),
-          scan.runsOnLoad.join(QLatin1Char('\n'))};
+  return {
+      LoadErrorKind::RunsCodeOnLoad,
+      QStringLiteral("%1 would run its own code while it opens: %2.").arg(file, scan.runsOnLoad.front()),
+      QStringLiteral("torch.jit.load runs every __setstate__ of a file's classes. Open it only if you trust where it "
+                     "came from: graft --trust %1, graft-cli COMMAND --trust %1, or File > Open Trusted… in the "
+                     "window. A torch.export program (.pt2) opens without running anything.")
+          .arg(file),
+      scan.runsOnLoad.join(QLatin1Char('\n'))};
 }
 }  // namespace
 
 LoadResult loadFile(const QString& path, const LoadOptions& options) {
-  return model::guarded([&] { return loadUnguarded(path, options); }, [&](const QString& why) {
-    return failure({LoadErrorKind::Other, QStringLiteral("%1 could not be opened.").arg(QFileInfo(path).fileName()), {}, why});
-  });
+  return model::guarded(
+      [&] { return loadUnguarded(path, options); },
+      [&](const QString& why) {
+        return failure(
+            {LoadErrorKind::Other, QStringLiteral("%1 could not be opened.").arg(QFileInfo(path).fileName()), {}, why});
+      });
 }
 
 namespace {
@@ -174,10 +180,11 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     return failure(classifyLoadFailure(path, QString::fromUtf8(e.what())));
   }
   if (!loaded.find_method("forward"))
-    return failure({LoadErrorKind::NoForward,
-                    QStringLiteral("%1 is a TorchScript module without a forward method.").arg(QFileInfo(path).fileName()),
-                    QStringLiteral("Graft shows a module's forward graph. Save the module whose forward you want to see."),
-                    {}});
+    return failure(
+        {LoadErrorKind::NoForward,
+         QStringLiteral("%1 is a TorchScript module without a forward method.").arg(QFileInfo(path).fileName()),
+         QStringLiteral("Graft shows a module's forward graph. Save the module whose forward you want to see."),
+         {}});
   try {
     const std::string& record = extra[kProvenanceExtraFile];
     // A file Graft saved holds a revision that was frozen already: freezing it again would run
@@ -186,16 +193,19 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     const bool savedByGraft = !record.empty() && options.freeze;
     LoadOptions asSaved = options;
     if (savedByGraft) asSaved.freeze = false;
-    return finish(prepare(loaded, asSaved), asSaved, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path), savedByGraft,
-                  QByteArray(record.data(), qsizetype(record.size())));
+    return finish(prepare(loaded, asSaved), asSaved, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path),
+                  savedByGraft, QByteArray(record.data(), qsizetype(record.size())));
   } catch (...) {
     const QString file = QFileInfo(path).fileName();
-    return failure({LoadErrorKind::Other,
-                    options.freeze ? QStringLiteral("%1 loaded, but could not be frozen and inlined.").arg(file)
-                                   : QStringLiteral("%1 loaded, but its forward could not be inlined.").arg(file),
-                    options.freeze ? QStringLiteral("Try opening it unfrozen: graft --no-freeze %1, or graft-cli COMMAND --no-freeze %1.").arg(file)
-                                   : QString(),
-                    model::currentExceptionText()});
+    return failure(
+        {LoadErrorKind::Other,
+         options.freeze ? QStringLiteral("%1 loaded, but could not be frozen and inlined.").arg(file)
+                        : QStringLiteral("%1 loaded, but its forward could not be inlined.").arg(file),
+         options.freeze
+             ? QStringLiteral("Try opening it unfrozen: graft --no-freeze %1, or graft-cli COMMAND --no-freeze %1.")
+                   .arg(file)
+             : QString(),
+         model::currentExceptionText()});
   }
 }
 }  // namespace

@@ -74,8 +74,8 @@ OperatorLibraryStatus findAndLoad() {
     return s;
   }
   s.version = packageVersion(dir);
-  QStringList libs = QDir(dir).entryList({QStringLiteral("_C.so"), QStringLiteral("_C_stable.so"), QStringLiteral("_C.*.so")},
-                                         QDir::Files);
+  QStringList libs = QDir(dir).entryList(
+      {QStringLiteral("_C.so"), QStringLiteral("_C_stable.so"), QStringLiteral("_C.*.so")}, QDir::Files);
   if (libs.isEmpty()) {
     s.message = QStringLiteral("%1 holds no operator library (_C.so). %2").arg(dir, how);
     return s;

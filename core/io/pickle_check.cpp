@@ -32,7 +32,10 @@ int fixedArgument(unsigned char op) {
 // The size of the length field of an opcode followed by that many bytes; 0 when it is not one.
 int lengthField(unsigned char op) {
   switch (op) {
-    case 'U': case 'C': case 0x8c: case 0x8a: return 1;            // SHORT_BINSTRING SHORT_BINBYTES SHORT_BINUNICODE LONG1
+    case 'U':
+    case 'C':
+    case 0x8c:
+    case 0x8a: return 1;  // SHORT_BINSTRING SHORT_BINBYTES SHORT_BINUNICODE LONG1
     case 'T': case 'X': case 'B': case 0x8b: return 4;             // BINSTRING BINUNICODE BINBYTES LONG4
     case 0x8d: case 0x8e: case 0x96: return 8;                     // BINUNICODE8 BINBYTES8 BYTEARRAY8
     default: return 0;
@@ -54,21 +57,29 @@ QString checkPickleLengths(const char* data, std::size_t size) {
     const std::size_t at = pos++;
     if (op == '.') return {};  // STOP
     if (const int field = lengthField(op)) {
-      if (size - pos < std::size_t(field)) return QStringLiteral("the pickle ends inside the length at byte %1").arg(at);
+      if (size - pos < std::size_t(field))
+        return QStringLiteral("the pickle ends inside the length at byte %1").arg(at);
       const std::uint64_t length = littleEndian(data + pos, field);
       pos += std::size_t(field);
       if (length > size - pos)
-        return QStringLiteral("a value at byte %1 of the pickle claims %2 bytes; %3 are left").arg(at).arg(length).arg(size - pos);
+        return QStringLiteral("a value at byte %1 of the pickle claims %2 bytes; %3 are left")
+            .arg(at)
+            .arg(length)
+            .arg(size - pos);
       pos += std::size_t(length);
       continue;
     }
     const int argument = fixedArgument(op);
     if (argument > 0) {
-      if (size - pos < std::size_t(argument)) return QStringLiteral("the pickle ends inside the opcode at byte %1").arg(at);
+      if (size - pos < std::size_t(argument))
+        return QStringLiteral("the pickle ends inside the opcode at byte %1").arg(at);
       // LONG_BINPUT: libtorch sizes its memo table by the index. Picklers number memo entries
       // from 0, one per opcode of two bytes or more, so an index beyond the pickle's size is damage.
       if (op == 'r' && littleEndian(data + pos, 4) > size)
-        return QStringLiteral("a memo index at byte %1 of the pickle is %2, in %3 bytes").arg(at).arg(littleEndian(data + pos, 4)).arg(size);
+        return QStringLiteral("a memo index at byte %1 of the pickle is %2, in %3 bytes")
+            .arg(at)
+            .arg(littleEndian(data + pos, 4))
+            .arg(size);
       pos += std::size_t(argument);
     } else if (argument == -1 || argument == -3) {
       for (int lines = argument == -1 ? 1 : 2; lines > 0; --lines) {
@@ -91,7 +102,9 @@ QString checkSourceRangePickle(const char* data, std::size_t size) {
   } catch (const std::exception& e) {
     return QStringLiteral("it does not unpickle: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
   }
-  auto bad = [](const char* what) { return QStringLiteral("its source ranges are malformed (%1)").arg(QLatin1String(what)); };
+  auto bad = [](const char* what) {
+    return QStringLiteral("its source ranges are malformed (%1)").arg(QLatin1String(what));
+  };
   // The layout torch::jit::ConcreteSourceRangeUnpickler reads: ("FORMAT_WITH_STRING_TABLE",
   // (text, ...), records) or the older records alone; a record is (byte offset, range, tag), a
   // range (source, start, end), a source ([text index, ...], file name index, line) or, without

@@ -71,25 +71,30 @@ using Placeholders = QHash<QString, Placeholder>;  // by placeholder name ("p_fc
 // device (user inputs too) from its tensor metadata.
 Placeholders placeholdersOf(const QJsonObject& graphModule) {
   Placeholders out;
-  const QJsonObject meta = graphModule.value(QLatin1String("graph")).toObject().value(QLatin1String("tensor_values")).toObject();
-  for (const auto& s : graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
+  const QJsonObject meta =
+      graphModule.value(QLatin1String("graph")).toObject().value(QLatin1String("tensor_values")).toObject();
+  for (const auto& s :
+       graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
     const QJsonObject specObj = s.toObject();
     const QString kind = specObj.keys().value(0);
     const QJsonObject body = specObj.value(kind).toObject();
     const QJsonObject arg = body.value(QLatin1String("arg")).toObject();
-    const QString name = arg.contains(QLatin1String("as_tensor")) ? arg.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()
-                                                                   : arg.value(QLatin1String("name")).toString();
+    const QString name = arg.contains(QLatin1String("as_tensor"))
+                             ? arg.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()
+                             : arg.value(QLatin1String("name")).toString();
     if (name.isEmpty()) continue;
     Placeholder p;
     if (kind == QLatin1String("parameter")) p.kind = StateKind::Parameter;
     else if (kind == QLatin1String("buffer")) p.kind = StateKind::Buffer;
     else if (kind == QLatin1String("tensor_constant")) p.kind = StateKind::Constant;
-    else if (kind == QLatin1String("user_input")) p.kind = StateKind::Constant, p.persistent = false;  // only its device is used
+    else if (kind == QLatin1String("user_input"))
+      p.kind = StateKind::Constant, p.persistent = false;  // only its device is used
     else continue;  // tokens, custom objects
     p.fqn = body.value(p.kind == StateKind::Parameter ? QLatin1String("parameter_name")
                        : p.kind == StateKind::Buffer  ? QLatin1String("buffer_name")
                                                       : QLatin1String("tensor_constant_name")).toString();
-    p.persistent = p.kind == StateKind::Parameter || (p.kind == StateKind::Buffer && body.value(QLatin1String("persistent")).toBool(true));
+    p.persistent = p.kind == StateKind::Parameter ||
+                   (p.kind == StateKind::Buffer && body.value(QLatin1String("persistent")).toBool(true));
     p.device = meta.value(name).toObject().value(QLatin1String("device")).toObject();
     out.insert(name, p);
   }
@@ -106,9 +111,11 @@ struct ConstantInput {
 QVector<ConstantInput> constantInputsOf(const QJsonObject& graphModule) {
   QVector<ConstantInput> out;
   int leaf = 0;
-  for (const auto& s : graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
+  for (const auto& s :
+       graphModule.value(QLatin1String("signature")).toObject().value(QLatin1String("input_specs")).toArray()) {
     const QJsonObject specObj = s.toObject();
-    if (specObj.contains(QLatin1String("constant_input"))) out.push_back({leaf++, specObj.value(QLatin1String("constant_input")).toObject()});
+    if (specObj.contains(QLatin1String("constant_input")))
+      out.push_back({leaf++, specObj.value(QLatin1String("constant_input")).toObject()});
     else if (specObj.contains(QLatin1String("user_input"))) ++leaf;
   }
   return out;
@@ -230,7 +237,10 @@ QString moduleStack(const QString& rootType, const model::NodePlace& place) {
 
 QString stackTrace(const model::NodePlace& place) {
   if (place.sourceLine <= 0) return {};
-  return QStringLiteral("File \"%1\", line %2, in forward\n    %3").arg(place.sourceFile).arg(place.sourceLine).arg(place.sourceText);
+  return QStringLiteral("File \"%1\", line %2, in forward\n    %3")
+      .arg(place.sourceFile)
+      .arg(place.sourceLine)
+      .arg(place.sourceText);
 }
 
 class Exporter {
@@ -246,7 +256,8 @@ class Exporter {
     options.instrumented = true;
     options.keepIntermediates = true;
     const auto result = executor.run(model::InputSet{inputs, {}}, options);
-    if (!result.ok) fail(QStringLiteral("the revision does not run on the program's inputs: %1").arg(result.error.headline()));
+    if (!result.ok)
+      fail(QStringLiteral("the revision does not run on the program's inputs: %1").arg(result.error.headline()));
     for (const auto& rec : result.nodes) {
       const Node* n = rev->nodeOf(rec.id);
       if (!n) continue;
@@ -279,11 +290,13 @@ class Exporter {
     runAtAnotherSize();
     for (Node* n : graph->nodes()) {
       if (!n->blocks().empty())
-        fail(QStringLiteral("control flow (%1, torch.cond) cannot be saved as .pt2 yet; save the revision as TorchScript (.pt) instead")
+        fail(QStringLiteral("control flow (%1, torch.cond) cannot be saved as .pt2 yet; save the revision as "
+                            "TorchScript (.pt) instead")
                  .arg(QString::fromStdString(n->kind().toQualString())));
       const auto k = n->kind();
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct) continue;
-      if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten()) continue;  // written as its producer's outputs
+      if (k == c10::prim::ListUnpack && n->input()->node()->kind().is_aten())
+        continue;                      // written as its producer's outputs
       if (onlySizeLists(n)) continue;  // written in its consumers' arguments
       if (isScalarCall(n)) {
         if (auto call = pt2::pythonCallOf(k)) {
@@ -291,12 +304,14 @@ class Exporter {
           continue;
         }
       }
-      if (k.is_prim()) fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
+      if (k.is_prim())
+        fail(QStringLiteral("%1 cannot be saved as .pt2 yet").arg(QString::fromStdString(k.toQualString())));
       addNode(n, rootType);
     }
     const Value* out = graph->outputs().at(0);
     std::vector<const Value*> outs;
-    if (out->node()->kind() == c10::prim::TupleConstruct) outs.assign(out->node()->inputs().begin(), out->node()->inputs().end());
+    if (out->node()->kind() == c10::prim::TupleConstruct)
+      outs.assign(out->node()->inputs().begin(), out->node()->inputs().end());
     else outs.push_back(out);
     for (const Value* o : outs) {
       if (!o->type()->cast<c10::TensorType>()) fail(QStringLiteral("a non-tensor output cannot be saved as .pt2 yet"));
@@ -308,7 +323,8 @@ class Exporter {
     QJsonArray inputs, outputs;
     for (const auto& w : weights_) inputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", w.name}}}});
     forEachUserLeaf([&](const QString& user, const ConstantInput* constant) {
-      inputs.append(constant ? constant->spec.value(QLatin1String("value")).toObject() : QJsonObject{{"as_tensor", QJsonObject{{"name", user}}}});
+      inputs.append(constant ? constant->spec.value(QLatin1String("value")).toObject()
+                             : QJsonObject{{"as_tensor", QJsonObject{{"name", user}}}});
     });
     for (const auto& o : outputs_) outputs.append(QJsonObject{{"as_tensor", QJsonObject{{"name", o}}}});
     return {{"inputs", inputs},
@@ -328,7 +344,8 @@ class Exporter {
     for (const QString& name : usedSymbols_) {
       // A symbol the program gave no range is unbounded, as torch writes a plain Dim.
       const model::SymbolRange range = rev_->symbolRanges().value(name, model::SymbolRange{});
-      out.insert(name, QJsonObject{{"min_val", range.min}, {"max_val", range.max ? QJsonValue(*range.max) : QJsonValue()}});
+      out.insert(name,
+                 QJsonObject{{"min_val", range.min}, {"max_val", range.max ? QJsonValue(*range.max) : QJsonValue()}});
     }
     return out;
   }
@@ -391,7 +408,9 @@ class Exporter {
     if (it != names_.end()) return it->second;
     static const QRegularExpression valid(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
     QString name = v->hasDebugName() ? QString::fromStdString(v->debugName()) : QString();
-    if (!valid.match(name).hasMatch()) name = QStringLiteral("v") + name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
+    if (!valid.match(name).hasMatch())
+      name =
+          QStringLiteral("v") + name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
     const QString unique = freshName(name);
     names_[v] = unique;
     return unique;
@@ -425,7 +444,8 @@ class Exporter {
 
   // `meta` with the device the source program gave placeholder `name`, when it gave one.
   QJsonObject onSourceDevice(QJsonObject meta, const QString& name) const {
-    if (auto s = source_.constFind(name); s != source_.constEnd() && !s->device.isEmpty()) meta.insert(QStringLiteral("device"), s->device);
+    if (auto s = source_.constFind(name); s != source_.constEnd() && !s->device.isEmpty())
+      meta.insert(QStringLiteral("device"), s->device);
     return meta;
   }
 
@@ -564,13 +584,17 @@ class Exporter {
     symIntValues_.insert(name, size.json());
     noteSymbols(size.expr);
     const QJsonObject place = writing_ ? metadataOf(writing_, rootType_) : QJsonObject();
-    nodes_.append(QJsonObject{{"target", QStringLiteral("torch.ops.aten.sym_size.int")},
-                              {"inputs", QJsonArray{QJsonObject{{"name", "self"}, {"arg", QJsonObject{{"as_tensor", QJsonObject{{"name", tensorName(tensor)}}}}}, {"kind", 1}},
-                                                    QJsonObject{{"name", "dim"}, {"arg", QJsonObject{{"as_int", qint64(dim)}}}, {"kind", 1}}}},
-                              {"outputs", QJsonArray{QJsonObject{{"as_sym_int", QJsonObject{{"as_name", name}}}}}},
-                              {"metadata", QJsonObject{{"nn_module_stack", place.value(QLatin1String("nn_module_stack"))}}},
-                              {"is_hop_single_tensor_return", QJsonValue()},
-                              {"name", name}});
+    nodes_.append(QJsonObject{
+        {"target", QStringLiteral("torch.ops.aten.sym_size.int")},
+        {"inputs",
+         QJsonArray{QJsonObject{{"name", "self"},
+                                {"arg", QJsonObject{{"as_tensor", QJsonObject{{"name", tensorName(tensor)}}}}},
+                                {"kind", 1}},
+                    QJsonObject{{"name", "dim"}, {"arg", QJsonObject{{"as_int", qint64(dim)}}}, {"kind", 1}}}},
+        {"outputs", QJsonArray{QJsonObject{{"as_sym_int", QJsonObject{{"as_name", name}}}}}},
+        {"metadata", QJsonObject{{"nn_module_stack", place.value(QLatin1String("nn_module_stack"))}}},
+        {"is_hop_single_tensor_return", QJsonValue()},
+        {"name", name}});
     symSizeNodes_[key] = name;
     return name;
   }
@@ -586,10 +610,12 @@ class Exporter {
       if (iv->isTensor()) return {{"as_tensor", QJsonObject{{"name", weightFor(v, iv->toTensor())}}}};
       if (iv->isBool()) return {{"as_bool", iv->toBool()}};
       if (iv->isInt()) {
-        const auto kind = type->kind() == c10::TypeKind::OptionalType ? type->expectRef<c10::OptionalType>().getElementType()->kind()
-                                                                      : type->kind();
+        const auto kind = type->kind() == c10::TypeKind::OptionalType
+                              ? type->expectRef<c10::OptionalType>().getElementType()->kind()
+                              : type->kind();
         const int64_t i = iv->toInt();
-        if (kind == c10::TypeKind::ScalarTypeType) return {{"as_scalar_type", pt2::schemaValueOf(static_cast<c10::ScalarType>(i))}};
+        if (kind == c10::TypeKind::ScalarTypeType)
+          return {{"as_scalar_type", pt2::schemaValueOf(static_cast<c10::ScalarType>(i))}};
         if (kind == c10::TypeKind::LayoutType) return {{"as_layout", pt2::schemaValueOf(static_cast<c10::Layout>(i))}};
         if (kind == c10::TypeKind::MemoryFormatType)
           return {{"as_memory_format", pt2::schemaValueOf(static_cast<c10::MemoryFormat>(i))}};
@@ -617,7 +643,8 @@ class Exporter {
         for (bool b : iv->toBoolList()) a.append(b);
         return {{"as_bools", a}};
       }
-      fail(QStringLiteral("a constant of type %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
+      fail(QStringLiteral("a constant of type %1 cannot be saved as .pt2 yet")
+               .arg(QString::fromStdString(v->type()->str())));
     }
     if (p->kind() == c10::prim::ListConstruct) {
       const auto element = v->type()->expectRef<c10::ListType>().getElementType();
@@ -638,7 +665,9 @@ class Exporter {
         const auto iv = torch::jit::toIValue(in);
         if (iv && iv->isInt()) items.append(qint64(iv->toInt()));
         else if (in->type()->kind() == c10::TypeKind::IntType) computed = true;
-        else fail(QStringLiteral("a list of %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
+        else
+          fail(
+              QStringLiteral("a list of %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
       }
       if (!computed) return {{"as_ints", items}};
       // Sizes computed in the graph (x.shape[0]): SymInts, each a number or a value's name.
@@ -650,7 +679,8 @@ class Exporter {
       return {{"as_sym_ints", symItems}};
     }
     if (model::isScalarValue(v)) return {{symKind(v), QJsonObject{{"as_name", nameOf(v)}}}};
-    if (!v->type()->cast<c10::TensorType>()) fail(QStringLiteral("a computed %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
+    if (!v->type()->cast<c10::TensorType>())
+      fail(QStringLiteral("a computed %1 cannot be saved as .pt2 yet").arg(QString::fromStdString(v->type()->str())));
     return {{"as_tensor", QJsonObject{{"name", tensorName(v)}}}};
   }
 
@@ -680,7 +710,8 @@ class Exporter {
         QJsonArray items;
         for (const Value* item : unpack->outputs()) {
           auto s = sample_.find(item);
-          if (s == sample_.end()) fail(QStringLiteral("%1 has a list item that is not a tensor (not supported yet)").arg(target));
+          if (s == sample_.end())
+            fail(QStringLiteral("%1 has a list item that is not a tensor (not supported yet)").arg(target));
           tensorValues_.insert(nameOf(item), metaOf(item, s->second));
           items.append(QJsonObject{{"name", nameOf(item)}});
         }
@@ -696,9 +727,12 @@ class Exporter {
       auto s = sample_.find(o);
       if (s == sample_.end()) {
         if (o->type()->cast<c10::ListType>())
-          fail(QStringLiteral("%1 computes a list of sizes that changes with the input sizes, which Graft cannot write as .pt2 yet; "
-                              "save the revision as TorchScript (.pt) instead").arg(target));
-        fail(QStringLiteral("%1 has an output of type %2, which Graft cannot write as .pt2 yet; save the revision as TorchScript (.pt) instead")
+          fail(QStringLiteral("%1 computes a list of sizes that changes with the input sizes, which Graft cannot write "
+                              "as .pt2 yet; "
+                              "save the revision as TorchScript (.pt) instead")
+                   .arg(target));
+        fail(QStringLiteral("%1 has an output of type %2, which Graft cannot write as .pt2 yet; save the revision as "
+                            "TorchScript (.pt) instead")
                  .arg(target, QString::fromStdString(o->type()->str())));
       }
       tensorValues_.insert(name, metaOf(o, s->second));
@@ -709,15 +743,17 @@ class Exporter {
                               {"outputs", outputs},
                               {"metadata", metadataOf(n, rootType)},
                               {"is_hop_single_tensor_return", QJsonValue()},
-                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0)) ? nameOf(n->output(0))
-                                                                                              : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
+                              {"name", n->outputs().size() == 1 && !listUnpackOf(n->output(0))
+                                           ? nameOf(n->output(0))
+                                           : freshName(QString::fromStdString(n->kind().toUnqualString()))}});
   }
 
   QJsonObject metadataOf(const Node* n, const QString& rootType) const {
     const model::NodeId id = rev_->idOf(n);
     const model::NodePlace& place = rev_->placeOf(id);
     QJsonObject metadata{{"nn_module_stack", moduleStack(rootType, place)}};
-    if (const QString trace = stackTrace(place); !trace.isEmpty()) metadata.insert(QStringLiteral("stack_trace"), trace);
+    if (const QString trace = stackTrace(place); !trace.isEmpty())
+      metadata.insert(QStringLiteral("stack_trace"), trace);
     // Provenance: the source program's op nodes (by graph order) this node derives from.
     if (provenance_) {
       if (auto it = opOrdinal_.find(id); it != opOrdinal_.end() && size_t(it->second) < provenance_->nodes.size()) {
@@ -735,9 +771,10 @@ class Exporter {
     QJsonArray inputs;
     for (size_t i = 0; i < n->inputs().size(); ++i) {
       const QString parameter = call.parameters.value(int(i), QStringLiteral("arg%1").arg(i));
-      inputs.append(QJsonObject{{"name", parameter},
-                                {"arg", encode(n->input(i), c10::Argument(parameter.toStdString(), n->input(i)->type()))},
-                                {"kind", 1}});
+      inputs.append(
+          QJsonObject{{"name", parameter},
+                      {"arg", encode(n->input(i), c10::Argument(parameter.toStdString(), n->input(i)->type()))},
+                      {"kind", 1}});
     }
     const Value* out = n->output();
     const QString name = nameOf(out);
@@ -789,7 +826,8 @@ class Exporter {
         const auto other = otherValueOf(m.captured(1));
         if (!other) return;
         otherSymbolValues_.insert(m.captured(1), *other);
-        t = t.index_select(int64_t(d), at::arange(*other, at::TensorOptions().dtype(at::kLong)).remainder(sizes[d].hint));
+        t = t.index_select(int64_t(d),
+                           at::arange(*other, at::TensorOptions().dtype(at::kLong)).remainder(sizes[d].hint));
         varies = true;
       }
       inputs.push_back(t);
@@ -804,7 +842,8 @@ class Exporter {
       otherSymbolValues_.clear();
       return;
     }
-    for (size_t i = 1; i < graph->inputs().size(); ++i) otherSizes_[graph->inputs()[i]] = inputs[i - 1].toTensor().sizes().vec();
+    for (size_t i = 1; i < graph->inputs().size(); ++i)
+      otherSizes_[graph->inputs()[i]] = inputs[i - 1].toTensor().sizes().vec();
     for (const auto& rec : result.nodes) {
       const Node* n = rev_->nodeOf(rec.id);
       if (!n) continue;
@@ -846,10 +885,11 @@ class Exporter {
       QStringList first, second;
       for (const auto& s : sizes) first << QString::number(s.hint);
       for (int64_t s : other->second) second << QString::number(s);
-      fail(QStringLiteral("the shape of %1 (%2) changes with the input sizes in a way Graft cannot write for torch.export "
-                          "([%3] on the sample inputs, [%4] at another size); save the revision as TorchScript (.pt) instead")
-               .arg(nameOf(v), QString::fromStdString(v->node()->kind().toQualString()), first.join(QStringLiteral(", ")),
-                    second.join(QStringLiteral(", "))));
+      fail(QStringLiteral(
+               "the shape of %1 (%2) changes with the input sizes in a way Graft cannot write for torch.export "
+               "([%3] on the sample inputs, [%4] at another size); save the revision as TorchScript (.pt) instead")
+               .arg(nameOf(v), QString::fromStdString(v->node()->kind().toQualString()),
+                    first.join(QStringLiteral(", ")), second.join(QStringLiteral(", "))));
     }
   }
 
@@ -912,7 +952,8 @@ class Exporter {
   static std::optional<SymSize> quotient(std::vector<SymSize> factors, const std::vector<SymSize>& divisors) {
     SymSize over{1, {}};
     for (const SymSize& d : divisors) {
-      const auto same = std::find_if(factors.begin(), factors.end(), [&](const SymSize& f) { return d.symbolic() && f.expr == d.expr; });
+      const auto same = std::find_if(factors.begin(), factors.end(),
+                                     [&](const SymSize& f) { return d.symbolic() && f.expr == d.expr; });
       if (same != factors.end()) factors.erase(same);
       else over = times(over, d);
     }
@@ -1050,7 +1091,8 @@ class Exporter {
     auto inferred = copy->nodes().begin();
     for (; original != graph->nodes().end() && inferred != copy->nodes().end(); ++original, ++inferred) {
       if (original->outputs().size() != inferred->outputs().size()) return;
-      for (size_t k = 0; k < original->outputs().size(); ++k) inferred_[original->outputs()[k]] = inferred->outputs()[k]->type();
+      for (size_t k = 0; k < original->outputs().size(); ++k)
+        inferred_[original->outputs()[k]] = inferred->outputs()[k]->type();
     }
   }
 
@@ -1127,7 +1169,9 @@ class Exporter {
     const Node* n = v->node();
     const QString what = QString::fromStdString(n->kind().toQualString());
     const auto value = valueOf(v);
-    if (!value) fail(QStringLiteral("the value of %1 (%2) on the program's inputs is unknown, so it cannot be saved as .pt2").arg(nameOf(v), what));
+    if (!value)
+      fail(QStringLiteral("the value of %1 (%2) on the program's inputs is unknown, so it cannot be saved as .pt2")
+               .arg(nameOf(v), what));
     SymScalar result{*value, {}};
     const auto kind = n->kind();
     bool dependsOnSymbols = false;  // some input is symbolic: the value may change with a size
@@ -1156,8 +1200,10 @@ class Exporter {
         args << arg.sympy();
         floating = floating || arg.value.isDouble();
       }
-      if (kind == c10::aten::sub && args.size() == 2) result.expr = QStringLiteral("Add(%1, Mul(Integer(-1), %2))").arg(args[0], args[1]);
-      else if (kind == c10::aten::neg && args.size() == 1) result.expr = QStringLiteral("Mul(Integer(-1), %1)").arg(args[0]);
+      if (kind == c10::aten::sub && args.size() == 2)
+        result.expr = QStringLiteral("Add(%1, Mul(Integer(-1), %2))").arg(args[0], args[1]);
+      else if (kind == c10::aten::neg && args.size() == 1)
+        result.expr = QStringLiteral("Mul(Integer(-1), %1)").arg(args[0]);
       else if (!call->sympy.isEmpty()) {
         QString function = call->sympy;
         if (floating && function == QLatin1String("IntTrueDiv")) function = QStringLiteral("FloatTrueDiv");
@@ -1169,8 +1215,9 @@ class Exporter {
     if (!derived && v->hasDebugName()) result.expr = symbols_.values.value(QString::fromStdString(v->debugName()));
     // A size from data or from an op Graft cannot express: a number would be wrong at other sizes.
     if (!derived && result.expr.isEmpty())
-      fail(QStringLiteral("%1 (%2) computes a size torch.export would keep symbolic, and Graft cannot write its expression; "
-                          "save the revision as TorchScript (.pt) instead")
+      fail(QStringLiteral(
+               "%1 (%2) computes a size torch.export would keep symbolic, and Graft cannot write its expression; "
+               "save the revision as TorchScript (.pt) instead")
                .arg(nameOf(v), what));
     symScalars_[v] = result;
     return result;
@@ -1191,7 +1238,8 @@ class Exporter {
     noteSymbols(s.expr);
     if (s.value.isDouble()) {
       const QJsonObject hint{{"as_float", pt2::floatToJson(s.value.toDouble())}};
-      symFloatValues_.insert(name, s.expr.isEmpty() ? hint : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}, {"hint", hint}}}});
+      symFloatValues_.insert(
+          name, s.expr.isEmpty() ? hint : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}, {"hint", hint}}}});
     } else if (s.value.isBool()) {
       symBoolValues_.insert(name, s.expr.isEmpty() ? QJsonObject{{"as_bool", s.value.toBool()}}
                                                    : QJsonObject{{"as_expr", QJsonObject{{"expr_str", s.expr}}}});
@@ -1248,12 +1296,16 @@ QString rootTypeOf(const model::Revision& revision) {
 // wraps it as forward's (args, kwargs).
 QString treeSpec(int n, bool args) {
   QJsonArray leaves;
-  for (int i = 0; i < n; ++i) leaves.append(QJsonObject{{"type", QJsonValue()}, {"context", QJsonValue()}, {"children_spec", QJsonArray()}});
+  for (int i = 0; i < n; ++i)
+    leaves.append(QJsonObject{{"type", QJsonValue()}, {"context", QJsonValue()}, {"children_spec", QJsonArray()}});
   const QJsonObject tuple{{"type", "builtins.tuple"}, {"context", "null"}, {"children_spec", leaves}};
   QJsonObject root = tuple;
   if (args)
-    root = QJsonObject{{"type", "builtins.tuple"}, {"context", "null"},
-                       {"children_spec", QJsonArray{tuple, QJsonObject{{"type", "builtins.dict"}, {"context", "[]"}, {"children_spec", QJsonArray()}}}}};
+    root = QJsonObject{{"type", "builtins.tuple"},
+                       {"context", "null"},
+                       {"children_spec", QJsonArray{tuple, QJsonObject{{"type", "builtins.dict"},
+                                                                       {"context", "[]"},
+                                                                       {"children_spec", QJsonArray()}}}}};
   else if (n == 1)
     root = leaves.at(0).toObject();
   return QString::fromUtf8(QJsonDocument(QJsonArray{1, root}).toJson(QJsonDocument::Compact));
@@ -1320,17 +1372,20 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
     const bool state = w.persistent;
     const QString path = state ? str(spec::WEIGHT_FILENAME_PREFIX) + QString::number(weightIndex++)
                                : str(spec::TENSOR_CONSTANT_FILENAME_PREFIX) + QString::number(constantIndex++);
-    writer.writeRecord(((state ? str(spec::WEIGHTS_DIR) : str(spec::CONSTANTS_DIR)) + path).toStdString(), w.tensor.data_ptr(),
-                       w.tensor.nbytes());
+    writer.writeRecord(((state ? str(spec::WEIGHTS_DIR) : str(spec::CONSTANTS_DIR)) + path).toStdString(),
+                       w.tensor.data_ptr(), w.tensor.nbytes());
     QJsonObject meta = w.meta;
     meta.insert(QStringLiteral("requires_grad"), w.kind == StateKind::Parameter);
     (state ? weightsConfig : constantsConfig)
-        .insert(w.fqn, QJsonObject{{"path_name", path}, {"is_param", w.kind == StateKind::Parameter}, {"use_pickle", false},
+        .insert(w.fqn, QJsonObject{{"path_name", path},
+                                   {"is_param", w.kind == StateKind::Parameter},
+                                   {"use_pickle", false},
                                    {"tensor_meta", meta}});
   }
   const auto writeConfig = [&](std::string_view format, const QJsonObject& config) {
     const QByteArray bytes = QJsonDocument(QJsonObject{{"config", config}}).toJson(QJsonDocument::Compact);
-    writer.writeRecord(str(format).replace(QLatin1String("{}"), modelName).toStdString(), bytes.constData(), size_t(bytes.size()));
+    writer.writeRecord(str(format).replace(QLatin1String("{}"), modelName).toStdString(), bytes.constData(),
+                       size_t(bytes.size()));
   };
   writeConfig(spec::WEIGHTS_CONFIG_FILENAME_FORMAT, weightsConfig);
   writeConfig(spec::CONSTANTS_CONFIG_FILENAME_FORMAT, constantsConfig);
@@ -1344,7 +1399,8 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
     file.cancelWriting();
     fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
   }
-  if (const QString why = commitWhole(file); !why.isEmpty()) fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
+  if (const QString why = commitWhole(file); !why.isEmpty())
+    fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
 }
 
 // Runs a save; whatever it throws (a refusal, libtorch's writer) becomes the result's message.
@@ -1373,7 +1429,8 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     const QString modelJson = pt2::modelRecordOf(reader.getAllRecords());
     if (modelJson.isEmpty()) fail(QStringLiteral("%1 holds no program").arg(sourcePt2));
     auto [data, size] = reader.getRecord(modelJson.toStdString());
-    QJsonObject model = QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();
+    QJsonObject model =
+        QJsonDocument::fromJson(QByteArray(static_cast<const char*>(data.get()), qsizetype(size))).object();
     const QString modelName = QFileInfo(modelJson).completeBaseName();
 
     QJsonObject gm = model.value(QStringLiteral("graph_module")).toObject();
@@ -1397,13 +1454,14 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
              name == QLatin1String("byteorder") || name.startsWith(str(spec::SAMPLE_INPUTS_DIR)) ||
              name.startsWith(str(spec::EXTRA_DIR));
     };
-    writeArchive(outPath, modelJson, modelName, model, exporter, provenance, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
-      for (const auto& r : reader.getAllRecords()) {
-        if (!carried(QString::fromStdString(r))) continue;
-        auto [bytes, n] = reader.getRecord(r);
-        writer.writeRecord(r, bytes.get(), n);
-      }
-    });
+    writeArchive(outPath, modelJson, modelName, model, exporter, provenance,
+                 [&](caffe2::serialize::PyTorchStreamWriter& writer) {
+                   for (const auto& r : reader.getAllRecords()) {
+                     if (!carried(QString::fromStdString(r))) continue;
+                     auto [bytes, n] = reader.getRecord(r);
+                     writer.writeRecord(r, bytes.get(), n);
+                   }
+                 });
   });
 }
 
@@ -1415,37 +1473,48 @@ Pt2SaveResult savePt2Program(const model::RevisionPtr& revision, const QString& 
     const QString modelName = QStringLiteral("model");
     const QJsonObject graph = exporter.graphJson();
     QJsonArray argNames;
-    for (const auto& in : graph.value(QStringLiteral("inputs")).toArray()) argNames.append(in.toObject().value(QStringLiteral("as_tensor")).toObject().value(QStringLiteral("name")));
+    for (const auto& in : graph.value(QStringLiteral("inputs")).toArray())
+      argNames.append(in.toObject().value(QStringLiteral("as_tensor")).toObject().value(QStringLiteral("name")));
     const int userInputs = int(sampleInputs.size());
     while (argNames.size() > userInputs) argNames.removeFirst();  // weights come first
-    const QJsonObject root{{"fqn", ""},
-                           {"signature", QJsonObject{{"inputs", QJsonArray()}, {"outputs", QJsonArray()},
-                                                     {"in_spec", treeSpec(userInputs, true)},
-                                                     {"out_spec", treeSpec(int(graph.value(QStringLiteral("outputs")).toArray().size()), false)},
-                                                     {"forward_arg_names", argNames}}}};
-    const QJsonObject model{
-        {"graph_module", QJsonObject{{"graph", graph}, {"signature", exporter.signatureJson()}, {"module_call_graph", QJsonArray{root}},
-                                     {"metadata", QJsonObject()}, {"treespec_namedtuple_fields", QJsonObject()}}},
-        {"opset_version", QJsonObject{{"aten", 10}}},
-        {"range_constraints", exporter.rangeConstraintsJson()},
-        {"schema_version", QJsonObject{{"major", 8}, {"minor", 20}}},  // torch 2.11 to 2.14 read it
-        {"verifiers", QJsonArray{"TRAINING"}},
-        {"torch_version", QStringLiteral(TORCH_VERSION)},
-        {"guards_code", QJsonArray()}};
+    const QJsonObject root{
+        {"fqn", ""},
+        {"signature",
+         QJsonObject{{"inputs", QJsonArray()},
+                     {"outputs", QJsonArray()},
+                     {"in_spec", treeSpec(userInputs, true)},
+                     {"out_spec", treeSpec(int(graph.value(QStringLiteral("outputs")).toArray().size()), false)},
+                     {"forward_arg_names", argNames}}}};
+    const QJsonObject model{{"graph_module", QJsonObject{{"graph", graph},
+                                                         {"signature", exporter.signatureJson()},
+                                                         {"module_call_graph", QJsonArray{root}},
+                                                         {"metadata", QJsonObject()},
+                                                         {"treespec_namedtuple_fields", QJsonObject()}}},
+                            {"opset_version", QJsonObject{{"aten", 10}}},
+                            {"range_constraints", exporter.rangeConstraintsJson()},
+                            {"schema_version", QJsonObject{{"major", 8}, {"minor", 20}}},  // torch 2.11 to 2.14 read it
+                            {"verifiers", QJsonArray{"TRAINING"}},
+                            {"torch_version", QStringLiteral(TORCH_VERSION)},
+                            {"guards_code", QJsonArray()}};
     // torch.save((args, kwargs)) of the sample inputs, as torch.export.save writes them.
     std::vector<c10::IValue> args;  // each in storage of its own, nothing shared or offset
-    for (const auto& v : sampleInputs) args.push_back(v.isTensor() ? c10::IValue(v.toTensor().cpu().contiguous().clone()) : v);
+    for (const auto& v : sampleInputs)
+      args.push_back(v.isTensor() ? c10::IValue(v.toTensor().cpu().contiguous().clone()) : v);
     c10::impl::GenericDict kwargs(c10::StringType::get(), c10::AnyType::get());
-    const std::vector<char> samples = torchSave(c10::ivalue::Tuple::create({c10::ivalue::Tuple::create(args), c10::IValue(kwargs)}));
-    writeArchive(outPath, str(spec::MODELS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName), modelName, model, exporter,
-                 nullptr, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
+    const std::vector<char> samples =
+        torchSave(c10::ivalue::Tuple::create({c10::ivalue::Tuple::create(args), c10::IValue(kwargs)}));
+    writeArchive(outPath, str(spec::MODELS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName), modelName, model,
+                 exporter, nullptr, [&](caffe2::serialize::PyTorchStreamWriter& writer) {
                    const auto put = [&](std::string_view name, const QByteArray& bytes) {
                      writer.writeRecord(std::string(name), bytes.constData(), size_t(bytes.size()));
                    };
-                   put(spec::ARCHIVE_FORMAT_PATH, QByteArray(spec::ARCHIVE_FORMAT_VALUE.data(), qsizetype(spec::ARCHIVE_FORMAT_VALUE.size())));
-                   put(spec::ARCHIVE_VERSION_PATH, QByteArray(spec::ARCHIVE_VERSION_VALUE.data(), qsizetype(spec::ARCHIVE_VERSION_VALUE.size())));
-                   writer.writeRecord(str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
-                                      samples.data(), samples.size());
+                   put(spec::ARCHIVE_FORMAT_PATH,
+                       QByteArray(spec::ARCHIVE_FORMAT_VALUE.data(), qsizetype(spec::ARCHIVE_FORMAT_VALUE.size())));
+                   put(spec::ARCHIVE_VERSION_PATH,
+                       QByteArray(spec::ARCHIVE_VERSION_VALUE.data(), qsizetype(spec::ARCHIVE_VERSION_VALUE.size())));
+                   writer.writeRecord(
+                       str(spec::SAMPLE_INPUTS_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName).toStdString(),
+                       samples.data(), samples.size());
                  });
   });
 }

@@ -62,7 +62,8 @@ using pt2::str;
 
 double jsonFloat(const QJsonValue& v) {
   if (auto f = pt2::floatFromJson(v)) return *f;
-  fail(QStringLiteral("a float argument %1 is not a number").arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
+  fail(QStringLiteral("a float argument %1 is not a number")
+           .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
 }
 
 c10::ScalarType scalarType(int serde) {
@@ -80,7 +81,8 @@ std::optional<int64_t> concreteInt(const QJsonValue& v) {
 // A symbolic size's name: {"as_expr": {"expr_str": "Symbol('s77', positive=True, …)"}} -> "s77";
 // an expression ("2*s77") keeps its text.
 QString symbolicName(const QJsonValue& v) {
-  const QString expr = v.toObject().value(QLatin1String("as_expr")).toObject().value(QLatin1String("expr_str")).toString();
+  const QString expr =
+      v.toObject().value(QLatin1String("as_expr")).toObject().value(QLatin1String("expr_str")).toString();
   static const QRegularExpression symbol(QStringLiteral(R"(^Symbol\('(\w+)')"));
   const auto m = symbol.match(expr);
   return m.hasMatch() ? m.captured(1) : (expr.isEmpty() ? QStringLiteral("?") : expr);
@@ -89,8 +91,9 @@ QString symbolicName(const QJsonValue& v) {
 // A serialized device ({"type": "cuda", "index": 0}, or "cuda:1" as move_to_device_pass writes
 // it): cpu, cuda and cuda:N, any other device type libtorch knows; the CPU when absent.
 c10::Device deviceOf(const QJsonValue& v) {
-  std::string text = v.isString() ? v.toString().toStdString()
-                                  : v.toObject().value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
+  std::string text = v.isString()
+                         ? v.toString().toStdString()
+                         : v.toObject().value(QLatin1String("type")).toString(QStringLiteral("cpu")).toStdString();
   if (v.isObject() && v.toObject().value(QLatin1String("index")).isDouble())
     text += ":" + std::to_string(v.toObject().value(QLatin1String("index")).toInt());
   try {
@@ -153,7 +156,8 @@ class Importer {
     QString why;
     auto directory = readZipDirectory(path, &why);
     if (!directory) fail(QStringLiteral("the archive is damaged: %1").arg(why));
-    if (const QString bomb = checkInflation(*directory); !bomb.isEmpty()) fail(QStringLiteral("the archive is refused: %1").arg(bomb));
+    if (const QString bomb = checkInflation(*directory); !bomb.isEmpty())
+      fail(QStringLiteral("the archive is refused: %1").arg(bomb));
     zip_ = std::move(*directory);
   }
 
@@ -258,7 +262,8 @@ class Importer {
       // A record shorter than its tensor is damage, as torch.export.load finds it: refused, never
       // run on what lies past its end.
       const QString why = QString::fromUtf8(e.what());
-      if (why.contains(QLatin1String("does not match expected size"))) fail(QStringLiteral("%1: %2").arg(name, why.section(QLatin1Char('\n'), 0, 0)));
+      if (why.contains(QLatin1String("does not match expected size")))
+        fail(QStringLiteral("%1: %2").arg(name, why.section(QLatin1Char('\n'), 0, 0)));
     }
   }
 
@@ -267,10 +272,14 @@ class Importer {
   // ("L__self__,,torchvision.models.resnet.ResNet"), so the model group reads "ResNet".
   static QString rootTypeName(const QJsonObject& graphJson) {
     for (const auto& n : graphJson.value(QLatin1String("nodes")).toArray()) {
-      const QString stack = n.toObject().value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
+      const QString stack =
+          n.toObject().value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
       const QStringList root = stack.section(QLatin1Char(';'), 0, 0).split(QLatin1Char(','));
       if (root.size() >= 3 && root[1].isEmpty() && !root[2].isEmpty())
-        return QStringLiteral("__torch__.") + root.mid(2).join(QLatin1Char(',')).replace(QRegularExpression(QStringLiteral("[^\\w.]")), QStringLiteral("_"));
+        return QStringLiteral("__torch__.") +
+               root.mid(2)
+                   .join(QLatin1Char(','))
+                   .replace(QRegularExpression(QStringLiteral("[^\\w.]")), QStringLiteral("_"));
     }
     return QStringLiteral("__torch__.graft.ExportedProgram");
   }
@@ -313,7 +322,8 @@ class Importer {
       if (meta.isEmpty()) continue;  // a script object or another non-tensor constant
       std::vector<int64_t> sizes, strides;
       for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) sizes.push_back(concreteInt(s).value_or(0));
-      for (const auto& s : meta.value(QLatin1String("strides")).toArray()) strides.push_back(concreteInt(s).value_or(0));
+      for (const auto& s : meta.value(QLatin1String("strides")).toArray())
+        strides.push_back(concreteInt(s).value_or(0));
       const int64_t offset = concreteInt(meta.value(QLatin1String("storage_offset"))).value_or(0);
       const auto dtype = scalarType(meta.value(QLatin1String("dtype")).toInt());
       const size_t bytes = reader_.getRecordSize(file.toStdString());
@@ -360,8 +370,9 @@ class Importer {
       const size_t offset = reader_.getRecordOffset(name);
       if (offset + bytes <= mapped_->size()) {
         auto* keep = new std::shared_ptr<MappedFile>(mapped_);
-        return at::DataPtr(mapped_->data() + offset, keep, [](void* ctx) { delete static_cast<std::shared_ptr<MappedFile>*>(ctx); },
-                           c10::Device(c10::kCPU));
+        return at::DataPtr(
+            mapped_->data() + offset, keep, [](void* ctx) { delete static_cast<std::shared_ptr<MappedFile>*>(ctx); },
+            c10::Device(c10::kCPU));
       }
     }
     return std::move(std::get<0>(reader_.getRecord(name)));
@@ -391,7 +402,9 @@ class Importer {
       if (kind == QLatin1String("user_input")) {
         ++userLeaves_;
         const auto tensor = arg.value(QLatin1String("as_tensor")).toObject();
-        if (tensor.isEmpty()) fail(QStringLiteral("a non-tensor input (%1) is not supported yet").arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
+        if (tensor.isEmpty())
+          fail(QStringLiteral("a non-tensor input (%1) is not supported yet")
+                   .arg(QString::fromUtf8(QJsonDocument(arg).toJson(QJsonDocument::Compact))));
         const QString name = tensor.value(QLatin1String("name")).toString();
         Value* in = graph_->addInput(name.toStdString());
         in->setType(tensorType(tensorMeta_.value(name)));
@@ -414,7 +427,8 @@ class Importer {
     for (const auto& s : signature.value(QLatin1String("output_specs")).toArray()) {
       const auto specObj = s.toObject();
       if (!specObj.contains(QLatin1String("user_output"))) continue;  // buffer mutations: state, not results
-      outs.push_back(argValue(specObj.value(QLatin1String("user_output")).toObject().value(QLatin1String("arg")).toObject()));
+      outs.push_back(
+          argValue(specObj.value(QLatin1String("user_output")).toObject().value(QLatin1String("arg")).toObject()));
     }
     if (outs.size() == 1) graph_->registerOutput(outs.front());
     else graph_->registerOutput(graph_->insertNode(graph_->createTuple(outs))->output());
@@ -437,7 +451,8 @@ class Importer {
         const auto o = e.toObject();
         if (o.contains(QLatin1String("as_none"))) items.push_back(graph_->insertConstant(c10::IValue()));
         else if (o.contains(QLatin1String("as_tensor")))
-          items.push_back(tensorValue(o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()));
+          items.push_back(
+              tensorValue(o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()));
         else items.push_back(tensorValue(o.value(QLatin1String("name")).toString()));
       }
       const c10::TypePtr element = optional ? c10::OptionalType::ofTensor() : c10::TensorType::get();
@@ -463,11 +478,13 @@ class Importer {
       return graph_->insertConstant(static_cast<int64_t>(scalarType(v.toInt())));
     if (kind == QLatin1String("as_memory_format"))
       return graph_->insertConstant(static_cast<int64_t>(pt2::memoryFormatOf(v.toInt())));
-    if (kind == QLatin1String("as_layout")) return graph_->insertConstant(static_cast<int64_t>(pt2::layoutOf(v.toInt())));
+    if (kind == QLatin1String("as_layout"))
+      return graph_->insertConstant(static_cast<int64_t>(pt2::layoutOf(v.toInt())));
     if (kind == QLatin1String("as_device")) return graph_->insertConstant(deviceOf(v));
     // Symbolic sizes: a name is a value computed in the graph (aten.sym_size.int, _operator.mul,
     // …), a number a constant. They run as ints.
-    if (kind == QLatin1String("as_sym_int") || kind == QLatin1String("as_sym_bool") || kind == QLatin1String("as_sym_float"))
+    if (kind == QLatin1String("as_sym_int") || kind == QLatin1String("as_sym_bool") ||
+        kind == QLatin1String("as_sym_float"))
       return symValue(v.toObject());
     if (kind == QLatin1String("as_sym_ints")) {
       std::vector<int64_t> out;
@@ -488,11 +505,14 @@ class Importer {
   // {"as_name": "sym_size_int_1"} (a value of the graph), {"as_int": 3}, {"as_bool": …}, {"as_float": …}.
   Value* symValue(const QJsonObject& o) {
     if (o.contains(QLatin1String("as_name"))) return tensorValue(o.value(QLatin1String("as_name")).toString());
-    if (o.contains(QLatin1String("as_int"))) return graph_->insertConstant(static_cast<int64_t>(o.value(QLatin1String("as_int")).toInteger()));
+    if (o.contains(QLatin1String("as_int")))
+      return graph_->insertConstant(static_cast<int64_t>(o.value(QLatin1String("as_int")).toInteger()));
     if (o.contains(QLatin1String("as_bool"))) return graph_->insertConstant(o.value(QLatin1String("as_bool")).toBool());
-    if (o.contains(QLatin1String("as_float"))) return graph_->insertConstant(jsonFloat(o.value(QLatin1String("as_float"))));
+    if (o.contains(QLatin1String("as_float")))
+      return graph_->insertConstant(jsonFloat(o.value(QLatin1String("as_float"))));
     if (auto i = concreteInt(QJsonValue(o))) return graph_->insertConstant(*i);
-    fail(QStringLiteral("a symbolic value %1 is not supported yet").arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))));
+    fail(QStringLiteral("a symbolic value %1 is not supported yet")
+             .arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact))));
   }
 
   // A name for each symbolic output ({"as_sym_int": {"as_name": "mul"}}), as for tensors.
@@ -518,7 +538,8 @@ class Importer {
       out = graph_->insert(op, args);
     } catch (const std::exception& e) {
       fail(QStringLiteral("%1 on these arguments has no TorchScript operator: %2")
-               .arg(n.value(QLatin1String("target")).toString(), QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
+               .arg(n.value(QLatin1String("target")).toString(),
+                    QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0)));
     }
     const auto outputs = n.value(QLatin1String("outputs")).toArray();
     if (!outputs.isEmpty()) {
@@ -545,9 +566,11 @@ class Importer {
   std::shared_ptr<torch::jit::Operator> findOperator(const QString& target) {
     static const QRegularExpression re(QStringLiteral(R"(^torch\.ops\.(\w+)\.(\w+)\.(\w+)$)"));
     const auto m = re.match(target);
-    if (!m.hasMatch()) fail(QStringLiteral("call target %1 is not an operator overload (not supported yet)").arg(target));
+    if (!m.hasMatch())
+      fail(QStringLiteral("call target %1 is not an operator overload (not supported yet)").arg(target));
     const std::string qual = (m.captured(1) + QStringLiteral("::") + m.captured(2)).toStdString();
-    const std::string overload = m.captured(3) == QLatin1String("default") ? std::string() : m.captured(3).toStdString();
+    const std::string overload =
+        m.captured(3) == QLatin1String("default") ? std::string() : m.captured(3).toStdString();
     for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(qual)))
       if (op->schema().overload_name() == overload) return op;
     fail(QStringLiteral("operator %1 is not registered in this libtorch").arg(target));
@@ -599,7 +622,8 @@ class Importer {
         continue;
       }
       bindSymOutput(out, o);
-      if (o.contains(QLatin1String("as_tensor"))) name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      if (o.contains(QLatin1String("as_tensor")))
+        name = o.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
       if (!name.isEmpty()) {
         if (tensorMeta_.contains(name)) out->setType(tensorType(tensorMeta_.value(name)));
         out->setDebugName(name.toStdString());
@@ -626,7 +650,12 @@ class Importer {
   void keepBoolResult(const QJsonObject& n, const c10::FunctionSchema& schema, std::vector<Value*>& inputs) {
     const auto outputs = n.value(QLatin1String("outputs")).toArray();
     const QString out = outputs.isEmpty() ? QString()
-                                          : outputs.first().toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+                                          : outputs.first()
+                                                .toObject()
+                                                .value(QLatin1String("as_tensor"))
+                                                .toObject()
+                                                .value(QLatin1String("name"))
+                                                .toString();
     if (!tensorMeta_.contains(out)) return;
     const c10::ScalarType dtype = scalarType(tensorMeta_.value(out).value(QLatin1String("dtype")).toInt());
     if (auto index = schema.argumentIndexWithName("dtype")) {
@@ -634,10 +663,12 @@ class Importer {
         inputs[*index] = graph_->insertConstant(static_cast<int64_t>(dtype));
       return;
     }
-    static const QStringList alwaysBool = {QStringLiteral("aten::eq"), QStringLiteral("aten::ne"), QStringLiteral("aten::lt"),
-                                           QStringLiteral("aten::le"), QStringLiteral("aten::gt"), QStringLiteral("aten::ge")};
+    static const QStringList alwaysBool = {QStringLiteral("aten::eq"), QStringLiteral("aten::ne"),
+                                           QStringLiteral("aten::lt"), QStringLiteral("aten::le"),
+                                           QStringLiteral("aten::gt"), QStringLiteral("aten::ge")};
     if (dtype == c10::kBool && !alwaysBool.contains(QString::fromStdString(schema.name())))
-      fail(QStringLiteral("%1 takes a bool Scalar and returns a bool tensor: TorchScript has no bool Scalar to keep that dtype")
+      fail(QStringLiteral(
+               "%1 takes a bool Scalar and returns a bool tensor: TorchScript has no bool Scalar to keep that dtype")
                .arg(n.value(QLatin1String("target")).toString()));
   }
 
@@ -651,7 +682,8 @@ class Importer {
     for (int k = 0; k < items.size(); ++k) {
       const QString name = items[k].toObject().value(QLatin1String("name")).toString();
       Value* item = unpack->output(k);
-      item->setType(tensorMeta_.contains(name) ? c10::TypePtr(tensorType(tensorMeta_.value(name))) : c10::TensorType::get());
+      item->setType(tensorMeta_.contains(name) ? c10::TypePtr(tensorType(tensorMeta_.value(name)))
+                                               : c10::TensorType::get());
       item->setDebugName(name.toStdString());
       values_[name] = item;
     }
@@ -662,7 +694,8 @@ class Importer {
   // the operands, so the executor, the views and the profiler treat it as TorchScript's `if`.
   void addCond(const QJsonObject& n) {
     const auto inputs = n.value(QLatin1String("inputs")).toArray();
-    if (inputs.size() != 4) fail(QStringLiteral("torch.ops.higher_order.cond with %1 arguments (expected 4)").arg(inputs.size()));
+    if (inputs.size() != 4)
+      fail(QStringLiteral("torch.ops.higher_order.cond with %1 arguments (expected 4)").arg(inputs.size()));
     auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
     Value* pred = argValue(arg(0));
     Node* toBool = graph_->insertNode(graph_->create(c10::Symbol::fromQualString("aten::Bool"), {pred}));
@@ -675,8 +708,10 @@ class Importer {
     QStringList outNames;
     for (const auto& o : outputs) {
       const auto obj = o.toObject();
-      if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
-      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
+      if (obj.contains(QLatin1String("as_tensor")))
+        outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray())
+        outNames << t.toObject().value(QLatin1String("name")).toString();
     }
     Node* ifNode = graph_->insertNode(graph_->create(c10::prim::If, {toBool->output()}, outNames.size()));
     for (int branch = 1; branch <= 2; ++branch) {
@@ -718,32 +753,37 @@ class Importer {
   ShownRegion shownRegion(const QJsonObject& n, const QString& target, const QJsonArray& inputs, int body) {
     auto arg = [&](int i) { return inputs[i].toObject().value(QLatin1String("arg")).toObject(); };
     QStringList paths, types;
-    const QString stack = effectiveStack(n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString());
+    const QString stack = effectiveStack(
+        n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString());
     parseModuleStack(stack, &paths, &types);
     ShownRegion region;
     region.anchor = int(paths.size());
     const QString op = target.section(QLatin1Char('.'), -1);
     region.type = QStringLiteral("torch.ops.higher_order.") + op;
     if (op == QLatin1String("wrap_with_set_grad_enabled")) {
-      region.name = arg(0).value(QLatin1String("as_bool")).toBool(false) ? QStringLiteral("enable_grad") : QStringLiteral("no_grad");
+      region.name = arg(0).value(QLatin1String("as_bool")).toBool(false) ? QStringLiteral("enable_grad")
+                                                                         : QStringLiteral("no_grad");
     } else if (op == QLatin1String("wrap_with_autocast")) {
       const bool enabled = body > 2 ? arg(2).value(QLatin1String("as_bool")).toBool(true) : true;
-      const QString dtype = body > 1 && arg(1).contains(QLatin1String("as_scalar_type"))
-                                ? model::dtypeName(int(scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())))
-                                : QString();
+      const QString dtype =
+          body > 1 && arg(1).contains(QLatin1String("as_scalar_type"))
+              ? model::dtypeName(int(scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())))
+              : QString();
       region.name = !enabled ? QStringLiteral("autocast(disabled)")
                              : dtype.isEmpty() ? QStringLiteral("autocast") : QStringLiteral("autocast(%1)").arg(dtype);
     } else {
       // invoke_subgraph(body, identifier, *operands): the identifier, or the body's name.
       region.name = body + 1 < inputs.size() ? arg(body + 1).value(QLatin1String("as_string")).toString() : QString();
-      if (region.name.isEmpty()) region.name = arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("name")).toString();
+      if (region.name.isEmpty())
+        region.name = arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("name")).toString();
       if (region.name.isEmpty()) region.name = op;
       region.callStack = stack.isNull() ? QStringLiteral("") : stack;
     }
     region.name.replace(QLatin1Char('.'), QLatin1Char('_'));  // a path component
     QStringList outer;
     for (const auto& r : regions_) outer << r.name;
-    const QString key = (paths.isEmpty() ? QString() : paths.last()) + QLatin1Char('|') + outer.join(QLatin1Char('|')) + QLatin1Char('|') + region.name;
+    const QString key = (paths.isEmpty() ? QString() : paths.last()) + QLatin1Char('|') + outer.join(QLatin1Char('|')) +
+                        QLatin1Char('|') + region.name;
     if (const int seen = regionNames_[key]++; seen > 0) region.name += QStringLiteral("_%1").arg(seen);
     return region;
   }
@@ -762,38 +802,47 @@ class Importer {
     for (int i = 0; i < inputs.size() && body < 0; ++i)
       if (arg(i).contains(QLatin1String("as_graph"))) body = i;
     if (body < 0) fail(QStringLiteral("%1 without a body graph").arg(target));
-    const QJsonObject sub = arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("graph")).toObject();
+    const QJsonObject sub =
+        arg(body).value(QLatin1String("as_graph")).toObject().value(QLatin1String("graph")).toObject();
     int firstOperand = body + 1;
     if (target.endsWith(QLatin1String("invoke_subgraph")) && firstOperand < inputs.size() &&
-        (arg(firstOperand).contains(QLatin1String("as_string")) || arg(firstOperand).contains(QLatin1String("as_none"))))
+        (arg(firstOperand).contains(QLatin1String("as_string")) ||
+         arg(firstOperand).contains(QLatin1String("as_none"))))
       ++firstOperand;  // the subgraph's identifier
     std::vector<Value*> operands;
     for (int i = firstOperand; i < inputs.size(); ++i) operands.push_back(argValue(arg(i)));
 
     const bool autocast = target.endsWith(QLatin1String("wrap_with_autocast"));
     if (autocast) {
-      if (body < 3) fail(QStringLiteral("torch.ops.higher_order.wrap_with_autocast with %1 arguments before its body").arg(body));
+      if (body < 3)
+        fail(QStringLiteral("torch.ops.higher_order.wrap_with_autocast with %1 arguments before its body").arg(body));
       AutocastRegion region;
       const QString deviceType = arg(0).value(QLatin1String("as_string")).toString(QStringLiteral("cuda"));
       region.key = deviceType == QLatin1String("cpu") ? c10::DispatchKey::AutocastCPU : c10::DispatchKey::AutocastCUDA;
       const bool cpu = region.key == c10::DispatchKey::AutocastCPU;
-      region.dtype = arg(1).contains(QLatin1String("as_scalar_type")) ? scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())
-                                                                      : (cpu ? c10::kBFloat16 : c10::kHalf);
+      region.dtype = arg(1).contains(QLatin1String("as_scalar_type"))
+                         ? scalarType(arg(1).value(QLatin1String("as_scalar_type")).toInt())
+                         : (cpu ? c10::kBFloat16 : c10::kHalf);
       region.enabled = arg(2).value(QLatin1String("as_bool")).toBool(true);
       autocast_.push_back(region);
     }
     QStringList outNames;
     for (const auto& o : n.value(QLatin1String("outputs")).toArray()) {
       const auto obj = o.toObject();
-      if (obj.contains(QLatin1String("as_tensor"))) outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
-      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray()) outNames << t.toObject().value(QLatin1String("name")).toString();
+      if (obj.contains(QLatin1String("as_tensor")))
+        outNames << obj.value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString();
+      for (const auto& t : obj.value(QLatin1String("as_tensors")).toArray())
+        outNames << t.toObject().value(QLatin1String("name")).toString();
     }
     regions_.push_back(shownRegion(n, target, inputs, body));
     const std::vector<Value*> results = importInline(sub, operands, target);
     regions_.pop_back();
     if (autocast) autocast_.pop_back();
     if (results.size() != size_t(outNames.size()))
-      fail(QStringLiteral("%1: the body returns %2 values for %3 outputs").arg(target).arg(results.size()).arg(outNames.size()));
+      fail(QStringLiteral("%1: the body returns %2 values for %3 outputs")
+               .arg(target)
+               .arg(results.size())
+               .arg(outNames.size()));
     for (int i = 0; i < outNames.size(); ++i) {
       if (outNames[i].isEmpty()) continue;
       values_[outNames[i]] = results[size_t(i)];
@@ -805,7 +854,10 @@ class Importer {
   std::vector<Value*> importInline(const QJsonObject& sub, const std::vector<Value*>& operands, const QString& target) {
     const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
     if (size_t(subInputs.size()) != operands.size())
-      fail(QStringLiteral("%1: the body takes %2 inputs for %3 operands").arg(target).arg(subInputs.size()).arg(operands.size()));
+      fail(QStringLiteral("%1: the body takes %2 inputs for %3 operands")
+               .arg(target)
+               .arg(subInputs.size())
+               .arg(operands.size()));
     const auto outerValues = values_;
     const auto outerMeta = tensorMeta_;
     addTensorMeta(sub.value(QLatin1String("tensor_values")).toObject());
@@ -839,12 +891,14 @@ class Importer {
     const bool lower = run::autocastLowersPrecision(op);
     const bool full = !lower && run::autocastKeepsFloat32(op);
     if (!lower && !full) return;  // promote-to-widest ops and others: as torch's lists may differ, left as written
-    const QString stack = n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
+    const QString stack =
+        n.value(QLatin1String("metadata")).toObject().value(QLatin1String("nn_module_stack")).toString();
     for (Value*& v : inputs) {
       if (!v->type()->cast<c10::TensorType>()) continue;
       Node* cast = lower ? graph_->create(c10::Symbol::fromQualString("aten::_autocast_to_reduced_precision"),
                                           {v, graph_->insertConstant(true), graph_->insertConstant(true),
-                                           graph_->insertConstant(int64_t(region.dtype)), graph_->insertConstant(int64_t(region.dtype))})
+                                           graph_->insertConstant(int64_t(region.dtype)),
+                                           graph_->insertConstant(int64_t(region.dtype))})
                          : graph_->create(c10::Symbol::fromQualString("aten::_autocast_to_full_precision"),
                                           {v, graph_->insertConstant(true), graph_->insertConstant(true)});
       graph_->insertNode(cast);
@@ -860,22 +914,32 @@ class Importer {
   }
 
   // A branch's subgraph, with its own names and tensor metadata, imported into `block`.
-  void importBranch(const QJsonObject& sub, torch::jit::Block* block, const std::vector<Value*>& operands, int outputs) {
+  void importBranch(const QJsonObject& sub, torch::jit::Block* block, const std::vector<Value*>& operands,
+                    int outputs) {
     const auto subInputs = sub.value(QLatin1String("inputs")).toArray();
     if (size_t(subInputs.size()) != operands.size())
-      fail(QStringLiteral("torch.ops.higher_order.cond: a branch takes %1 inputs for %2 operands").arg(subInputs.size()).arg(operands.size()));
+      fail(QStringLiteral("torch.ops.higher_order.cond: a branch takes %1 inputs for %2 operands")
+               .arg(subInputs.size())
+               .arg(operands.size()));
     const auto outerValues = values_;
     const auto outerMeta = tensorMeta_;
     const auto subMeta = sub.value(QLatin1String("tensor_values")).toObject();
     addTensorMeta(subMeta);
     for (int i = 0; i < subInputs.size(); ++i)
-      values_[subInputs[i].toObject().value(QLatin1String("as_tensor")).toObject().value(QLatin1String("name")).toString()] = operands[i];
+      values_[subInputs[i]
+                  .toObject()
+                  .value(QLatin1String("as_tensor"))
+                  .toObject()
+                  .value(QLatin1String("name"))
+                  .toString()] = operands[i];
     {
       torch::jit::WithInsertPoint inBlock(block);
       for (const auto& node : sub.value(QLatin1String("nodes")).toArray()) addNode(node.toObject());
       const auto subOutputs = sub.value(QLatin1String("outputs")).toArray();
       if (subOutputs.size() != outputs)
-        fail(QStringLiteral("torch.ops.higher_order.cond: a branch returns %1 values for %2 outputs").arg(subOutputs.size()).arg(outputs));
+        fail(QStringLiteral("torch.ops.higher_order.cond: a branch returns %1 values for %2 outputs")
+                 .arg(subOutputs.size())
+                 .arg(outputs));
       for (const auto& o : subOutputs) block->registerOutput(argValue(o.toObject()));
     }
     values_ = outerValues;
@@ -906,7 +970,8 @@ class Importer {
       placeRegions(i);
       const QString parent = i > 0 ? paths[i - 1] : QString();
       QString instance = paths[i];
-      if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.'))) instance = instance.mid(parent.size() + 1);
+      if (!parent.isEmpty() && instance.startsWith(parent + QLatin1Char('.')))
+        instance = instance.mid(parent.size() + 1);
       place.modulePath << instance;
       place.moduleTypes << types[i];
       callKeys << keys[i];
@@ -925,7 +990,8 @@ class Importer {
 
   // An nn_module_stack's module paths ("layer1", "layer1.0") and class names, the root left out;
   // `keys` (optional) gets each entry's key ("L__self__layer1.0.relu@1" for relu's second call).
-  static void parseModuleStack(const QString& stack, QStringList* paths, QStringList* types, QStringList* keys = nullptr) {
+  static void parseModuleStack(const QString& stack, QStringList* paths, QStringList* types,
+                               QStringList* keys = nullptr) {
     for (const QString& entry : stack.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
       const QStringList parts = entry.split(QLatin1Char(','));
       if (parts.size() < 3 || parts[1].isEmpty()) continue;  // the root module
@@ -1032,14 +1098,15 @@ Pt2Import importPt2(const QString& path) {
   } catch (const Pt2Error& e) {
     const QString what = QString::fromStdString(e.what());
     if (what == QLatin1String("AOTINDUCTOR"))
-      result.error = {LoadErrorKind::NotAnArchive,
-                      QStringLiteral("%1 is an AOTInductor package: compiled code, with no graph to show.").arg(name),
-                      QStringLiteral("Open the program it was compiled from: torch.export.save(torch.export.export(model, "
-                                     "args), \"model.pt2\")."),
-                      {}};
+      result.error = {
+          LoadErrorKind::NotAnArchive,
+          QStringLiteral("%1 is an AOTInductor package: compiled code, with no graph to show.").arg(name),
+          QStringLiteral("Open the program it was compiled from: torch.export.save(torch.export.export(model, "
+                         "args), \"model.pt2\")."),
+          {}};
     else
-      result.error = {LoadErrorKind::Other, QStringLiteral("%1 is a torch.export program Graft cannot read yet.").arg(name),
-                      what, what};
+      result.error = {LoadErrorKind::Other,
+                      QStringLiteral("%1 is a torch.export program Graft cannot read yet.").arg(name), what, what};
   } catch (const c10::Error& e) {
     result.error = {LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged torch.export archive.").arg(name),
                     QStringLiteral("Save the program again with torch.export.save."),

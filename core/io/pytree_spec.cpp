@@ -33,9 +33,12 @@ void collect(const TreeSpec& spec, const QString& prefix, QStringList& out) {
   }
 }
 
-bool isDict(const TreeSpec& spec) { return spec.type.endsWith(QLatin1String("dict")) || spec.type.endsWith(QLatin1String("OrderedDict")); }
+bool isDict(const TreeSpec& spec) {
+  return spec.type.endsWith(QLatin1String("dict")) || spec.type.endsWith(QLatin1String("OrderedDict"));
+}
 
-bool flattenInto(const c10::IValue& v, const TreeSpec& spec, const QString& where, std::vector<c10::IValue>& out, QString* error) {
+bool flattenInto(const c10::IValue& v, const TreeSpec& spec, const QString& where, std::vector<c10::IValue>& out,
+                 QString* error) {
   const auto refuse = [&](const QString& why) {
     if (error) *error = QStringLiteral("%1: %2").arg(where.isEmpty() ? QStringLiteral("the inputs") : where, why);
     return false;
@@ -44,7 +47,10 @@ bool flattenInto(const c10::IValue& v, const TreeSpec& spec, const QString& wher
     out.push_back(v);
     return true;
   }
-  const auto child = [&](size_t i) { return where.isEmpty() ? QString::number(i) : where + QLatin1Char('.') + (spec.keys.isEmpty() ? QString::number(i) : spec.keys[int(i)]); };
+  const auto child = [&](size_t i) {
+    return where.isEmpty() ? QString::number(i)
+                           : where + QLatin1Char('.') + (spec.keys.isEmpty() ? QString::number(i) : spec.keys[int(i)]);
+  };
   if (isDict(spec)) {
     if (!v.isGenericDict()) return refuse(QStringLiteral("a dict was expected"));
     const auto dict = v.toGenericDict();
@@ -79,7 +85,9 @@ QStringList leafPaths(const TreeSpec& spec, const QStringList& rootNames) {
   QStringList out;
   if (spec.isLeaf()) return {rootNames.value(0, QStringLiteral("0"))};
   for (size_t i = 0; i < spec.children.size(); ++i) {
-    const QString name = i < size_t(rootNames.size()) ? rootNames[int(i)] : spec.keys.isEmpty() ? QString::number(i) : spec.keys[int(i)];
+    const QString name = i < size_t(rootNames.size()) ? rootNames[int(i)]
+                         : spec.keys.isEmpty()        ? QString::number(i)
+                                                      : spec.keys[int(i)];
     collect(spec.children[i], name, out);
   }
   return out;

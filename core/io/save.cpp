@@ -21,12 +21,14 @@ namespace graft::core::io {
 model::Diagnostics SaveResult::diagnostics(const QString& file) const {
   if (ok && warning.isEmpty()) return {};
   if (ok) {
-    auto w = model::Diagnostic::warning(QStringLiteral("save"), warning,
-                                        QStringLiteral("give the model's inputs (--input, or the Compare dock's Inputs) and save again to check it"));
+    auto w = model::Diagnostic::warning(
+        QStringLiteral("save"), warning,
+        QStringLiteral("give the model's inputs (--input, or the Compare dock's Inputs) and save again to check it"));
     w.file = file;
     return {w};
   }
-  auto d = model::Diagnostic::error(QStringLiteral("save"), error, QStringLiteral("nothing was written; an existing file is unchanged"));
+  auto d = model::Diagnostic::error(QStringLiteral("save"), error,
+                                    QStringLiteral("nothing was written; an existing file is unchanged"));
   d.file = file;
   return {d};
 }
@@ -46,7 +48,8 @@ SaveResult saveRevision(const model::Revision& revision, const QString& path, co
     }
     if (!serialisationError.isEmpty()) out.setstate(std::ios::failbit);
   });
-  if (!serialisationError.isEmpty()) return {false, QStringLiteral("The revision could not be serialised: %1").arg(serialisationError)};
+  if (!serialisationError.isEmpty())
+    return {false, QStringLiteral("The revision could not be serialised: %1").arg(serialisationError)};
   if (!why.isEmpty()) return {false, QStringLiteral("Cannot write %1: %2").arg(path, why)};
   return {true, {}};
 }
@@ -97,8 +100,9 @@ SaveResult saveAs(const model::Document& document, const std::shared_ptr<const m
     return saved;
   }
   if (document.format() != QLatin1String("pt2"))
-    return {false, QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
-                       .arg(QFileInfo(path).fileName())};
+    return {false,
+            QStringLiteral("%1: only a model opened from a .pt2 can be saved as one; save TorchScript (.pt) instead.")
+                .arg(QFileInfo(path).fileName())};
   const auto inputs = io::defaultInputs(document, 0);
   if (!inputs.inputs) return {false, inputs.error};
   const auto saved = savePt2(revision, document.sourcePath(), path, inputs.inputs->values, &record);

@@ -23,7 +23,8 @@ struct SaveResult {
 // Writes `revision` (its forward graph as the module's forward) to `path` atomically (QSaveFile):
 // the old file stays intact if anything fails. Callers decide whether overwriting is allowed.
 // `record` (model/saved_record.h) goes into the archive as the extra file kProvenanceExtraFile.
-SaveResult saveRevision(const model::Revision& revision, const QString& path, const model::SavedRecord* record = nullptr);
+SaveResult saveRevision(const model::Revision& revision, const QString& path,
+                        const model::SavedRecord* record = nullptr);
 
 // The extra file of a TorchScript archive that holds Graft's provenance record.
 inline constexpr const char* kProvenanceExtraFile = "graft_provenance.json";

@@ -20,7 +20,8 @@ namespace {
 QString shapeText(const at::Tensor& t) {
   QStringList dims;
   for (auto d : t.sizes()) dims << QString::number(d);
-  return QStringLiteral("[%1] %2").arg(dims.join(QStringLiteral(", ")), QString::fromLatin1(c10::toString(t.scalar_type())));
+  return QStringLiteral("[%1] %2").arg(dims.join(QStringLiteral(", ")),
+                                       QString::fromLatin1(c10::toString(t.scalar_type())));
 }
 
 }  // namespace
@@ -44,7 +45,8 @@ QString checkTensorExtent(const at::Tensor& t, size_t storageBytes) {
   if (bytes > storageBytes)
     return QStringLiteral("a tensor %1 needs %2 bytes of its storage, which holds %3")
         .arg(shapeText(t))
-        .arg(bytes > (unsigned __int128)(~uint64_t(0)) ? QStringLiteral("more than 2^64") : QString::number(uint64_t(bytes)))
+        .arg(bytes > (unsigned __int128)(~uint64_t(0)) ? QStringLiteral("more than 2^64")
+                                                       : QString::number(uint64_t(bytes)))
         .arg(storageBytes);
   return {};
 }
@@ -113,8 +115,13 @@ QString checkTensorRecords(caffe2::serialize::PyTorchStreamReader& reader, const
       if (record == records.end()) continue;
       const auto& [name, recordBytes] = record->second;
       if (storageBytes > recordBytes)
-        return QStringLiteral("record %1 size %2 does not match expected size %3: it is shorter than the storage its tensor %4 needs")
-            .arg(QString::fromStdString(name)).arg(recordBytes).arg(storageBytes).arg(shapeText(t));
+        return QStringLiteral(
+                   "record %1 size %2 does not match expected size %3: it is shorter than the storage its tensor %4 "
+                   "needs")
+            .arg(QString::fromStdString(name))
+            .arg(recordBytes)
+            .arg(storageBytes)
+            .arg(shapeText(t));
       if (QString why = checkTensorExtent(t, storageBytes); !why.isEmpty())
         return QStringLiteral("record %1: %2").arg(QString::fromStdString(name), why);
       continue;

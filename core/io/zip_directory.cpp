@@ -42,20 +42,23 @@ std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QS
     cdSize = le(rec.constData() + 40, 8);
     cdOffset = le(rec.constData() + 48, 8);
   }
-  if (cdOffset + cdSize > quint64(size) || cdSize > (quint64(1) << 31)) return fail(QStringLiteral("the zip directory lies outside the file"));
+  if (cdOffset + cdSize > quint64(size) || cdSize > (quint64(1) << 31))
+    return fail(QStringLiteral("the zip directory lies outside the file"));
   f.seek(qint64(cdOffset));
   const QByteArray cd = f.read(qint64(cdSize));
   QHash<QString, ZipEntry> out;
   qsizetype at = 0;
   for (quint64 n = 0; n < entries; ++n) {
-    if (at + 46 > cd.size() || le(cd.constData() + at, 4) != 0x02014b50) return fail(QStringLiteral("damaged zip directory"));
+    if (at + 46 > cd.size() || le(cd.constData() + at, 4) != 0x02014b50)
+      return fail(QStringLiteral("damaged zip directory"));
     const char* h = cd.constData() + at;
     ZipEntry entry;
     entry.method = int(le(h + 10, 2));
     entry.compressedSize = le(h + 20, 4);
     entry.size = le(h + 24, 4);
     entry.localHeaderOffset = le(h + 42, 4);
-    const qsizetype nameLen = qsizetype(le(h + 28, 2)), extraLen = qsizetype(le(h + 30, 2)), commentLen = qsizetype(le(h + 32, 2));
+    const qsizetype nameLen = qsizetype(le(h + 28, 2)), extraLen = qsizetype(le(h + 30, 2)),
+                    commentLen = qsizetype(le(h + 32, 2));
     if (at + 46 + nameLen + extraLen + commentLen > cd.size()) return fail(QStringLiteral("damaged zip directory"));
     const QString name = QString::fromUtf8(h + 46, nameLen);
     // ZIP64 extra field: the 64-bit values of the fields that read 0xFFFFFFFF, in this order.
@@ -91,7 +94,10 @@ QString checkInflation(const QHash<QString, ZipEntry>& entries) {
     const ZipEntry e = entries.value(name);
     if (e.method == 0) {
       if (e.size != e.compressedSize)
-        return QStringLiteral("stored record %1 claims %2 bytes but holds %3").arg(name).arg(e.size).arg(e.compressedSize);
+        return QStringLiteral("stored record %1 claims %2 bytes but holds %3")
+            .arg(name)
+            .arg(e.size)
+            .arg(e.compressedSize);
       continue;
     }
     if (e.size > (quint64(1) << 20) && e.size / kMaxInflationRatio > e.compressedSize)
@@ -99,7 +105,8 @@ QString checkInflation(const QHash<QString, ZipEntry>& entries) {
           .arg(name).arg(e.compressedSize).arg(e.size).arg(kMaxInflationRatio);
     inflated += e.size;
     if (inflated > kMaxInflatedTotal)
-      return QStringLiteral("its compressed records would inflate to over %1 GiB, the most Graft inflates").arg(kMaxInflatedTotal >> 30);
+      return QStringLiteral("its compressed records would inflate to over %1 GiB, the most Graft inflates")
+          .arg(kMaxInflatedTotal >> 30);
   }
   return {};
 }

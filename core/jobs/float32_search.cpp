@@ -39,7 +39,8 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
         if (r.outputs[k].isTensor() && r.outputs[k].toTensor().is_floating_point()) floating.insert({r.id, int(k)});
     }
     for (size_t i = 0; i < inputs.values.size(); ++i)
-      if (inputs.values[i].isTensor() && inputs.values[i].toTensor().is_floating_point()) floating.insert({model::kNoNode, int(i + 1)});
+      if (inputs.values[i].isTensor() && inputs.values[i].toTensor().is_floating_point())
+        floating.insert({model::kNoNode, int(i + 1)});
 
     std::vector<std::pair<double, model::NodeId>> ranking;
     for (const NodeDiff& row : first.nodes->nodes)

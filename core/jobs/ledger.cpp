@@ -63,8 +63,8 @@ LedgerEntry check(const model::RevisionPtr& original, const model::RevisionPtr& 
 }
 }  // namespace
 
-LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision, const InputSet& inputs,
-                          const LedgerOptions& options) {
+LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision,
+                          const InputSet& inputs, const LedgerOptions& options) {
   return model::guarded([&] { return check(original, revision, inputs, options); }, [](const QString& why) {
     LedgerEntry failed;
     failed.error = why;

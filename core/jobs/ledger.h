@@ -30,7 +30,7 @@ struct LedgerOptions {
 };
 
 // Never throws: a failure comes back in LedgerEntry::error.
-LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision, const model::InputSet& inputs,
-                          const LedgerOptions& options);
+LedgerEntry checkRevision(const model::RevisionPtr& original, const model::RevisionPtr& revision,
+                          const model::InputSet& inputs, const LedgerOptions& options);
 
 }  // namespace graft::core::jobs

@@ -66,7 +66,8 @@ struct Diagram {
   model::Diagnostics diagnostics() const {
     model::Diagnostics out;
     if (!error.isEmpty())
-      out.push_back(model::Diagnostic::error(QStringLiteral("layout"), error, QStringLiteral("the diagram shows the last layout")));
+      out.push_back(model::Diagnostic::error(QStringLiteral("layout"), error,
+                                             QStringLiteral("the diagram shows the last layout")));
     for (const QString& path : fallbacks)
       out.push_back(model::Diagnostic::warning(QStringLiteral("layout"),
                                                QStringLiteral("Graphviz failed on %1; it is drawn as a plain column")

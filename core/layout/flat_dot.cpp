@@ -21,13 +21,16 @@ QByteArray flatDot(const model::GraphView& view) {
   for (int i = 0; i < view.graphInputs.size(); ++i)
     out += "  in" + QByteArray::number(i) + " [shape=ellipse, label=" + quoted(view.graphInputs[i].name) + "];\n";
   for (int i = 0; i < view.graphOutputs.size(); ++i)
-    out += "  out" + QByteArray::number(i) + " [shape=ellipse, label=" + quoted(QStringLiteral("output %1").arg(i)) + "];\n";
+    out += "  out" + QByteArray::number(i) + " [shape=ellipse, label=" + quoted(QStringLiteral("output %1").arg(i)) +
+           "];\n";
   for (const auto& n : view.nodes)
     out += "  n" + QByteArray::number(qulonglong(n.id)) + " [label=" + quoted(nodeLabel(n).join(QLatin1Char('\n'))) +
            ", tooltip=" + quoted(n.modulePath) + "];\n";
   for (const auto& e : view.edges) {
-    const QByteArray from = e.from == model::kNoNode ? "in" + QByteArray::number(e.fromPort) : "n" + QByteArray::number(qulonglong(e.from));
-    const QByteArray to = e.to == model::kNoNode ? "out" + QByteArray::number(e.toPort) : "n" + QByteArray::number(qulonglong(e.to));
+    const QByteArray from =
+        e.from == model::kNoNode ? "in" + QByteArray::number(e.fromPort) : "n" + QByteArray::number(qulonglong(e.from));
+    const QByteArray to =
+        e.to == model::kNoNode ? "out" + QByteArray::number(e.toPort) : "n" + QByteArray::number(qulonglong(e.to));
     out += "  " + from + " -> " + to + " [tooltip=" + quoted(e.type) + "];\n";
   }
   out += "}\n";

@@ -54,7 +54,8 @@ QString edgeLabel(const model::ViewEdge& edge) {
   static const QRegularExpression typed(QStringLiteral(R"(^(\w+) \[([^\]]*)\]$)"));
   const auto m = typed.match(edge.type);
   if (!m.hasMatch()) return {};
-  const QString dims = m.captured(2).isEmpty() ? QStringLiteral("scalar") : m.captured(2).replace(QStringLiteral(", "), QString(QChar(0x00D7)));
+  const QString dims = m.captured(2).isEmpty() ? QStringLiteral("scalar")
+                                               : m.captured(2).replace(QStringLiteral(", "), QString(QChar(0x00D7)));
   return m.captured(1) == QLatin1String("float32") ? dims : dims + QLatin1Char(' ') + m.captured(1);
 }
 
@@ -65,12 +66,15 @@ QStringList nodeLabel(const model::ViewNode& node) {
     const QString k = kernelFromWeight(w->value);
     if (!k.isEmpty()) keys << QStringLiteral("k %1").arg(k);
   }
-  if (const auto* k = attr(node, QStringLiteral("kernel_size"))) keys << QStringLiteral("k %1").arg(compactList(k->value));
-  if (const auto* s = attr(node, QStringLiteral("stride")); s && compactList(s->value) != QLatin1String("1") && s->value != QLatin1String("None"))
+  if (const auto* k = attr(node, QStringLiteral("kernel_size")))
+    keys << QStringLiteral("k %1").arg(compactList(k->value));
+  if (const auto* s = attr(node, QStringLiteral("stride"));
+      s && compactList(s->value) != QLatin1String("1") && s->value != QLatin1String("None"))
     keys << QStringLiteral("s %1").arg(compactList(s->value));
   if (const auto* g = attr(node, QStringLiteral("groups")); g && g->value != QLatin1String("1"))
     keys << QStringLiteral("g %1").arg(g->value);
-  if (const auto* d = attr(node, QStringLiteral("dim")); d && keys.isEmpty()) keys << QStringLiteral("dim %1").arg(compactList(d->value));
+  if (const auto* d = attr(node, QStringLiteral("dim")); d && keys.isEmpty())
+    keys << QStringLiteral("dim %1").arg(compactList(d->value));
   if (!keys.isEmpty()) lines << keys.join(QStringLiteral(" · "));
   if (!node.outputs.isEmpty()) {
     const QString s = shapeOf(node.outputs.front().type);
@@ -120,8 +124,10 @@ QStringList repeatLabel(const model::ViewGroup& first, const model::ViewGroup& l
   while (stem > 0 && first.path[stem - 1].isDigit()) --stem;
   const QString name = first.path.left(stem) + first.path.mid(stem) + QChar(0x2013) + last.path.mid(stem);
   return {QStringLiteral("%1 \u00d7%2").arg(name).arg(count),
-          QStringLiteral("%1 \u00d7%2 · %3 ops each").arg(first.typeName.isEmpty() ? QStringLiteral("module") : first.typeName)
-              .arg(count).arg(first.totalOps)};
+          QStringLiteral("%1 \u00d7%2 · %3 ops each")
+              .arg(first.typeName.isEmpty() ? QStringLiteral("module") : first.typeName)
+              .arg(count)
+              .arg(first.totalOps)};
 }
 
 }  // namespace graft::core::layout

@@ -297,7 +297,8 @@ void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
     job.ranks.push_back({name, rank});
     return int(job.ranks.size() - 1);
   };
-  for (NodeId id : vg.nodes) b.nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
+  for (NodeId id : vg.nodes)
+    b.nodeOf.insert(id, addNode("n" + QByteArray::number(qulonglong(id)), nodeSize(*view_->node(id))));
   for (int c : vg.children) {
     if (folds_.contains(c)) continue;
     const QSizeF s = expanded.contains(c)     ? cache_.value(c)->size
@@ -326,7 +327,8 @@ void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
     for (int i : edges) {
       const qint64 key = tailKey(view_->edges[i]);
       if (ports.contains(key)) continue;
-      ports.insert(key, addNode((in ? "pi" : "po") + QByteArray::number(key < 0 ? 1000000000 - key : key), {kPortSize, kPortSize}, rank));
+      ports.insert(key, addNode((in ? "pi" : "po") + QByteArray::number(key < 0 ? 1000000000 - key : key),
+                                {kPortSize, kPortSize}, rank));
     }
   };
   portsFor(entering_[group], true);
@@ -352,7 +354,9 @@ void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
     job.edges.push_back({t, h});
     b.routes.push_back(r);
   };
-  const auto item = [&](NodeId node, int child) { return child < 0 ? b.nodeOf.value(node, -1) : b.boxOf.value(child, -1); };
+  const auto item = [&](NodeId node, int child) {
+    return child < 0 ? b.nodeOf.value(node, -1) : b.boxOf.value(child, -1);
+  };
   for (int i : entering_[group]) {
     const auto& e = view_->edges[i];
     const int ti = itemIn(group, e.to);

@@ -43,9 +43,17 @@ int LayoutService::request(const Expansion& expanded, const Folds& folds) {
     if (engine->view() && !flag->load())
       d = model::guarded(
           [&] {
-            return engine->layout(expanded, flag.get(), [&](int done, int total) {
-              QMetaObject::invokeMethod(self, [self, id, done, total] { if (self) Q_EMIT self->progress(id, done, total); }, Qt::QueuedConnection);
-            }, folds);
+            return engine->layout(
+                expanded, flag.get(),
+                [&](int done, int total) {
+                  QMetaObject::invokeMethod(
+                      self,
+                      [self, id, done, total] {
+                        if (self) Q_EMIT self->progress(id, done, total);
+                      },
+                      Qt::QueuedConnection);
+                },
+                folds);
           },
           [](const QString& why) {
             Diagram failed;

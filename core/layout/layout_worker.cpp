@@ -85,7 +85,8 @@ bool LayoutWorker::ensureStarted(QString* whyOut) {
       ::close(sv[0]);
       _exit(serveDotJobs(sv[1]));
     }
-    if (pid < 0) why += (why.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromLocal8Bit(std::strerror(errno));
+    if (pid < 0)
+      why += (why.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromLocal8Bit(std::strerror(errno));
   }
   ::close(sv[1]);
   if (pid < 0) {
@@ -143,7 +144,9 @@ bool LayoutWorker::submit(QByteArray job, int tag, int timeoutMs, Outcome& faile
     return false;
   }
   timeoutMs_ = timeoutMs;
-  const auto deadline = [&] { return timeoutMs < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs); };
+  const auto deadline = [&] {
+    return timeoutMs < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs);
+  };
   if (queue_.empty()) deadline_ = deadline();
   queue_.push_back({tag, std::move(job), 0});
   // A worker that died before reading shows as a closed socket to advance().
@@ -164,7 +167,8 @@ void LayoutWorker::resend(std::vector<std::pair<int, Outcome>>& ended) {
   for (const auto& p : queue_) writeFrame(fd_, p.bytes);
 }
 
-std::vector<std::pair<int, LayoutWorker::Outcome>> LayoutWorker::advance(bool readable, const std::atomic<bool>* cancel) {
+std::vector<std::pair<int, LayoutWorker::Outcome>> LayoutWorker::advance(bool readable,
+                                                                         const std::atomic<bool>* cancel) {
   std::vector<std::pair<int, Outcome>> ended;
   if (queue_.empty()) return ended;
   const auto cancelAll = [&] {
@@ -221,7 +225,8 @@ std::vector<std::pair<int, LayoutWorker::Outcome>> LayoutWorker::advance(bool re
   if (served_ > 0 && head.attempt == 0) {
     head.attempt = 1;
     if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
-      qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_, qPrintable(failure.why));
+      qInfo("layout worker failed after %d jobs (%s): the job runs again in a new worker", served_,
+            qPrintable(failure.why));
   } else {
     ended.push_back({head.tag, failure});
     queue_.pop_front();

@@ -26,8 +26,8 @@ bool sameConstant(const Value* a, const Value* b) {
     const Node* na = a->node();
     const Node* nb = b->node();
     if (na->kind() == c10::prim::Param && nb->kind() == c10::prim::Param) return a->offset() == b->offset();
-    return na->kind() == c10::prim::GetAttr && nb->kind() == c10::prim::GetAttr && na->s(c10::attr::name) == nb->s(c10::attr::name) &&
-           sameConstant(na->input(0), nb->input(0));
+    return na->kind() == c10::prim::GetAttr && nb->kind() == c10::prim::GetAttr &&
+           na->s(c10::attr::name) == nb->s(c10::attr::name) && sameConstant(na->input(0), nb->input(0));
   }
   return sameConstantValue(*ia, *ib);
 }

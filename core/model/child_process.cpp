@@ -42,7 +42,9 @@ pid_t startChild(const ChildProcess& child, QString* why) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (failed != 0) {
-    if (why) *why = QStringLiteral("%1: %2").arg(QString::fromLocal8Bit(child.program), QString::fromLocal8Bit(std::strerror(failed)));
+    if (why)
+      *why = QStringLiteral("%1: %2").arg(QString::fromLocal8Bit(child.program),
+                                          QString::fromLocal8Bit(std::strerror(failed)));
     return -1;
   }
   return pid;

@@ -34,11 +34,14 @@ std::optional<c10::IValue> constantValue(const torch::jit::Value* value) {
     return c10::IValue(out);
   };
   if (element->kind() == c10::TypeKind::IntType)
-    return typed(int64_t{}, [](const c10::IValue& i) { return i.isInt(); }, [](const c10::IValue& i) { return i.toInt(); });
+    return typed(
+        int64_t{}, [](const c10::IValue& i) { return i.isInt(); }, [](const c10::IValue& i) { return i.toInt(); });
   if (element->kind() == c10::TypeKind::FloatType)
-    return typed(double{}, [](const c10::IValue& i) { return i.isDouble(); }, [](const c10::IValue& i) { return i.toDouble(); });
+    return typed(
+        double{}, [](const c10::IValue& i) { return i.isDouble(); }, [](const c10::IValue& i) { return i.toDouble(); });
   if (element->kind() == c10::TypeKind::BoolType)
-    return typed(bool{}, [](const c10::IValue& i) { return i.isBool(); }, [](const c10::IValue& i) { return i.toBool(); });
+    return typed(
+        bool{}, [](const c10::IValue& i) { return i.isBool(); }, [](const c10::IValue& i) { return i.toBool(); });
   c10::impl::GenericList out(element);
   for (auto& i : items) out.push_back(std::move(i));
   return out;

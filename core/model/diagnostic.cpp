@@ -41,7 +41,8 @@ QString Diagnostic::toLine() const {
   // A model file is the subject of the whole command; a rule or session file at a line is news.
   if (line > 0) text += location() + QStringLiteral(": ");
   text += QString(message).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified();
-  if (!hint.isEmpty()) text += QStringLiteral(" (%1)").arg(QString(hint).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
+  if (!hint.isEmpty())
+    text += QStringLiteral(" (%1)").arg(QString(hint).replace(QLatin1Char('\n'), QLatin1Char(' ')).simplified());
   return text;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // A loaded model and every revision made of it. History is a tree: undo moves to the parent,
-// redo to the newest child, and an edit after an undo adds a sibling, so no revision is lost.
+// redo to the child undo last left (else the newest child), and an edit after an undo adds a
+// sibling, so no revision is lost.
 #include <memory>
 #include <mutex>
 #include <unordered_map>

@@ -88,7 +88,8 @@ class Writer {
     std::function<void(const torch::jit::Block*)> collect = [&](const torch::jit::Block* block) {
       for (const Node* n : block->nodes()) {
         for (const Value* o : n->outputs())
-          if (o->hasDebugName()) usedNames_.insert(QString::fromStdString(o->debugName()).replace(QLatin1Char('.'), QLatin1Char('_')));
+          if (o->hasDebugName())
+            usedNames_.insert(QString::fromStdString(o->debugName()).replace(QLatin1Char('.'), QLatin1Char('_')));
         for (auto* sub : n->blocks()) collect(sub);
       }
     };
@@ -98,7 +99,8 @@ class Writer {
     // Placeholders: the tensor constants (a program's parameters and buffers), then the inputs.
     std::vector<const Value*> placeholders;
     for (const Node* n : graph->nodes())
-      if (n->kind() == c10::prim::Constant && n->output()->type()->cast<c10::TensorType>()) placeholders.push_back(n->output());
+      if (n->kind() == c10::prim::Constant && n->output()->type()->cast<c10::TensorType>())
+        placeholders.push_back(n->output());
     for (const Value* in : graph->inputs())
       if (!in->type()->cast<c10::ClassType>()) placeholders.push_back(in);
     out_.graph.text = QStringLiteral("graph():\n");
@@ -110,7 +112,8 @@ class Writer {
       params << name;
       graphAppend(QStringLiteral("    %%1 : [num_users=%2] = placeholder[target=%1]").arg(name).arg(usersOf(p)));
     }
-    out_.code.text = out_.code.text.arg(params.isEmpty() ? QString() : QStringLiteral(", ") + params.join(QStringLiteral(", ")));
+    out_.code.text =
+        out_.code.text.arg(params.isEmpty() ? QString() : QStringLiteral(", ") + params.join(QStringLiteral(", ")));
     writeBlock(graph->block(), 1);
     QStringList results;
     for (const Value* o : graph->outputs()) {
@@ -118,7 +121,8 @@ class Writer {
         for (const Value* e : o->node()->inputs()) results << argText(e, nullptr, false);
       else results << argText(o, nullptr, false);
     }
-    const QString tuple = QLatin1Char('(') + results.join(QStringLiteral(", ")) + (results.size() == 1 ? QStringLiteral(",)") : QStringLiteral(")"));
+    const QString tuple = QLatin1Char('(') + results.join(QStringLiteral(", ")) +
+                          (results.size() == 1 ? QStringLiteral(",)") : QStringLiteral(")"));
     graphAppend(QStringLiteral("    return ") + QString(tuple).remove(QLatin1Char('%')));
     codeAppend(QStringLiteral("    return ") + QString(tuple).remove(QLatin1Char('%')));
     return out_;
@@ -150,11 +154,13 @@ class Writer {
     if (p->kind() == c10::prim::Constant && !v->type()->cast<c10::TensorType>()) {
       if (auto iv = torch::jit::toIValue(v)) return pythonLiteral(*iv, arg ? arg->type() : nullptr, forGraph);
     }
-    if ((p->kind() == c10::prim::ListConstruct || p->kind() == c10::prim::TupleConstruct) && p->owningBlock() == v->owningGraph()->block()) {
+    if ((p->kind() == c10::prim::ListConstruct || p->kind() == c10::prim::TupleConstruct) &&
+        p->owningBlock() == v->owningGraph()->block()) {
       QStringList items;
       for (const Value* e : p->inputs()) items << argText(e, nullptr, forGraph);
-      return p->kind() == c10::prim::ListConstruct ? QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']')
-                                                   : QLatin1Char('(') + items.join(QStringLiteral(", ")) + QLatin1Char(')');
+      return p->kind() == c10::prim::ListConstruct
+                 ? QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']')
+                 : QLatin1Char('(') + items.join(QStringLiteral(", ")) + QLatin1Char(')');
     }
     return (forGraph ? QStringLiteral("%") : QString()) + nameOf(v);
   }
@@ -172,7 +178,8 @@ class Writer {
                            n->output()->uses()[0].user->kind() != c10::prim::Return))
         continue;
       if (n->kind() == c10::prim::TupleConstruct) continue;  // the returned tuple, written by `return`
-      if (n->kind() == c10::aten::Bool && !n->output()->uses().empty() && n->output()->uses()[0].user->kind() == c10::prim::If)
+      if (n->kind() == c10::aten::Bool && !n->output()->uses().empty() &&
+          n->output()->uses()[0].user->kind() == c10::prim::If)
         continue;  // a torch.cond takes its predicate tensor as is
       const NodeId id = rev_.idOf(n);
       if (n->kind() == c10::prim::If) {
@@ -203,7 +210,8 @@ class Writer {
           codeArgs << argText(in, arg, false);
         }
       }
-      const QString argTuple = QLatin1Char('(') + args.join(QStringLiteral(", ")) + (args.size() == 1 ? QStringLiteral(",)") : QStringLiteral(")"));
+      const QString argTuple = QLatin1Char('(') + args.join(QStringLiteral(", ")) +
+                               (args.size() == 1 ? QStringLiteral(",)") : QStringLiteral(")"));
       // A node with several outputs is named after its op, and getitem takes each output, as in fx.
       const bool single = n->outputs().size() == 1;
       const QString nodeName = single ? outs.front() : uniqueName(QString::fromStdString(n->kind().toUnqualString()));
@@ -216,11 +224,13 @@ class Writer {
       codeAppend(QStringLiteral("%1%2 = %3(%4)").arg(indent, nodeName, target, codeArgs.join(QStringLiteral(", "))));
       if (single) continue;
       for (size_t k = 0; k < n->outputs().size(); ++k) {
-        graphAppend(QStringLiteral("%1%%2 : [num_users=%3] = call_function[target=operator.getitem](args = (%%4, %5), kwargs = {})")
-                        .arg(indent, outs[int(k)])
-                        .arg(usersOf(n->output(k)))
-                        .arg(nodeName)
-                        .arg(k));
+        graphAppend(
+            QStringLiteral(
+                "%1%%2 : [num_users=%3] = call_function[target=operator.getitem](args = (%%4, %5), kwargs = {})")
+                .arg(indent, outs[int(k)])
+                .arg(usersOf(n->output(k)))
+                .arg(nodeName)
+                .arg(k));
         codeAppend(QStringLiteral("%1%2 = %3[%4]").arg(indent, outs[int(k)], nodeName).arg(k));
       }
     }
@@ -243,15 +253,18 @@ class Writer {
     for (const Value* o : n->outputs()) outs << nameOf(o);
     const int index = ifs_++;
     out_.graph.lineOf.insert(id, graphLine_);
-    graphAppend(QStringLiteral("%1%2 : [num_users=%3] = call_function[target=torch.ops.higher_order.cond](args = (%4, %true_graph_%5, %false_graph_%5))")
+    graphAppend(QStringLiteral("%1%2 : [num_users=%3] = call_function[target=torch.ops.higher_order.cond](args = (%4, "
+                               "%true_graph_%5, %false_graph_%5))")
                     .arg(indent, QStringLiteral("%") + outs.join(QStringLiteral(", %")))
                     .arg(n->outputs().empty() ? 0 : usersOf(n->output(0)))
                     .arg(argText(pred, nullptr, true))
                     .arg(index));
     out_.code.lineOf.insert(id, codeLine_);
-    codeAppend(QStringLiteral("%1if %2:  # torch.cond: true_graph_%3").arg(indent, argText(pred, nullptr, false)).arg(index));
+    codeAppend(
+        QStringLiteral("%1if %2:  # torch.cond: true_graph_%3").arg(indent, argText(pred, nullptr, false)).arg(index));
     for (size_t b = 0; b < n->blocks().size(); ++b) {
-      const QString branch = QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
+      const QString branch =
+          QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
       graphAppend(QStringLiteral("%1  %2():").arg(indent, branch));
       if (b == 1) codeAppend(QStringLiteral("%1else:  # %2").arg(indent, branch));
       writeBlock(n->blocks()[b], depth + 1);
@@ -262,8 +275,11 @@ class Writer {
         graphResults << argText(r, nullptr, true);
       }
       graphAppend(QStringLiteral("%1    return (%2)").arg(indent, graphResults.join(QStringLiteral(", "))));
-      if (!outs.isEmpty()) codeAppend(QStringLiteral("%1    %2 = %3").arg(indent, outs.join(QStringLiteral(", ")), results.join(QStringLiteral(", "))));
-      else if (n->blocks()[b]->nodes().begin() == n->blocks()[b]->nodes().end()) codeAppend(indent + QStringLiteral("    pass"));
+      if (!outs.isEmpty())
+        codeAppend(QStringLiteral("%1    %2 = %3")
+                       .arg(indent, outs.join(QStringLiteral(", ")), results.join(QStringLiteral(", "))));
+      else if (n->blocks()[b]->nodes().begin() == n->blocks()[b]->nodes().end())
+        codeAppend(indent + QStringLiteral("    pass"));
     }
   }
 

@@ -22,7 +22,8 @@ struct FxListing {
 };
 
 struct FxText {
-  FxListing graph;  // "%conv2d : [num_users=1] = call_function[target=torch.ops.aten.conv2d.default](args = (...), kwargs = {})"
+  FxListing graph;  // "%conv2d : [num_users=1] = call_function[target=torch.ops.aten.conv2d.default](args = (...),
+                    // kwargs = {})"
   FxListing code;   // "conv2d = torch.ops.aten.conv2d.default(x, p_conv1_weight)"
 };
 

@@ -221,7 +221,8 @@ GraphView GraphView::build(const Revision& revision) {
       // The casts an autocast region's import writes (pt2_import) are torch.autocast's, not the program's ops.
       const bool autocastCast = n->kind() == c10::Symbol::fromQualString("aten::_autocast_to_reduced_precision") ||
                                 n->kind() == c10::Symbol::fromQualString("aten::_autocast_to_full_precision");
-      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n) && !autocastCast) ++view.programOps;
+      if (depth == 0 && !n->kind().is_prim() && !isBranchCondition(n) && !isSizeArithmetic(n) && !autocastCast)
+        ++view.programOps;
       if (shown && isSizeComputation(n)) {
         hiddenSizes.push_back({n, int(view.steps.size())});
         view.steps.push_back({revision.idOf(n), QString::fromStdString(n->kind().toQualString()), kNoNode});
@@ -258,10 +259,12 @@ GraphView GraphView::build(const Revision& revision) {
         const QString argName = argumentName(n, i);
         const Node* src = in->node();
         if (shown && isItemList(src)) {  // cat's tensors: each item its own input, "tensors[1]"
-          for (size_t k = 0; k < src->inputs().size(); ++k) addInputEdge(src->input(k), QStringLiteral("%1[%2]").arg(argName).arg(k));
+          for (size_t k = 0; k < src->inputs().size(); ++k)
+            addInputEdge(src->input(k), QStringLiteral("%1[%2]").arg(argName).arg(k));
           continue;
         }
-        if ((isFolded(src) || isSizeComputation(src)) && (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
+        if ((isFolded(src) || isSizeComputation(src)) &&
+            (src->owningBlock() == graph.block() || src->owningBlock() == n->owningBlock())) {
           ViewAttribute attr;
           attr.name = argName;
           attr.value = foldedValue(src, attr.kind);
@@ -301,9 +304,12 @@ GraphView GraphView::build(const Revision& revision) {
           ViewGroup g;
           g.index = view.groups.size();
           g.parent = group;
-          g.name = QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
+          g.name =
+              QStringLiteral("%1_graph_%2").arg(b == 0 ? QStringLiteral("true") : QStringLiteral("false")).arg(index);
           g.path = view.groups[group].path.isEmpty() ? g.name : view.groups[group].path + QLatin1Char('.') + g.name;
-          g.instancePath = view.groups[group].instancePath.isEmpty() ? g.name : view.groups[group].instancePath + QLatin1Char('.') + g.name;
+          g.instancePath = view.groups[group].instancePath.isEmpty()
+                               ? g.name
+                               : view.groups[group].instancePath + QLatin1Char('.') + g.name;
           g.typeName = b == 0 ? QStringLiteral("if true") : QStringLiteral("if false");
           view.groups[group].children.push_back(g.index);
           view.groups.push_back(g);

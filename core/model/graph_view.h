@@ -35,7 +35,7 @@ struct ViewNode {
   QVector<ViewPort> inputs;   // inputs that are edges (not folded)
   QVector<ViewPort> outputs;
   int group = 0;              // index into GraphView::groups
-  QString modulePath;         // the module call, "layer1.0.conv1" ("layer1.0.relu (2)" for a second call), empty at top level
+  QString modulePath;  // the module call, "layer1.0.conv1" ("layer1.0.relu (2)" for a second call), empty at top level
   QString instancePath;       // the module itself, the same for each of its calls: "layer1.0.relu"
   QString sourceFile;
   int sourceLine = 0;

@@ -37,7 +37,8 @@ NodePlace placeFromCallStack(const torch::jit::Node* node, QStringList* callKeys
     place.sourceFile = QString::fromStdString(std::get<0>(*flc));
     place.sourceLine = static_cast<int>(std::get<1>(*flc));
   }
-  if (node->sourceRange().source()) place.sourceText = QString::fromStdString(node->sourceRange().text().str()).left(200);
+  if (node->sourceRange().source())
+    place.sourceText = QString::fromStdString(node->sourceRange().text().str()).left(200);
   return place;
 }
 

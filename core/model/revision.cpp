@@ -22,8 +22,8 @@ NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
   NodePlace out = *places.front();
   for (const NodePlace* p : places) {
     qsizetype common = 0;
-    while (common < out.modulePath.size() && common < p->modulePath.size() && out.modulePath[common] == p->modulePath[common] &&
-           out.callAt(common) == p->callAt(common))
+    while (common < out.modulePath.size() && common < p->modulePath.size() &&
+           out.modulePath[common] == p->modulePath[common] && out.callAt(common) == p->callAt(common))
       ++common;
     out.truncate(common);
   }
@@ -31,8 +31,8 @@ NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
 }
 }  // namespace
 
-RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name,
-                               NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces, SymbolRanges symbolRanges) {
+RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name, NodeIdSource& ids,
+                               const std::vector<NodePlace>* savedPlaces, SymbolRanges symbolRanges) {
   auto rev = std::shared_ptr<Revision>(new Revision());
   rev->module_ = std::make_shared<const torch::jit::Module>(module);
   rev->graph_ = module.get_method("forward").graph()->copy();
@@ -113,7 +113,8 @@ RevisionPtr Revision::derived(const Revision& base, std::shared_ptr<torch::jit::
         auto p = base.nodeOf(id) ? base.places_.find(id) : base.places_.end();
         if (p == base.places_.end()) continue;
         QStringList keys;
-        if (modulePathParts(node, nullptr, &keys) == p->second.modulePath && !keys.isEmpty()) placeByStack.insert(keys.back(), &p->second);
+        if (modulePathParts(node, nullptr, &keys) == p->second.modulePath && !keys.isEmpty())
+          placeByStack.insert(keys.back(), &p->second);
       }
     return placeByStack.value(key);
   };

@@ -112,7 +112,10 @@ std::optional<SavedRecord> SavedRecord::fromJson(const QByteArray& json, QString
     return std::nullopt;
   }
   if (root.value(QLatin1String("version")).toInt() != kVersion) {
-    if (error) *error = QStringLiteral("provenance record version %1 (this Graft reads %2)").arg(root.value(QLatin1String("version")).toInt()).arg(kVersion);
+    if (error)
+      *error = QStringLiteral("provenance record version %1 (this Graft reads %2)")
+                   .arg(root.value(QLatin1String("version")).toInt())
+                   .arg(kVersion);
     return std::nullopt;
   }
   SavedRecord r;
@@ -127,7 +130,8 @@ std::optional<SavedRecord> SavedRecord::fromJson(const QByteArray& json, QString
     n.op = o.value(QLatin1String("op")).toString();
     n.place.modulePath = stringsOf(o.value(QLatin1String("module_path")));
     n.place.moduleTypes = stringsOf(o.value(QLatin1String("module_types")));
-    for (const auto& call : o.value(QLatin1String("module_calls")).toArray()) n.place.moduleCalls << std::max(1, call.toInt(1));
+    for (const auto& call : o.value(QLatin1String("module_calls")).toArray())
+      n.place.moduleCalls << std::max(1, call.toInt(1));
     n.place.sourceFile = o.value(QLatin1String("file")).toString();
     n.place.sourceLine = o.value(QLatin1String("line")).toInt();
     for (const auto& f : o.value(QLatin1String("from")).toArray()) {

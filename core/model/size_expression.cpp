@@ -38,7 +38,9 @@ QString expression(const Value* v, int depth);
 
 QString operand(const Value* v, int depth) {
   const QString text = expression(v, depth);
-  return infixOperators().count(v->node()->kind()) && v->node()->inputs().size() == 2 ? QLatin1Char('(') + text + QLatin1Char(')') : text;
+  return infixOperators().count(v->node()->kind()) && v->node()->inputs().size() == 2
+             ? QLatin1Char('(') + text + QLatin1Char(')')
+             : text;
 }
 
 QString expression(const Value* v, int depth) {
@@ -57,7 +59,8 @@ QString expression(const Value* v, int depth) {
   if (readsASize(n)) {
     const Value* tensor = n->input(0);
     const QString of = QString::fromStdString(tensor->debugName());
-    if (n->inputs().size() < 2) return QStringLiteral("%1(%2)").arg(QString::fromStdString(n->kind().toUnqualString()), of);
+    if (n->inputs().size() < 2)
+      return QStringLiteral("%1(%2)").arg(QString::fromStdString(n->kind().toUnqualString()), of);
     const auto dim = torch::jit::constant_as<int64_t>(n->input(1));
     const auto type = tensor->type()->cast<c10::TensorType>();
     const auto sizes = type ? type->symbolic_sizes().sizes() : std::nullopt;
@@ -76,7 +79,8 @@ QString expression(const Value* v, int depth) {
     return operand(n->input(0), depth + 1) + QLatin1String(op->second) + operand(n->input(1), depth + 1);
   QStringList args;
   for (const Value* in : n->inputs()) args << expression(in, depth + 1);
-  const QString fn = n->kind() == c10::aten::neg ? QStringLiteral("-") : QString::fromStdString(n->kind().toUnqualString());
+  const QString fn =
+      n->kind() == c10::aten::neg ? QStringLiteral("-") : QString::fromStdString(n->kind().toUnqualString());
   return fn + QLatin1Char('(') + args.join(QStringLiteral(", ")) + QLatin1Char(')');
 }
 
@@ -91,16 +95,20 @@ bool isScalarValue(const Value* value) {
 bool isSizeComputation(const Node* node) {
   if (!node->blocks().empty() || node->outputs().size() != 1) return false;
   if (readsASize(node)) return true;
-  const auto sized = [](const Value* in) { return in->node()->kind() == c10::prim::Constant || isSizeComputation(in->node()); };
+  const auto sized = [](const Value* in) {
+    return in->node()->kind() == c10::prim::Constant || isSizeComputation(in->node());
+  };
   if (node->kind() == c10::prim::ListConstruct) {
     const auto list = node->output()->type()->cast<c10::ListType>();
     if (!list || list->getElementType()->kind() != c10::TypeKind::IntType) return false;
     return std::all_of(node->inputs().begin(), node->inputs().end(), sized) &&
-           std::any_of(node->inputs().begin(), node->inputs().end(), [](const Value* in) { return in->node()->kind() != c10::prim::Constant; });
+           std::any_of(node->inputs().begin(), node->inputs().end(),
+                       [](const Value* in) { return in->node()->kind() != c10::prim::Constant; });
   }
   if (node->kind().is_prim() && node->kind() != c10::prim::max && node->kind() != c10::prim::min) return false;
   if (!isScalarValue(node->output()) || node->inputs().empty()) return false;
-  return std::all_of(node->inputs().begin(), node->inputs().end(), [&](const Value* in) { return isScalarValue(in) && sized(in); });
+  return std::all_of(node->inputs().begin(), node->inputs().end(),
+                     [&](const Value* in) { return isScalarValue(in) && sized(in); });
 }
 
 QString sizeExpression(const Value* value) { return expression(value, 0); }

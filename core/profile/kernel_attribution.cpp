@@ -13,12 +13,14 @@ KernelAttribution attributeKernels(const QVector<ActivityRecord>& activity, cons
   QVector<const OpEvent*> spans;
   for (const auto& e : ops)
     if (e.depth == 0) spans << &e;
-  std::stable_sort(spans.begin(), spans.end(), [](const OpEvent* a, const OpEvent* b) { return a->startNs < b->startNs; });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const OpEvent* a, const OpEvent* b) { return a->startNs < b->startNs; });
 
   // The host time of each correlation's runtime call (the first, should a call be recorded twice).
   QHash<quint64, qint64> launchOf;
   for (const auto& r : activity)
-    if (!r.onDevice && r.correlation != 0 && !launchOf.contains(r.correlation)) launchOf.insert(r.correlation, r.startNs);
+    if (!r.onDevice && r.correlation != 0 && !launchOf.contains(r.correlation))
+      launchOf.insert(r.correlation, r.startNs);
   // The same by correlation id: ids are handed out in call order, so a kernel whose launching call
   // was not recorded (a driver-API launch, say) was launched between its neighbours' calls.
   std::vector<std::pair<quint64, qint64>> byCorrelation(launchOf.keyValueBegin(), launchOf.keyValueEnd());
@@ -32,7 +34,8 @@ KernelAttribution attributeKernels(const QVector<ActivityRecord>& activity, cons
   };
   auto placeOf = [&](qint64 at) {
     Place p;
-    const auto next = std::upper_bound(spans.begin(), spans.end(), at, [](qint64 t, const OpEvent* e) { return t < e->startNs; });
+    const auto next =
+        std::upper_bound(spans.begin(), spans.end(), at, [](qint64 t, const OpEvent* e) { return t < e->startNs; });
     p.before = next == spans.begin() ? nullptr : *(next - 1);
     p.after = next == spans.end() ? nullptr : *next;
     if (p.before && at <= p.before->startNs + p.before->durationNs) {
@@ -96,7 +99,8 @@ qint64 clockCorrection(const QVector<ActivityRecord>& activity, const QVector<Op
   QVector<const OpEvent*> spans;
   for (const auto& e : ops)
     if (e.depth == 0) spans << &e;
-  std::stable_sort(spans.begin(), spans.end(), [](const OpEvent* a, const OpEvent* b) { return a->startNs < b->startNs; });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const OpEvent* a, const OpEvent* b) { return a->startNs < b->startNs; });
   QSet<quint64> launched;
   for (const auto& r : activity)
     if (r.onDevice) launched.insert(r.correlation);
@@ -113,7 +117,8 @@ qint64 clockCorrection(const QVector<ActivityRecord>& activity, const QVector<Op
     int n = 0;
     for (qint64 l : sample) {
       const qint64 at = l + shift;
-      const auto next = std::upper_bound(spans.begin(), spans.end(), at, [](qint64 t, const OpEvent* e) { return t < e->startNs; });
+      const auto next =
+          std::upper_bound(spans.begin(), spans.end(), at, [](qint64 t, const OpEvent* e) { return t < e->startNs; });
       if (next != spans.begin() && at <= (*(next - 1))->startNs + (*(next - 1))->durationNs) ++n;
     }
     return n;

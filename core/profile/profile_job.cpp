@@ -13,7 +13,8 @@
 
 namespace graft::core::profile {
 
-Profile profileWithInputs(const model::Revision& revision, const model::InputSet& given, const ProfileOptions& options) {
+Profile profileWithInputs(const model::Revision& revision, const model::InputSet& given,
+                          const ProfileOptions& options) {
   QString deviceError;
   const auto device = run::Executor::parseDevice(options.device, &deviceError);
   if (!device) throw InputError(deviceError.toStdString());
@@ -27,8 +28,8 @@ namespace {
 // A failed profile, at the node it stopped: the instrumented run on the same device names it and
 // says what that node raised, as compare does (never throws). `why` is the profiler's own message,
 // kept as the details.
-model::Diagnostic locateFailure(const model::RevisionPtr& revision, const model::InputSet& inputs, const QString& device,
-                                const QString& why) {
+model::Diagnostic locateFailure(const model::RevisionPtr& revision, const model::InputSet& inputs,
+                                const QString& device, const QString& why) {
   const QString job = QStringLiteral("profile");
   const auto located = model::guarded(
       [&]() -> std::optional<run::RunError> {
@@ -41,15 +42,19 @@ model::Diagnostic locateFailure(const model::RevisionPtr& revision, const model:
         return result.error;
       },
       [](const QString&) -> std::optional<run::RunError> { return std::nullopt; });
-  auto d = located ? model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(located->headline()), {}, located->node)
-                   : model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(why.section(QStringLiteral(" | "), 0, 0)));
+  auto d = located
+               ? model::Diagnostic::error(job, QStringLiteral("the model failed to run: %1").arg(located->headline()),
+                                          {}, located->node)
+               : model::Diagnostic::error(
+                     job, QStringLiteral("the model failed to run: %1").arg(why.section(QStringLiteral(" | "), 0, 0)));
   d.details = why;
   return d;
 }
 
 }  // namespace
 
-ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs, const ProfileOptions& options) {
+ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs,
+                         const ProfileOptions& options) {
   ProfileResult result;
   const QString job = QStringLiteral("profile");
   // The checks every run makes (as compare's executor does): a program's static dimensions and

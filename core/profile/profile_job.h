@@ -20,7 +20,8 @@ struct InputError : std::runtime_error {
 // Profiles `revision` on `inputs` moved to `options.device`. Throws InputError for an unknown or
 // unavailable device, std::runtime_error for a failed run; both readable. Inside the job only:
 // callers outside core use runProfile.
-Profile profileWithInputs(const model::Revision& revision, const model::InputSet& inputs, const ProfileOptions& options);
+Profile profileWithInputs(const model::Revision& revision, const model::InputSet& inputs,
+                          const ProfileOptions& options);
 
 struct ProfileResult {
   std::optional<Profile> profile;  // nullopt on failure
@@ -31,6 +32,7 @@ struct ProfileResult {
 
 // The profiler's job boundary: never throws. When the model fails to run, one node-by-node run
 // (run::Executor) names the node that raised.
-ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs, const ProfileOptions& options);
+ProfileResult runProfile(const model::RevisionPtr& revision, const model::InputSet& inputs,
+                         const ProfileOptions& options);
 
 }  // namespace graft::core::profile

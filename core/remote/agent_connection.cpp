@@ -16,8 +16,9 @@ namespace graft::core::remote {
 namespace {
 // Lines a login shell may print before the bootstrap speaks (a chatty .bashrc): skipped, bounded.
 constexpr int kMaxLinesBeforeAgent = 200;
-// Progress lines while sending: at most one per this many bytes.
+// Progress lines while sending: one per this many bytes, or every two seconds on a slow link.
 constexpr qint64 kProgressStep = 16 << 20;
+constexpr qint64 kProgressMinimum = 1 << 20;  // smaller payloads go without progress lines
 
 QString lastLine(const QByteArray& text) {
   const QList<QByteArray> lines = text.trimmed().split('\n');
@@ -76,19 +77,25 @@ QString AgentConnection::endedMessage(const QString& what) {
   const int code = process_->exitCode();
   const QString host = device_.host + QStringLiteral(": ");
   if (process_->error() == QProcess::FailedToStart)
-    return host + QStringLiteral("ssh failed: cannot start '%1' (%2)").arg(process_->program(), process_->errorString());
+    return host +
+           QStringLiteral("ssh failed: cannot start '%1' (%2)").arg(process_->program(), process_->errorString());
   if (process_->exitStatus() == QProcess::CrashExit)
     return host + QStringLiteral("the ssh process was killed during %1").arg(what);
   if (!bootstrapped_) {
     if (code == kNoTorchExit) return host + QStringLiteral("no torch: ") + tail;
-    if (code == 255) return host + QStringLiteral("ssh failed: ") + (tail.isEmpty() ? QStringLiteral("exit 255") : tail);
+    if (code == 255)
+      return host + QStringLiteral("ssh failed: ") + (tail.isEmpty() ? QStringLiteral("exit 255") : tail);
     if (code == 126 || code == 127)
-      return host + QStringLiteral("no Python at %1 (%2)").arg(device_.python.isEmpty() ? QStringLiteral("python3") : device_.python, tail);
-    return host + QStringLiteral("the agent could not start (exit %1)%2").arg(code).arg(tail.isEmpty() ? QString() : QStringLiteral(": ") + tail);
+      return host + QStringLiteral("no Python at %1 (%2)")
+                        .arg(device_.python.isEmpty() ? QStringLiteral("python3") : device_.python, tail);
+    return host + QStringLiteral("the agent could not start (exit %1)%2")
+                      .arg(code)
+                      .arg(tail.isEmpty() ? QString() : QStringLiteral(": ") + tail);
   }
   const QString how = code == 255 ? QStringLiteral("ssh exit 255: the agent was killed or the connection dropped")
                                   : QStringLiteral("exit %1").arg(code);
-  return host + QStringLiteral("the agent died during %1 (%2)%3").arg(what, how, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail);
+  return host + QStringLiteral("the agent died during %1 (%2)%3")
+                    .arg(what, how, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail);
 }
 
 bool AgentConnection::waitForData(const QString& what, QString* error) {
@@ -146,6 +153,9 @@ bool AgentConnection::write(const QByteArray& bytes, const QString& what, QStrin
   constexpr qint64 kChunk = 4 << 20;
   const qint64 size = bytes.size();
   qint64 offset = 0, nextSay = kProgressStep;
+  QElapsedTimer started, sinceSaid;  // a slow link still shows progress every two seconds
+  started.start();
+  sinceSaid.start();
   while (offset < size || process_->bytesToWrite() > 0) {
     // Ended: what it said last (a "no torch" reply before it exits) is read next, or its end is.
     if (process_->state() == QProcess::NotRunning) return true;
@@ -164,9 +174,11 @@ bool AgentConnection::write(const QByteArray& bytes, const QString& what, QStrin
     }
     process_->waitForBytesWritten(100);
     const qint64 done = offset - process_->bytesToWrite();
-    if (size >= 2 * kProgressStep && done >= nextSay && done < size) {
-      say(QStringLiteral("%1: sent %2 of %3").arg(what, byteCount(done), byteCount(size)));
+    if (size >= kProgressMinimum && done < size && (done >= nextSay || sinceSaid.elapsed() >= 2000)) {
+      const qint64 perSecond = done * 1000 / std::max<qint64>(1, started.elapsed());
+      say(QStringLiteral("%1: sent %2 of %3 (%4/s)").arg(what, byteCount(done), byteCount(size), byteCount(perSecond)));
       nextSay = done + kProgressStep;
+      sinceSaid.restart();
     }
   }
   return true;
@@ -199,12 +211,14 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
     if (*line == "graft-agent have") break;
     if (*line == "graft-agent need") {
       say(QStringLiteral("sending the agent (%1, first use of this version)").arg(byteCount(agentSource().size())));
-      if (!write(QByteArray::number(agentSource().size()) + '\n' + agentSource(), QStringLiteral("sending the agent"), error))
+      if (!write(QByteArray::number(agentSource().size()) + '\n' + agentSource(), QStringLiteral("sending the agent"),
+                 error))
         return false;
       break;
     }
     if (skipped >= kMaxLinesBeforeAgent) {
-      *error = device_.host + QStringLiteral(": the agent did not start: the host's shell printed '%1'").arg(QString::fromUtf8(line->left(200)));
+      *error = device_.host + QStringLiteral(": the agent did not start: the host's shell printed '%1'")
+                                  .arg(QString::fromUtf8(line->left(200)));
       return false;
     }
   }
@@ -217,7 +231,8 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
   hello_ = reply->header;
   say(QStringLiteral("agent ready: pid %1, %2, Python %3 (%4)")
           .arg(hello_.value(QStringLiteral("pid")).toInt())
-          .arg(deviceLabel(), hello_.value(QStringLiteral("python_version")).toString(), hello_.value(QStringLiteral("python")).toString()));
+          .arg(deviceLabel(), hello_.value(QStringLiteral("python_version")).toString(),
+               hello_.value(QStringLiteral("python")).toString()));
   return true;
 }
 
@@ -233,7 +248,8 @@ std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QBy
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(*line, &parseError);
     if (!doc.isObject()) {
-      *error = device_.host + QStringLiteral(": the agent sent something unreadable during %1: %2").arg(what, QString::fromUtf8(line->left(200)));
+      *error = device_.host + QStringLiteral(": the agent sent something unreadable during %1: %2")
+                                  .arg(what, QString::fromUtf8(line->left(200)));
       return std::nullopt;
     }
     AgentReply reply{doc.object(), {}};
@@ -250,7 +266,8 @@ std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QBy
     if (!reply.header.value(QStringLiteral("ok")).toBool()) {
       const QString kind = reply.header.value(QStringLiteral("kind")).toString();
       QString message = reply.header.value(QStringLiteral("message")).toString();
-      if (kind == QLatin1String("oom")) message = QStringLiteral("out of memory on %1: %2").arg(device_.device, message);
+      if (kind == QLatin1String("oom"))
+        message = QStringLiteral("out of memory on %1: %2").arg(device_.device, message);
       *error = device_.host + QStringLiteral(": ") + message;
       return std::nullopt;
     }

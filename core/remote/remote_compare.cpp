@@ -21,7 +21,9 @@ QString RemoteTraffic::summary() const {
       .arg(host, byteCount(bytesSent), byteCount(bytesReceived))
       .arg(roundTrips)
       .arg(seconds, 0, 'f', 2)
-      .arg(!modelChecked ? QString() : modelSent ? QStringLiteral(" (model sent)") : QStringLiteral(" (model cached on the host)"));
+      .arg(!modelChecked ? QString()
+           : modelSent   ? QStringLiteral(" (model sent)")
+                         : QStringLiteral(" (model cached on the host)"));
 }
 
 QJsonObject RemoteTraffic::toJson() const {
@@ -36,7 +38,8 @@ QJsonObject RemoteTraffic::toJson() const {
 
 QString remoteCompareRefusal(const run::CompareOptions& options, bool programB) {
   if (options.perNode && !programB)
-    return QStringLiteral("--per-node with a remote B needs B as a torch.export program (.pt2): the host runs a TorchScript B whole");
+    return QStringLiteral(
+        "--per-node with a remote B needs B as a torch.export program (.pt2): the host runs a TorchScript B whole");
   if (options.precisionB.dtype || options.precisionB.autocast)
     return QStringLiteral("--dtype-b and --autocast with a remote B are not supported yet");
   if (options.tf32 == run::Tf32::Emulate) return QStringLiteral("--tf32 emulate needs B on this machine");
@@ -69,8 +72,9 @@ std::vector<run::NodeRecord> nodeRecords(const model::Revision& revision,
 
 }  // namespace
 
-std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const model::InputSet& inputs,
-                                        const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error) {
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model,
+                                        const model::InputSet& inputs, const model::Revision* nodesOf,
+                                        RemoteTraffic& traffic, QString* error, bool typesOnly) {
   const qint64 before = connection.bytesSent();
   if (!traffic.modelChecked) {
     if (!sendModel(connection, model, error)) return std::nullopt;
@@ -83,8 +87,10 @@ std::optional<run::RunResult> runRemote(AgentConnection& connection, const Remot
   const QJsonObject ask{{QStringLiteral("op"), nodesOf ? QStringLiteral("run_nodes") : QStringLiteral("run")},
                         {QStringLiteral("sha256"), model.sha256},
                         {QStringLiteral("format"), model.format},
+                        {QStringLiteral("types_only"), typesOnly},
                         {QStringLiteral("inputs"), *trees}};
-  connection.say(nodesOf ? QStringLiteral("running node by node on %1, keeping every node's values").arg(connection.device().device)
+  const QString kept = typesOnly ? QStringLiteral("every node's shapes") : QStringLiteral("every node's values");
+  connection.say(nodesOf ? QStringLiteral("running node by node on %1, keeping %2").arg(connection.device().device, kept)
                          : QStringLiteral("running on %1").arg(connection.device().device));
   const auto reply = connection.request(ask, payload, QStringLiteral("the run"), error);
   if (!reply) return std::nullopt;
@@ -142,7 +148,8 @@ QString verdictReason(const run::CompareResult& r) {
   QString why = outputs.reason;
   if (const run::NodeDiff* f = r.intermediateDivergence())
     why = QStringLiteral("outputs %1; intermediate %2 at %3 is not: %4")
-              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath, f->diff.reason);
+              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath,
+                   f->diff.reason);
   if (!r.roundingJudged && !r.referenceError.isEmpty())
     why += QStringLiteral(" (judged elementwise: no float64 reference, %1)").arg(r.referenceError);
   return why;
@@ -152,8 +159,9 @@ QString verdictReason(const run::CompareResult& r) {
 using ModelSource = std::function<std::optional<RemoteModel>(QString* error)>;
 
 RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSource& modelB, bool programB,
-                                   const model::RevisionPtr& revB, const model::InputSet& inputs, const run::CompareOptions& options,
-                                   const RemoteDevice& device, int threads, const AgentConnection::Progress& progress) {
+                                   const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                   const run::CompareOptions& options, const RemoteDevice& device, int threads,
+                                   const AgentConnection::Progress& progress) {
   RemoteCompareResult out;
   out.traffic.host = device.host;
   run::CompareResult& result = out.compare;
@@ -207,9 +215,11 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   // From here on as a local compare (compare.cpp's compareGuarded), without local errors: those
   // need B's device on this machine.
   result.outputs = run::compareOutputs(ra.outputs, rb->outputs, options.tol);
-  result.exact = std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.exact; });
+  result.exact =
+      std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.exact; });
   const run::RoundingModel rounding = run::roundingModel(options, *revA, *revB);
-  const bool measuredRung = std::any_of(rounding.ladderB.begin(), rounding.ladderB.end(), [](const run::Explanation& e) { return e.measured; });
+  const bool measuredRung = std::any_of(rounding.ladderB.begin(), rounding.ladderB.end(),
+                                        [](const run::Explanation& e) { return e.measured; });
   std::optional<run::RunResult> ref, measured;
   const auto runReference = [&](bool keepIntermediates) {
     ref.reset();
@@ -229,7 +239,8 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
                                          measured ? &measured->outputs : nullptr);
     result.roundingJudged = true;
   }
-  result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.allclose; });
+  result.equal =
+      std::all_of(result.outputs.begin(), result.outputs.end(), [](const run::TensorDiff& d) { return d.allclose; });
   result.ok = true;
   // Intermediates: per node on request, or to find where differing outputs part (a program B).
   if (!options.perNode && (result.equal || !programB)) {
@@ -248,9 +259,10 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   }
   if (!options.tol.elementwise && (!ref || ref->nodes.empty())) runReference(true);
   const bool perNodeRounding = ref && !options.tol.elementwise;
-  result.nodes = run::compareNodes(ra, *revA, *rb, *revB, options.matching, options.tol, options.lineageA.get(),
-                                   options.lineageB.get(), perNodeRounding ? &*ref : nullptr, perNodeRounding ? &rounding : nullptr,
-                                   perNodeRounding && measured ? &*measured : nullptr);
+  result.nodes =
+      run::compareNodes(ra, *revA, *rb, *revB, options.matching, options.tol, options.lineageA.get(),
+                        options.lineageB.get(), perNodeRounding ? &*ref : nullptr,
+                        perNodeRounding ? &rounding : nullptr, perNodeRounding && measured ? &*measured : nullptr);
   result.reason = verdictReason(result);
   result.runA = std::make_shared<run::RunResult>(std::move(ra));
   result.runB = std::make_shared<run::RunResult>(std::move(*rb));
@@ -272,18 +284,25 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
   const ModelSource saved = [&](QString* error) { return savedForRemote(docB, revB, error); };
-  return model::guarded([&] { return compareGuarded(revA, saved, docB.format() == QLatin1String("pt2"), revB, inputs, options, device,
-                                                    threads, progress); },
-                        [&](const QString& why) { return failedWith(device, why); });
+  return model::guarded(
+      [&] {
+        return compareGuarded(revA, saved, docB.format() == QLatin1String("pt2"), revB, inputs, options, device,
+                              threads, progress);
+      },
+      [&](const QString& why) { return failedWith(device, why); });
 }
 
-RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
-                                       const model::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
-                                       int threads, const AgentConnection::Progress& progress) {
+RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB,
+                                       const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                       const run::CompareOptions& options, const RemoteDevice& device, int threads,
+                                       const AgentConnection::Progress& progress) {
   const ModelSource ready = [&](QString*) { return std::optional<RemoteModel>(modelB); };
-  return model::guarded([&] { return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,
-                                                    threads, progress); },
-                        [&](const QString& why) { return failedWith(device, why); });
+  return model::guarded(
+      [&] {
+        return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,
+                              threads, progress);
+      },
+      [&](const QString& why) { return failedWith(device, why); });
 }
 
 }  // namespace graft::core::remote

@@ -45,14 +45,17 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
 struct RemoteModel;
 // The same, with B's model saved beforehand (remote_model.h savedForRemote): for a caller whose
 // document may close while the job runs (the window), so the job holds no Document.
-RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB, const model::RevisionPtr& revB,
-                                       const model::InputSet& inputs, const run::CompareOptions& options, const RemoteDevice& device,
-                                       int threads, const AgentConnection::Progress& progress);
+RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB,
+                                       const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                       const run::CompareOptions& options, const RemoteDevice& device, int threads,
+                                       const AgentConnection::Progress& progress);
 
 // One run of `model` (sent unless the host has it) on the host for `inputs`: its flat outputs
 // and, with `nodesOf` (B's revision, a program), a record per node of it as an instrumented local
-// run keeps them. Nullopt with `error` naming the host and the cause.
-std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model, const model::InputSet& inputs,
-                                        const model::Revision* nodesOf, RemoteTraffic& traffic, QString* error);
+// run keeps them. `typesOnly`: every tensor comes back as its dtype and shape alone (meta
+// tensors), for shapes. Nullopt with `error` naming the host and the cause.
+std::optional<run::RunResult> runRemote(AgentConnection& connection, const RemoteModel& model,
+                                        const model::InputSet& inputs, const model::Revision* nodesOf,
+                                        RemoteTraffic& traffic, QString* error, bool typesOnly = false);
 
 }  // namespace graft::core::remote

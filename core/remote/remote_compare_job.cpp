@@ -10,14 +10,16 @@ QString remoteRequestRefusal(const run::CompareRequest& request, bool programB) 
   if (!request.dtypeB.isEmpty() || request.autocastB)
     return QStringLiteral("B's precision on a remote device is not supported yet: choose \"as saved\" for B");
   if (request.perNode && !programB)
-    return QStringLiteral("comparing every node with B on a remote device needs a torch.export program (.pt2): the host runs a "
-                          "TorchScript B whole; uncheck \"compare every node\" to compare the outputs");
+    return QStringLiteral(
+        "comparing every node with B on a remote device needs a torch.export program (.pt2): the host runs a "
+        "TorchScript B whole; uncheck \"compare every node\" to compare the outputs");
   return {};
 }
 
 namespace {
-RemoteCompareSummary compareGuarded(const run::CompareRequest& request, const RemoteModel& modelB, const RemoteDevice& device,
-                                    int threads, const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
+RemoteCompareSummary compareGuarded(const run::CompareRequest& request, const RemoteModel& modelB,
+                                    const RemoteDevice& device, int threads, const AgentConnection::Progress& progress,
+                                    const std::atomic<bool>* cancel) {
   RemoteCompareSummary out;
   run::CompareSummary& s = out.summary;
   if (const QString why = remoteRequestRefusal(request, modelB.format == QLatin1String("pt2")); !why.isEmpty()) {
@@ -30,7 +32,8 @@ RemoteCompareSummary compareGuarded(const run::CompareRequest& request, const Re
   run::CompareOptions options;
   if (!run::optionsFor(asked, options, &s.error)) return out;
   options.cancel = cancel;
-  RemoteCompareResult remote = compareWithRemoteB(request.a, modelB, request.b, *request.inputs, options, device, threads, progress);
+  RemoteCompareResult remote =
+      compareWithRemoteB(request.a, modelB, request.b, *request.inputs, options, device, threads, progress);
   out.deviceLabel = remote.traffic.deviceLabel;
   out.traffic = remote.traffic.summary();
   if (cancel && cancel->load()) {
@@ -44,8 +47,8 @@ RemoteCompareSummary compareGuarded(const run::CompareRequest& request, const Re
 }  // namespace
 
 RemoteCompareSummary runRemoteCompare(const run::CompareRequest& request, std::shared_ptr<const RemoteModel> modelB,
-                                      const RemoteDevice& device, int threads, const AgentConnection::Progress& progress,
-                                      const std::atomic<bool>* cancel) {
+                                      const RemoteDevice& device, int threads,
+                                      const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
   if (!modelB) {
     RemoteCompareSummary none;
     none.summary.error = QStringLiteral("B: no saved model to send");

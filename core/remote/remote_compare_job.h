@@ -28,7 +28,7 @@ QString remoteRequestRefusal(const run::CompareRequest& request, bool programB);
 // is ignored (the host's device is B's). `modelB` is revision B as savedForRemote made it, so the
 // job holds no Document. `threads` > 0 sets the host's intra-op threads. Never throws.
 RemoteCompareSummary runRemoteCompare(const run::CompareRequest& request, std::shared_ptr<const RemoteModel> modelB,
-                                      const RemoteDevice& device, int threads, const AgentConnection::Progress& progress,
-                                      const std::atomic<bool>* cancel);
+                                      const RemoteDevice& device, int threads,
+                                      const AgentConnection::Progress& progress, const std::atomic<bool>* cancel);
 
 }  // namespace graft::core::remote

@@ -19,7 +19,9 @@ bool isRemoteDevice(const QString& name) { return name.startsWith(kScheme, Qt::C
 
 std::optional<RemoteDevice> parseRemoteDevice(const QString& name, QString* error) {
   const auto failWith = [&](const QString& why) -> std::optional<RemoteDevice> {
-    if (error) *error = QStringLiteral("%1: %2 (a remote device is ssh://HOST/DEVICE[?python=PATH], DEVICE cpu or cuda[:N])").arg(name, why);
+    if (error)
+      *error = QStringLiteral("%1: %2 (a remote device is ssh://HOST/DEVICE[?python=PATH], DEVICE cpu or cuda[:N])")
+                   .arg(name, why);
     return std::nullopt;
   };
   if (!isRemoteDevice(name)) return failWith(QStringLiteral("not an ssh:// device"));

@@ -10,7 +10,8 @@
 
 namespace graft::core::remote {
 
-std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision, QString* error) {
+std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
+                                          QString* error) {
   RemoteModel m;
   m.format = document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
   QTemporaryDir dir;
@@ -18,7 +19,8 @@ std::optional<RemoteModel> savedForRemote(const model::Document& document, const
     *error = QStringLiteral("cannot make a temporary folder for the model: %1").arg(dir.errorString());
     return std::nullopt;
   }
-  const QString path = dir.filePath(m.format == QLatin1String("pt2") ? QStringLiteral("model.pt2") : QStringLiteral("model.pt"));
+  const QString path =
+      dir.filePath(m.format == QLatin1String("pt2") ? QStringLiteral("model.pt2") : QStringLiteral("model.pt"));
   const io::SaveResult saved = io::saveAs(document, revision, path);
   if (!saved.ok) {
     *error = QStringLiteral("cannot save the revision to send it: %1").arg(saved.error);

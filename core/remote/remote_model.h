@@ -20,7 +20,8 @@ struct RemoteModel {
 
 // Saves `revision` of `document` to a temporary file and reads it back; nullopt with `error`
 // (the save error) when it cannot be saved.
-std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision, QString* error);
+std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
+                                          QString* error);
 
 // Makes sure the host holds the model: one round trip when it is cached there, two otherwise.
 bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error);

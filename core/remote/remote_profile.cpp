@@ -65,16 +65,27 @@ void fillNodes(const QJsonArray& hostNodes, const model::Revision& revision, int
   }
   for (auto it = kindIndex.begin(); it != kindIndex.end(); ++it)
     p.byOp.push_back({it.key(), kindNodes[it.value()], profile::Stats::of(kindRuns[it.value()])});
-  std::sort(p.byOp.begin(), p.byOp.end(), [](const auto& a, const auto& b) { return a.totalMs.median > b.totalMs.median; });
+  std::sort(p.byOp.begin(), p.byOp.end(),
+            [](const auto& a, const auto& b) { return a.totalMs.median > b.totalMs.median; });
   for (auto it = unmatched.begin(); it != unmatched.end(); ++it) {
-    p.unmatched.push_back({it.key(), it.value(), QStringLiteral("a node of the host's program with no node of its name in Graft's graph")});
+    p.unmatched.push_back({it.key(), it.value(),
+                           QStringLiteral("a node of the host's program with no node of its name in Graft's graph")});
     p.unmatchedEvents += it.value();
   }
   if (p.kernelsRecorded) p.kernel = profile::Stats::of(kernelPerRun);
 }
 
-RemoteProfileResult profileGuarded(const model::Document& document, const model::RevisionPtr& revision,
-                                   const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device, int threads,
+RemoteProfileResult failedProfile(const QString& host, const QString& why) {
+  RemoteProfileResult failed;
+  failed.traffic.host = host;
+  failed.error = QStringLiteral("the remote profile failed: %1").arg(why);
+  return failed;
+}
+
+// `given`: the revision saved beforehand; else it is saved from `document` while ssh connects.
+RemoteProfileResult profileGuarded(const model::Document* document, const RemoteModel* given,
+                                   const model::RevisionPtr& revision, const model::InputSet& inputs, int runs,
+                                   int warmup, const RemoteDevice& device, int threads,
                                    const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
   RemoteProfileResult out;
   out.traffic.host = device.host;
@@ -89,9 +100,10 @@ RemoteProfileResult profileGuarded(const model::Document& document, const model:
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   QString error;
   std::optional<AgentReply> reply;
-  std::optional<RemoteModel> model;
+  std::optional<RemoteModel> saved;
+  const RemoteModel* model = given;
   connection.start();  // the host starts Python and torch while the revision is saved here
-  model = savedForRemote(document, revision, &error);
+  if (!model && (saved = savedForRemote(*document, revision, &error))) model = &*saved;
   if (model && connection.open(hello, &error)) {
     const qint64 before = connection.bytesSent();
     if (sendModel(connection, *model, &error)) {
@@ -99,11 +111,15 @@ RemoteProfileResult profileGuarded(const model::Document& document, const model:
       out.traffic.modelSent = connection.bytesSent() - before > model->bytes.size();
       QByteArray payload;
       if (const auto trees = encodeValues(inputs.values, payload, &error)) {
-        const QJsonObject ask{{QStringLiteral("op"), QStringLiteral("profile")}, {QStringLiteral("sha256"), model->sha256},
-                              {QStringLiteral("format"), model->format}, {QStringLiteral("inputs"), *trees},
-                              {QStringLiteral("runs"), runs}, {QStringLiteral("warmup"), warmup},
+        const QJsonObject ask{{QStringLiteral("op"), QStringLiteral("profile")},
+                              {QStringLiteral("sha256"), model->sha256},
+                              {QStringLiteral("format"), model->format},
+                              {QStringLiteral("inputs"), *trees},
+                              {QStringLiteral("runs"), runs},
+                              {QStringLiteral("warmup"), warmup},
                               {QStringLiteral("per_node"), true}};
-        connection.say(QStringLiteral("profiling on %1 (%2 runs, %3 warm-up)").arg(device.device).arg(runs).arg(warmup));
+        connection.say(
+            QStringLiteral("profiling on %1 (%2 runs, %3 warm-up)").arg(device.device).arg(runs).arg(warmup));
         reply = connection.request(ask, payload, QStringLiteral("the profile"), &error);
       }
     }
@@ -139,14 +155,22 @@ RemoteProfileResult profileGuarded(const model::Document& document, const model:
 
 RemoteProfileResult profileRemote(const model::Document& document, const model::RevisionPtr& revision,
                                   const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
-                                  int threads, const AgentConnection::Progress& progress, const std::atomic<bool>* cancel) {
-  return model::guarded([&] { return profileGuarded(document, revision, inputs, runs, warmup, device, threads, progress, cancel); },
-                        [&](const QString& why) {
-                          RemoteProfileResult failed;
-                          failed.traffic.host = device.host;
-                          failed.error = QStringLiteral("the remote profile failed: %1").arg(why);
-                          return failed;
-                        });
+                                  int threads, const AgentConnection::Progress& progress,
+                                  const std::atomic<bool>* cancel) {
+  return model::guarded(
+      [&] {
+        return profileGuarded(&document, nullptr, revision, inputs, runs, warmup, device, threads, progress, cancel);
+      },
+      [&](const QString& why) { return failedProfile(device.host, why); });
+}
+
+RemoteProfileResult profileRemote(const RemoteModel& model, const model::RevisionPtr& revision,
+                                  const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
+                                  int threads, const AgentConnection::Progress& progress,
+                                  const std::atomic<bool>* cancel) {
+  return model::guarded(
+      [&] { return profileGuarded(nullptr, &model, revision, inputs, runs, warmup, device, threads, progress, cancel); },
+      [&](const QString& why) { return failedProfile(device.host, why); });
 }
 
 }  // namespace graft::core::remote

@@ -28,4 +28,12 @@ RemoteProfileResult profileRemote(const model::Document& document, const model::
                                   int threads, const AgentConnection::Progress& progress,
                                   const std::atomic<bool>* cancel = nullptr);
 
+struct RemoteModel;
+// The same with the revision saved beforehand (remote_model.h savedForRemote): for a caller whose
+// document may close while the job runs (the window), so the job holds no Document.
+RemoteProfileResult profileRemote(const RemoteModel& model, const model::RevisionPtr& revision,
+                                  const model::InputSet& inputs, int runs, int warmup, const RemoteDevice& device,
+                                  int threads, const AgentConnection::Progress& progress,
+                                  const std::atomic<bool>* cancel = nullptr);
+
 }  // namespace graft::core::remote

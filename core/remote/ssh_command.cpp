@@ -13,15 +13,18 @@ QString bootstrap(const QString& sha) {
   return QStringLiteral(
              "import sys,os,hashlib\n"
              "h=\"%1\";i=sys.stdin.buffer;o=sys.stdout.buffer\n"
-             "d=os.path.join(os.environ.get(\"XDG_CACHE_HOME\") or os.path.join(os.path.expanduser(\"~\"),\".cache\"),\"graft\")\n"
+             "d=os.path.join(os.environ.get(\"XDG_CACHE_HOME\") or "
+             "os.path.join(os.path.expanduser(\"~\"),\".cache\"),\"graft\")\n"
              "p=os.path.join(d,\"agent-\"+h+\".py\")\n"
              "if not os.path.isfile(p):\n"
              " o.write(b\"graft-agent need\\n\");o.flush();n=int(i.readline());b=i.read(n)\n"
              " if hashlib.sha256(b).hexdigest()!=h:sys.exit(\"graft-agent: the agent arrived damaged\")\n"
-             " os.makedirs(d,exist_ok=True);t=p+\".%d\"%os.getpid();f=open(t,\"wb\");f.write(b);f.close();os.replace(t,p)\n"
+             " os.makedirs(d,exist_ok=True);t=p+\".%d\"%os.getpid();f=open(t,\"wb\");f.write(b);f.close();os.replace(t,"
+             "p)\n"
              "else:\n"
              " o.write(b\"graft-agent have\\n\");o.flush()\n"
-             "g={\"__name__\":\"graft_agent\"};exec(compile(open(p,\"rb\").read(),p,\"exec\"),g);sys.exit(g[\"main\"]())\n")
+             "g={\"__name__\":\"graft_agent\"};exec(compile(open(p,\"rb\").read(),p,\"exec\"),g);sys.exit(g[\"main\"]()"
+             ")\n")
       .arg(sha);
 }
 
@@ -41,7 +44,8 @@ QStringList splitShellWords(const QString& text) {
     }
     if (state == Double) {
       if (c == QLatin1Char('"')) state = Plain;
-      else if (c == QLatin1Char('\\') && i + 1 < text.size() && QStringLiteral("\"\\$`").contains(text[i + 1])) word += text[++i];
+      else if (c == QLatin1Char('\\') && i + 1 < text.size() && QStringLiteral("\"\\$`").contains(text[i + 1]))
+        word += text[++i];
       else word += c;
       continue;
     }
@@ -74,7 +78,8 @@ QString remoteCommand(const RemoteDevice& device, const QString& agentSha256) {
   return QStringLiteral(
              "P=; IFS=:; for d in $PATH; do if [ -x \"$d/python3\" ] && \"$d/python3\" -c 'import torch' 2>/dev/null; "
              "then P=\"$d/python3\"; break; fi; done; unset IFS; "
-             "if [ -z \"$P\" ]; then echo \"no python3 on the PATH ($PATH) imports torch\" >&2; exit %1; fi; exec \"$P\"")
+             "if [ -z \"$P\" ]; then echo \"no python3 on the PATH ($PATH) imports torch\" >&2; exit %1; fi; exec "
+             "\"$P\"")
              .arg(kNoTorchExit) +
          run;
 }

@@ -35,20 +35,26 @@ std::optional<QJsonObject> encode(const c10::IValue& v, QByteArray& payload, QSt
     const at::Tensor t = v.toTensor().detach().to(c10::kCPU).contiguous();
     const auto dtype = wireDtype(t.scalar_type());
     if (!dtype) {
-      *error = QStringLiteral("a %1 tensor cannot be sent to a remote device").arg(QString::fromLatin1(c10::toString(t.scalar_type())));
+      *error = QStringLiteral("a %1 tensor cannot be sent to a remote device")
+                   .arg(QString::fromLatin1(c10::toString(t.scalar_type())));
       return std::nullopt;
     }
     const qint64 n = qint64(t.numel()) * qint64(t.element_size());
     QJsonArray shape;
     for (const auto d : t.sizes()) shape.append(qint64(d));
-    QJsonObject o{{QStringLiteral("t"), QStringLiteral("tensor")}, {QStringLiteral("dtype"), *dtype},
-                  {QStringLiteral("shape"), shape}, {QStringLiteral("offset"), payload.size()}, {QStringLiteral("nbytes"), n}};
+    QJsonObject o{{QStringLiteral("t"), QStringLiteral("tensor")},
+                  {QStringLiteral("dtype"), *dtype},
+                  {QStringLiteral("shape"), shape},
+                  {QStringLiteral("offset"), payload.size()},
+                  {QStringLiteral("nbytes"), n}};
     if (n > 0) payload.append(static_cast<const char*>(t.data_ptr()), n);
     return o;
   }
   if (v.isBool()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("bool")}, {QStringLiteral("v"), v.toBool()}};
-  if (v.isInt()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("int")}, {QStringLiteral("v"), qint64(v.toInt())}};
-  if (v.isDouble()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("float")}, {QStringLiteral("v"), v.toDouble()}};
+  if (v.isInt())
+    return QJsonObject{{QStringLiteral("t"), QStringLiteral("int")}, {QStringLiteral("v"), qint64(v.toInt())}};
+  if (v.isDouble())
+    return QJsonObject{{QStringLiteral("t"), QStringLiteral("float")}, {QStringLiteral("v"), v.toDouble()}};
   if (v.isNone()) return QJsonObject{{QStringLiteral("t"), QStringLiteral("none")}};
   if (v.isTuple() || v.isList()) {
     const std::vector<c10::IValue> items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toList().vec();
@@ -58,7 +64,8 @@ std::optional<QJsonObject> encode(const c10::IValue& v, QByteArray& payload, QSt
       if (!tree) return std::nullopt;
       trees.append(*tree);
     }
-    return QJsonObject{{QStringLiteral("t"), v.isTuple() ? QStringLiteral("tuple") : QStringLiteral("list")}, {QStringLiteral("items"), trees}};
+    return QJsonObject{{QStringLiteral("t"), v.isTuple() ? QStringLiteral("tuple") : QStringLiteral("list")},
+                       {QStringLiteral("items"), trees}};
   }
   *error = QStringLiteral("a %1 value cannot be sent to a remote device").arg(QString::fromStdString(v.tagKind()));
   return std::nullopt;
@@ -70,10 +77,19 @@ std::optional<c10::IValue> decode(const QJsonObject& o, const QByteArray& payloa
     const auto dtype = model::dtypeFromName(o.value(QStringLiteral("dtype")).toString());
     std::vector<int64_t> shape;
     for (const auto d : o.value(QStringLiteral("shape")).toArray()) shape.push_back(d.toInteger());
-    const qint64 offset = o.value(QStringLiteral("offset")).toInteger(), n = o.value(QStringLiteral("nbytes")).toInteger();
+    const qint64 offset = o.value(QStringLiteral("offset")).toInteger(),
+                 n = o.value(QStringLiteral("nbytes")).toInteger();
     if (!dtype || offset < 0 || n < 0 || offset + n > payload.size()) {
-      *error = QStringLiteral("the agent sent a tensor Graft cannot read (%1)").arg(o.value(QStringLiteral("dtype")).toString());
+      *error = QStringLiteral("the agent sent a tensor Graft cannot read (%1)")
+                   .arg(o.value(QStringLiteral("dtype")).toString());
       return std::nullopt;
+    }
+    if (o.value(QStringLiteral("meta")).toBool()) {  // a type without its values (shapes)
+      if (n != 0) {
+        *error = QStringLiteral("the agent sent a type with values");
+        return std::nullopt;
+      }
+      return c10::IValue(at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta)));
     }
     at::Tensor out = at::empty(shape, at::TensorOptions().dtype(*dtype));
     if (qint64(out.numel()) * qint64(out.element_size()) != n) {
@@ -115,7 +131,8 @@ std::optional<QJsonArray> encodeValues(const std::vector<c10::IValue>& values, Q
   return trees;
 }
 
-std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload, QString* error) {
+std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload,
+                                                     QString* error) {
   std::vector<c10::IValue> values;
   for (const auto tree : trees) {
     auto v = decode(tree.toObject(), payload, error);

@@ -17,7 +17,10 @@ namespace graft::core::remote {
 // a value the wire cannot carry (a string, an object).
 std::optional<QJsonArray> encodeValues(const std::vector<c10::IValue>& values, QByteArray& payload, QString* error);
 
-// The values back, tensors on the CPU; nullopt with `error` for a tree that does not fit the payload.
-std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload, QString* error);
+// The values back, tensors on the CPU (a tree marked "meta", sent without its bytes, is a tensor
+// on the meta device: dtype and shape only); nullopt with `error` for a tree that does not fit
+// the payload.
+std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload,
+                                                     QString* error);
 
 }  // namespace graft::core::remote

@@ -68,14 +68,16 @@ QString judgedName(const run::CompareResult& r, const run::Tolerance& tol) {
 QString verdictName(run::CompareResult::Verdict v) {
   switch (v) {
     case run::CompareResult::Verdict::Equal: return QStringLiteral("equal");
-    case run::CompareResult::Verdict::OutputsEqualIntermediateDiffers: return QStringLiteral("outputs_equal_intermediate_differs");
+    case run::CompareResult::Verdict::OutputsEqualIntermediateDiffers:
+      return QStringLiteral("outputs_equal_intermediate_differs");
     case run::CompareResult::Verdict::OutputsDiffer: return QStringLiteral("outputs_differ");
   }
   return {};
 }
 }  // namespace
 
-QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol, bool perNode, const QStringList& outputNames) {
+QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol, bool perNode,
+                          const QStringList& outputNames) {
   QJsonArray outputs;
   const bool named = size_t(outputNames.size()) == r.outputs.size();
   for (size_t i = 0; i < r.outputs.size(); ++i) {
@@ -107,7 +109,8 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
     j["nodes_compared"] = int(r.nodes->nodes.size());
     auto unmatched = [](const std::vector<const run::NodeRecord*>& nodes) {
       QJsonArray a;
-      for (const auto* n : nodes) a.append(QJsonObject{{"node", double(n->id)}, {"op", n->op}, {"module_path", n->modulePath}});
+      for (const auto* n : nodes)
+        a.append(QJsonObject{{"node", double(n->id)}, {"op", n->op}, {"module_path", n->modulePath}});
       return a;
     };
     j["unmatched_a"] = unmatched(r.nodes->unmatchedA);
@@ -117,14 +120,22 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
       QJsonArray a, b;
       for (auto id : g.a) a.append(double(id));
       for (auto id : g.b) b.append(double(id));
-      changes.append(QJsonObject{{"change", g.number}, {"ops_a", g.opsA}, {"ops_b", g.opsB}, {"nodes_a", a},
-                                 {"nodes_b", b}, {"outputs_compared", int(g.exits.size())}, {"outputs_unpaired", g.unpairedExits}});
+      changes.append(QJsonObject{{"change", g.number},
+                                 {"ops_a", g.opsA},
+                                 {"ops_b", g.opsB},
+                                 {"nodes_a", a},
+                                 {"nodes_b", b},
+                                 {"outputs_compared", int(g.exits.size())},
+                                 {"outputs_unpaired", g.unpairedExits}});
     }
     j["changes"] = changes;
     QJsonArray skipped;
     for (const auto& n : r.nodes->notCompared)
-      skipped.append(QJsonObject{{"node", double(n.node)}, {"op", n.op}, {"module_path", n.modulePath},
-                                 {"side", n.onB ? "b" : "a"}, {"change", n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null)},
+      skipped.append(QJsonObject{{"node", double(n.node)},
+                                 {"op", n.op},
+                                 {"module_path", n.modulePath},
+                                 {"side", n.onB ? "b" : "a"},
+                                 {"change", n.change ? QJsonValue(n.change) : QJsonValue(QJsonValue::Null)},
                                  {"reason", n.reason}});
     j["not_compared"] = skipped;
     if (perNode) {
@@ -139,15 +150,22 @@ QJsonObject compareReport(const run::CompareResult& r, const run::Tolerance& tol
 QString compareText(const run::CompareResult& r, const run::Tolerance& tol, const QStringList& outputNames) {
   const bool named = size_t(outputNames.size()) == r.outputs.size();
   QStringList lines;
-  const QString head = r.verdict() == run::CompareResult::Verdict::Equal ? (r.exact ? QStringLiteral("EXACT") : QStringLiteral("EQUAL"))
-                       : r.equal ? QStringLiteral("OUTPUTS EQUAL, INTERMEDIATE DIFFERS") : QStringLiteral("DIFFERENT");
+  const QString head = r.verdict() == run::CompareResult::Verdict::Equal
+                           ? (r.exact ? QStringLiteral("EXACT") : QStringLiteral("EQUAL"))
+                       : r.equal ? QStringLiteral("OUTPUTS EQUAL, INTERMEDIATE DIFFERS")
+                                 : QStringLiteral("DIFFERENT");
   lines << QStringLiteral("%1: %2").arg(head, r.reason);
   if (tol.elementwise) lines << QStringLiteral("judged elementwise at atol %1, rtol %2").arg(tol.atol).arg(tol.rtol);
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const auto& d = r.outputs[i];
     lines << QStringLiteral("output %1: %2  max_abs %3  max_rel %4  mismatched %5/%6  cosine %7%8")
-                 .arg(named ? outputNames[int(i)] : QString::number(i)).arg(d.allclose ? QStringLiteral("ok  ") : QStringLiteral("FAIL"))
-                 .arg(d.maxAbs, 0, 'g', 4).arg(d.maxRel, 0, 'g', 4).arg(d.mismatched).arg(d.numel).arg(d.cosine, 0, 'f', 6)
+                 .arg(named ? outputNames[int(i)] : QString::number(i))
+                 .arg(d.allclose ? QStringLiteral("ok  ") : QStringLiteral("FAIL"))
+                 .arg(d.maxAbs, 0, 'g', 4)
+                 .arg(d.maxRel, 0, 'g', 4)
+                 .arg(d.mismatched)
+                 .arg(d.numel)
+                 .arg(d.cosine, 0, 'f', 6)
                  .arg(d.reason.isEmpty() ? QString() : QStringLiteral("  (") + d.reason + QLatin1Char(')'));
   }
   auto where = [](const run::NodeDiff& f) {
@@ -161,17 +179,23 @@ QString compareText(const run::CompareResult& r, const run::Tolerance& tol, cons
     lines << QStringLiteral("outputs equal, but an intermediate is beyond tolerance: ") + where(*f);
   if (r.culprit)
     lines << QStringLiteral("culprit: node %1 %2 at %3 introduces the error itself (local max_abs %4, %5)")
-                 .arg(r.culprit->nodeB).arg(r.culprit->op, r.culprit->modulePath.isEmpty() ? QStringLiteral("<top>") : r.culprit->modulePath)
-                 .arg(r.culprit->localMaxAbs, 0, 'g', 4).arg(run::shareOfScale(r.culprit->localScaled));
+                 .arg(r.culprit->nodeB)
+                 .arg(r.culprit->op, r.culprit->modulePath.isEmpty() ? QStringLiteral("<top>") : r.culprit->modulePath)
+                 .arg(r.culprit->localMaxAbs, 0, 'g', 4)
+                 .arg(run::shareOfScale(r.culprit->localScaled));
   else if (r.localErrors && !r.equal)
     lines << QStringLiteral("culprit: none (no node adds more than rounding noise on its own; the error accumulates)");
   if (r.nodes && !r.nodes->changes.empty()) {
     const int n = int(r.nodes->changes.size());
-    lines << QStringLiteral("%1 %2, compared where their values leave them:").arg(n).arg(n == 1 ? QStringLiteral("change") : QStringLiteral("changes"));
+    lines << QStringLiteral("%1 %2, compared where their values leave them:")
+                 .arg(n)
+                 .arg(n == 1 ? QStringLiteral("change") : QStringLiteral("changes"));
     for (const auto& g : r.nodes->changes) lines << QStringLiteral("  ") + g.label();
   }
   if (r.nodes && (!r.nodes->unmatchedA.empty() || !r.nodes->unmatchedB.empty()))
-    lines << QStringLiteral("unmatched nodes: %1 in A, %2 in B").arg(r.nodes->unmatchedA.size()).arg(r.nodes->unmatchedB.size());
+    lines << QStringLiteral("unmatched nodes: %1 in A, %2 in B")
+                 .arg(r.nodes->unmatchedA.size())
+                 .arg(r.nodes->unmatchedB.size());
   return lines.join(QLatin1Char('\n'));
 }
 

@@ -61,18 +61,29 @@ QByteArray profileChartSvg(const profile::Profile& before, const profile::Profil
   for (const auto& [op, v] : rows) max = std::max({max, v, afterMs.value(op)});
   const int labelW = 200, barW = 420, rowH = after ? 30 : 18, top = 24;
   const int height = top + int(rows.size()) * rowH + 10;
-  QString s = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\" "
-                             "font-family=\"sans-serif\" font-size=\"11\">\n")
-                  .arg(labelW + barW + 90).arg(height);
-  s += QStringLiteral("<rect x=\"%1\" y=\"4\" width=\"10\" height=\"10\" fill=\"#7b8fb0\"/><text x=\"%2\" y=\"13\">%3</text>\n")
-           .arg(labelW).arg(labelW + 14).arg(after ? QStringLiteral("before") : QStringLiteral("median ms per run"));
+  QString s = QStringLiteral(
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\" "
+                  "font-family=\"sans-serif\" font-size=\"11\">\n")
+                  .arg(labelW + barW + 90)
+                  .arg(height);
+  s += QStringLiteral(
+           "<rect x=\"%1\" y=\"4\" width=\"10\" height=\"10\" fill=\"#7b8fb0\"/><text x=\"%2\" y=\"13\">%3</text>\n")
+           .arg(labelW)
+           .arg(labelW + 14)
+           .arg(after ? QStringLiteral("before") : QStringLiteral("median ms per run"));
   if (after)
-    s += QStringLiteral("<rect x=\"%1\" y=\"4\" width=\"10\" height=\"10\" fill=\"#2e7d32\"/><text x=\"%2\" y=\"13\">after</text>\n")
-             .arg(labelW + 70).arg(labelW + 84);
+    s += QStringLiteral(
+             "<rect x=\"%1\" y=\"4\" width=\"10\" height=\"10\" fill=\"#2e7d32\"/><text x=\"%2\" "
+             "y=\"13\">after</text>\n")
+             .arg(labelW + 70)
+             .arg(labelW + 84);
   for (int i = 0; i < rows.size(); ++i) {
     const auto& [op, v] = rows[i];
     const int y = top + i * rowH;
-    s += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"end\">%3</text>\n").arg(labelW - 6).arg(y + 11).arg(esc(op));
+    s += QStringLiteral("<text x=\"%1\" y=\"%2\" text-anchor=\"end\">%3</text>\n")
+             .arg(labelW - 6)
+             .arg(y + 11)
+             .arg(esc(op));
     s += QStringLiteral("<rect class=\"bar\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"12\" fill=\"#7b8fb0\"/>"
                         "<text x=\"%4\" y=\"%5\">%6 ms</text>\n")
              .arg(labelW).arg(y).arg(std::max(1.0, v / max * barW), 0, 'f', 1)
@@ -101,7 +112,8 @@ QVector<QPair<QString, QString>> modelFacts(const model::Document& document) {
                              : v.toVariant().toString());
     return items.join(QStringLiteral(", "));
   };
-  facts.append({QStringLiteral("file"), document.sourcePath().isEmpty() ? document.displayName() : document.sourcePath()});
+  facts.append(
+      {QStringLiteral("file"), document.sourcePath().isEmpty() ? document.displayName() : document.sourcePath()});
   facts.append({QStringLiteral("format"), text("format")});
   facts.append({QStringLiteral("ops"), text("ops")});
   facts.append({QStringLiteral("TorchScript nodes"), text("jit_nodes")});
@@ -113,13 +125,18 @@ QVector<QPair<QString, QString>> modelFacts(const model::Document& document) {
   for (const auto& v : info.value(QStringLiteral("repeats")).toArray()) {
     const auto o = v.toObject();
     const auto modules = o.value(QStringLiteral("modules")).toArray();
-    repeats << QStringLiteral("%1–%2 ×%3").arg(modules.first().toString(), modules.last().toString()).arg(o.value(QStringLiteral("count")).toInt());
+    repeats << QStringLiteral("%1–%2 ×%3")
+                   .arg(modules.first().toString(), modules.last().toString())
+                   .arg(o.value(QStringLiteral("count")).toInt());
   }
-  facts.append({QStringLiteral("repeated blocks"), repeats.isEmpty() ? QStringLiteral("none") : repeats.join(QStringLiteral("; "))});
+  facts.append({QStringLiteral("repeated blocks"),
+                repeats.isEmpty() ? QStringLiteral("none") : repeats.join(QStringLiteral("; "))});
   QVector<QPair<int, QString>> ops;
   const auto histogram = info.value(QStringLiteral("op_histogram")).toObject();
   for (auto it = histogram.begin(); it != histogram.end(); ++it) ops.append({it.value().toInt(), it.key()});
-  std::sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+  std::sort(ops.begin(), ops.end(), [](const auto& x, const auto& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  });
   QStringList top;
   for (int i = 0; i < ops.size() && i < 8; ++i) top << QStringLiteral("%1 ×%2").arg(ops[i].second).arg(ops[i].first);
   facts.append({QStringLiteral("most frequent ops"), top.join(QStringLiteral(", "))});
@@ -129,8 +146,8 @@ QVector<QPair<QString, QString>> modelFacts(const model::Document& document) {
 QVector<HtmlReport::Revision> revisionHistory(const model::Document& document) {
   QVector<HtmlReport::Revision> rows;
   for (int i = 0; i < document.count(); ++i)
-    rows.append({i, document.parentOf(i), document.revision(i)->name(), model::GraphView::build(*document.revision(i)).opCount(),
-                 i == document.currentIndex()});
+    rows.append({i, document.parentOf(i), document.revision(i)->name(),
+                 model::GraphView::build(*document.revision(i)).opCount(), i == document.currentIndex()});
   return rows;
 }
 
@@ -151,8 +168,9 @@ HtmlReport assembleReport(const model::Document& a, const model::Revision& revA,
 
 QByteArray htmlReport(const HtmlReport& r) {
   QString h;
-  h += QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%1 — Graft report</title>\n"
-                      "<style>%2</style></head><body>\n")
+  h += QStringLiteral(
+           "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%1 — Graft report</title>\n"
+           "<style>%2</style></head><body>\n")
            .arg(esc(r.title), QString::fromUtf8(kStyle));
   h += QStringLiteral("<h1>%1</h1>\n<p class=\"muted\">Graft report · %2 · %3</p>\n")
            .arg(esc(r.title), esc(QDateTime::currentDateTimeUtc().toString(Qt::ISODate)), esc(r.generator));
@@ -171,7 +189,8 @@ QByteArray htmlReport(const HtmlReport& r) {
   }
   h += QStringLiteral("<div class=\"diagrams\">\n");
   for (const auto& d : r.diagrams)
-    h += QStringLiteral("<figure><figcaption>%1</figcaption>\n%2</figure>\n").arg(esc(d.caption), QString::fromUtf8(d.svg));
+    h += QStringLiteral("<figure><figcaption>%1</figcaption>\n%2</figure>\n")
+             .arg(esc(d.caption), QString::fromUtf8(d.svg));
   h += QStringLiteral("</div>\n");
 
   section(h, QStringLiteral("Revision history"));
@@ -196,7 +215,8 @@ QByteArray htmlReport(const HtmlReport& r) {
       for (const auto& x : d.removed) {
         if (++shown > 300) break;
         h += diffRow(QStringLiteral("removed"), x,
-                     x.foldedInto ? QStringLiteral("folded into %1 %2").arg(x.foldedInto->op, x.foldedInto->modulePath) : QString());
+                     x.foldedInto ? QStringLiteral("folded into %1 %2").arg(x.foldedInto->op, x.foldedInto->modulePath)
+                                  : QString());
       }
       for (const auto& x : d.changed)
         if (++shown <= 300) h += diffRow(QStringLiteral("changed"), x, x.what.join(QStringLiteral(", ")));
@@ -215,20 +235,29 @@ QByteArray htmlReport(const HtmlReport& r) {
              .arg(verdict.good() ? QStringLiteral("good") : QStringLiteral("bad"),
                   esc(verdict.word.left(1).toUpper() + verdict.word.mid(1)),
                   verdict.reason.isEmpty() ? QString() : QStringLiteral(" — ") + esc(verdict.reason));
-    h += QStringLiteral("<table><tr><th>output</th><th>max abs</th><th>max rel</th><th>mismatched</th><th>cosine</th><th></th></tr>\n");
+    h += QStringLiteral(
+        "<table><tr><th>output</th><th>max abs</th><th>max rel</th><th>mismatched</th><th>cosine</th><th></th></tr>\n");
     for (const auto& o : c.outputs)
-      h += QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4 of %5</td>"
-                          "<td class=\"n\">%6</td><td class=\"%7\">%8</td></tr>\n")
-               .arg(esc(o.label), num(o.maxAbs), num(o.maxRel)).arg(o.mismatched).arg(o.numel).arg(num(o.cosine, 6))
-               .arg(o.pass ? QStringLiteral("good") : QStringLiteral("bad"), o.pass ? QStringLiteral("pass") : QStringLiteral("fail"));
+      h += QStringLiteral(
+               "<tr><td>%1</td><td class=\"n\">%2</td><td class=\"n\">%3</td><td class=\"n\">%4 of %5</td>"
+               "<td class=\"n\">%6</td><td class=\"%7\">%8</td></tr>\n")
+               .arg(esc(o.label), num(o.maxAbs), num(o.maxRel))
+               .arg(o.mismatched)
+               .arg(o.numel)
+               .arg(num(o.cosine, 6))
+               .arg(o.pass ? QStringLiteral("good") : QStringLiteral("bad"),
+                    o.pass ? QStringLiteral("pass") : QStringLiteral("fail"));
     h += QStringLiteral("</table>\n");
     if (c.firstDivergence)
       h += QStringLiteral("<p><b>First divergence</b>: %1 <code>%2</code> (node %3), max abs %4.</p>\n")
                .arg(esc(c.firstDivergence->modulePath), esc(c.firstDivergence->op)).arg(c.firstDivergence->node)
                .arg(num(c.firstDivergence->maxAbs));
     else if (c.intermediateDivergence)
-      h += QStringLiteral("<p><b>Outputs equal, but an intermediate is beyond tolerance</b>: %1 <code>%2</code> (node %3), max abs %4.</p>\n")
-               .arg(esc(c.intermediateDivergence->label), esc(c.intermediateDivergence->op)).arg(c.intermediateDivergence->node)
+      h += QStringLiteral(
+               "<p><b>Outputs equal, but an intermediate is beyond tolerance</b>: %1 <code>%2</code> (node %3), max "
+               "abs %4.</p>\n")
+               .arg(esc(c.intermediateDivergence->label), esc(c.intermediateDivergence->op))
+               .arg(c.intermediateDivergence->node)
                .arg(num(c.intermediateDivergence->maxAbs));
     else
       h += QStringLiteral("<p>First divergence: none (every compared node within tolerance).</p>\n");
@@ -240,7 +269,8 @@ QByteArray htmlReport(const HtmlReport& r) {
   } else {
     h += QStringLiteral("<p class=\"muted\">%1</p>\n")
              .arg(esc(r.compare && !r.compare->error.isEmpty() ? r.compare->error
-                                                               : r.compareNote.isEmpty() ? QStringLiteral("No compare was run.") : r.compareNote));
+                      : r.compareNote.isEmpty()                ? QStringLiteral("No compare was run.")
+                                                               : r.compareNote));
   }
 
   section(h, QStringLiteral("Profile"));
@@ -248,18 +278,26 @@ QByteArray htmlReport(const HtmlReport& r) {
     const auto& b = *r.before;
     if (r.after) {
       const double speedup = r.after->run.median > 0 ? b.run.median / r.after->run.median : 0;
-      h += QStringLiteral("<p class=\"speedup\">Speedup ×%1</p>\n<p>%2: median %3 ms per run · %4: median %5 ms per run "
-                          "(%6 runs, %7 threads, %8).</p>\n")
-               .arg(speedup, 0, 'f', 2).arg(esc(r.beforeLabel), ms(b.run.median), esc(r.afterLabel), ms(r.after->run.median))
-               .arg(b.runMs.size()).arg(b.threads).arg(esc(b.device));
+      h += QStringLiteral(
+               "<p class=\"speedup\">Speedup ×%1</p>\n<p>%2: median %3 ms per run · %4: median %5 ms per run "
+               "(%6 runs, %7 threads, %8).</p>\n")
+               .arg(speedup, 0, 'f', 2)
+               .arg(esc(r.beforeLabel), ms(b.run.median), esc(r.afterLabel), ms(r.after->run.median))
+               .arg(b.runMs.size())
+               .arg(b.threads)
+               .arg(esc(b.device));
     } else {
       h += QStringLiteral("<p>%1: median %2 ms per run (p10 %3, p90 %4; %5 runs, %6 threads, %7).</p>\n")
-               .arg(esc(r.beforeLabel), ms(b.run.median), ms(b.run.p10), ms(b.run.p90)).arg(b.runMs.size()).arg(b.threads).arg(esc(b.device));
+               .arg(esc(r.beforeLabel), ms(b.run.median), ms(b.run.p10), ms(b.run.p90))
+               .arg(b.runMs.size())
+               .arg(b.threads)
+               .arg(esc(b.device));
     }
     h += QStringLiteral("<p class=\"muted\">Time per op kind (sum over its nodes, median over runs).</p>\n");
     h += QString::fromUtf8(profileChartSvg(b, r.after ? &*r.after : nullptr));
   } else {
-    h += QStringLiteral("<p class=\"muted\">%1</p>\n").arg(esc(r.profileNote.isEmpty() ? QStringLiteral("No profile was run.") : r.profileNote));
+    h += QStringLiteral("<p class=\"muted\">%1</p>\n")
+             .arg(esc(r.profileNote.isEmpty() ? QStringLiteral("No profile was run.") : r.profileNote));
   }
   h += QStringLiteral("</body></html>\n");
   return h.toUtf8();

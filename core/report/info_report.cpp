@@ -53,7 +53,8 @@ QJsonObject infoReport(const model::Document& document) {
   }
   QJsonArray repeats;
   for (const auto& r : model::findRepeats(view))
-    repeats.append(QJsonObject{{"modules", QJsonArray::fromStringList(r.paths)}, {"count", r.paths.size()}, {"type", r.typeName}});
+    repeats.append(
+        QJsonObject{{"modules", QJsonArray::fromStringList(r.paths)}, {"count", r.paths.size()}, {"type", r.typeName}});
   return QJsonObject{
       {"model", document.displayName()},
       {"format", document.format()},
@@ -76,7 +77,8 @@ QString infoText(const model::Document& document) {
   const auto rev = document.current();
   const auto view = model::GraphView::build(*rev, document);
   QStringList lines;
-  lines << QStringLiteral("model:     %1%2").arg(document.displayName(), rev->frozen() ? QString() : QStringLiteral(" (not frozen)"));
+  lines << QStringLiteral("model:     %1%2")
+               .arg(document.displayName(), rev->frozen() ? QString() : QStringLiteral(" (not frozen)"));
   lines << QStringLiteral("ops:       %1 (of %2 TorchScript nodes)").arg(view.opCount()).arg(view.jitNodes);
   lines << QStringLiteral("modules:   %1").arg(view.groups.size() - 1);
   for (const auto& p : named(view.graphInputs)) lines << QStringLiteral("input:     %1: %2").arg(p.name, p.type);

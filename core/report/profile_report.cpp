@@ -128,8 +128,11 @@ QJsonObject profileReport(const profile::Profile& p) {
 
 QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
   QJsonArray events;
-  events.append(QJsonObject{{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
-                            {"args", QJsonObject{{"name", QStringLiteral("Graft: %1 (%2)").arg(modelName, p.device)}}}});
+  events.append(
+      QJsonObject{{"name", "process_name"},
+                  {"ph", "M"},
+                  {"pid", 1},
+                  {"args", QJsonObject{{"name", QStringLiteral("Graft: %1 (%2)").arg(modelName, p.device)}}}});
   std::set<quint64> lanes;  // ordered, so the thread_name events come out the same every time
   QHash<quint64, QString> modulePathOf;
   for (const auto& n : p.nodes) modulePathOf.insert(n.node, n.modulePath);
@@ -162,8 +165,10 @@ QJsonObject chromeTrace(const profile::Profile& p, const QString& modelName) {
   if (!p.kernels.isEmpty()) {
     events.append(QJsonObject{{"name", "process_name"}, {"ph", "M"}, {"pid", 2},
                               {"args", QJsonObject{{"name", QStringLiteral("GPU: %1").arg(p.device)}}}});
-    events.append(QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 2}, {"args", QJsonObject{{"sort_index", 2}}}});
-    events.append(QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 1}, {"args", QJsonObject{{"sort_index", 1}}}});
+    events.append(
+        QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 2}, {"args", QJsonObject{{"sort_index", 2}}}});
+    events.append(
+        QJsonObject{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 1}, {"args", QJsonObject{{"sort_index", 1}}}});
     for (qint64 stream : streams)
       events.append(QJsonObject{{"name", "thread_name"}, {"ph", "M"}, {"pid", 2}, {"tid", stream},
                                 {"args", QJsonObject{{"name", QStringLiteral("stream %1").arg(stream)}}}});

@@ -48,8 +48,10 @@ QString quantErrorText(const run::ModuleErrorResult& result) {
     if (!m.diff.note.isEmpty()) line += QStringLiteral(": ") + m.diff.note;
     lines << line;
   }
-  if (!result.onlyInQuantized.isEmpty()) lines << QStringLiteral("only in the quantized model: ") + result.onlyInQuantized.join(QStringLiteral(", "));
-  if (!result.onlyInFloat.isEmpty()) lines << QStringLiteral("only in the float model: ") + result.onlyInFloat.join(QStringLiteral(", "));
+  if (!result.onlyInQuantized.isEmpty())
+    lines << QStringLiteral("only in the quantized model: ") + result.onlyInQuantized.join(QStringLiteral(", "));
+  if (!result.onlyInFloat.isEmpty())
+    lines << QStringLiteral("only in the float model: ") + result.onlyInFloat.join(QStringLiteral(", "));
   return lines.join(QLatin1Char('\n'));
 }
 

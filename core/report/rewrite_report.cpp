@@ -38,7 +38,9 @@ QJsonObject rewriteReport(const rewrite::ApplyResult& result) {
 QString rewriteText(const rewrite::ApplyResult& result) {
   QString text;
   for (const auto& s : result.reports) {
-    text += QStringLiteral("%1: %2, %3 skipped\n").arg(s.name, model::counted(s.matches, QStringLiteral("match"), QStringLiteral("matches"))).arg(s.skipped.size());
+    text += QStringLiteral("%1: %2, %3 skipped\n")
+                .arg(s.name, model::counted(s.matches, QStringLiteral("match"), QStringLiteral("matches")))
+                .arg(s.skipped.size());
     for (const auto& m : s.sites)
       if (!m.where.isEmpty()) text += QStringLiteral("  match at node %1: %2\n").arg(m.anchor).arg(m.where);
     QStringList skips;

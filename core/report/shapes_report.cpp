@@ -38,7 +38,8 @@ std::pair<QJsonValue, QString> typeFacts(const torch::jit::Value* v) {
   QJsonValue shape;
   if (const auto dims = t->symbolic_sizes().sizes()) {
     QJsonArray a;
-    for (const auto& d : *dims) a.append(d.is_static() ? QJsonValue(qint64(d.static_size())) : QJsonValue(model::symbolName(d)));
+    for (const auto& d : *dims)
+      a.append(d.is_static() ? QJsonValue(qint64(d.static_size())) : QJsonValue(model::symbolName(d)));
     shape = a;
   }
   const QString dtype = t->scalarType() ? model::dtypeName(static_cast<int>(*t->scalarType())) : QString();
@@ -67,14 +68,15 @@ QJsonObject shapesFromMetadata(const model::Revision& revision) {
   QJsonObject symbols;
   for (const auto& v : values)
     for (const auto& d : v.toObject().value(QLatin1String("shape")).toArray())
-      if (auto range = revision.symbolRanges().constFind(d.toString()); d.isString() && range != revision.symbolRanges().constEnd())
-        symbols.insert(d.toString(), QJsonObject{{"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
+      if (auto range = revision.symbolRanges().constFind(d.toString());
+          d.isString() && range != revision.symbolRanges().constEnd())
+        symbols.insert(d.toString(),
+                       QJsonObject{{"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
   return QJsonObject{{"source", QStringLiteral("metadata")}, {"values", values}, {"symbols", symbols}};
 }
 
-QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const model::InputSet& inputs, QString* error) {
-  const model::Revision& revision = *revisionPtr;
-  run::Executor executor(revisionPtr);
+QJsonObject shapesFromRun(const model::RevisionPtr& revision, const model::InputSet& inputs, QString* error) {
+  run::Executor executor(revision);
   run::RunOptions options;
   options.instrumented = true;
   options.keepIntermediates = true;
@@ -83,20 +85,27 @@ QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const model::In
     if (error) *error = result.error.headline();
     return {};
   }
+  return shapesOfRun(*revision, inputs, result);
+}
+
+QJsonObject shapesOfRun(const model::Revision& revision, const model::InputSet& inputs, const run::RunResult& result) {
   QJsonArray values;
   QJsonObject symbols;  // each symbolic dimension the run gave a size: its size and the program's range
   // A value of a program with symbolic sizes: its concrete shape, and its declared shape beside it.
   const auto entry = [&](const torch::jit::Value* v, const QJsonArray& shape, const QString& dtype) {
     QJsonObject e = valueEntry(v, revision, shape, dtype);
     const QJsonArray declared = typeFacts(v).first.toArray();
-    if (declared.size() != shape.size() || std::none_of(declared.begin(), declared.end(), [](const QJsonValue& d) { return d.isString(); }))
+    if (declared.size() != shape.size() ||
+        std::none_of(declared.begin(), declared.end(), [](const QJsonValue& d) { return d.isString(); }))
       return e;
     e.insert(QStringLiteral("symbolic_shape"), declared);
     for (qsizetype k = 0; k < declared.size(); ++k) {
       const QString name = declared[k].toString();
       const auto range = revision.symbolRanges().constFind(name);
       if (name.isEmpty() || range == revision.symbolRanges().constEnd() || symbols.contains(name)) continue;
-      symbols.insert(name, QJsonObject{{"value", shape[k]}, {"min", range->min}, {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
+      symbols.insert(name, QJsonObject{{"value", shape[k]},
+                                       {"min", range->min},
+                                       {"max", range->max ? QJsonValue(*range->max) : QJsonValue()}});
     }
     return e;
   };
@@ -106,7 +115,8 @@ QJsonObject shapesFromRun(const model::RevisionPtr& revisionPtr, const model::In
     QJsonArray shape;
     if (v.isTensor())
       for (auto d : v.toTensor().sizes()) shape.append(qint64(d));
-    if (v.isTensor()) values.append(entry(graph->inputs()[i], shape, model::dtypeName(static_cast<int>(v.toTensor().scalar_type()))));
+    if (v.isTensor())
+      values.append(entry(graph->inputs()[i], shape, model::dtypeName(static_cast<int>(v.toTensor().scalar_type()))));
     else values.append(valueEntry(graph->inputs()[i], revision, QJsonValue(), QString()));
   }
   std::unordered_set<model::NodeId> seen;  // a node inside a loop runs many times: its first run

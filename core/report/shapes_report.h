@@ -7,6 +7,7 @@
 
 #include "core/model/revision.h"
 namespace graft::core::model { struct InputSet; }
+namespace graft::core::run { struct RunResult; }
 
 namespace graft::core::report {
 
@@ -18,5 +19,8 @@ QJsonObject shapesFromMetadata(const model::Revision& revision);
 // type has symbolic sizes, its entry adds `symbolic_shape`, and `symbols` gives each symbol's
 // size in this run beside its range.
 QJsonObject shapesFromRun(const model::RevisionPtr& revision, const model::InputSet& inputs, QString* error);
+// The same from a run made elsewhere (a remote host's, remote_shapes.h): `result` holds a record
+// per node with its outputs (values, or meta tensors: only dtypes and sizes are read).
+QJsonObject shapesOfRun(const model::Revision& revision, const model::InputSet& inputs, const run::RunResult& result);
 
 }  // namespace graft::core::report

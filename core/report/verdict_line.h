@@ -16,7 +16,9 @@ struct VerdictLine {
   QString reason;  // "within float32 rounding (SQNR 130 dB)"; empty when the comparison gave none
   // "Exact — every output bit-identical", "Equal within rounding — within float32 rounding (SQNR 130 dB)".
   QString text() const;
-  bool good() const { return kind == Kind::Exact || kind == Kind::EqualWithinRounding || kind == Kind::EqualWithinTolerance; }
+  bool good() const {
+    return kind == Kind::Exact || kind == Kind::EqualWithinRounding || kind == Kind::EqualWithinTolerance;
+  }
 };
 
 // The verdict of `summary` (Kind::None unless it ran), worded from CompareResult::agreement().

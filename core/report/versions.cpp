@@ -50,8 +50,9 @@ Versions versions() {
   v.torchLibrary = loadedLibraryOf(reinterpret_cast<const void*>(&at::globalContext));
   const auto& tv = io::loadTorchvisionOperators();
   v.torchvisionLoaded = tv.loaded;
-  v.torchvision = tv.loaded ? QStringLiteral("%1 (%2)").arg(tv.version.isEmpty() ? QStringLiteral("?") : tv.version, tv.path)
-                            : tv.message;
+  v.torchvision = tv.loaded
+                      ? QStringLiteral("%1 (%2)").arg(tv.version.isEmpty() ? QStringLiteral("?") : tv.version, tv.path)
+                      : tv.message;
   v.graphviz = graphvizVersion();
   v.threads = run::currentThreads();
   v.cuda = torch::cuda::is_available();
@@ -59,7 +60,8 @@ Versions versions() {
 }
 
 QString versionsText(const Versions& v) {
-  return QStringLiteral("Qt %1 · libtorch %2 (%3; built against %4) · torchvision ops: %5 · Graphviz %6 · threads %7 · CUDA: %8")
+  return QStringLiteral(
+             "Qt %1 · libtorch %2 (%3; built against %4) · torchvision ops: %5 · Graphviz %6 · threads %7 · CUDA: %8")
       .arg(v.qt, v.torch, v.torchLibrary, v.torchBuilt,
            v.torchvisionLoaded ? v.torchvision : QStringLiteral("not loaded (%1)").arg(v.torchvision), v.graphviz)
       .arg(v.threads)

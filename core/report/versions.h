@@ -18,7 +18,8 @@ struct Versions {
 };
 
 Versions versions();
-// "Qt 6.4.2 · libtorch 2.14.1+cu130 (/…/libtorch_cpu.so) · torchvision ops 0.29.1 · Graphviz 2.43.0 · threads 2 · CUDA: no"
+// "Qt 6.4.2 · libtorch 2.14.1+cu130 (/…/libtorch_cpu.so) · torchvision ops 0.29.1 · Graphviz 2.43.0 · threads 2 · CUDA:
+// no"
 QString versionsText(const Versions& v);
 
 }  // namespace graft::core::report

@@ -38,7 +38,11 @@ RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& gra
   if (!step.pass.isEmpty()) {
     kind = QStringLiteral("pass");
     const NamedPass* p = findNamed(libtorchPasses(), step.pass);
-    if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown pass '%1' (known: %2)").arg(step.pass, passNames().join(QStringLiteral(", ")))};
+    if (!p)
+      return RewriteOutcome{
+          0,
+          {},
+          QStringLiteral("unknown pass '%1' (known: %2)").arg(step.pass, passNames().join(QStringLiteral(", ")))};
     return p->run(graph, dryRun, onlyAt);
   }
   kind = step.rule.isBuiltinPass() ? QStringLiteral("builtin") : QStringLiteral("rule");
@@ -78,8 +82,8 @@ int opCount(const model::Revision& revision) { return countOps(*revision.graph()
 
 model::Diagnostic SkippedMatch::diagnostic(const QString& rule) const {
   const QString at = op.isEmpty() ? QString() : QStringLiteral(" at %1").arg(op);
-  return model::Diagnostic::warning(QStringLiteral("rewrite"), QStringLiteral("%1: skipped a match%2: %3").arg(rule, at, reason), {},
-                                    node);
+  return model::Diagnostic::warning(QStringLiteral("rewrite"),
+                                    QStringLiteral("%1: skipped a match%2: %3").arg(rule, at, reason), {}, node);
 }
 
 model::Diagnostics ApplyResult::diagnostics() const {
@@ -154,7 +158,8 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
     // Skipped candidates were not rewritten, so their nodes are still alive and carried.
     for (const Skip& s : outcome.skipped) {
       auto it = carried.byNode.find(s.node);
-      report.skipped.push_back({s.reason, it == carried.byNode.end() ? model::kNoNode : it->second.first, s.op, s.notChosen});
+      report.skipped.push_back(
+          {s.reason, it == carried.byNode.end() ? model::kNoNode : it->second.first, s.op, s.notChosen});
     }
     carried.prune(*copy.graph);
     result.reports.push_back(report);

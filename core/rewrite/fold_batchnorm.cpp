@@ -47,7 +47,8 @@ QString analyse(Node* producer, Node* bn, bool isLinear, bool compute, Fold& fol
     return QStringLiteral("the %1 output is also used outside the match").arg(opName(producer));
   const bool noTraining = bn->kind() == kBatchNormNoTraining;
   if (noTraining) {
-    if (bn->output(1)->hasUses() || bn->output(2)->hasUses()) return QStringLiteral("batch_norm's saved statistics are used");
+    if (bn->output(1)->hasUses() || bn->output(2)->hasUses())
+      return QStringLiteral("batch_norm's saved statistics are used");
   } else {
     auto training = torch::jit::toIValue(bn->input(5));
     if (!training || !training->isBool()) return QStringLiteral("batch_norm's training flag is not a constant");

@@ -96,8 +96,9 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
     if (error) *error = QStringLiteral("the nodes to keep in float32 read and write no floating tensors");
     return nullptr;
   }
-  return model::Revision::derived(base, copy.graph, copy.ids,
-                                  QStringLiteral("keep %1 node%2 in float32").arg(kept.size()).arg(kept.size() == 1 ? "" : "s"), ids);
+  return model::Revision::derived(
+      base, copy.graph, copy.ids,
+      QStringLiteral("keep %1 node%2 in float32").arg(kept.size()).arg(kept.size() == 1 ? "" : "s"), ids);
 }
 
 QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating) {
@@ -106,7 +107,8 @@ QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, co
   QJsonArray n, f;
   for (auto id : sorted) n.append(QString::number(id));
   for (const auto& k : floating)
-    f.append(k.node == model::kNoNode ? QStringLiteral("in:%1").arg(k.index) : QStringLiteral("%1:%2").arg(k.node).arg(k.index));
+    f.append(k.node == model::kNoNode ? QStringLiteral("in:%1").arg(k.index)
+                                      : QStringLiteral("%1:%2").arg(k.node).arg(k.index));
   return {{"nodes", n}, {"floating", f}};
 }
 
@@ -124,7 +126,8 @@ bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::Node
   for (const auto& v : json.value(QLatin1String("floating")).toArray()) {
     const QStringList parts = v.toString().split(QLatin1Char(':'));
     bool okNode = true, okIndex = false;
-    const model::NodeId node = parts.value(0) == QLatin1String("in") ? model::kNoNode : parts.value(0).toULongLong(&okNode);
+    const model::NodeId node =
+        parts.value(0) == QLatin1String("in") ? model::kNoNode : parts.value(0).toULongLong(&okNode);
     const int index = parts.value(1).toInt(&okIndex);
     if (parts.size() != 2 || !okNode || !okIndex) {
       if (error) *error = QStringLiteral("bad value '%1'").arg(v.toString());

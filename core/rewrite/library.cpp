@@ -70,7 +70,8 @@ void RuleLibrary::addPythonFolder(const QString& folder, bool builtin) {
   for (const QString& name : dir.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
     PythonLibraryRule r;
     r.path = dir.filePath(name);
-    r.id = QLatin1String(kPythonRulePrefix) + QFileInfo(name).completeBaseName().replace(QLatin1Char('_'), QLatin1Char('-'));
+    r.id = QLatin1String(kPythonRulePrefix) +
+           QFileInfo(name).completeBaseName().replace(QLatin1Char('_'), QLatin1Char('-'));
     readDocstring(r.path, r.title, r.description);
     if (r.title.isEmpty()) r.title = name;
     r.source = builtin ? QStringLiteral("builtin") : r.path;
@@ -148,7 +149,8 @@ std::optional<Rule> RuleLibrary::resolve(const QString& spec, QString* error, mo
   QString why;
   auto rule = resolveText(spec, &why, diagnostic);
   if (!rule && error) *error = why;
-  if (!rule && diagnostic && diagnostic->message.isEmpty()) *diagnostic = model::Diagnostic::error(QStringLiteral("rewrite"), why);
+  if (!rule && diagnostic && diagnostic->message.isEmpty())
+    *diagnostic = model::Diagnostic::error(QStringLiteral("rewrite"), why);
   return rule;
 }
 

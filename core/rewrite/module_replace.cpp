@@ -128,7 +128,8 @@ Cut cutOut(const model::Revision& rev, const Instance& inst) {
         for (auto s : *sizes) shape.append(qint64(s));
         arg.insert(QStringLiteral("shape"), shape);
       }
-      if (t->scalarType()) arg.insert(QStringLiteral("dtype"), QString::fromStdString(c10::toString(*t->scalarType())).toLower());
+      if (t->scalarType())
+        arg.insert(QStringLiteral("dtype"), QString::fromStdString(c10::toString(*t->scalarType())).toLower());
     }
     cut.args.append(arg);
     cut.argNames << name;
@@ -154,7 +155,8 @@ Cut cutOut(const model::Revision& rev, const Instance& inst) {
     }
   }
   if (leaving.size() != 1) {
-    cut.skip = QStringLiteral("its ops hand %1 values to the rest of the graph; a replacement gives one").arg(leaving.size());
+    cut.skip =
+        QStringLiteral("its ops hand %1 values to the rest of the graph; a replacement gives one").arg(leaving.size());
     return cut;
   }
   if (activations == 0) {
@@ -192,7 +194,8 @@ ModuleReplacement parseModuleReplacement(const QString& spec, const QStringList&
   for (const QString& p : params) {
     const int eq = int(p.indexOf(QLatin1Char('=')));
     if (eq <= 0 || eq == p.size() - 1) {
-      r.error = QStringLiteral("--param takes NEW=OLD (NewModule's parameter name = the old module's), not '%1'").arg(p);
+      r.error =
+          QStringLiteral("--param takes NEW=OLD (NewModule's parameter name = the old module's), not '%1'").arg(p);
       return r;
     }
     r.params.insert(p.left(eq).trimmed(), p.mid(eq + 1).trimmed());
@@ -231,11 +234,12 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
         if (!name.isEmpty() && !classes.contains(name)) classes << name;
       }
     std::sort(classes.begin(), classes.end());
-    plan.error = RuleError{rq.file, 0, 0,
-                           classes.isEmpty()
-                               ? QStringLiteral("the model has no module of class %1 (it records no module classes)").arg(rq.className)
-                               : QStringLiteral("the model has no module of class %1; its module classes: %2")
-                                     .arg(rq.className, classes.join(QStringLiteral(", ")))};
+    plan.error = RuleError{
+        rq.file, 0, 0,
+        classes.isEmpty()
+            ? QStringLiteral("the model has no module of class %1 (it records no module classes)").arg(rq.className)
+            : QStringLiteral("the model has no module of class %1; its module classes: %2")
+                  .arg(rq.className, classes.join(QStringLiteral(", ")))};
     return plan;
   }
   // Cut every instance out of the graph; those that cannot be are skipped with the reason.
@@ -245,7 +249,8 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
   QJsonArray requested;
   auto skip = [&](const QString& path, const QString& why, model::NodeId node) {
     plan.diagnostics.push_back(model::Diagnostic::warning(
-        QStringLiteral("rewrite"), QStringLiteral("replace %1 at %2: skipped: %3").arg(rq.className, path, why), {}, node));
+        QStringLiteral("rewrite"), QStringLiteral("replace %1 at %2: skipped: %3").arg(rq.className, path, why), {},
+        node));
   };
   for (const Instance& inst : instances) {
     Cut cut = cutOut(*rev, inst);
@@ -282,12 +287,15 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
       QJsonArray shape;
       for (auto d : t.sizes()) shape.append(qint64(d));
       tensorIndex.insert(QString::fromStdString(it->key()),
-                         QJsonObject{{"file", file}, {"shape", shape}, {"dtype", QString::fromLatin1(c10::toString(t.scalar_type())).toLower()}});
+                         QJsonObject{{"file", file},
+                                     {"shape", shape},
+                                     {"dtype", QString::fromLatin1(c10::toString(t.scalar_type())).toLower()}});
     }
   }
   QJsonObject paramMap;
   for (auto it = rq.params.begin(); it != rq.params.end(); ++it) paramMap.insert(it.key(), it.value());
-  const QString format = document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
+  const QString format =
+      document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
   const QJsonObject request{{"class", rq.newClass},
                             {"old_class", instances.front().type},
                             {"param_map", paramMap},
@@ -324,7 +332,8 @@ ModuleReplacementPlan planModuleReplacement(const model::Document& document, con
     }
     QString text = QStringLiteral("id: %1\ntitle: %2 as %3\n[pattern]\n%4[replacement]\n%5")
                        .arg(id, rq.className, rq.newClass, pattern, body);
-    if (!conditions.isEmpty()) text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    if (!conditions.isEmpty())
+      text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
     auto parsed = parseRule(text, rq.file);
     if (!parsed.ok()) {
       skip(path, parsed.error.message, cut.anchor);

@@ -87,7 +87,8 @@ void eliminateCommonSubexpressionKeepingTensors(std::shared_ptr<torch::jit::Grap
     if (n->kind() != c10::prim::Constant || n->outputs().size() != 1) return;
     const auto v = torch::jit::toIValue(n->output());
     if (!v || !holdsTensor(*v)) return;
-    const void* identity = v->isTensor() ? static_cast<const void*>(v->toTensor().unsafeGetTensorImpl()) : v->internalToPointer();
+    const void* identity =
+        v->isTensor() ? static_cast<const void*>(v->toTensor().unsafeGetTensorImpl()) : v->internalToPointer();
     n->i_(identityMark(), identities.emplace(identity, int64_t(identities.size())).first->second);
   });
   const auto unmark = [&] {
@@ -109,9 +110,13 @@ void eliminateCommonSubexpressionKeepingTensors(std::shared_ptr<torch::jit::Grap
 const QVector<NamedPass>& builtinRewrites() {
   static const QVector<NamedPass> list{
       {QStringLiteral("fold-conv-bn"), QStringLiteral("Fold batch_norm into the convolution before it"),
-       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) { return foldConvBatchNorm(*g, dry, at); }},
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) {
+         return foldConvBatchNorm(*g, dry, at);
+       }},
       {QStringLiteral("fold-linear-bn"), QStringLiteral("Fold batch_norm into the linear before it"),
-       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) { return foldLinearBatchNorm(*g, dry, at); }},
+       [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) {
+         return foldLinearBatchNorm(*g, dry, at);
+       }},
   };
   return list;
 }
@@ -148,7 +153,8 @@ RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Gr
       for (const auto* n : f.nodes) {
         const QString path = pathOf ? pathOf(n) : model::modulePath(n);
         if (why.isEmpty() && !re.match(path).hasMatch())
-          why = QStringLiteral("condition `%1` failed: %2 is in module '%3'").arg(c.text, QString::fromStdString(n->kind().toQualString()), path);
+          why = QStringLiteral("condition `%1` failed: %2 is in module '%3'")
+                    .arg(c.text, QString::fromStdString(n->kind().toQualString()), path);
       }
     }
     if (why.isEmpty()) accepted.push_back(f.anchor);

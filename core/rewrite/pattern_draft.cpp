@@ -65,9 +65,10 @@ QString pythonName(const std::string& name) {
   QString n = QString::fromStdString(name);
   n.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
   if (n.isEmpty() || n[0].isDigit()) n.prepend(QLatin1Char('v'));
-  static const QStringList reserved{"def", "return", "input", "min", "max", "type", "list", "in", "is", "not", "and", "or",
-                                    "if", "else", "for", "while", "lambda", "None", "True", "False", "from", "import",
-                                    "torch", "F", "Tensor", "pattern", "replacement", "pass", "class", "with", "as"};
+  static const QStringList reserved{"def",    "return",  "input",       "min",   "max",   "type",   "list",  "in",
+                                    "is",     "not",     "and",         "or",    "if",    "else",   "for",   "while",
+                                    "lambda", "None",    "True",        "False", "from",  "import", "torch", "F",
+                                    "Tensor", "pattern", "replacement", "pass",  "class", "with",   "as"};
   if (reserved.contains(n)) n += QLatin1Char('_');
   return n;
 }
@@ -90,7 +91,8 @@ QString pythonDraft(torch::jit::Graph& g, const std::unordered_map<const Value*,
     if (auto it = literals.find(in); it != literals.end()) {
       const QString lit = pythonLiteral(it->second);
       if (lit.isEmpty()) {
-        error = QStringLiteral("the constant %%1 cannot be written in Python").arg(QString::fromStdString(in->debugName()));
+        error =
+            QStringLiteral("the constant %%1 cannot be written in Python").arg(QString::fromStdString(in->debugName()));
         return {};
       }
       expr[in] = lit;
@@ -122,12 +124,15 @@ QString pythonDraft(torch::jit::Graph& g, const std::unordered_map<const Value*,
     }
     const auto* schema = n->maybeSchema();
     if (!n->kind().is_aten() || !schema) {
-      error = QStringLiteral("%1 is not an ATen operator Python can call").arg(QString::fromStdString(n->kind().toQualString()));
+      error = QStringLiteral("%1 is not an ATen operator Python can call")
+                  .arg(QString::fromStdString(n->kind().toQualString()));
       return {};
     }
-    const QString overload = schema->overload_name().empty() ? QStringLiteral("default") : QString::fromStdString(schema->overload_name());
-    const QString call = QStringLiteral("torch.ops.aten.%1.%2(%3)")
-                             .arg(QString::fromStdString(n->kind().toUnqualString()), overload, inputs.join(QStringLiteral(", ")));
+    const QString overload =
+        schema->overload_name().empty() ? QStringLiteral("default") : QString::fromStdString(schema->overload_name());
+    const QString call =
+        QStringLiteral("torch.ops.aten.%1.%2(%3)")
+            .arg(QString::fromStdString(n->kind().toUnqualString()), overload, inputs.join(QStringLiteral(", ")));
     QStringList outs;
     for (Value* o : n->outputs()) {
       const QString name = fresh(o->debugName());
@@ -140,7 +145,8 @@ QString pythonDraft(torch::jit::Graph& g, const std::unordered_map<const Value*,
   const QString signature = args.join(QStringLiteral(", "));
   QString text = QStringLiteral("\"\"\"New rule from selection: edit the replacement.\"\"\"\nimport torch\n");
   if (annotated) text += QStringLiteral("\nfrom graft.rules import Tensor\n");
-  text += QStringLiteral("\n\ndef pattern(%1):\n%2\n\n\ndef replacement(%1):\n%2\n").arg(signature, body.join(QLatin1Char('\n')));
+  text += QStringLiteral("\n\ndef pattern(%1):\n%2\n\n\ndef replacement(%1):\n%2\n")
+              .arg(signature, body.join(QLatin1Char('\n')));
   return text;
 }
 
@@ -250,9 +256,11 @@ PatternDraft patternFromNodes(const model::Revision& revision, const QVector<mod
       for (const auto& use : n->output(i)->uses()) usedOutside = usedOutside || !chosen.count(use.user);
       if (!usedOutside) continue;
       if (result) {
-        draft.error = QStringLiteral("the selection has more than one result used outside it (%%1 and %%2); "
-                                     "a pattern returns one value")
-                          .arg(QString::fromStdString(result->debugName()), QString::fromStdString(n->output(i)->debugName()));
+        draft.error =
+            QStringLiteral(
+                "the selection has more than one result used outside it (%%1 and %%2); "
+                "a pattern returns one value")
+                .arg(QString::fromStdString(result->debugName()), QString::fromStdString(n->output(i)->debugName()));
         return draft;
       }
       result = copy->output(i);

@@ -103,15 +103,17 @@ QString failedCondition(const Rule& rule, const Match& match,
         if (!literalEquals(*iv, c.expected)) {
           std::ostringstream os;
           os << *iv;
-          return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, QString::fromStdString(os.str()));
+          return QStringLiteral("condition `%1` failed: %%2 is %3")
+              .arg(c.text, c.value, QString::fromStdString(os.str()));
         }
         break;
       }
       case Condition::Kind::NotEquals: {
         // A value computed at run time is "not equal" unless its type says it must be None.
         auto iv = torch::jit::toIValue(v);
-        const bool equal = iv ? literalEquals(*iv, c.expected)
-                              : c.expected.trimmed() == QLatin1String("None") && v->type()->kind() == c10::TypeKind::NoneType;
+        const bool equal =
+            iv ? literalEquals(*iv, c.expected)
+               : c.expected.trimmed() == QLatin1String("None") && v->type()->kind() == c10::TypeKind::NoneType;
         if (equal) return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, c.expected.trimmed());
         break;
       }
@@ -121,7 +123,8 @@ QString failedCondition(const Rule& rule, const Match& match,
         if (!want) return QStringLiteral("condition `%1`: unknown dtype '%2'").arg(c.text, c.expected);
         if (!have) return QStringLiteral("condition `%1` failed: the dtype of %%2 is unknown").arg(c.text, c.value);
         if (*have != *want)
-          return QStringLiteral("condition `%1` failed: %%2 is %3").arg(c.text, c.value, QString::fromLatin1(c10::toString(*have)));
+          return QStringLiteral("condition `%1` failed: %%2 is %3")
+              .arg(c.text, c.value, QString::fromLatin1(c10::toString(*have)));
         break;
       }
       case Condition::Kind::Rank: {
@@ -348,13 +351,16 @@ QString inPlaceProblem(const PatternForm& form, const Match& m, int returnsInput
     const QString op = opName(g), name = QString::fromStdString(base->debugName());
     const Node* producer = base->node();
     if (producer->kind() == c10::prim::Param)
-      return QStringLiteral("%1 writes into the input %%2, which an out-of-place replacement would leave unchanged").arg(op, name);
+      return QStringLiteral("%1 writes into the input %%2, which an out-of-place replacement would leave unchanged")
+          .arg(op, name);
     const c10::FunctionSchema* schema = producer->maybeSchema();
     if (!schema || base->offset() >= schema->returns().size() || schema->returns()[base->offset()].alias_info())
-      return QStringLiteral("%1 writes into %%2 (from %3), which may share memory with another tensor").arg(op, name, opName(producer));
+      return QStringLiteral("%1 writes into %%2 (from %3), which may share memory with another tensor")
+          .arg(op, name, opName(producer));
     for (const auto& use : base->uses())
       if (!matched.count(use.user))
-        return QStringLiteral("%1 writes into %%2, which %3 also reads: an out-of-place replacement would change what it reads")
+        return QStringLiteral(
+                   "%1 writes into %%2, which %3 also reads: an out-of-place replacement would change what it reads")
             .arg(op, name, opName(use.user));
   }
   return {};
@@ -385,7 +391,8 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
         out.error = QStringLiteral("the pattern must return exactly one value");
         return out;
       }
-      if (pattern.nodes().begin() == pattern.nodes().end() || pattern.outputs()[0]->node()->kind() == c10::prim::Param) {
+      if (pattern.nodes().begin() == pattern.nodes().end() ||
+          pattern.outputs()[0]->node()->kind() == c10::prim::Param) {
         out.error = QStringLiteral("the pattern has no operation to match: it must compute its result from its inputs");
         return out;
       }
@@ -401,7 +408,8 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
       const auto& [form, m] = matches[k];
       anchors.insert(m.anchor);
       if (!withinOneBlock(m)) {
-        out.skipped.push_back({QStringLiteral("the match spans an if branch or loop body boundary"), m.anchor, opName(m.anchor)});
+        out.skipped.push_back(
+            {QStringLiteral("the match spans an if branch or loop body boundary"), m.anchor, opName(m.anchor)});
         continue;
       }
       if (QString why = failedCondition(rule, m, form->vmap, pathOf); !why.isEmpty()) {
@@ -447,7 +455,8 @@ RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Gr
     std::unordered_map<Value*, Value*> replaced;
     std::vector<Node*> matched;
     for (size_t k = 0; k < matches.size(); ++k)
-      if (const auto& [form, m] = matches[k]; accepted.count(k)) replaceMatch(*graph, *form->graph, rule.replacement.toStdString(), m, replaced, matched);
+      if (const auto& [form, m] = matches[k]; accepted.count(k))
+        replaceMatch(*graph, *form->graph, rule.replacement.toStdString(), m, replaced, matched);
     removeUnused(matched);
   } catch (const c10::Error& e) {
     out.error = QString::fromStdString(e.what_without_backtrace());

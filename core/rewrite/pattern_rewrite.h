@@ -41,8 +41,8 @@ struct RewriteOutcome {
 bool keepOnlyMatchAt(std::vector<Found>& found, const torch::jit::Node* onlyAt, QVector<Skip>& skipped);
 
 // Finds the rule's matches in `graph`, checks conditions and overlaps, and (unless `dryRun`)
-// rewrites the accepted ones in place; with `onlyAt`, only the match covering that node. Candidates that look like the pattern but that the matcher
-// rejects (an inner value used outside, a differing constant) are reported as skipped too.
+// rewrites the accepted ones in place; with `onlyAt`, only the match covering that node. Candidates that look like the
+// pattern but that the matcher rejects (an inner value used outside, a differing constant) are reported as skipped too.
 RewriteOutcome applyPatternRule(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
                                 const torch::jit::Node* onlyAt = nullptr, const PathOf& pathOf = {});
 

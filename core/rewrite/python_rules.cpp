@@ -79,9 +79,10 @@ QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, Q
     g->eraseInput(0);
   }
   if (g->inputs().size() != size_t(args.size())) {
-    error = QStringLiteral("the graph takes %1 inputs for %2 arguments (arguments that are not tensors are not supported)")
-                .arg(g->inputs().size())
-                .arg(args.size());
+    error =
+        QStringLiteral("the graph takes %1 inputs for %2 arguments (arguments that are not tensors are not supported)")
+            .arg(g->inputs().size())
+            .arg(args.size());
     return {};
   }
   if (g->outputs().size() != 1 || !isTensorType(g->outputs()[0]->type())) {
@@ -114,7 +115,8 @@ QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, Q
   std::vector<torch::jit::Node*> scalars;
   for (torch::jit::Node* n : g->nodes())
     if (n->kind() == c10::prim::Constant && n->outputs().size() == 1 && isTensorType(n->output()->type()))
-      if (auto iv = torch::jit::toIValue(n->output()); iv && iv->isTensor() && iv->toTensor().dim() == 0) scalars.push_back(n);
+      if (auto iv = torch::jit::toIValue(n->output()); iv && iv->isTensor() && iv->toTensor().dim() == 0)
+        scalars.push_back(n);
   for (torch::jit::Node* n : scalars) {
     const at::Tensor t = torch::jit::toIValue(n->output())->toTensor();
     torch::jit::WithInsertPoint guard(n);
@@ -131,8 +133,9 @@ QString cleanIr(std::shared_ptr<torch::jit::Graph> g, const QStringList& args, Q
     for (torch::jit::Node* n : b->nodes()) {
       if (n->kind() == c10::prim::Constant && !n->outputs().empty() && isTensorType(n->output()->type()) &&
           n->hasAttribute(torch::jit::attr::value)) {
-        error = QStringLiteral("the function holds a tensor constant (%1): compute it from the arguments or pass it as one")
-                    .arg(QString::fromStdString(n->output()->debugName()));
+        error =
+            QStringLiteral("the function holds a tensor constant (%1): compute it from the arguments or pass it as one")
+                .arg(QString::fromStdString(n->output()->debugName()));
         return;
       }
       for (torch::jit::Value* v : n->outputs())
@@ -182,7 +185,8 @@ void liftPatternConstants(QString& pattern, QString& replacement, QStringList& c
     if (literal.isEmpty()) continue;
     QString name;
     do name = QStringLiteral("c%1").arg(k++);
-    while (std::any_of(pg->inputs().begin(), pg->inputs().end(), [&](const torch::jit::Value* v) { return v->debugName() == name.toStdString(); }));
+    while (std::any_of(pg->inputs().begin(), pg->inputs().end(),
+                       [&](const torch::jit::Value* v) { return v->debugName() == name.toStdString(); }));
     torch::jit::Value* in = pg->addInput();
     in->setType(n->output()->type());
     n->output()->replaceAllUsesWith(in);
@@ -229,15 +233,16 @@ QString foldConstantLists(const QString& ir) {
 
 // A text rule assembled from the two IR texts, parsed back by the text-rule parser so that the
 // same checks apply. Problems are reported at `line` of the Python file.
-std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& patternIn, const QString& replacementIn,
-                             const QStringList& extraConditionsIn, RuleError& error) {
+std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QString& patternIn,
+                             const QString& replacementIn, const QStringList& extraConditionsIn, RuleError& error) {
   const QString name = r.value(QLatin1String("name")).toString();
   QString pattern = patternIn, replacement = replacementIn;
   QStringList extraConditions = extraConditionsIn;
   try {
     liftPatternConstants(pattern, replacement, extraConditions);
   } catch (const std::exception& e) {
-    error = errorAt(file, r.value(QLatin1String("line")).toInt(), QStringLiteral("rule '%1': %2").arg(name, QString::fromUtf8(e.what())));
+    error = errorAt(file, r.value(QLatin1String("line")).toInt(),
+                    QStringLiteral("rule '%1': %2").arg(name, QString::fromUtf8(e.what())));
     return std::nullopt;
   }
   const QString description = r.value(QLatin1String("description")).toString().simplified();
@@ -250,7 +255,8 @@ std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QS
   QStringList conditions;
   for (const auto& c : r.value(QLatin1String("condition")).toArray()) conditions << quoteCondition(c.toString());
   conditions << extraConditions;
-  if (!conditions.isEmpty()) text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
+  if (!conditions.isEmpty())
+    text += QStringLiteral("[condition]\n") + conditions.join(QLatin1Char('\n')) + QLatin1Char('\n');
   auto parsed = parseRule(text, file);
   const int line = r.value(QLatin1String("line")).toInt();
   if (!parsed.ok()) {
@@ -264,7 +270,8 @@ std::optional<Rule> makeRule(const QString& file, const QJsonObject& r, const QS
 
 QString torchLibraryPath() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) && info.dli_fname) return QString::fromLocal8Bit(info.dli_fname);
+  if (dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) && info.dli_fname)
+    return QString::fromLocal8Bit(info.dli_fname);
   return {};
 }
 
@@ -360,16 +367,21 @@ QJsonObject runPythonChild(const QString& mode, const QString& path, const QStri
   const QString dump = tailOf(QDir(out).filePath(QStringLiteral("timeout.txt")));
   if (end.how == How::TimedOut || dump.contains(QLatin1String("Timeout")))
     return failAt(lastLineIn(dump, path),
-                  QStringLiteral("the %1 did not finish within %2 s (an endless loop?); it was stopped").arg(what).arg(job.timeoutSeconds),
+                  QStringLiteral("the %1 did not finish within %2 s (an endless loop?); it was stopped")
+                      .arg(what)
+                      .arg(job.timeoutSeconds),
                   QStringLiteral("GRAFT_PYTHON_TIMEOUT=SECONDS sets the limit."));
   const QString output = tailOf(QDir(out).filePath(QStringLiteral("output.txt")));
   const QStringList tail = output.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   const QString ended = end.signal ? QStringLiteral("was ended by signal %1").arg(end.signal)
                                    : QStringLiteral("exited with code %1").arg(end.exitCode);
-  return failAt(lastLineIn(output, path),
-                QStringLiteral("Python (%1) %2 before it finished the %3%4")
-                    .arg(end.python, ended, what, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail.last().trimmed()),
-                QStringLiteral("Run the %1 with that Python to see the whole error; GRAFT_PYTHON=/path/to/python chooses another Python.").arg(what));
+  return failAt(
+      lastLineIn(output, path),
+      QStringLiteral("Python (%1) %2 before it finished the %3%4")
+          .arg(end.python, ended, what, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail.last().trimmed()),
+      QStringLiteral(
+          "Run the %1 with that Python to see the whole error; GRAFT_PYTHON=/path/to/python chooses another Python.")
+          .arg(what));
 }
 
 QString pt2FunctionIr(const QString& file, const QStringList& args, QString& error, QVector<int>* ranks,
@@ -452,9 +464,12 @@ PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRan
       // A traced replacement computes sizes for the example's rank only.
       const bool traced = r.value(QLatin1String("ts_replacement_how")).toString() == QLatin1String("trace");
       tsReplacement = cleanIr(rg, args, why, &ranks, traced ? &sized : nullptr);
-      if (tsReplacement.isEmpty()) return fail("replacement", replacementLine, QStringLiteral("as TorchScript: ") + why), set;
+      if (tsReplacement.isEmpty())
+        return fail("replacement", replacementLine, QStringLiteral("as TorchScript: ") + why), set;
     } catch (const std::exception& e) {
-      return fail("function", patternLine, QStringLiteral("gave TorchScript IR Graft cannot read: %1").arg(QString::fromUtf8(e.what()))), set;
+      return fail("function", patternLine,
+                  QStringLiteral("gave TorchScript IR Graft cannot read: %1").arg(QString::fromUtf8(e.what()))),
+             set;
     }
     auto rankConditions = [&](const QStringList& inputs, const QVector<int>& rk) {
       QStringList out;
@@ -474,11 +489,14 @@ PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRan
     set.torchscript.push_back(*ts);
     // torch.export form: the exported programs read by Graft's .pt2 import.
     const QString pattern = pt2FunctionIr(r.value(QLatin1String("pt2_pattern")).toString(), args, why);
-    if (pattern.isEmpty()) return fail("pattern", patternLine, QStringLiteral("as a torch.export program: ") + why), set;
+    if (pattern.isEmpty())
+      return fail("pattern", patternLine, QStringLiteral("as a torch.export program: ") + why), set;
     QVector<int> pt2Ranks;
     QStringList pt2Sized;
-    const QString replacement = pt2FunctionIr(r.value(QLatin1String("pt2_replacement")).toString(), args, why, &pt2Ranks, &pt2Sized);
-    if (replacement.isEmpty()) return fail("replacement", replacementLine, QStringLiteral("as a torch.export program: ") + why), set;
+    const QString replacement =
+        pt2FunctionIr(r.value(QLatin1String("pt2_replacement")).toString(), args, why, &pt2Ranks, &pt2Sized);
+    if (replacement.isEmpty())
+      return fail("replacement", replacementLine, QStringLiteral("as a torch.export program: ") + why), set;
     // Exported size computations hold for the example's rank only: the rule asks for it.
     auto pt2 = makeRule(path, r, pattern, replacement, rankConditions(pt2Sized, pt2Ranks), set.error);
     if (!pt2) return set;
@@ -488,7 +506,8 @@ PythonRuleSet compilePythonRules(const QString& path, const QJsonObject& siteRan
     for (const auto& v : r.value(QLatin1String("pt2_variants")).toArray()) {
       QVector<int> vRanks;
       QStringList vSized;
-      const QString vReplacement = pt2FunctionIr(v.toObject().value(QLatin1String("file")).toString(), args, why, &vRanks, &vSized);
+      const QString vReplacement =
+          pt2FunctionIr(v.toObject().value(QLatin1String("file")).toString(), args, why, &vRanks, &vSized);
       if (vReplacement.isEmpty()) continue;
       auto variant = makeRule(path, r, pattern, vReplacement, rankConditions(vSized, vRanks), set.error);
       if (!variant) return set;
@@ -537,7 +556,8 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
   auto graph = revision.graph();
   const size_t skip = !graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>() ? 1 : 0;
   for (size_t i = skip; i < graph->inputs().size(); ++i)
-    if (const qsizetype k = qsizetype(i - skip); k < inputRanks.size() && inputRanks[k] >= 0) rank[graph->inputs()[i]] = inputRanks[k];
+    if (const qsizetype k = qsizetype(i - skip); k < inputRanks.size() && inputRanks[k] >= 0)
+      rank[graph->inputs()[i]] = inputRanks[k];
   // Per op kind and input position: how often each rank feeds it.
   std::map<std::string, std::vector<std::map<int, int>>> seen;
   std::map<std::string, std::vector<std::string>> names;
@@ -550,7 +570,8 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
     auto& argNames = names[kind];
     int first = -1, widest = -1;
     for (size_t i = 0; i < n->inputs().size(); ++i) {
-      if (argNames.size() <= i) argNames.push_back(schema && i < schema->arguments().size() ? schema->arguments()[i].name() : std::string());
+      if (argNames.size() <= i)
+        argNames.push_back(schema && i < schema->arguments().size() ? schema->arguments()[i].name() : std::string());
       const int r = rankOf(n->input(i));
       if (r >= 0) {
         ++counts[i][r];
@@ -560,7 +581,8 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
     }
     // A convolution's input has its weight's rank.
     const std::string op = n->kind().toUnqualString();
-    if ((op.rfind("conv", 0) == 0 || op == "_convolution") && n->inputs().size() > 1 && rankOf(n->input(0)) < 0 && rankOf(n->input(1)) >= 0) {
+    if ((op.rfind("conv", 0) == 0 || op == "_convolution") && n->inputs().size() > 1 && rankOf(n->input(0)) < 0 &&
+        rankOf(n->input(1)) >= 0) {
       first = rankOf(n->input(1));
       ++counts[0][first];
     }
@@ -568,12 +590,14 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
       if (keepsRank(op) && first >= 0) rank[n->output()] = first;
       else if (broadcasts(op) && widest >= 0) rank[n->output()] = widest;
       else if (op == "addmm" || op == "mm" || op == "t") rank[n->output()] = 2;
-      else if ((op == "reshape" || op == "view") && n->inputs().size() > 1 && n->input(1)->node()->kind() == c10::prim::ListConstruct)
+      else if ((op == "reshape" || op == "view") && n->inputs().size() > 1 &&
+               n->input(1)->node()->kind() == c10::prim::ListConstruct)
         rank[n->output()] = int(n->input(1)->node()->inputs().size());
       else if (op == "flatten" && first >= 0 && n->inputs().size() == 3) {
         auto s = torch::jit::toIValue(n->input(1)), e = torch::jit::toIValue(n->input(2));
         if (s && e && s->isInt() && e->isInt()) {
-          const int64_t a = s->toInt() < 0 ? s->toInt() + first : s->toInt(), b = e->toInt() < 0 ? e->toInt() + first : e->toInt();
+          const int64_t a = s->toInt() < 0 ? s->toInt() + first : s->toInt(),
+                        b = e->toInt() < 0 ? e->toInt() + first : e->toInt();
           rank[n->output()] = int(first - (b - a));
         }
       }
@@ -602,7 +626,8 @@ QJsonObject siteRanks(const model::Revision& revision, const QVector<int>& input
 
 QJsonObject siteRanks(const model::Document& document) {
   QVector<int> inputRanks;
-  const auto inputs = document.exampleInputs() ? io::InputResult{*document.exampleInputs(), {}} : io::defaultInputs(document, 0);
+  const auto inputs =
+      document.exampleInputs() ? io::InputResult{*document.exampleInputs(), {}} : io::defaultInputs(document, 0);
   if (inputs.inputs)
     for (const auto& v : inputs.inputs->values) inputRanks << (v.isTensor() ? int(v.toTensor().dim()) : -1);
   return siteRanks(*document.current(), inputRanks);

@@ -35,7 +35,8 @@ namespace {
 
 std::atomic<int> gStarts{0};
 
-const char* const kPackageFiles[] = {"__init__.py", "rules.py", "_rule_compiler.py", "_module_compiler.py", "_worker.py"};
+const char* const kPackageFiles[] = {"__init__.py", "rules.py", "_rule_compiler.py", "_module_compiler.py",
+                                     "_worker.py"};
 
 QString howToChoose() {
   return QStringLiteral("choose a Python that has torch with GRAFT_PYTHON=/path/to/python, e.g. "
@@ -153,7 +154,8 @@ struct Worker {
     }
     const QString pythonPath = qEnvironmentVariable("PYTHONPATH");
     env.push_back("PYTHONPATH=" + QFile::encodeName(dir->filePath(QStringLiteral("pkg")) +
-                                                    (pythonPath.isEmpty() ? QString() : QLatin1Char(':') + pythonPath)).toStdString());
+                                                    (pythonPath.isEmpty() ? QString() : QLatin1Char(':') + pythonPath))
+                                      .toStdString());
     env.push_back("PYTHONDONTWRITEBYTECODE=1");
     env.push_back("PYTHONUNBUFFERED=1");
     std::vector<char*> envp;
@@ -197,7 +199,8 @@ Worker& theWorker() {
 QString wantedInterpreter() {
   QString python = pythonInterpreter();
   // A relative path ($GRAFT_PYTHON=.venv/bin/python) is the caller's, not the rule folder's.
-  if (python.contains(QLatin1Char('/')) && QFileInfo(python).isRelative()) python = QFileInfo(python).absoluteFilePath();
+  if (python.contains(QLatin1Char('/')) && QFileInfo(python).isRelative())
+    python = QFileInfo(python).absoluteFilePath();
   return python;
 }
 
@@ -265,7 +268,8 @@ PythonJobEnd runPythonJob(const PythonJob& job) {
       if (read == Worker::Read::Closed) {
         const QString tail = lastLine(w.stderrTail());
         w.stop();
-        return fail(QStringLiteral("Python (%1) ended as it started%2").arg(python, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail),
+        return fail(QStringLiteral("Python (%1) ended as it started%2")
+                        .arg(python, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail),
                     howToChoose());
       }
       if (deadline.hasExpired()) {
@@ -282,11 +286,13 @@ PythonJobEnd runPythonJob(const PythonJob& job) {
                       {"path", QFileInfo(job.path).absoluteFilePath()},
                       {"outdir", QFileInfo(job.outDir).absoluteFilePath()},
                       {"timeout", job.timeoutSeconds}};
-  request.insert(QStringLiteral("request"), job.requestFile.isEmpty() ? QJsonValue() : QJsonValue(QFileInfo(job.requestFile).absoluteFilePath()));
+  request.insert(QStringLiteral("request"),
+                 job.requestFile.isEmpty() ? QJsonValue() : QJsonValue(QFileInfo(job.requestFile).absoluteFilePath()));
   if (!w.send(request)) {
     const QString tail = lastLine(w.stderrTail());
     w.stop();
-    return fail(QStringLiteral("Graft's Python worker (%1) ended%2").arg(python, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail),
+    return fail(QStringLiteral("Graft's Python worker (%1) ended%2")
+                    .arg(python, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail),
                 QStringLiteral("Try again: the next job starts a new one."));
   }
   // The job stops itself at its limit (faulthandler), the worker kills it a little later; this is

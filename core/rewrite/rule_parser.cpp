@@ -180,7 +180,8 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
   }
   static const QRegularExpression idChars(QStringLiteral(R"(^[A-Za-z0-9_.-]+$)"));
   if (!idChars.match(rule.id).hasMatch()) {
-    result.error = errorAt(file, 1, 1, QStringLiteral("id '%1' may hold only letters, digits, '.', '_' and '-'").arg(rule.id));
+    result.error =
+        errorAt(file, 1, 1, QStringLiteral("id '%1' may hold only letters, digits, '.', '_' and '-'").arg(rule.id));
     return result;
   }
   if (rule.title.isEmpty()) rule.title = rule.id;
@@ -209,11 +210,14 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     if (s.name == QLatin1String("pattern") && !rule.pattern.isEmpty()) {
       if (parsed.graph->inputs().size() != patternGraph->inputs().size() ||
           parsed.graph->outputs().size() != patternGraph->outputs().size()) {
-        result.error = errorAt(file, s.firstLine, 1,
-                               QStringLiteral("this [pattern] takes %1 input(s) and returns %2 value(s), but the first takes %3 "
-                                              "and returns %4: every form must fit the one replacement")
-                                   .arg(parsed.graph->inputs().size()).arg(parsed.graph->outputs().size())
-                                   .arg(patternGraph->inputs().size()).arg(patternGraph->outputs().size()));
+        result.error =
+            errorAt(file, s.firstLine, 1,
+                    QStringLiteral("this [pattern] takes %1 input(s) and returns %2 value(s), but the first takes %3 "
+                                   "and returns %4: every form must fit the one replacement")
+                        .arg(parsed.graph->inputs().size())
+                        .arg(parsed.graph->outputs().size())
+                        .arg(patternGraph->inputs().size())
+                        .arg(patternGraph->outputs().size()));
         return result;
       }
       rule.alternatives << ir;
@@ -246,10 +250,14 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     const size_t pin = patternGraph->inputs().size(), rin = replacementGraph->inputs().size();
     const size_t pout = patternGraph->outputs().size(), rout = replacementGraph->outputs().size();
     if (pin != rin || pout != rout) {
-      result.error = errorAt(file, rule.replacementLine, 1,
-                             QStringLiteral("the replacement takes %1 input(s) and returns %2 value(s), but the pattern takes %3 "
-                                            "and returns %4: a replacement must match its pattern's inputs and outputs")
-                                 .arg(rin).arg(rout).arg(pin).arg(pout));
+      result.error =
+          errorAt(file, rule.replacementLine, 1,
+                  QStringLiteral("the replacement takes %1 input(s) and returns %2 value(s), but the pattern takes %3 "
+                                 "and returns %4: a replacement must match its pattern's inputs and outputs")
+                      .arg(rin)
+                      .arg(rout)
+                      .arg(pin)
+                      .arg(pout));
       return result;
     }
   }
@@ -265,8 +273,9 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
           column = col + 1;
           break;
         }
-      result.error = errorAt(file, line, column,
-                             QStringLiteral("the replacement uses %1, which is not an operator libtorch has").arg(name));
+      result.error =
+          errorAt(file, line, column,
+                  QStringLiteral("the replacement uses %1, which is not an operator libtorch has").arg(name));
       return result;
     }
   }
@@ -278,8 +287,11 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     }
     for (const Condition& c : rule.conditions)
       if (c.kind != Condition::Kind::ModuleGlob) {
-        result.error = errorAt(file, 1, 1,
-                               QStringLiteral("condition `%1`: a `builtin:` rule has no pattern values; it takes only `module ~ GLOB` conditions").arg(c.text));
+        result.error = errorAt(
+            file, 1, 1,
+            QStringLiteral(
+                "condition `%1`: a `builtin:` rule has no pattern values; it takes only `module ~ GLOB` conditions")
+                .arg(c.text));
         return result;
       }
   } else if (rule.pattern.isEmpty() || rule.replacement.isEmpty()) {

@@ -68,8 +68,8 @@ QString describeNonFinite(const at::Tensor& a, const at::Tensor& b, const at::Te
   const double off = bOff ? vb : va, other = bOff ? va : vb;
   const QString kind = std::isnan(off) ? QStringLiteral("NaN") : QStringLiteral("overflow");
   return QStringLiteral("%1: %2 is %3 where %4 is %5")
-      .arg(kind, bOff ? QStringLiteral("B") : QStringLiteral("A"), number(off), bOff ? QStringLiteral("A") : QStringLiteral("B"),
-           number(other));
+      .arg(kind, bOff ? QStringLiteral("B") : QStringLiteral("A"), number(off),
+           bOff ? QStringLiteral("A") : QStringLiteral("B"), number(other));
 }
 
 // B at float16 or bfloat16 is 0 where A is not, and A is below the smallest value B's dtype holds:
@@ -81,8 +81,10 @@ QString underflowNote(const at::Tensor& a, const at::Tensor& b, at::ScalarType b
   const int64_t n = lost.sum().item<int64_t>();
   if (n == 0) return {};
   return QStringLiteral("; underflow: B is 0 at %1 of %2 places where A (up to %3) is below %4's smallest value, %5")
-      .arg(n).arg(a.numel()).arg(number(at::where(lost, a.abs(), at::zeros_like(a)).max().item<double>()),
-                                 bType == at::kHalf ? QStringLiteral("float16") : QStringLiteral("bfloat16"), number(smallest));
+      .arg(n)
+      .arg(a.numel())
+      .arg(number(at::where(lost, a.abs(), at::zeros_like(a)).max().item<double>()),
+           bType == at::kHalf ? QStringLiteral("float16") : QStringLiteral("bfloat16"), number(smallest));
 }
 
 QString sqnrText(double db) {
@@ -132,8 +134,9 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   const at::Tensor larger = at::maximum(fa.abs(), absB);
   const at::Tensor nonzero = larger > 0;
   d.maxRel = d.nonFinite ? std::numeric_limits<double>::infinity()
-             : nonzero.any().item<bool>() ? (diff.masked_select(nonzero) / larger.masked_select(nonzero)).max().item<double>()
-                                          : 0.0;
+             : nonzero.any().item<bool>()
+                 ? (diff.masked_select(nonzero) / larger.masked_select(nonzero)).max().item<double>()
+                 : 0.0;
   const double na = fa.norm().item<double>(), nb = fb.norm().item<double>();
   if (na == 0 && nb == 0) d.cosine = 1;
   else if (na == 0 || nb == 0) d.cosine = 0;
@@ -146,7 +149,8 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
              : noise == 0 ? std::numeric_limits<double>::infinity()
                           : 10 * std::log10(signal / noise);
 
-  const QString nanNote = d.nanBoth ? QStringLiteral("; NaN on both sides at the same %1 place(s)").arg(d.nanBoth) : QString();
+  const QString nanNote =
+      d.nanBoth ? QStringLiteral("; NaN on both sides at the same %1 place(s)").arg(d.nanBoth) : QString();
   if (d.exact) {
     d.reason = QStringLiteral("bit-identical") + nanNote;
     return d;
@@ -183,8 +187,9 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
       d.reason = QStringLiteral("beyond %1: the error is %2x what it explains (max abs %3 at scale %4%5)")
                      .arg(m.ladderB.empty() ? QStringLiteral("rounding") : m.ladderB.back().name)
                      .arg(number(j.ratio), number(d.maxAbs), number(d.refMaxAbs))
-                     .arg(d.sqnrDb == -std::numeric_limits<double>::infinity() ? QString()
-                                                                                : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0)) +
+                     .arg(d.sqnrDb == -std::numeric_limits<double>::infinity()
+                              ? QString()
+                              : QStringLiteral(", SQNR %1 dB").arg(d.sqnrDb, 0, 'f', 0)) +
                  underflowNote(a, b, bIn.scalar_type(), finitePair);
     return d;
   }
@@ -199,9 +204,12 @@ TensorDiff compareValues(const at::Tensor& aIn, const at::Tensor& bIn, const Tol
   d.mismatched = d.numel - within.sum().item<int64_t>();
   d.allclose = d.mismatched == 0;
   const QString tolText = QStringLiteral("atol %1, rtol %2").arg(number(tol.atol), number(tol.rtol));
-  d.reason = d.nonFinite ? nonFiniteWhy
+  d.reason = d.nonFinite  ? nonFiniteWhy
              : d.allclose ? QStringLiteral("within ") + tolText + sqnrText(d.sqnrDb)
-                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)").arg(d.mismatched).arg(d.numel).arg(tolText, number(d.maxAbs)) +
+                          : QStringLiteral("%1 of %2 elements beyond %3 (max abs %4)")
+                                    .arg(d.mismatched)
+                                    .arg(d.numel)
+                                    .arg(tolText, number(d.maxAbs)) +
                                 underflowNote(a, b, bIn.scalar_type(), finitePair);
   d.reason += fallback;
   return d;
@@ -300,7 +308,8 @@ std::optional<RecordedDiff> compareRecorded(const std::vector<c10::IValue>& a, c
                                             const std::vector<c10::IValue>* refMeasured = nullptr) {
   if (flattenTensors(a).empty() && flattenTensors(b).empty()) return std::nullopt;
   std::vector<TensorDiff> floating, integers;
-  for (TensorDiff& d : compareOutputs(a, b, tol, ref, rounding, refMeasured)) (d.integer ? integers : floating).push_back(std::move(d));
+  for (TensorDiff& d : compareOutputs(a, b, tol, ref, rounding, refMeasured))
+    (d.integer ? integers : floating).push_back(std::move(d));
   RecordedDiff out;
   for (const TensorDiff& d : integers) out.integerMismatched += d.mismatched;
   out.diff = worstOf(floating.empty() ? integers : floating);
@@ -414,7 +423,8 @@ NodeComparison compareByProvenance(const RunResult& a, const model::Revision& re
       const auto refExit = exitOf(refs.outputs(oa->second.front()));
       const auto measuredExit = exitOf(measured.outputs(oa->second.front()));
       auto diff = compareRecorded({ra.outputs[size_t(e.outA)]}, {rb.outputs[size_t(e.outB)]}, tol,
-                                  refExit.empty() ? nullptr : &refExit, rounding, measuredExit.empty() ? nullptr : &measuredExit);
+                                  refExit.empty() ? nullptr : &refExit, rounding,
+                                  measuredExit.empty() ? nullptr : &measuredExit);
       if (!diff) continue;
       rows.push_back({oa->second.front(), row(ra, rb, *diff, rb.modulePath, g.number, tol)});
     }
@@ -495,7 +505,8 @@ NodeComparison compareByStructure(const RunResult& a, const model::Revision& rev
     }
     auto diff = compareRecorded(ra.outputs, rb.outputs, tol, refs.outputs(ia), rounding, measured.outputs(ia));
     if (!diff) {
-      result.notCompared.push_back({ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
+      result.notCompared.push_back(
+          {ra.id, ra.op, ra.modulePath, false, 0, QStringLiteral("no tensor or number to compare")});
       continue;
     }
     NodeDiff nd = row(ra, rb, *diff, ra.modulePath, 0, tol);
@@ -513,7 +524,8 @@ NodeComparison compareNodes(const RunResult& a, const model::Revision& revA, con
                             const model::Revision& revB, NodeMatching matching, const Tolerance& tol,
                             const model::Lineage* la, const model::Lineage* lb, const RunResult* ref,
                             const RoundingModel* rounding, const RunResult* refMeasured) {
-  if (matching == NodeMatching::ByStructure) return compareByStructure(a, revA, b, revB, tol, ref, rounding, refMeasured);
+  if (matching == NodeMatching::ByStructure)
+    return compareByStructure(a, revA, b, revB, tol, ref, rounding, refMeasured);
   return compareByProvenance(a, revA, b, revB, tol, la ? *la : revA.lineage(), lb ? *lb : revB.lineage(), ref, rounding,
                              refMeasured);
 }
@@ -653,8 +665,12 @@ model::Diagnostics CompareResult::diagnostics() const {
   const QString job = QStringLiteral("compare");
   if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
   if (const NodeDiff* f = intermediateDivergence())
-    return {model::Diagnostic::warning(job, QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
-                                                .arg(f->opB, f->modulePath).arg(f->diff.maxAbs, 0, 'g', 3), {}, f->nodeB)};
+    return {model::Diagnostic::warning(
+        job,
+        QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
+            .arg(f->opB, f->modulePath)
+            .arg(f->diff.maxAbs, 0, 'g', 3),
+        {}, f->nodeB)};
   if (equal) return {};
   std::int64_t mismatched = 0;
   for (const auto& o : outputs) mismatched += o.mismatched;
@@ -662,7 +678,9 @@ model::Diagnostics CompareResult::diagnostics() const {
   model::NodeId node = model::kNoNode;
   if (const NodeDiff* f = firstDivergence()) {
     node = f->nodeB;
-    message += QStringLiteral("; first divergence at %1 (%2), max abs %3").arg(f->opB, f->modulePath).arg(f->diff.maxAbs, 0, 'g', 3);
+    message += QStringLiteral("; first divergence at %1 (%2), max abs %3")
+                   .arg(f->opB, f->modulePath)
+                   .arg(f->diff.maxAbs, 0, 'g', 3);
   }
   if (culprit) {
     node = culprit->nodeB;
@@ -713,7 +731,8 @@ QString verdictReason(const CompareResult& r) {
   QString why = outputs.reason;
   if (const NodeDiff* f = r.intermediateDivergence())
     why = QStringLiteral("outputs %1; intermediate %2 at %3 is not: %4")
-              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath, f->diff.reason);
+              .arg(outputs.reason, f->opB, f->modulePath.isEmpty() ? QStringLiteral("<top>") : f->modulePath,
+                   f->diff.reason);
   if (!r.roundingJudged && !r.referenceError.isEmpty())
     why += QStringLiteral(" (judged elementwise: no float64 reference, %1)").arg(r.referenceError);
   return why;
@@ -756,7 +775,8 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
                                     measured ? &measured->outputs : nullptr);
     result.roundingJudged = true;
   }
-  result.equal = std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
+  result.equal =
+      std::all_of(result.outputs.begin(), result.outputs.end(), [](const TensorDiff& d) { return d.allclose; });
   result.ok = true;
   if (result.equal && !options.perNode) {
     result.reason = verdictReason(result);
@@ -777,9 +797,10 @@ CompareResult compareGuarded(model::RevisionPtr revA, model::RevisionPtr revB, c
   if (!rb.ok) return fail(rb, true);
   if (!options.tol.elementwise && (!ref || ref->nodes.empty())) runReference(true);
   const bool perNodeRounding = ref && !options.tol.elementwise;
-  result.nodes = compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(),
-                              options.lineageB.get(), perNodeRounding ? &*ref : nullptr,
-                              perNodeRounding ? &rounding : nullptr, perNodeRounding && measured ? &*measured : nullptr);
+  result.nodes =
+      compareNodes(ra, *revA, rb, *revB, options.matching, options.tol, options.lineageA.get(), options.lineageB.get(),
+                   perNodeRounding ? &*ref : nullptr, perNodeRounding ? &rounding : nullptr,
+                   perNodeRounding && measured ? &*measured : nullptr);
   if (result.localErrors && result.verdict() != CompareResult::Verdict::Equal)
     result.culprit = findCulprit(result.nodes->nodes, noiseFloor(options));
   result.reason = verdictReason(result);

@@ -73,9 +73,12 @@ model::Diagnostics CompareSummary::diagnostics() const {
   if (cancelled) return {};
   if (!ok) return {model::Diagnostic::error(job, error, {}, errorNode)};
   if (intermediateDivergence)
-    return {model::Diagnostic::warning(job, QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
-                                                .arg(intermediateDivergence->op, intermediateDivergence->label)
-                                                .arg(intermediateDivergence->maxAbs, 0, 'g', 3), {}, intermediateDivergence->node)};
+    return {model::Diagnostic::warning(
+        job,
+        QStringLiteral("the outputs are equal, but intermediate %1 (%2) is beyond tolerance (max abs %3)")
+            .arg(intermediateDivergence->op, intermediateDivergence->label)
+            .arg(intermediateDivergence->maxAbs, 0, 'g', 3),
+        {}, intermediateDivergence->node)};
   if (equal) return {};
   QString message = QStringLiteral("the outputs differ");
   model::NodeId node = model::kNoNode;
@@ -114,7 +117,8 @@ bool optionsFor(const CompareRequest& req, CompareOptions& o, QString* error) {
   o.tol = {req.atol, req.rtol, req.elementwise};
   o.deviceA = *devA;
   o.deviceB = *devB;
-  if (!precisionOf(req.dtypeA, false, o.precisionA, *error) || !precisionOf(req.dtypeB, req.autocastB, o.precisionB, *error))
+  if (!precisionOf(req.dtypeA, false, o.precisionA, *error) ||
+      !precisionOf(req.dtypeB, req.autocastB, o.precisionB, *error))
     return false;
   o.perNode = req.perNode;
   o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
@@ -143,7 +147,8 @@ CompareSummary compareGuarded(const CompareRequest& req, const std::atomic<bool>
 }
 }  // namespace
 
-CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& req, const CompareOptions& o) {
+CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& req,
+                         const CompareOptions& o) {
   CompareSummary s;
   if (!result->ok) {
     s.error = result->error;
@@ -156,8 +161,9 @@ CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const Comp
   if (comparesPrecision(o)) s.precisionB = o.precisionB.describe();
   for (size_t i = 0; i < result->outputs.size(); ++i) {
     CompareRow r = rowOf(result->outputs[i]);
-    r.label = size_t(req.outputNames.size()) == result->outputs.size() ? QStringLiteral("output %1").arg(req.outputNames[int(i)])
-                                                                       : QStringLiteral("output %1").arg(i);
+    r.label = size_t(req.outputNames.size()) == result->outputs.size()
+                  ? QStringLiteral("output %1").arg(req.outputNames[int(i)])
+                  : QStringLiteral("output %1").arg(i);
     s.outputs.push_back(r);
   }
   if (result->nodes) {
@@ -226,7 +232,8 @@ std::optional<TensorStats> statsGuarded(const CompareSummary& summary, model::No
 }  // namespace
 
 QStringList availablePrecisions() {
-  return {QString(), QStringLiteral("float16"), QStringLiteral("bfloat16"), QStringLiteral("float32"), QStringLiteral("float64")};
+  return {QString(), QStringLiteral("float16"), QStringLiteral("bfloat16"), QStringLiteral("float32"),
+          QStringLiteral("float64")};
 }
 
 std::pair<double, double> defaultTolerance(const QString& dtypeA, const QString& dtypeB) {

@@ -114,7 +114,8 @@ CompareSummary runCompare(const CompareRequest& request, const std::atomic<bool>
 
 // A finished comparison as the rows a table shows (runCompare's second half, for a job that
 // ran the comparison another way: a remote B).
-CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& request, const CompareOptions& options);
+CompareSummary summaryOf(std::shared_ptr<const CompareResult> result, const CompareRequest& request,
+                         const CompareOptions& options);
 
 // Statistics of node `node`'s first tensor output on side A (`sideB` false) or B; nullopt when the
 // node has no kept tensor output.

@@ -18,8 +18,9 @@ double scaledError(const TensorDiff& d) {
 // Ops that make a buffer rather than compute a value (new_zeros, empty_like, full, ...).
 bool isBufferFactory(const QString& op) {
   const QString name = op.section(QStringLiteral("::"), 1).section(QLatin1Char('.'), 0, 0);
-  return name.startsWith(QLatin1String("new_")) || name.startsWith(QLatin1String("zeros")) || name.startsWith(QLatin1String("ones")) ||
-         name.startsWith(QLatin1String("empty")) || name.startsWith(QLatin1String("full"));
+  return name.startsWith(QLatin1String("new_")) || name.startsWith(QLatin1String("zeros")) ||
+         name.startsWith(QLatin1String("ones")) || name.startsWith(QLatin1String("empty")) ||
+         name.startsWith(QLatin1String("full"));
 }
 
 std::optional<Culprit> findCulprit(const std::vector<NodeDiff>& rows, double noiseFloor) {
@@ -45,7 +46,8 @@ double culpritNoiseFloor(double lowerUnitRoundoff) { return 16 * lowerUnitRoundo
 
 QString shareOfScale(double scaled) {
   const double percent = 100 * scaled;
-  return QStringLiteral("%1% of its scale").arg(percent >= 1000 ? QString::number(percent, 'f', 0) : QString::number(percent, 'g', 3));
+  return QStringLiteral("%1% of its scale")
+      .arg(percent >= 1000 ? QString::number(percent, 'f', 0) : QString::number(percent, 'g', 3));
 }
 
 }  // namespace graft::core::run

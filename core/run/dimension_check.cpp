@@ -20,13 +20,23 @@ QString checkSymbolicDimensions(const torch::jit::Graph& graph, const std::vecto
     const at::Tensor t = inputs[i].toTensor();
     const QString name = QString::fromStdString(graphInputs[i + 1]->debugName());
     if (size_t(t.dim()) != dims.size())
-      return QStringLiteral("input %1 (%2) has %3 dimensions; the program takes %4").arg(i).arg(name).arg(t.dim()).arg(dims.size());
+      return QStringLiteral("input %1 (%2) has %3 dimensions; the program takes %4")
+          .arg(i)
+          .arg(name)
+          .arg(t.dim())
+          .arg(dims.size());
     for (size_t d = 0; d < dims.size(); ++d) {
       const int64_t size = t.size(int64_t(d));
       if (dims[d].is_static()) {
         if (dims[d].static_size() != size)
-          return QStringLiteral("input %1 (%2) dimension %3 is %4; the program was exported for %5 there (not a dynamic dimension)")
-              .arg(i).arg(name).arg(d).arg(size).arg(dims[d].static_size());
+          return QStringLiteral(
+                     "input %1 (%2) dimension %3 is %4; the program was exported for %5 there (not a dynamic "
+                     "dimension)")
+              .arg(i)
+              .arg(name)
+              .arg(d)
+              .arg(size)
+              .arg(dims[d].static_size());
         continue;
       }
       const QString symbol = model::symbolName(dims[d]);

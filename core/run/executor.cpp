@@ -101,7 +101,8 @@ std::recursive_mutex& writtenConstantsTurn() {
 // the guard ends; `detach` first copies the results that alias them.
 class ConstantsRestored {
  public:
-  ConstantsRestored(const std::vector<at::Tensor>& written, bool& active) : turn_(writtenConstantsTurn()), active_(active) {
+  ConstantsRestored(const std::vector<at::Tensor>& written, bool& active)
+      : turn_(writtenConstantsTurn()), active_(active) {
     active_ = true;
     for (const auto& t : written) saved_.emplace_back(t, t.clone());
   }
@@ -435,13 +436,15 @@ struct Executor::Plan {
       }
       case StepKind::TupleUnpack: {
         const auto& items = env[s.in[0]].toTupleRef().elements();
-        if (items.size() != s.out.size()) fail(s, "tuple has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
+        if (items.size() != s.out.size())
+          fail(s, "tuple has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
         for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = items[i];
         return;
       }
       case StepKind::ListUnpack: {
         const auto items = env[s.in[0]].toListRef();
-        if (items.size() != s.out.size()) fail(s, "list has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
+        if (items.size() != s.out.size())
+          fail(s, "list has " + std::to_string(items.size()) + " elements, expected " + std::to_string(s.out.size()));
         for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = items[i];
         return;
       }
@@ -491,8 +494,9 @@ struct Executor::Plan {
     // A lower-precision run passes dtype asserts and mixed-dtype products the way autocast would.
     torch::jit::Stack retry;
     const auto where = [&s] {
-      return s.modulePath.isEmpty() ? QStringLiteral("%1 (node %2)").arg(s.opName).arg(s.id)
-                                    : QStringLiteral("%1 (node %2, module %3)").arg(s.opName).arg(s.id).arg(s.modulePath);
+      return s.modulePath.isEmpty()
+                 ? QStringLiteral("%1 (node %2)").arg(s.opName).arg(s.id)
+                 : QStringLiteral("%1 (node %2, module %3)").arg(s.opName).arg(s.id).arg(s.modulePath);
     };
     if (o.precision.dtype) {
       if (QString why = relaxForPrecision(s.opName, o.precision, stack, o.device, &retry); !why.isEmpty())
@@ -509,10 +513,12 @@ struct Executor::Plan {
       result.relaxed << QStringLiteral("%1: %2").arg(where(), cast);
     }
     rec.selfMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (stack.size() != s.out.size()) fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
+    if (stack.size() != s.out.size())
+      fail(s, "produced " + std::to_string(stack.size()) + " values, expected " + std::to_string(s.out.size()));
     for (size_t i = 0; i < s.out.size(); ++i) env[s.out[i]] = std::move(stack[i]);
     if (!s.record || (!o.keepIntermediates && !o.onNode)) return;
-    for (size_t i = 0; i < s.out.size() && i < s.mutatedLater.size(); ++i) rec.writtenLater = rec.writtenLater || s.mutatedLater[i];
+    for (size_t i = 0; i < s.out.size() && i < s.mutatedLater.size(); ++i)
+      rec.writtenLater = rec.writtenLater || s.mutatedLater[i];
     if (o.keepIntermediates)
       for (size_t i = 0; i < s.out.size(); ++i) {
         const c10::IValue& v = env[s.out[i]];
@@ -624,10 +630,13 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
   const std::vector<c10::IValue> given = withDefaults(*revision_, inputs.values);
   if (given.size() != plan_->numUserInputs) {
     result.error.message = QStringLiteral("forward takes %1 input(s) (%2), but %3 were given")
-                               .arg(plan_->numUserInputs).arg(plan_->inputNames.join(QStringLiteral(", "))).arg(given.size());
+                               .arg(plan_->numUserInputs)
+                               .arg(plan_->inputNames.join(QStringLiteral(", ")))
+                               .arg(given.size());
     return result;
   }
-  if (const QString why = checkSymbolicDimensions(*revision_->graph(), given, revision_->symbolRanges()); !why.isEmpty()) {
+  if (const QString why = checkSymbolicDimensions(*revision_->graph(), given, revision_->symbolRanges());
+      !why.isEmpty()) {
     result.error.message = why;
     return result;
   }

@@ -13,7 +13,8 @@ using torch::jit::Node;
 using torch::jit::Value;
 
 bool inside(const QString& path, const QString& module) {
-  return path == module || (path.size() > module.size() && path.startsWith(module) && path[module.size()] == QLatin1Char('.'));
+  return path == module ||
+         (path.size() > module.size() && path.startsWith(module) && path[module.size()] == QLatin1Char('.'));
 }
 
 // "a.b.c" -> "a", "a.b", "a.b.c"; nothing for the top level.
@@ -59,7 +60,8 @@ bool leaves(const Readers& readers, const QString& module) {
 }
 
 TensorDiff compareValues(const c10::IValue& quantized, const c10::IValue& reference) {
-  if (quantized.isTensor() && reference.isTensor()) return compareTensors(quantized.toTensor(), reference.toTensor(), {});
+  if (quantized.isTensor() && reference.isTensor())
+    return compareTensors(quantized.toTensor(), reference.toTensor(), {});
   const auto diffs = compareOutputs({quantized}, {reference}, {});
   if (diffs.empty()) {
     TensorDiff d;
@@ -153,7 +155,8 @@ ModuleErrorResult moduleErrors(model::RevisionPtr quantized, model::RevisionPtr 
       paired.insert(o.modulePath);
       const NodeRecord& rq = q.nodes[o.record];
       const NodeRecord& rf = f.nodes[it->record];
-      result.modules.push_back({o.modulePath, rq.id, rf.id, rq.op, rf.op, compareValues(rq.outputs[o.output], rf.outputs[it->output])});
+      result.modules.push_back(
+          {o.modulePath, rq.id, rf.id, rq.op, rf.op, compareValues(rq.outputs[o.output], rf.outputs[it->output])});
     }
     for (const auto& o : listF)
       if (!paired.contains(o.modulePath)) result.onlyInFloat << o.modulePath;

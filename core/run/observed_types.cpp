@@ -60,7 +60,8 @@ std::shared_ptr<const model::ObservedTypes> observeTypes(const model::RevisionPt
         for (const torch::jit::Use& use : out->uses()) {
           if (use.user->kind() != c10::prim::ListUnpack) continue;
           for (size_t i = 0; i < use.user->outputs().size() && i < list.size(); ++i)
-            types->insert(QString::fromStdString(use.user->outputs()[i]->debugName()), model::formatTensorType(list.get(i)));
+            types->insert(QString::fromStdString(use.user->outputs()[i]->debugName()),
+                          model::formatTensorType(list.get(i)));
         }
       }
     }

@@ -36,7 +36,8 @@ class Walker {
     if (n->kind() == c10::prim::CallFunction) {
       if (auto fn = n->input(0)->type()->cast<c10::FunctionType>())
         if (auto* graphFn = torch::jit::tryToGraphFunction(*fn->function()))
-          walkGraph(graphFn->graph().get(), QStringLiteral("function %1").arg(QString::fromStdString(fn->function()->name())));
+          walkGraph(graphFn->graph().get(),
+                    QStringLiteral("function %1").arg(QString::fromStdString(fn->function()->name())));
       return;
     }
     if (n->kind().is_prim() && !op.startsWith(QLatin1String("prim::rpc"))) return;
@@ -95,7 +96,8 @@ QString untrustedRunRefusal(const model::Revision& revision) {
   const OutsideEffect& first = effects.front();
   QString text = QStringLiteral("not run: the model calls %1 (%2), which %3")
                      .arg(first.op, first.where, first.why);
-  if (effects.size() > 1) text += QStringLiteral(", and %1 more such call%2").arg(effects.size() - 1).arg(effects.size() > 2 ? "s" : "");
+  if (effects.size() > 1)
+    text += QStringLiteral(", and %1 more such call%2").arg(effects.size() - 1).arg(effects.size() > 2 ? "s" : "");
   text += QStringLiteral(". A model file is data: Graft runs ops that reach outside the process only for a file you "
                          "trust (graft-cli --trust, or Run > Trust This Model in the window).");
   return text;

@@ -38,12 +38,22 @@ QString tf32Name(Tf32 mode) {
 }
 
 bool tf32Rounds(const QString& op) {
-  static const QStringList kOps{
-      QStringLiteral("aten::conv1d"), QStringLiteral("aten::conv2d"), QStringLiteral("aten::conv3d"),
-      QStringLiteral("aten::convolution"), QStringLiteral("aten::_convolution"), QStringLiteral("aten::conv_transpose1d"),
-      QStringLiteral("aten::conv_transpose2d"), QStringLiteral("aten::conv_transpose3d"), QStringLiteral("aten::linear"),
-      QStringLiteral("aten::matmul"), QStringLiteral("aten::mm"), QStringLiteral("aten::bmm"), QStringLiteral("aten::addmm"),
-      QStringLiteral("aten::baddbmm"), QStringLiteral("aten::addbmm"), QStringLiteral("aten::einsum")};
+  static const QStringList kOps{QStringLiteral("aten::conv1d"),
+                                QStringLiteral("aten::conv2d"),
+                                QStringLiteral("aten::conv3d"),
+                                QStringLiteral("aten::convolution"),
+                                QStringLiteral("aten::_convolution"),
+                                QStringLiteral("aten::conv_transpose1d"),
+                                QStringLiteral("aten::conv_transpose2d"),
+                                QStringLiteral("aten::conv_transpose3d"),
+                                QStringLiteral("aten::linear"),
+                                QStringLiteral("aten::matmul"),
+                                QStringLiteral("aten::mm"),
+                                QStringLiteral("aten::bmm"),
+                                QStringLiteral("aten::addmm"),
+                                QStringLiteral("aten::baddbmm"),
+                                QStringLiteral("aten::addbmm"),
+                                QStringLiteral("aten::einsum")};
   return kOps.contains(op);
 }
 
@@ -52,14 +62,16 @@ at::Tensor roundToTf32(const at::Tensor& t) {
   // Round half away from zero on the 13 bits TF32 drops (cvt.rna.tf32.f32); inf and NaN keep
   // their exponent, so they stay what they are.
   const at::Tensor c = t.contiguous();
-  const at::Tensor rounded = at::bitwise_and(c.view(c10::kInt) + 0x1000, static_cast<int64_t>(~0x1FFF)).view(c10::kFloat);
+  const at::Tensor rounded =
+      at::bitwise_and(c.view(c10::kInt) + 0x1000, static_cast<int64_t>(~0x1FFF)).view(c10::kFloat);
   return at::where(c.isfinite(), rounded, c);
 }
 
 std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error) {
   const auto dtype = model::dtypeFromName(name);
   if (!dtype || !c10::isFloatingType(*dtype)) {
-    if (error) *error = QStringLiteral("'%1' is not a floating dtype (use float16, bfloat16, float32 or float64)").arg(name);
+    if (error)
+      *error = QStringLiteral("'%1' is not a floating dtype (use float16, bfloat16, float32 or float64)").arg(name);
     return std::nullopt;
   }
   return dtype;
@@ -108,16 +120,40 @@ std::optional<c10::ScalarType> firstLowerPrecisionDtype(const std::vector<c10::I
 
 bool autocastKeepsFloat32(const QString& op) {
   // torch.autocast's float32 list (CPU and CUDA), by operator name without overload.
-  static const QStringList kOps{
-      QStringLiteral("softmax"), QStringLiteral("_softmax"), QStringLiteral("log_softmax"), QStringLiteral("_log_softmax"),
-      QStringLiteral("layer_norm"), QStringLiteral("native_layer_norm"), QStringLiteral("group_norm"),
-      QStringLiteral("native_group_norm"), QStringLiteral("batch_norm"), QStringLiteral("_native_batch_norm_legit_no_training"),
-      QStringLiteral("instance_norm"), QStringLiteral("rms_norm"), QStringLiteral("norm"), QStringLiteral("linalg_vector_norm"),
-      QStringLiteral("sum"), QStringLiteral("mean"), QStringLiteral("prod"), QStringLiteral("cumsum"), QStringLiteral("cumprod"),
-      QStringLiteral("var"), QStringLiteral("std"), QStringLiteral("var_mean"), QStringLiteral("logsumexp"),
-      QStringLiteral("exp"), QStringLiteral("log"), QStringLiteral("log1p"), QStringLiteral("pow"), QStringLiteral("rsqrt"),
-      QStringLiteral("reciprocal"), QStringLiteral("cosine_similarity"), QStringLiteral("cross_entropy_loss"),
-      QStringLiteral("nll_loss"), QStringLiteral("mse_loss"), QStringLiteral("binary_cross_entropy_with_logits")};
+  static const QStringList kOps{QStringLiteral("softmax"),
+                                QStringLiteral("_softmax"),
+                                QStringLiteral("log_softmax"),
+                                QStringLiteral("_log_softmax"),
+                                QStringLiteral("layer_norm"),
+                                QStringLiteral("native_layer_norm"),
+                                QStringLiteral("group_norm"),
+                                QStringLiteral("native_group_norm"),
+                                QStringLiteral("batch_norm"),
+                                QStringLiteral("_native_batch_norm_legit_no_training"),
+                                QStringLiteral("instance_norm"),
+                                QStringLiteral("rms_norm"),
+                                QStringLiteral("norm"),
+                                QStringLiteral("linalg_vector_norm"),
+                                QStringLiteral("sum"),
+                                QStringLiteral("mean"),
+                                QStringLiteral("prod"),
+                                QStringLiteral("cumsum"),
+                                QStringLiteral("cumprod"),
+                                QStringLiteral("var"),
+                                QStringLiteral("std"),
+                                QStringLiteral("var_mean"),
+                                QStringLiteral("logsumexp"),
+                                QStringLiteral("exp"),
+                                QStringLiteral("log"),
+                                QStringLiteral("log1p"),
+                                QStringLiteral("pow"),
+                                QStringLiteral("rsqrt"),
+                                QStringLiteral("reciprocal"),
+                                QStringLiteral("cosine_similarity"),
+                                QStringLiteral("cross_entropy_loss"),
+                                QStringLiteral("nll_loss"),
+                                QStringLiteral("mse_loss"),
+                                QStringLiteral("binary_cross_entropy_with_logits")};
   const QString name = op.section(QStringLiteral("::"), 1).section(QLatin1Char('.'), 0, 0);
   return op.startsWith(QLatin1String("aten::")) && kOps.contains(name);
 }

@@ -73,11 +73,13 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
                           torch::jit::Stack* retry) {
   if (!precision.dtype) return {};
   if (op == QLatin1String("aten::_assert_tensor_metadata")) {
-    // _assert_tensor_metadata(Tensor a, SymInt[]? size, SymInt[]? stride, ScalarType? dtype, *, Device? device, Layout? layout)
+    // _assert_tensor_metadata(Tensor a, SymInt[]? size, SymInt[]? stride, ScalarType? dtype, *, Device? device, Layout?
+    // layout)
     if (stack.size() < 4 || !stack[0].isTensor() || !stack[3].isInt()) return {};
     const at::Tensor& a = stack[0].toTensor();
     const auto asserted = static_cast<c10::ScalarType>(stack[3].toInt());
-    if (!a.defined() || !a.is_floating_point() || !c10::isFloatingType(asserted) || a.scalar_type() == asserted) return {};
+    if (!a.defined() || !a.is_floating_point() || !c10::isFloatingType(asserted) || a.scalar_type() == asserted)
+      return {};
     stack[3] = c10::IValue();
     return QStringLiteral("%1 assert relaxed for a %2 tensor").arg(nameOf(asserted), nameOf(a.scalar_type()));
   }
@@ -92,7 +94,8 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
   return {};
 }
 
-QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
+QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack,
+                            c10::Device device) {
   if (!precision.dtype) return {};
   const auto dtypes = floatingDtypes(stack, *precision.dtype);
   if (dtypes.size() < 2) return {};

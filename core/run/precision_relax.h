@@ -29,7 +29,8 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
 
 // Casts the floating inputs of `op` to one dtype (float32 for autocast's float32 ops, the run's
 // dtype otherwise). Returns what it did, empty when the inputs were already of one dtype.
-QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack, c10::Device device);
+QString unifyFloatingInputs(const QString& op, const Precision& precision, torch::jit::Stack& stack,
+                            c10::Device device);
 
 // One line for a run's report: "side B (bfloat16): 12 dtype asserts relaxed, 3 ops' mixed dtypes
 // cast, the way autocast would"; empty when nothing was relaxed. `relaxed` may repeat lines (a

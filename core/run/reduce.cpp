@@ -27,11 +27,13 @@ class ReferenceValues {
  public:
   ReferenceValues(const model::Revision& rev, const RunResult& run, const std::vector<c10::IValue>& inputs) {
     const auto graph = rev.graph();
-    for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.size(); ++i) values_[graph->inputs()[i]] = inputs[i - 1];
+    for (size_t i = 1; i < graph->inputs().size() && i - 1 < inputs.size(); ++i)
+      values_[graph->inputs()[i]] = inputs[i - 1];
     for (const NodeRecord& r : run.nodes) {
       const Node* n = rev.nodeOf(r.id);
       if (!n || n->owningBlock() != graph->block()) continue;  // top level: one value per node
-      for (size_t k = 0; k < n->outputs().size() && k < r.outputs.size(); ++k) values_.emplace(n->outputs()[k], r.outputs[k]);
+      for (size_t k = 0; k < n->outputs().size() && k < r.outputs.size(); ++k)
+        values_.emplace(n->outputs()[k], r.outputs[k]);
     }
   }
   // A recorded value, or the item of a recorded list or tuple an unpack hands on.
@@ -43,7 +45,8 @@ class ReferenceValues {
       if (whole == values_.end()) return std::nullopt;
       const size_t k = size_t(v->offset());
       if (whole->second.isList() && k < whole->second.toListRef().size()) return whole->second.toListRef()[k];
-      if (whole->second.isTuple() && k < whole->second.toTupleRef().elements().size()) return whole->second.toTupleRef().elements()[k];
+      if (whole->second.isTuple() && k < whole->second.toTupleRef().elements().size())
+        return whole->second.toTupleRef().elements()[k];
     }
     return std::nullopt;
   }
@@ -71,8 +74,8 @@ struct Cut {
   QStringList boundaryNames;
 };
 
-Cut cut(const model::RevisionPtr& rev, const std::vector<Node*>& chosen, const Node* failing, const ReferenceValues& ref,
-        model::NodeIdSource& ids) {
+Cut cut(const model::RevisionPtr& rev, const std::vector<Node*>& chosen, const Node* failing,
+        const ReferenceValues& ref, model::NodeIdSource& ids) {
   auto g = std::make_shared<Graph>();
   const Value* self = rev->graph()->inputs()[0];
   std::unordered_map<const Value*, Value*> env;
@@ -198,10 +201,15 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     if (!failing) {
       for (const NodeDiff& row : rows.nodes)
         if (failed(row.diff))
-          return refuse(QStringLiteral("the first failure is inside control flow (%1); reduce works on straight-line graphs").arg(row.opA));
+          return refuse(
+              QStringLiteral("the first failure is inside control flow (%1); reduce works on straight-line graphs")
+                  .arg(row.opA));
       result.nothingFails = true;
-      return refuse(QStringLiteral("no node differs beyond tolerance (atol %1, rtol %2) and beyond the rounding noise of %3: there is no failure to reduce")
-                        .arg(options.tol.atol).arg(options.tol.rtol).arg(options.precisionB.describe()));
+      return refuse(QStringLiteral("no node differs beyond tolerance (atol %1, rtol %2) and beyond the rounding noise "
+                                   "of %3: there is no failure to reduce")
+                        .arg(options.tol.atol)
+                        .arg(options.tol.rtol)
+                        .arg(options.precisionB.describe()));
     }
 
     std::vector<Node*> order;  // top-level op nodes up to and including the failing one
@@ -277,7 +285,8 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     size_t lo = 0, hi = order.size() - 1;
     if (culpritNode)  // windows start at or before the culprit
       hi = size_t(std::find(order.begin(), order.end(), culpritNode) - order.begin());
-    if (hi == order.size() - 1 ? fails({failing}, result.bisectionRuns) : fails(reaching(window(hi)), result.bisectionRuns)) {
+    if (hi == order.size() - 1 ? fails({failing}, result.bisectionRuns)
+                               : fails(reaching(window(hi)), result.bisectionRuns)) {
       lo = hi;
     } else {
       while (hi - lo > 1) {
@@ -297,10 +306,13 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
       without.erase(without.begin() + long(i));
       without = reaching(without);
       const bool keepsCulprit = !culpritNode || std::find(without.begin(), without.end(), culpritNode) != without.end();
-      if (without.size() < chosen.size() && keepsCulprit && fails(without, result.removalRuns)) chosen = std::move(without);
+      if (without.size() < chosen.size() && keepsCulprit && fails(without, result.removalRuns))
+        chosen = std::move(without);
       else ++i;
     }
-    if (!fails(chosen, result.removalRuns)) return refuse(QStringLiteral("no subgraph fails on its own: the failure needs the whole prefix of %1 nodes").arg(order.size()));
+    if (!fails(chosen, result.removalRuns))
+      return refuse(QStringLiteral("no subgraph fails on its own: the failure needs the whole prefix of %1 nodes")
+                        .arg(order.size()));
     Cut final = cut(rev, chosen, failing, ref, ids);
     result.subgraph = final.revision;
     result.boundary = std::move(final.boundary);

@@ -32,16 +32,18 @@ RoundingJudgement judgeRounding(const at::Tensor& a, const at::Tensor& b, const 
   const double amplification = std::max(maxErrA / (model.unitRoundoffA * scale + model.spacingA), kMinAmplification);
   const bool measurable = aMeasured.defined() && aMeasured.sizes() == r.sizes();
   const double measuredErr =
-      measurable ? at::where(finite.logical_and(aMeasured.isfinite()), (aMeasured - r).abs(), zero).max().item<double>() : 0.0;
+      measurable ? at::where(finite.logical_and(aMeasured.isfinite()), (aMeasured - r).abs(), zero).max().item<double>()
+                 : 0.0;
   j.within = false;
   double scaledAllowance = 0;
   for (size_t i = 0; i < model.ladderB.size(); ++i) {
     const Explanation& rung = model.ladderB[i];
     // Never tighter than the rung below: a measured rung only adds what its run showed. Without
     // its run (it failed), the rung is scaled from unit roundoffs like the others.
-    const double allowance = rung.measured && measurable ? std::max(scaledAllowance, kMeasuredSlack * measuredErr)
-                                           : kRoundingSlack * amplification * rung.unitRoundoff * scale +
-                                                 std::min(kRoundingSlack * amplification * rung.spacing, kMaxFloorShare * scale);
+    const double allowance = rung.measured && measurable
+                                 ? std::max(scaledAllowance, kMeasuredSlack * measuredErr)
+                                 : kRoundingSlack * amplification * rung.unitRoundoff * scale +
+                                       std::min(kRoundingSlack * amplification * rung.spacing, kMaxFloorShare * scale);
     scaledAllowance = std::max(scaledAllowance, allowance);
     j.ratio = maxErrB / allowance;
     j.beyond = (errB > allowance).sum().item<int64_t>();

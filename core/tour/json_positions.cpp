@@ -65,7 +65,9 @@ struct Walker {
 
 }  // namespace
 
-JsonPositions::JsonPositions(const QByteArray& utf8) : text_(utf8) { Walker{text_, offsets_, keyOffsets_}.value(QString()); }
+JsonPositions::JsonPositions(const QByteArray& utf8) : text_(utf8) {
+  Walker{text_, offsets_, keyOffsets_}.value(QString());
+}
 
 Position JsonPositions::at(const QString& path) const {
   for (QString p = path;; p = p.left(std::max<qsizetype>(0, p.lastIndexOf(QLatin1Char('/'))))) {

@@ -32,8 +32,9 @@ std::optional<Tour> resolveTour(const QString& spec, TourError* error) {
   QStringList ids;
   for (const auto& t : builtinTours()) ids << t.id;
   if (error)
-    *error = TourError{spec, 0, 0, QStringLiteral("no built-in tour has this id and no such file exists (built-in tours: %1)")
-                                       .arg(ids.join(QStringLiteral(", ")))};
+    *error = TourError{spec, 0, 0,
+                       QStringLiteral("no built-in tour has this id and no such file exists (built-in tours: %1)")
+                           .arg(ids.join(QStringLiteral(", ")))};
   return std::nullopt;
 }
 

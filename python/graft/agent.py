@@ -113,11 +113,17 @@ def decode(tree, payload, device):
 
 
 class Encoder:
-    def __init__(self):
-        self.chunks, self.size = [], 0
+    """Values as wire trees, their tensor bytes appended to one payload. types_only: a tensor is
+    sent as its dtype and shape alone ("meta"), for a caller that needs no values (shapes)."""
+
+    def __init__(self, types_only=False):
+        self.chunks, self.size, self.types_only = [], 0, types_only
 
     def encode(self, value):
         import torch
+        if isinstance(value, torch.Tensor) and self.types_only:
+            return {"t": "tensor", "dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape),
+                    "meta": True, "offset": 0, "nbytes": 0}
         if isinstance(value, torch.Tensor):
             v = value.detach().to("cpu").contiguous()
             n = v.numel() * v.element_size()
@@ -334,7 +340,8 @@ class Agent:
     def run_nodes(self, h, payload):
         """One node-by-node run of a program's graph, keeping every node's values (a snapshot, on
         the CPU): what a per-node compare needs. A node that returns a tuple is sent whole, with
-        the names of the getitems that take its items ("aliases"): Graft's node carries those."""
+        the names of the getitems that take its items ("aliases"): Graft's node carries those.
+        With h["types_only"], only each tensor's dtype and shape go back (shapes)."""
         import operator
         import torch
         model = self.model(h)
@@ -343,8 +350,14 @@ class Agent:
         flat = [decode(t, payload, self.device) for t in h["inputs"]]
         kept = {}
 
+        types_only = bool(h.get("types_only"))
+
         def keep(node, value):
             if node.target is operator.getitem:
+                return
+            if types_only:
+                kept[node.name] = [torch.empty(v.shape, dtype=v.dtype, device="meta") if isinstance(v, torch.Tensor) else v
+                                   for v in leaves(value)]
                 return
             kept[node.name] = [v.detach().to("cpu", copy=True) if isinstance(v, torch.Tensor) else v for v in leaves(value)]
 
@@ -352,7 +365,7 @@ class Agent:
         interp.keep = keep
         with torch.no_grad():
             result = interp.run_flat(flat_args(flat, model))
-        enc = Encoder()
+        enc = Encoder(types_only)
         outputs = [enc.encode(v) for v in leaves(result)]
         by_name = {n.name: n for n in model.graph_module.graph.nodes}
         nodes = [{"name": name, "aliases": [u.name for u in by_name[name].users if u.target is operator.getitem],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one-command GPU check, on the GPU machine (torch 2.11 with CUDA in its python3; no Qt or
 # Graphviz there): graft-cli from the bundle that tests/gpu/bundle.sh made here, models made with
-# that machine's own torch (make_models.py), every job of graft-cli on CUDA, and PyTorch's own
+# that machine's own torch (make_models.py), every job of graft-cli on CUDA (and through
+# ssh://gpu-loop/cuda:0, a loopback sshd, where the machine has sshd), and PyTorch's own
 # figures for the same files and inputs (torch_ref.py), in one table (table.py). At most 8 minutes:
 # steps still to run after GRAFT_GPU_LIMIT seconds (default 420) are listed as skipped, and none
 # runs past GRAFT_GPU_DEADLINE (450). The Llama's own compares come last: they are the first cut.
@@ -87,6 +88,23 @@ step fold-r50pt 90 "$C" rewrite "$M/resnet50.pt" --rule fold-conv-bn -o "$work/f
 step foldcc-r50pt 90 "$C" compare "$M/resnet50.pt" "$work/folded.pt" --input 1x3x224x224 --device cuda --per-node --json
 step fold-r50pt2 90 "$C" rewrite "$M/resnet50.pt2" --rule fold-conv-bn -o "$work/folded.pt2" --json
 step foldcc-r50pt2 90 "$C" compare "$M/resnet50.pt2" "$work/folded.pt2" --device cuda --per-node --json
+
+el "remote: the same GPU through ssh://gpu-loop/cuda:0 (a loopback sshd), as a desktop reaches a server"
+. "$G/loopback_ssh.sh"
+if loopback_ssh "$work/ssh" > "$work/ssh.why" 2>&1; then
+  R="ssh://gpu-loop/cuda:0?python=$(command -v "$py")"
+  step rc-r50pt2 120 "$C" compare "$M/resnet50.pt2" "$M/resnet50.pt2" --device cpu --device-b "$R" --per-node --json
+  step rc-vit 120 "$C" compare "$M/vit_b_16.pt2" "$M/vit_b_16.pt2" --device cpu --device-b "$R" --json
+  step rp-r50pt2-b32 120 "$C" profile "$M/resnet50.pt2" --input 32x3x224x224 --device "$R" --runs 30 --json
+  step rs-vit 90 "$C" shapes "$M/vit_b_16.pt2" --input 1x3x224x224 --device "$R" --json
+  loopback_ssh_stop "$work/ssh"
+else
+  why=$(tail -n 1 "$work/ssh.why")
+  for s in rc-r50pt2 rc-vit rp-r50pt2-b32 rs-vit; do
+    printf "%-22s skipped (%s)\n" "$s" "$why"
+    printf "%s\tskipped\t0\n" "$s" >> "$J/steps.tsv"
+  done
+fi
 
 el "waiting for the Llama export"
 wait "$llm_pid"

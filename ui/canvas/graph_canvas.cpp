@@ -345,8 +345,10 @@ void GraphCanvas::showRect(const QRectF& rect) {
   const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   const double margin = 40 / std::max(1e-9, zoom());
   // Per axis: centred when it fits, else its start a margin inside the viewport.
-  const double x = rect.width() + 2 * margin <= visible.width() ? rect.center().x() : rect.left() - margin + visible.width() / 2;
-  const double y = rect.height() + 2 * margin <= visible.height() ? rect.center().y() : rect.top() - margin + visible.height() / 2;
+  const double x =
+      rect.width() + 2 * margin <= visible.width() ? rect.center().x() : rect.left() - margin + visible.width() / 2;
+  const double y =
+      rect.height() + 2 * margin <= visible.height() ? rect.center().y() : rect.top() - margin + visible.height() / 2;
   centerOn(QPointF(x, y));
 }
 
@@ -396,7 +398,8 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
 void GraphCanvas::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_F && event->modifiers() == Qt::NoModifier) return fitToWindow();
   if (event->key() == Qt::Key_Escape && pending_) return cancelLayout();
-  if (event->matches(QKeySequence::ZoomIn) || (event->key() == Qt::Key_Equal && event->modifiers() & Qt::ControlModifier))
+  if (event->matches(QKeySequence::ZoomIn) ||
+      (event->key() == Qt::Key_Equal && event->modifiers() & Qt::ControlModifier))
     return zoomBy(1.25);
   if (event->matches(QKeySequence::ZoomOut)) return zoomBy(0.8);
   QGraphicsView::keyPressEvent(event);
@@ -426,7 +429,9 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
     // Marks (rule matches, divergence) and the selection stay findable: their boxes filled in
     // their colours, at least a few pixels big, the selection last.
     const double grow = 3 / std::max(1e-9, zoom());
-    const auto spot = [&](const QRectF& r, const QColor& c) { painter->fillRect(r.adjusted(-grow, -grow, grow, grow), c); };
+    const auto spot = [&](const QRectF& r, const QColor& c) {
+      painter->fillRect(r.adjusted(-grow, -grow, grow, grow), c);
+    };
     // Grey "not compared" marks (negative rank) are left out: they would hide the drawing.
     for (const auto& g : scene_->diagram().groups)
       if (const auto* m = g.expanded ? nullptr : scene_->groupMark(g.group); m && m->rank >= 0) spot(g.rect, m->colour);
@@ -447,8 +452,8 @@ void GraphCanvas::setHeat(const QHash<core::model::NodeId, double>& selfMs, bool
   viewport()->update();
 }
 
-void GraphCanvas::setErrorHeat(const QHash<core::model::NodeId, double>& error, const QString& title, const QString& low,
-                               const QString& high) {
+void GraphCanvas::setErrorHeat(const QHash<core::model::NodeId, double>& error, const QString& title,
+                               const QString& low, const QString& high) {
   scene_->setHeat(error, /*signedDelta=*/false, /*groupsTakeMax=*/true);
   if (!heatLegend_) heatLegend_ = new HeatLegend(this);
   heatLegend_->setLabels(title, low, high);
@@ -465,7 +470,8 @@ void GraphCanvas::placeHeatLegend() {
   if (heatLegend_) {
     heatLegend_->setVisible(shown);
     // As wide as its title needs (never cut), as far as the canvas allows.
-    heatLegend_->resize(QSize(std::min(heatLegend_->sizeHint().width(), std::max(160, width() - 16)), heatLegend_->sizeHint().height()));
+    heatLegend_->resize(QSize(std::min(heatLegend_->sizeHint().width(), std::max(160, width() - 16)),
+                              heatLegend_->sizeHint().height()));
   }
   // The legend has a strip of its own below the drawing, so it never covers a node.
   const int strip = shown ? heatLegend_->height() + 8 : 0;

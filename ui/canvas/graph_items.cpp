@@ -75,8 +75,8 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   if (!s->view()) return;
   QColor heat;
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
-  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option), hot ? &heat : nullptr,
-             label_);
+  paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option),
+             hot ? &heat : nullptr, label_);
   const auto* mark = expanded_ ? nullptr : s->groupMark(group_);
   if (!expanded_ && s->groupHasChange(group_) && !(mark && mark->rank >= 0))
     drawOutline(p, rect_, QPen(QColor(0x2e, 0xa0, 0x43), 2.5, Qt::DashLine), 3, 5);
@@ -119,7 +119,8 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const auto* s = sceneOf(this);
   const auto& e = s->diagram().edges[route_];
   const auto& ve = s->view()->edges[e.edge];
-  const bool touches = s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
+  const bool touches =
+      s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
   paintEdge(*p, e, path_, touches, lodOf(p, option));
   paintEdgeLabel(*p, labelRect_, label_, lodOf(p, option));
 }

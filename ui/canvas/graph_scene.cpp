@@ -45,7 +45,9 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
   const QVector<QRectF> labelRects = placeDiagramEdgeLabels(diagram_, *view_, paths);
   for (int i = 0; i < diagram_.edges.size(); ++i) {
     const auto& route = diagram_.edges[i];
-    const QString label = route.edge >= 0 && route.edge < view_->edges.size() ? core::layout::edgeLabel(view_->edges[route.edge]) : QString();
+    const QString label = route.edge >= 0 && route.edge < view_->edges.size()
+                              ? core::layout::edgeLabel(view_->edges[route.edge])
+                              : QString();
     auto* item = new EdgeItem(i, paths[i], label, labelRects[i]);
     item->setVisible(detailVisible_);
     addItem(item);
@@ -188,7 +190,8 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       const auto& de = diagram_.edges[e->route()];
       const auto& ve = view_->edges[de.edge];
       text = QStringLiteral("%%1 : %2").arg(ve.value, ve.type.isEmpty() ? tr("(type unknown)") : ve.type);
-      if (const QString ranges = core::model::symbolRangesIn(ve.type, view_->symbolRanges); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
+      if (const QString ranges = core::model::symbolRangesIn(ve.type, view_->symbolRanges); !ranges.isEmpty())
+        text += QLatin1Char('\n') + ranges;
       if (de.count > 1) text += tr("\n(+%1 more edges on this route)").arg(de.count - 1);
       break;
     }
@@ -198,7 +201,9 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       for (const auto& o : vn->outputs) text += QStringLiteral("\n→ %1").arg(o.type);
       QStringList types;
       for (const auto& o : vn->outputs) types << o.type;
-      if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' ')), view_->symbolRanges); !ranges.isEmpty()) text += QLatin1Char('\n') + ranges;
+      if (const QString ranges = core::model::symbolRangesIn(types.join(QLatin1Char(' ')), view_->symbolRanges);
+          !ranges.isEmpty())
+        text += QLatin1Char('\n') + ranges;
       if (const Mark* m = markOf(n->id()); m && !m->note.isEmpty()) text += QStringLiteral("\n") + m->note;
       if (const QString extra = noteOf(n->id()); !extra.isEmpty()) text += QStringLiteral("\n") + extra;
       break;
@@ -216,7 +221,9 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
     }
     if (auto* g = dynamic_cast<GroupItem*>(item)) {
       const auto& vg = view_->groups[g->group()];
-      text = QStringLiteral("%1 (%2) · %3 ops").arg(vg.path.isEmpty() ? tr("model") : vg.path, vg.typeName).arg(vg.totalNodes);
+      text = QStringLiteral("%1 (%2) · %3 ops")
+                 .arg(vg.path.isEmpty() ? tr("model") : vg.path, vg.typeName)
+                 .arg(vg.totalNodes);
       if (const Mark* m = g->expanded() ? nullptr : groupMark(g->group()); m && !m->note.isEmpty())
         text += tr("\ninside: ") + m->note;
       break;
@@ -233,7 +240,9 @@ void GraphScene::drawForeground(QPainter* painter, const QRectF& exposed) {
     bool group;
   };
   QVector<Ring> rings;
-  const auto reaches = [&exposed](const QRectF& box) { return box.adjusted(-kOutline, -kOutline, kOutline, kOutline).intersects(exposed); };
+  const auto reaches = [&exposed](const QRectF& box) {
+    return box.adjusted(-kOutline, -kOutline, kOutline, kOutline).intersects(exposed);
+  };
   for (auto it = marks_.begin(); it != marks_.end(); ++it)
     if (auto* n = nodeItem(it.key()); n && n->isVisible())
       if (const QRectF box = n->mapRectToScene(n->rect()); reaches(box)) rings.push_back({box, &*it, false});
@@ -241,7 +250,9 @@ void GraphScene::drawForeground(QPainter* painter, const QRectF& exposed) {
     if (const Mark* m = item->expanded() || !item->isVisible() ? nullptr : groupMark(group))
       if (const QRectF box = item->mapRectToScene(item->rect()); reaches(box)) rings.push_back({box, m, true});
   std::stable_sort(rings.begin(), rings.end(), [](const Ring& a, const Ring& b) {
-    return a.mark->rank != b.mark->rank ? a.mark->rank < b.mark->rank : a.box.top() < b.box.top() || (a.box.top() == b.box.top() && a.box.left() < b.box.left());
+    return a.mark->rank != b.mark->rank
+               ? a.mark->rank < b.mark->rank
+               : a.box.top() < b.box.top() || (a.box.top() == b.box.top() && a.box.left() < b.box.left());
   });
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing);

@@ -70,7 +70,8 @@ void HeatLegend::paintEvent(QPaintEvent*) {
   const QRect ramp(8, QFontMetrics(font()).height() + 5, width() - 16, 10);
   for (int x = 0; x < ramp.width(); ++x)
     p.fillRect(QRect(ramp.left() + x, ramp.top(), 1, ramp.height()),
-               signed_ ? deltaColour(2.0 * x / std::max(1, ramp.width() - 1) - 1.0) : heatColour(double(x) / std::max(1, ramp.width() - 1)));
+               signed_ ? deltaColour(2.0 * x / std::max(1, ramp.width() - 1) - 1.0)
+                       : heatColour(double(x) / std::max(1, ramp.width() - 1)));
   p.setPen(Qt::black);
   // Title above the ramp, end texts below it, each in the height its font needs.
   const int titleHeight = QFontMetrics(font()).height();

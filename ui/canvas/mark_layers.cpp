@@ -58,7 +58,8 @@ MarkLayers::Marks matchMarks(const QVector<core::rewrite::MatchSite>& sites, int
   for (int i = 0; i < sites.size(); ++i) {
     const bool shown = i == current;
     const QString note = tr("rule match %1 of %2").arg(i + 1).arg(sites.size());
-    for (auto id : sites[i].nodes) marks[id] = {shown ? QColor(0x8e, 0x24, 0xaa) : QColor(0xf0, 0x8c, 0x00), note, shown ? 2 : 1};
+    for (auto id : sites[i].nodes)
+      marks[id] = {shown ? QColor(0x8e, 0x24, 0xaa) : QColor(0xf0, 0x8c, 0x00), note, shown ? 2 : 1};
   }
   return marks;
 }
@@ -72,32 +73,42 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
   for (const auto& k : s.skipped) {
     if (k.node == core::model::kNoNode) continue;
     const QString why = k.change ? tr("not compared: inside a change (its values are compared where they leave it)")
-                        : k.reason == QLatin1String("uninitialised memory") ? tr("not compared: never written (%1)").arg(k.op)
-                                                                            : tr("not compared: %1").arg(k.reason);
+                        : k.reason == QLatin1String("uninitialised memory")
+                            ? tr("not compared: never written (%1)").arg(k.op)
+                            : tr("not compared: %1").arg(k.reason);
     marks[k.node] = {notComparedColour(), why, kNotComparedRank};
   }
   for (auto id : s.insideChanges)
-    if (!marks.contains(id)) marks[id] = {notComparedColour(), tr("not compared: inside a change (its values are compared where they leave it)"), kNotComparedRank};
+    if (!marks.contains(id))
+      marks[id] = {notComparedColour(),
+                   tr("not compared: inside a change (its values are compared where they leave it)"), kNotComparedRank};
   for (const auto& r : s.nodes) {
     if (r.node == core::model::kNoNode) continue;
     // A node with several rows (run more than once, or a change's exit with several outputs) is
     // red when any of them is: the canvas never shows green where the table has a red row.
     if (auto held = marks.constFind(r.node); held != marks.constEnd() && held->rank > 0 && r.pass) continue;
     if (r.pass)
-      marks[r.node] = {QColor(0x2e, 0x7d, 0x32), tr("same as A within tolerance (max abs %1)").arg(r.maxAbs, 0, 'g', 3), 0};
+      marks[r.node] = {QColor(0x2e, 0x7d, 0x32), tr("same as A within tolerance (max abs %1)").arg(r.maxAbs, 0, 'g', 3),
+                       0};
     else
       marks[r.node] = {QColor(0xe5, 0x39, 0x35),
-                       tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance").arg(r.maxAbs, 0, 'g', 3).arg(r.mismatched).arg(r.numel),
+                       tr("differs from A: max abs %1, %2 of %3 elements beyond tolerance")
+                           .arg(r.maxAbs, 0, 'g', 3)
+                           .arg(r.mismatched)
+                           .arg(r.numel),
                        3};
   }
   if (s.firstDivergence && s.firstDivergence->node != core::model::kNoNode) {
     first = s.firstDivergence->node;
-    marks[first] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3), 5};
+    marks[first] = {QColor(0x8b, 0, 0), tr("FIRST DIVERGENCE: max abs %1").arg(s.firstDivergence->maxAbs, 0, 'g', 3),
+                    5};
   }
   if (s.intermediateDivergence && s.intermediateDivergence->node != core::model::kNoNode) {
     first = s.intermediateDivergence->node;
     marks[first] = {QColor(0xef, 0x6c, 0x00),
-                    tr("outputs equal, but this intermediate is beyond tolerance: max abs %1").arg(s.intermediateDivergence->maxAbs, 0, 'g', 3), 5};
+                    tr("outputs equal, but this intermediate is beyond tolerance: max abs %1")
+                        .arg(s.intermediateDivergence->maxAbs, 0, 'g', 3),
+                    5};
   }
   if (s.culprit && s.culprit->node != core::model::kNoNode) {
     first = s.culprit->node;
@@ -110,7 +121,8 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
   }
   if (!s.ok && s.errorNode != core::model::kNoNode) {
     first = s.errorNode;
-    marks[first] = {QColor(0x8b, 0, 0), tr("run %1 failed here").arg(s.errorOnB ? QStringLiteral("B") : QStringLiteral("A")), 6};
+    marks[first] = {QColor(0x8b, 0, 0),
+                    tr("run %1 failed here").arg(s.errorOnB ? QStringLiteral("B") : QStringLiteral("A")), 6};
   }
   if (target) *target = first;
   return marks;
@@ -118,21 +130,24 @@ MarkLayers::Marks comparisonMarks(const core::run::CompareSummary& s, core::mode
 
 std::optional<GraphScene::Mark> notComparedMark(const core::run::CompareSummary& s) {
   if (!s.ok || (s.nodes.isEmpty() && s.skipped.isEmpty())) return std::nullopt;  // outputs only
-  return GraphScene::Mark{notComparedColour(), tr("not compared: no value of it was recorded on both sides"), kNotComparedRank};
+  return GraphScene::Mark{notComparedColour(), tr("not compared: no value of it was recorded on both sides"),
+                          kNotComparedRank};
 }
 
 MarkLayers::Marks reduceMarks(const core::jobs::ReduceSummary& reduce) {
   MarkLayers::Marks marks;
   if (!reduce.ok) return marks;
   for (auto id : reduce.nodes)
-    marks[id] = {QColor(0x00, 0x83, 0x8f), tr("in the smallest subgraph that still fails on A's values at its boundary"), 4};
+    marks[id] = {QColor(0x00, 0x83, 0x8f),
+                 tr("in the smallest subgraph that still fails on A's values at its boundary"), 4};
   return marks;
 }
 
 QHash<core::model::NodeId, GraphScene::Change> revisionChanges(const core::model::Document& document, int index) {
   QHash<core::model::NodeId, GraphScene::Change> changes;
   if (const int parent = document.parentOf(index); parent >= 0) {
-    const auto d = core::edit::diffGraphs(*document.revision(parent), *document.revision(index), core::edit::DiffMatching::ByProvenance);
+    const auto d = core::edit::diffGraphs(*document.revision(parent), *document.revision(index),
+                                          core::edit::DiffMatching::ByProvenance);
     for (const auto& c : d.changed) changes.insert(c.node, GraphScene::Change::Modified);
     for (const auto& a : d.added) changes.insert(a.node, GraphScene::Change::Added);
   }

@@ -73,7 +73,8 @@ RevisionAnimation::RevisionAnimation(GraphScene* scene, const core::layout::Diag
   animation_.setDuration(kDurationMs);
   animation_.setStartValue(0.0);
   animation_.setEndValue(1.0);
-  connect(&animation_, &QVariantAnimation::valueChanged, this, [this](const QVariant& v) { setProgress(v.toDouble()); });
+  connect(&animation_, &QVariantAnimation::valueChanged, this,
+          [this](const QVariant& v) { setProgress(v.toDouble()); });
   connect(&animation_, &QVariantAnimation::finished, this, &RevisionAnimation::finish);
   setProgress(0);
 }

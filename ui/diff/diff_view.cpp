@@ -129,8 +129,9 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
 
 DiffView::~DiffView() = default;
 
-void DiffView::setGraphs(std::shared_ptr<const core::model::GraphView> a, std::shared_ptr<const core::model::GraphView> b,
-                         const core::edit::GraphDiff& diff, const QString& titleA, const QString& titleB) {
+void DiffView::setGraphs(std::shared_ptr<const core::model::GraphView> a,
+                         std::shared_ptr<const core::model::GraphView> b, const core::edit::GraphDiff& diff,
+                         const QString& titleA, const QString& titleB) {
   views_[0] = std::move(a);
   views_[1] = std::move(b);
   aToB_.clear();
@@ -152,14 +153,16 @@ void DiffView::setGraphs(std::shared_ptr<const core::model::GraphView> a, std::s
   for (const auto& c : diff.changed)
     keyed.append({double(views_[0]->indexOf.value(c.nodeA)),
                   Entry{Entry::Changed, c.nodeA, c.node,
-                        QStringLiteral("~ ") + where(c.op, c.modulePath) + QStringLiteral(": ") + c.what.join(QStringLiteral(", "))}});
+                        QStringLiteral("~ ") + where(c.op, c.modulePath) + QStringLiteral(": ") +
+                            c.what.join(QStringLiteral(", "))}});
   QSet<NodeId> added;
   for (const auto& d : diff.added) added.insert(d.node);
   double lastA = -1;
   for (const auto& n : views_[1]->nodes) {
     if (auto it = bToA_.constFind(n.id); it != bToA_.constEnd()) lastA = views_[0]->indexOf.value(*it);
     else if (added.contains(n.id))
-      keyed.append({lastA + 0.5, Entry{Entry::Added, kNoNode, n.id, QStringLiteral("+ ") + where(n.kind, n.modulePath)}});
+      keyed.append(
+          {lastA + 0.5, Entry{Entry::Added, kNoNode, n.id, QStringLiteral("+ ") + where(n.kind, n.modulePath)}});
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   entries_.clear();
@@ -173,12 +176,12 @@ void DiffView::setGraphs(std::shared_ptr<const core::model::GraphView> a, std::s
 
   int folded = 0;
   for (const auto& r : diff.removed) folded += r.foldedInto ? 1 : 0;
-  legend_->setText(QStringLiteral("%1 &nbsp; %2 &nbsp; %3 &nbsp; <span style='color:#555'>%4</span>")
-                       .arg(swatch(colourOf(Entry::Added), tr("added %1").arg(diff.added.size())),
-                            swatch(colourOf(Entry::Removed), tr("removed %1 (%2 folded)").arg(diff.removed.size()).arg(folded)),
-                            swatch(colourOf(Entry::Changed), tr("changed %1").arg(diff.changed.size())),
-                            diff.equal() ? tr("the graphs are the same")
-                                         : tr("F8 / Shift+F8 step through the differences")));
+  legend_->setText(
+      QStringLiteral("%1 &nbsp; %2 &nbsp; %3 &nbsp; <span style='color:#555'>%4</span>")
+          .arg(swatch(colourOf(Entry::Added), tr("added %1").arg(diff.added.size())),
+               swatch(colourOf(Entry::Removed), tr("removed %1 (%2 folded)").arg(diff.removed.size()).arg(folded)),
+               swatch(colourOf(Entry::Changed), tr("changed %1").arg(diff.changed.size())),
+               diff.equal() ? tr("the graphs are the same") : tr("F8 / Shift+F8 step through the differences")));
   titles_[0]->setText(titleA);
   titles_[1]->setText(titleB);
   syncing_ = true;  // each pane fits itself first; they are synced when the layouts arrive
@@ -294,7 +297,8 @@ void DiffView::follow(int from) {
   };
   const auto& partners = from == 0 ? aToB_ : bToA_;
   for (const auto& n : src->diagram().nodes)
-    if (auto it = partners.constFind(n.id); it != partners.constEnd()) consider(n.rect, dst->graphScene()->itemShowing(*it));
+    if (auto it = partners.constFind(n.id); it != partners.constEnd())
+      consider(n.rect, dst->graphScene()->itemShowing(*it));
   for (const auto& g : src->diagram().groups) {
     if (g.expanded) continue;
     const QString& path = views_[from]->groups[g.group].path;

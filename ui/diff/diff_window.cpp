@@ -28,7 +28,8 @@ struct Built {
 }  // namespace
 
 DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, const core::run::CompareSummary& compare,
-                        const std::optional<core::profile::Profile>& before, const std::optional<core::profile::Profile>& after) {
+                        const std::optional<core::profile::Profile>& before,
+                        const std::optional<core::profile::Profile>& after) {
   DiffMetrics metrics;
   if (compare.ok)
     for (const auto& r : compare.nodes)
@@ -49,7 +50,8 @@ DiffView* DiffWindow::showOpenRevisions(int a, int b) {
   const auto* compare = parts_.docks->compare;
   const auto* profile = parts_.docks->profile;
   QString summary;
-  auto* view = showRevisions(*doc, a, b, diffMetrics(*doc, a, b, compare->summary(), profile->before(), profile->after()), &summary);
+  auto* view = showRevisions(
+      *doc, a, b, diffMetrics(*doc, a, b, compare->summary(), profile->before(), profile->after()), &summary);
   if (view) parts_.window->statusBar()->showMessage(summary, 5000);
   return view;
 }
@@ -103,7 +105,11 @@ DiffView* DiffWindow::showRevisions(const core::model::Document& document, int a
   if (summary)
     *summary = diff.equal() ? tr("Revisions %1 and %2 are the same").arg(a).arg(b)
                             : tr("Revisions %1 and %2: %3 added, %4 removed, %5 changed")
-                                  .arg(a).arg(b).arg(diff.added.size()).arg(diff.removed.size()).arg(diff.changed.size());
+                                  .arg(a)
+                                  .arg(b)
+                                  .arg(diff.added.size())
+                                  .arg(diff.removed.size())
+                                  .arg(diff.changed.size());
   return view;
 }
 

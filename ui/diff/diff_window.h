@@ -20,7 +20,8 @@ namespace graft::ui {
 // comparison's error per node, and the profiled self times when the diff is original ↔ current
 // (node ids are shared by the revisions of one document, so they apply where both sides have them).
 DiffMetrics diffMetrics(const core::model::Document& document, int a, int b, const core::run::CompareSummary& compare,
-                        const std::optional<core::profile::Profile>& before, const std::optional<core::profile::Profile>& after);
+                        const std::optional<core::profile::Profile>& before,
+                        const std::optional<core::profile::Profile>& after);
 
 class DiffWindow : public QObject {
   Q_OBJECT

@@ -59,8 +59,9 @@ bool DocumentController::openFile(const QString& path, bool freeze, bool trust) 
 bool DocumentController::askTrust(const QString& what) {
   if (trustPrompt_) return trustPrompt_(what);
   QMessageBox box(QMessageBox::Warning, tr("Trust this model?"), what, QMessageBox::Cancel, window_);
-  box.setInformativeText(tr("A model file is data: Graft runs code that reaches outside the process only for a file you "
-                            "trust. Trust it only if you know where it came from."));
+  box.setInformativeText(
+      tr("A model file is data: Graft runs code that reaches outside the process only for a file you "
+         "trust. Trust it only if you know where it came from."));
   QPushButton* trust = box.addButton(tr("Trust and Continue"), QMessageBox::AcceptRole);
   box.setDefaultButton(QMessageBox::Cancel);
   box.exec();
@@ -86,10 +87,12 @@ bool DocumentController::trustSource() {
 }
 
 bool DocumentController::openSample(const QString& name, bool freeze) {
-  return openLoaded(tr("Opening sample %1…").arg(name), QString(), [name, freeze] { return core::io::loadSample(name, {freeze}); });
+  return openLoaded(tr("Opening sample %1…").arg(name), QString(),
+                    [name, freeze] { return core::io::loadSample(name, {freeze}); });
 }
 
-bool DocumentController::openLoaded(const QString& what, const QString& reportAs, const std::function<core::io::LoadResult()>& load,
+bool DocumentController::openLoaded(const QString& what, const QString& reportAs,
+                                    const std::function<core::io::LoadResult()>& load,
                                     const std::function<bool()>& retryTrusted) {
   if (busy() || !mayDropDocument()) return false;
   setBusy(what);
@@ -188,15 +191,17 @@ core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::
   // The rules run off the GUI thread; the commit (journal, then announcement) comes back to it.
   setBusy(tr("Applying rules…"));
   const auto base = document()->current();
-  auto prepared = runOffGuiThread([this, base, steps] {
-    return core::model::guarded([&] { return service_.prepareRewrite(base, steps); }, [](const QString& error) {
-      core::rewrite::ApplyResult failed;
-      failed.error = error;
-      return failed;
-    });
+  auto ids = service_.ids();  // a copy: the worker draws from it, the commit adopts what it drew
+  auto prepared = runOffGuiThread([base, steps, &ids] {
+    return core::model::guarded([&] { return core::document::DocumentService::prepareRewrite(base, steps, ids); },
+                                [](const QString& error) {
+                                  core::rewrite::ApplyResult failed;
+                                  failed.error = error;
+                                  return failed;
+                                });
   });
   setBusy({});
-  if (prepared.ok() && !service_.commitRewrite(base, prepared, steps)) {
+  if (prepared.ok() && !service_.commitRewrite(base, prepared, steps, ids)) {
     prepared.revision.reset();
     prepared.error = tr("the revision changed while the rules ran; apply them again");
   }
@@ -233,7 +238,8 @@ QString DocumentController::suggestedSavePath() const {
 
 bool DocumentController::save() {
   if (!document()) return false;
-  if (!service_.savePath().isEmpty()) return saveAs(service_.savePath(), /*confirmed=*/true);  // the file Graft itself wrote last
+  if (!service_.savePath().isEmpty())
+    return saveAs(service_.savePath(), /*confirmed=*/true);  // the file Graft itself wrote last
   return saveAsDialog();
 }
 
@@ -241,10 +247,11 @@ bool DocumentController::saveAsDialog() {
   if (!document()) return false;
   // A program saves as a program or as TorchScript; a TorchScript model as TorchScript.
   const bool program = document()->format() == QLatin1String("pt2");
-  const QString filter = program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)") : tr("TorchScript archives (*.pt)");
+  const QString filter =
+      program ? tr("torch.export programs (*.pt2);;TorchScript archives (*.pt)") : tr("TorchScript archives (*.pt)");
   // The dialog does not ask about an existing file: saveAs asks, the same way for every path.
-  const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), suggestedSavePath(), filter, nullptr,
-                                                    QFileDialog::DontConfirmOverwrite);
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Save revision as"), suggestedSavePath(), filter,
+                                                    nullptr, QFileDialog::DontConfirmOverwrite);
   return !path.isEmpty() && saveAs(path);
 }
 
@@ -284,8 +291,11 @@ bool DocumentController::saveAs(const QString& path, bool confirmed, bool asCopy
     return false;
   }
   Q_EMIT diagnosticsReported(r.diagnostics(path));  // a warning when it could not be run first
-  Q_EMIT message(r.warning.isEmpty() ? tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path)
-                                     : tr("Saved revision %1 to %2 (not checked: the model records no inputs)").arg(doc.currentIndex()).arg(path), 0);
+  Q_EMIT message(
+      r.warning.isEmpty()
+          ? tr("Saved revision %1 to %2").arg(doc.currentIndex()).arg(path)
+          : tr("Saved revision %1 to %2 (not checked: the model records no inputs)").arg(doc.currentIndex()).arg(path),
+      0);
   if (asCopy) return true;  // the user's work is still unsaved: the `*` stays
   service_.markSaved(doc.currentIndex(), path);  // announced: modifiedChanged
   return true;
@@ -358,7 +368,8 @@ bool DocumentController::recover(const QString& journalPath) {
   }
   const auto& r = recovered->replayed.result;
   if (!r.ok) {
-    if (recovered->replayed.session) recovered->replayed.session->close();  // a failed recovery leaves no journal of its own
+    if (recovered->replayed.session)
+      recovered->replayed.session->close();  // a failed recovery leaves no journal of its own
     // What was replayed goes before the message: after running out of memory, showing it needs some.
     recovered->replayed.session.reset();
     recovered->replayed.document.reset();
@@ -370,7 +381,9 @@ bool DocumentController::recover(const QString& journalPath) {
   install(std::move(recovered->replayed.document), std::move(recovered->replayed.session));
   edit::Session::markClosed(journalPath);  // its edits now live on in the new session's journal
   if (!r.warning.isEmpty()) Q_EMIT diagnosticsReported(r.diagnostics(journalPath));  // what a journal cut short dropped
-  Q_EMIT message(r.warning.isEmpty() ? tr("Recovered %1 edits").arg(r.applied) : tr("Recovered %1 edits; %2").arg(r.applied).arg(r.warning), 0);
+  Q_EMIT message(r.warning.isEmpty() ? tr("Recovered %1 edits").arg(r.applied)
+                                     : tr("Recovered %1 edits; %2").arg(r.applied).arg(r.warning),
+                 0);
   return true;
 }
 

@@ -65,8 +65,8 @@ class DocumentController : public QObject {
   // Changes: the only way a revision is made or chosen.
   core::edit::EditResult apply(const core::edit::Edit& edit);
   core::rewrite::ApplyResult applyRewrite(const QVector<core::rewrite::Step>& steps);
-  bool keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes, const core::rewrite::FloatingValues& floating,
-                     QString* error);
+  bool keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
+                     const core::rewrite::FloatingValues& floating, QString* error);
   void undo();
   void redo();
   void setCurrent(int index);

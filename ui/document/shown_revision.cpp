@@ -6,7 +6,8 @@
 
 namespace graft::ui {
 
-void findShapes(const core::model::Document& document, const core::model::RevisionPtr& revision, const QString& inputSpec) {
+void findShapes(const core::model::Document& document, const core::model::RevisionPtr& revision,
+                const QString& inputSpec) {
   if (!core::run::lacksShapes(*revision) || document.observedTypes(revision.get())) return;
   const auto inputs = core::io::resolveInputs(document, inputSpec, 0);
   if (!inputs.inputs) return;
@@ -14,7 +15,8 @@ void findShapes(const core::model::Document& document, const core::model::Revisi
   document.setObservedTypes(revision.get(), types ? types : std::make_shared<const core::model::ObservedTypes>());
 }
 
-std::shared_ptr<ShownRevision> buildShownRevision(const core::model::Document& document, const core::model::RevisionPtr& revision) {
+std::shared_ptr<ShownRevision> buildShownRevision(const core::model::Document& document,
+                                                  const core::model::RevisionPtr& revision) {
   auto shown = std::make_shared<ShownRevision>();
   shown->program = document.format() == QLatin1String("pt2");
   shown->view = std::make_shared<core::model::GraphView>(core::model::GraphView::build(*revision, document));

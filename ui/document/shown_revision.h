@@ -22,10 +22,12 @@ struct ShownRevision {
 // Finds `revision`'s shapes once, where its graph records none and its inputs are known (the
 // document's own, `inputSpec`, a sample's), and keeps them in `document` for the view. A run that
 // fails keeps an empty answer, so it is not tried again for that revision; unknown inputs keep none.
-void findShapes(const core::model::Document& document, const core::model::RevisionPtr& revision, const QString& inputSpec);
+void findShapes(const core::model::Document& document, const core::model::RevisionPtr& revision,
+                const QString& inputSpec);
 
 // Builds what `revision` of `document` shows; reads only the immutable revision and what the
 // document fixed at load (its format and input and output names).
-std::shared_ptr<ShownRevision> buildShownRevision(const core::model::Document& document, const core::model::RevisionPtr& revision);
+std::shared_ptr<ShownRevision> buildShownRevision(const core::model::Document& document,
+                                                  const core::model::RevisionPtr& revision);
 
 }  // namespace graft::ui

@@ -263,7 +263,8 @@ void ProfileCharts::setProfiles(const QVector<Series>& series) {
       if (auto* v = qobject_cast<QValueAxis*>(axis)) fitAxis(v, lo * 0.95, hi * 1.05);
   boxes->legend()->hide();
   // One profile needs no legend: the row it would take goes to the op kinds' names.
-  const bool several = series.size() > 1 || !byOp_->chart()->series().isEmpty() && byOp_->chart()->legend()->markers().size() > 1;
+  const bool several =
+      series.size() > 1 || !byOp_->chart()->series().isEmpty() && byOp_->chart()->legend()->markers().size() > 1;
   for (QChartView* view : {byOp_, latency_}) view->chart()->legend()->setVisible(several);
   showMemory(series);
   for (QChartView* view : {byOp_, latency_, distribution_}) showWholeLabels(view->chart());

@@ -11,6 +11,10 @@
 #include "core/model/job_guard.h"
 #include "core/profile/profile_job.h"
 #include "core/report/profile_report.h"
+#include "core/remote/remote_device.h"
+#include "core/remote/remote_model.h"
+#include "core/remote/remote_profile.h"
+#include "ui/device_list.h"
 #include "ui/document/off_thread.h"
 #include "ui/fit_screen.h"
 #include "ui/input_dialog.h"
@@ -49,7 +53,9 @@ class FixedLinesLabel : public QLabel {
 }  // namespace
 
 namespace {
-QString kIdleSummary() { return ProfileDock::tr("Profiles time every node of the original and the current revision over repeated runs."); }
+QString kIdleSummary() {
+  return ProfileDock::tr("Profiles time every node of the original and the current revision over repeated runs.");
+}
 }  // namespace
 
 ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
@@ -72,8 +78,10 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   warmup_->setValue(3);
   device_ = new QComboBox(body);
   device_->setObjectName(QStringLiteral("profileDevice"));
-  device_->addItems(core::run::availableDevices());
-  device_->setToolTip(tr("Where to run: CUDA is offered when this machine has it (each node's GPU kernels are then recorded)"));
+  refreshDevices();
+  device_->setToolTip(
+      tr("Where to run: CUDA is offered when this machine has it (each node's GPU kernels are then recorded); a "
+         "host added in Run > Devices… is timed over ssh"));
   memory_ = new QCheckBox(tr("Memory"), body);
   memory_->setObjectName(QStringLiteral("profileMemory"));
   memory_->setToolTip(tr("Also record the bytes each node allocates and the peak, in one extra node-by-node run"));
@@ -142,7 +150,9 @@ ProfileDock::ProfileDock(QWidget* parent) : QDockWidget(tr("Profile"), parent) {
   costMetric_ = new QComboBox(tabs_);
   costMetric_->setObjectName(QStringLiteral("profileCostMetric"));
   costMetric_->addItems({tr("Heatmap: kernel time"), tr("Heatmap: host time")});
-  costMetric_->setToolTip(tr("What the cost heatmap colours nodes by: the device time of the GPU kernels each node launched, or its time on the host"));
+  costMetric_->setToolTip(
+      tr("What the cost heatmap colours nodes by: the device time of the GPU kernels each node launched, or its time "
+         "on the host"));
   costMetric_->setVisible(false);
   tabs_->setCornerWidget(costMetric_, Qt::TopRightCorner);
   connect(costMetric_, &QComboBox::currentIndexChanged, this, [this] {
@@ -213,9 +223,10 @@ void ProfileDock::start() {
   afterLabel_ = both ? tr("rev %1").arg(document_->currentIndex()) : tr("original");
   revBefore_ = original;
   revAfter_ = both ? current : original;
-  // Inputs are made here, on the GUI thread, by the path every job shares; the worker gets snapshots.
-  // Input files (up to 4 GiB) are read off the GUI thread.
-  const auto resolved = runOffGuiThread([doc = document_.data(), text = inputSpec_->text()] { return core::io::resolveInputs(*doc, text, 0); });
+  // The inputs are resolved off the GUI thread while it waits (input files reach 4 GiB), by the
+  // path every job shares; the profile job then gets immutable snapshots, never the document.
+  const auto resolved = runOffGuiThread(
+      [doc = document_.data(), text = inputSpec_->text()] { return core::io::resolveInputs(*doc, text, 0); });
   if (!resolved.inputs) {
     if (resolved.missingShape >= 0) {
       askInputs(document_, inputSpec_, this, [this] { start(); });
@@ -228,10 +239,12 @@ void ProfileDock::start() {
   }
   const core::model::InputsPtr inputs = resolved.inputs;
   runGeneration_ = generation_;
+  if (const QString spec = device_->currentData().toString(); core::remote::isRemoteDevice(spec))
+    return startRemote(spec, inputs, both);
   core::profile::ProfileOptions options;
   options.runs = runs_->value();
   options.warmup = warmup_->value();
-  options.device = device_->currentText();
+  options.device = device_->currentData().toString();
   options.recordMemory = memory_->isChecked();
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   auto flag = cancelFlag_;
@@ -266,6 +279,64 @@ void ProfileDock::start() {
   setRunning(true);
 }
 
+void ProfileDock::startRemote(const QString& spec, const std::shared_ptr<const core::model::InputSet>& inputs, bool both) {
+  const auto refuse = [this](const QString& why) {
+    summary_->setText(tr("Profiling failed: %1").arg(why));
+    Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("profile"), why)});
+    Q_EMIT finished(false, why);
+  };
+  QString error;
+  const auto device = core::remote::parseRemoteDevice(spec, &error);
+  if (!device) return refuse(error);
+  if (memory_->isChecked())
+    return refuse(tr("memory is recorded on this machine only: clear Memory to time the revisions on %1").arg(device->host));
+  // The job holds no Document (the window may close it meanwhile): both revisions are saved here,
+  // as File > Save does, and the worker sends those bytes.
+  summary_->setText(tr("Saving the revisions to send them to %1…").arg(device->host));
+  using Model = std::shared_ptr<const core::remote::RemoteModel>;
+  const auto save = [&](const core::model::RevisionPtr& revision) -> Model {
+    return runOffGuiThread([doc = document_.data(), revision, &error]() -> Model {
+      auto model = core::remote::savedForRemote(*doc, revision, &error);
+      return model ? std::make_shared<const core::remote::RemoteModel>(std::move(*model)) : nullptr;
+    });
+  };
+  const int generation = generation_;
+  const Model after = save(revAfter_), before = both ? save(revBefore_) : after;
+  if (generation != generation_ || !document_) return;  // another model was opened meanwhile
+  if (!after || !before) return refuse(error);
+  cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+  const auto progress = [this, generation](const QString& line) {
+    QMetaObject::invokeMethod(this, [this, generation, line] {
+      if (generation == generation_ && isRunning()) summary_->setText(line);
+    }, Qt::QueuedConnection);
+  };
+  progress_->setRange(0, 0);  // the host reports lines, not a count
+  summary_->setText(tr("Profiling on %1…").arg(device->host));
+  setRunning(true);
+  watcher_.setFuture(QtConcurrent::run([=, device = *device, revAfter = revAfter_, revBefore = revBefore_,
+                                        runs = runs_->value(), warmup = warmup_->value(), flag = cancelFlag_] {
+    Result r;
+    const auto timed = [&](const Model& model, const core::model::RevisionPtr& revision) {
+      auto out = core::remote::profileRemote(*model, revision, *inputs, runs, warmup, device, 0, progress, flag.get());
+      if (!out.profile) r.error = out.error;
+      return out.profile;
+    };
+    r.after = timed(after, revAfter);
+    r.before = !r.after ? std::nullopt : both ? timed(before, revBefore) : r.after;
+    if (flag->load()) return Result{};  // cancelled: shown as such, not as a failure
+    if (!r.error.isEmpty()) r.diagnostics = {core::model::Diagnostic::error(QStringLiteral("profile"), r.error)};
+    return r;
+  }));
+}
+
+void ProfileDock::refreshDevices() { fillDeviceCombo(device_); }
+
+bool ProfileDock::setDevice(const QString& label) {
+  const int i = device_->findText(label);
+  if (i >= 0) device_->setCurrentIndex(i);
+  return i >= 0;
+}
+
 void ProfileDock::cancel() {
   if (cancelFlag_) cancelFlag_->store(true);
 }
@@ -279,9 +350,13 @@ QString ProfileDock::speedupText() const {
                                .arg(s.low, 0, 'f', 2)
                                .arg(s.high, 0, 'f', 2)
                                .arg(s.pairs);
-  if (s.faster()) return tr("%1 is %2× faster than %3 (%4).").arg(afterLabel_).arg(s.median, 0, 'f', 2).arg(beforeLabel_, measured);
+  if (s.faster())
+    return tr("%1 is %2× faster than %3 (%4).").arg(afterLabel_).arg(s.median, 0, 'f', 2).arg(beforeLabel_, measured);
   if (s.slower())
-    return tr("%1 is %2× slower than %3 (%4).").arg(afterLabel_).arg(1 / std::max(1e-12, s.median), 0, 'f', 2).arg(beforeLabel_, measured);
+    return tr("%1 is %2× slower than %3 (%4).")
+        .arg(afterLabel_)
+        .arg(1 / std::max(1e-12, s.median), 0, 'f', 2)
+        .arg(beforeLabel_, measured);
   return tr("%1 → %2: no measurable difference (%3).").arg(beforeLabel_, afterLabel_, measured);
 }
 
@@ -289,7 +364,8 @@ QString ProfileDock::memoryText() const {
   if (!before_ || !after_ || !after_->memoryRecorded) return {};
   auto mib = [](qint64 bytes) { return QStringLiteral("%1 MiB").arg(bytes / 1048576.0, 0, 'f', 2); };
   if (beforeLabel_ == afterLabel_) return tr("Peak memory: %1.").arg(mib(after_->peakBytes));
-  return tr("Peak memory: %1 %2 → %3 %4.").arg(beforeLabel_, mib(before_->peakBytes), afterLabel_, mib(after_->peakBytes));
+  return tr("Peak memory: %1 %2 → %3 %4.")
+      .arg(beforeLabel_, mib(before_->peakBytes), afterLabel_, mib(after_->peakBytes));
 }
 
 void ProfileDock::showResult() {
@@ -335,14 +411,15 @@ void ProfileDock::showProfilesNow() {
   timeline_->setTracks(tracks);
   charts_->setProfiles(series);
   showNodeTimes();
-  QString text = tr("%1: median %2 ms (p10 %3, p90 %4) over %5 runs; the module's own forward: %6 ms (profiling overhead %7×).")
-                     .arg(afterLabel_)
-                     .arg(after_->run.median, 0, 'f', 3)
-                     .arg(after_->run.p10, 0, 'f', 3)
-                     .arg(after_->run.p90, 0, 'f', 3)
-                     .arg(after_->runMs.size())
-                     .arg(after_->forward.median, 0, 'f', 3)
-                     .arg(after_->run.median / std::max(1e-9, after_->forward.median), 0, 'f', 2);
+  QString text =
+      tr("%1: median %2 ms (p10 %3, p90 %4) over %5 runs; the module's own forward: %6 ms (profiling overhead %7×).")
+          .arg(afterLabel_)
+          .arg(after_->run.median, 0, 'f', 3)
+          .arg(after_->run.p10, 0, 'f', 3)
+          .arg(after_->run.p90, 0, 'f', 3)
+          .arg(after_->runMs.size())
+          .arg(after_->forward.median, 0, 'f', 3)
+          .arg(after_->run.median / std::max(1e-9, after_->forward.median), 0, 'f', 2);
   if (both) text += QLatin1Char(' ') + speedupText();
   if (const QString memory = memoryText(); !memory.isEmpty()) text += QLatin1Char(' ') + memory;
   if (const QString kernels = kernelText(); !kernels.isEmpty()) text += QLatin1Char(' ') + kernels;
@@ -354,9 +431,12 @@ void ProfileDock::showProfilesNow() {
 
 QString ProfileDock::kernelText() const {
   if (!after_) return {};
-  if (!after_->kernelsRecorded) return after_->kernelNote.isEmpty() ? QString() : tr("GPU kernels not recorded: %1.").arg(after_->kernelNote);
+  if (!after_->kernelsRecorded)
+    return after_->kernelNote.isEmpty() ? QString() : tr("GPU kernels not recorded: %1.").arg(after_->kernelNote);
   const double perRun = double(after_->kernels.size()) / std::max<qsizetype>(1, after_->runMs.size());
-  QString text = tr("GPU kernels: %1 ms per run (median), %2 kernels per run").arg(after_->kernel.median, 0, 'f', 3).arg(perRun, 0, 'f', 0);
+  QString text = tr("GPU kernels: %1 ms per run (median), %2 kernels per run")
+                     .arg(after_->kernel.median, 0, 'f', 3)
+                     .arg(perRun, 0, 'f', 0);
   if (after_->unattributedKernels > 0) text += tr(", %1 launched outside every node").arg(after_->unattributedKernels);
   return text + QLatin1Char('.');
 }
@@ -369,7 +449,8 @@ void ProfileDock::showNodeTimes() {
   if (kernels) headers << tr("Kernel ms before") << tr("Kernel ms after") << tr("Kernels");
   nodeTable_->setColumnCount(int(headers.size()));
   nodeTable_->setHorizontalHeaderLabels(headers);
-  for (int c = 1; c < headers.size(); ++c) nodeTable_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  for (int c = 1; c < headers.size(); ++c)
+    nodeTable_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   costMetric_->setVisible(after_ && after_->kernelsRecorded);
   if (!before_ || !after_ || !revBefore_ || !revAfter_) return;
   const auto rows = core::profile::pairNodeTimes(*before_, *revBefore_, *after_, *revAfter_);
@@ -378,16 +459,25 @@ void ProfileDock::showNodeTimes() {
     const auto& r = rows[size_t(i)];
     auto* what = new QTableWidgetItem(r.label);
     what->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r.after));
-    if (r.change) what->setToolTip(tr("Compared as one: the time of the nodes this change replaced against the time of what replaced them"));
+    if (r.change)
+      what->setToolTip(
+          tr("Compared as one: the time of the nodes this change replaced against the time of what replaced them"));
     nodeTable_->setItem(i, 0, what);
     nodeTable_->setItem(i, 1, new QTableWidgetItem(QString::number(r.beforeMs, 'f', 3)));
     nodeTable_->setItem(i, 2, new QTableWidgetItem(QString::number(r.afterMs, 'f', 3)));
-    nodeTable_->setItem(i, 3, new QTableWidgetItem(r.beforeMs > 0 ? QStringLiteral("%1×").arg(r.afterMs / r.beforeMs, 0, 'f', 2)
-                                                                  : QStringLiteral("—")));
+    nodeTable_->setItem(
+        i, 3,
+        new QTableWidgetItem(r.beforeMs > 0 ? QStringLiteral("%1×").arg(r.afterMs / r.beforeMs, 0, 'f', 2)
+                                            : QStringLiteral("—")));
     if (kernels) {
-      nodeTable_->setItem(i, 4, new QTableWidgetItem(before_->kernelsRecorded ? QString::number(r.beforeKernelMs, 'f', 3) : QStringLiteral("—")));
-      nodeTable_->setItem(i, 5, new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernelMs, 'f', 3) : QStringLiteral("—")));
-      nodeTable_->setItem(i, 6, new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernels) : QStringLiteral("—")));
+      nodeTable_->setItem(i, 4,
+                          new QTableWidgetItem(before_->kernelsRecorded ? QString::number(r.beforeKernelMs, 'f', 3)
+                                                                        : QStringLiteral("—")));
+      nodeTable_->setItem(i, 5,
+                          new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernelMs, 'f', 3)
+                                                                       : QStringLiteral("—")));
+      nodeTable_->setItem(
+          i, 6, new QTableWidgetItem(after_->kernelsRecorded ? QString::number(r.afterKernels) : QStringLiteral("—")));
     }
   }
 }
@@ -420,7 +510,9 @@ bool ProfileDock::exportTrace(const QString& path, QString* error) const {
     if (error) *error = tr("Run a profile first.");
     return false;
   }
-  const QByteArray json = QJsonDocument(core::report::chromeTrace(*after_, document_ ? document_->displayName() : QString())).toJson(QJsonDocument::Compact);
+  const QByteArray json =
+      QJsonDocument(core::report::chromeTrace(*after_, document_ ? document_->displayName() : QString()))
+          .toJson(QJsonDocument::Compact);
   if (const QString why = core::io::writeAtomically(path, json); !why.isEmpty()) {
     if (error) *error = tr("Cannot write %1: %2").arg(path, why);
     return false;

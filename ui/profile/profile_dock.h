@@ -23,6 +23,8 @@ class QSpinBox;
 class QTableWidget;
 class QTabWidget;
 
+namespace graft::core::model { struct InputSet; }
+
 namespace graft::ui {
 
 class ProfileCharts;
@@ -39,9 +41,14 @@ class ProfileDock : public QDockWidget {
   // profiles made (they name their revisions).
   void documentChanged(const core::model::Document* document, const core::document::ChangeEvent& event);
 
-  // Starts profiling (original and, when it differs, current); finished() follows.
+  // Starts profiling (original and, when it differs, current); finished() follows. On a remote
+  // device (ssh://HOST/DEVICE) both revisions are saved here and timed on the host.
   void start();
   void cancel();
+  // The devices offered: this machine's and the hosts of Run > Devices… (ui/device_list.h).
+  void refreshDevices();
+  // Chooses the device whose label is `label` ("cpu", "ssh://gpu-box/cuda:0"); false when not offered.
+  bool setDevice(const QString& label);
   bool isRunning() const;
   const std::optional<core::profile::Profile>& before() const { return before_; }
   const std::optional<core::profile::Profile>& after() const { return after_; }
@@ -88,6 +95,8 @@ class ProfileDock : public QDockWidget {
   void showNodeTimes();
   QString kernelText() const;
   void setRunning(bool running);
+  // start() on a host: `inputs` resolved, both revisions saved here, then timed there.
+  void startRemote(const QString& spec, const std::shared_ptr<const core::model::InputSet>& inputs, bool both);
 
   QPointer<const core::model::Document> document_;
   int generation_ = 0;     // counts setDocument calls

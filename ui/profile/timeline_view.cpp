@@ -73,7 +73,8 @@ void TimelineView::rebuild() {
       std::sort(streams.begin(), streams.end());
       // "GPU" for the usual one stream; the tooltip names it.
       for (qint64 stream : streams)
-        trackRows_.push_back({streams.size() == 1 ? tr("GPU") : tr("GPU s%1").arg(stream), row + streams.indexOf(stream)});
+        trackRows_.push_back(
+            {streams.size() == 1 ? tr("GPU") : tr("GPU s%1").arg(stream), row + streams.indexOf(stream)});
       for (const auto& k : t.profile->kernels) {
         if (k.run != run_) continue;
         const double x = (k.startNs - origin) / 1e6, w = k.durationNs / 1e6;
@@ -135,7 +136,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     if (r.width() > 40) {
       p.setPen(Qt::black);
       p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                 p.fontMetrics().elidedText(b.event->name.section(QStringLiteral("::"), 1), Qt::ElideRight, int(r.width()) - 5));
+                 p.fontMetrics().elidedText(b.event->name.section(QStringLiteral("::"), 1), Qt::ElideRight,
+                                            int(r.width()) - 5));
     }
   }
   // A kernel wears its launching op's colour (grey when no op launched it), with a dark edge so
@@ -184,7 +186,8 @@ QString TimelineView::toolTipAt(const QPoint& pos) const {
     QString op;
     for (const auto& b : kernelBars_)
       if (b.kernel == k) op = b.op;
-    if (k->node != core::model::kNoNode) text += tr("<br>launched by %1, node #%2 (click to select)").arg(op).arg(k->node);
+    if (k->node != core::model::kNoNode)
+      text += tr("<br>launched by %1, node #%2 (click to select)").arg(op).arg(k->node);
     else text += tr("<br>launched outside every node (the interpreter or allocator)");
     return text;
   }
@@ -224,7 +227,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     update();
     return;
   }
-  if (const QString text = toolTipAt(event->pos()); !text.isEmpty()) QToolTip::showText(event->globalPosition().toPoint(), text, this);
+  if (const QString text = toolTipAt(event->pos()); !text.isEmpty())
+    QToolTip::showText(event->globalPosition().toPoint(), text, this);
   else QToolTip::hideText();
 }
 

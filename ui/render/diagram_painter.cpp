@@ -20,8 +20,9 @@ QColor fillFor(const QString& op) {
   if (op.contains(QLatin1String("conv"))) return QColor(0xd6, 0xe6, 0xfa);
   if (op.contains(QLatin1String("norm"))) return QColor(0xdc, 0xf2, 0xdc);
   if (op.contains(QLatin1String("pool"))) return QColor(0xe9, 0xde, 0xf7);
-  if (op.contains(QLatin1String("relu")) || op.contains(QLatin1String("gelu")) || op.contains(QLatin1String("sigmoid")) ||
-      op.contains(QLatin1String("tanh")) || op.contains(QLatin1String("softmax")))
+  if (op.contains(QLatin1String("relu")) || op.contains(QLatin1String("gelu")) ||
+      op.contains(QLatin1String("sigmoid")) || op.contains(QLatin1String("tanh")) ||
+      op.contains(QLatin1String("softmax")))
     return QColor(0xfd, 0xe8, 0xcf);
   if (op == QLatin1String("linear") || op.contains(QLatin1String("matmul")) || op == QLatin1String("addmm"))
     return QColor(0xfa, 0xd9, 0xde);
@@ -38,7 +39,8 @@ QColor frameFill(int depth) {
 void drawLines(QPainter& p, const QRectF& rect, const QStringList& lines, double left, const QColor& fill) {
   p.setFont(labelFont());
   double y = rect.top() + kPad;
-  const bool dark = fill.lightnessF() < 0.5 || (0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF()) < 0.55;
+  const bool dark =
+      fill.lightnessF() < 0.5 || (0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF()) < 0.55;
   for (int i = 0; i < lines.size(); ++i) {
     if (dark) p.setPen(i == 0 ? QColor(Qt::white) : QColor(0xf0, 0xf0, 0xf0));
     else p.setPen(i == 0 ? QColor(0x20, 0x20, 0x20) : QColor(0x55, 0x55, 0x55));
@@ -146,7 +148,8 @@ QPainterPath edgePath(const core::layout::DiagramEdge& e) {
   return path;
 }
 
-void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPath& path, bool highlighted, double lod) {
+void paintEdge(QPainter& p, const core::layout::DiagramEdge& e, const QPainterPath& path, bool highlighted,
+               double lod) {
   QPen pen(highlighted ? QColor(0xe0, 0x6c, 0x00) : QColor(0x50, 0x58, 0x66), highlighted ? 2.0 : 1.1);
   if (lod < kTextLod) pen.setCosmetic(true);
   p.setPen(pen);
@@ -197,7 +200,8 @@ void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::m
   const double zoom = std::max(1e-9, std::abs(p.worldTransform().m11()));
   auto tiny = [zoom](const QRectF& r) { return r.width() * zoom < 1.0 && r.height() * zoom < 1.0; };
   for (const auto& g : d.groups)
-    if (g.rect.intersects(exposed) && (g.depth <= 1 || !tiny(g.rect))) p.fillRect(g.rect, g.expanded ? frameFill(g.depth) : QColor(0xc9, 0xd6, 0xea));
+    if (g.rect.intersects(exposed) && (g.depth <= 1 || !tiny(g.rect)))
+      p.fillRect(g.rect, g.expanded ? frameFill(g.depth) : QColor(0xc9, 0xd6, 0xea));
   QVector<QLineF> lines;
   lines.reserve(d.edges.size());
   for (const auto& e : d.edges) {
@@ -220,7 +224,8 @@ void paintDiagramFast(QPainter& p, const core::layout::Diagram& d, const core::m
 void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model::GraphView& view) {
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
-  for (const auto& g : d.groups) paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0, nullptr, g.label);
+  for (const auto& g : d.groups)
+    paintGroup(p, g.rect, view.groups[g.group], g.expanded, g.depth, false, 1.0, nullptr, g.label);
   QVector<QPainterPath> paths;
   paths.reserve(d.edges.size());
   for (const auto& e : d.edges) paths << edgePath(e);

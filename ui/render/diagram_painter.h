@@ -32,7 +32,8 @@ QColor deltaColour(double fraction);
 // The +/- toggle's rectangle within a group's rect.
 QRectF toggleRect(const QRectF& groupRect);
 QPainterPath edgePath(const core::layout::DiagramEdge& edge);
-void paintEdge(QPainter& p, const core::layout::DiagramEdge& edge, const QPainterPath& path, bool highlighted, double lod);
+void paintEdge(QPainter& p, const core::layout::DiagramEdge& edge, const QPainterPath& path, bool highlighted,
+               double lod);
 // The font of an edge's shape label: kEdgeLabelPixels (11 px at 100% zoom).
 QFont edgeLabelFont();
 // An edge's shape label (core::layout::edgeLabel) in the rect placeEdgeLabels chose for it.

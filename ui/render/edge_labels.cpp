@@ -165,8 +165,10 @@ QVector<QRectF> frameBorders(const core::layout::Diagram& d) {
   for (const auto& g : d.groups) {
     if (!g.expanded) continue;
     const QRectF r = g.rect;
-    out << QRectF(r.left() - 0.5, r.top() - 0.5, r.width() + 1, 1) << QRectF(r.left() - 0.5, r.bottom() - 0.5, r.width() + 1, 1)
-        << QRectF(r.left() - 0.5, r.top() - 0.5, 1, r.height() + 1) << QRectF(r.right() - 0.5, r.top() - 0.5, 1, r.height() + 1);
+    out << QRectF(r.left() - 0.5, r.top() - 0.5, r.width() + 1, 1)
+        << QRectF(r.left() - 0.5, r.bottom() - 0.5, r.width() + 1, 1)
+        << QRectF(r.left() - 0.5, r.top() - 0.5, 1, r.height() + 1)
+        << QRectF(r.right() - 0.5, r.top() - 0.5, 1, r.height() + 1);
   }
   return out;
 }

@@ -24,7 +24,8 @@ void addReportDiagram(core::report::HtmlReport& report, const QString& caption, 
   }
   // The first divergence is B's node; with one diagram only, that diagram shows it.
   if (report.compare && report.compare->ok && report.compare->firstDivergence && (sideB || !report.diff))
-    if (view.node(report.compare->firstDivergence->node)) outlines.insert(report.compare->firstDivergence->node, kDivergence);
+    if (view.node(report.compare->firstDivergence->node))
+      outlines.insert(report.compare->firstDivergence->node, kDivergence);
   report.diagrams.append({caption, canvas::svgElement(diagram, view, outlines)});
 }
 

@@ -16,7 +16,8 @@ IrHighlighter::IrHighlighter(QTextDocument* document) : QSyntaxHighlighter(docum
   auto add = [this](const char* pattern, const QTextCharFormat& f) {
     rules_.push_back(Rule{QRegularExpression(QString::fromLatin1(pattern)), f});
   };
-  add(R"(\b(Tensor|Float|Double|Long|Int|Bool|int|float|bool|str|NoneType)\b(\[\])?)", charFormat(QColor(0x00, 0x80, 0x80)));
+  add(R"(\b(Tensor|Float|Double|Long|Int|Bool|int|float|bool|str|NoneType)\b(\[\])?)",
+      charFormat(QColor(0x00, 0x80, 0x80)));
   add(R"(\b\w+::\w+)", charFormat(QColor(0x1a, 0x4f, 0xb0), true));
   add(R"(%[\w.]+)", charFormat(QColor(0x8a, 0x2b, 0x92)));
   add(R"(\b(graph|return)\b)", charFormat(QColor(0x20, 0x20, 0x20), true));

@@ -28,8 +28,9 @@ PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlight
   const auto add = [this](const QString& pattern, const char* kind, int group = 0) {
     rules_.push_back(Rule{QRegularExpression(pattern), QLatin1String(kind), group});
   };
-  add(QStringLiteral(R"(\b(and|as|assert|async|await|break|class|continue|def|del|elif|else|except|False|finally|for|)"
-                     R"(from|global|if|import|in|is|lambda|None|nonlocal|not|or|pass|raise|return|True|try|while|with|yield)\b)"),
+  add(QStringLiteral(
+          R"(\b(and|as|assert|async|await|break|class|continue|def|del|elif|else|except|False|finally|for|)"
+          R"(from|global|if|import|in|is|lambda|None|nonlocal|not|or|pass|raise|return|True|try|while|with|yield)\b)"),
       "keyword");
   add(QStringLiteral(R"(\b(self|torch|F|len|list|tuple|range|int|float|bool|str|isinstance|super)\b)"), "builtin");
   add(QStringLiteral(R"(\b(0[xX][0-9a-fA-F_]+|\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)\b)"), "number");

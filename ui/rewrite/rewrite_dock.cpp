@@ -52,17 +52,21 @@ RewriteDock::RewriteDock(QWidget* parent)
   where_ = new QLabel(this);
   where_->setObjectName(QStringLiteral("matchWhere"));
   where_->setWordWrap(true);
-  previous_ = button(QStringLiteral("◀"), QStringLiteral("previousMatch"), tr("Show the previous match on the canvas"), this);
+  previous_ =
+      button(QStringLiteral("◀"), QStringLiteral("previousMatch"), tr("Show the previous match on the canvas"), this);
   next_ = button(QStringLiteral("▶"), QStringLiteral("nextMatch"), tr("Show the next match on the canvas"), this);
-  applyOne_ = button(tr("Apply this match"), QStringLiteral("applyMatch"), tr("Rewrite only the match shown (one undo step)"), this);
+  applyOne_ = button(tr("Apply this match"), QStringLiteral("applyMatch"),
+                     tr("Rewrite only the match shown (one undo step)"), this);
   applyShown_ = button(tr("Apply to all matches"), QStringLiteral("applyRule"),
                        tr("Rewrite every match shown, with the rule shown in the editor (one undo step)"), this);
   auto* apply = applyShown_;
-  auto* applyAllButton = button(tr("Apply every rule"), QStringLiteral("applyAll"), tr("Run every rule in the library in order (one undo step)"), this);
+  auto* applyAllButton = button(tr("Apply every rule"), QStringLiteral("applyAll"),
+                                tr("Run every rule in the library in order (one undo step)"), this);
   auto* draft = button(tr("New rule from selection"), QStringLiteral("ruleFromSelection"),
                        tr("Write the selected nodes (Ctrl+click to select several) as a pattern in the editor"), this);
-  auto* draftPython = button(tr("… as Python"), QStringLiteral("pythonRuleFromSelection"),
-                             tr("Write the selected nodes as Python pattern and replacement functions (torch.ops.aten calls)"), this);
+  auto* draftPython =
+      button(tr("… as Python"), QStringLiteral("pythonRuleFromSelection"),
+             tr("Write the selected nodes as Python pattern and replacement functions (torch.ops.aten calls)"), this);
   editor_ = new RuleEditor(this);
 
   auto* stepping = new QHBoxLayout;
@@ -123,7 +127,8 @@ RewriteDock::RewriteDock(QWidget* parent)
   // a draft, a file), else as the library rule it holds (a Python one compiles off the GUI thread).
   connect(editor_, &RuleEditor::checked, this, [this] {
     if (editorIsCurrent_) showEditorMatches();
-    else if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy()) showSelectedPython(revealPython_);
+    else if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy())
+      showSelectedPython(revealPython_);
   });
   connect(editor_, &RuleEditor::saved, this, [this] { reloadLibrary(); });
   connect(editor_, &RuleEditor::edited, this, &RewriteDock::editorTookOver);
@@ -153,7 +158,8 @@ void RewriteDock::reloadLibrary() {
   for (const auto& r : library_->pythonRules()) {
     auto* item = new QListWidgetItem(tr("%1 (Python)").arg(r.title), list_);
     item->setData(kIdRole, r.id);
-    item->setData(kTextRole, QStringList{r.id, r.title, r.description, QStringLiteral("python")}.join(QLatin1Char(' ')));
+    item->setData(kTextRole,
+                  QStringList{r.id, r.title, r.description, QStringLiteral("python")}.join(QLatin1Char(' ')));
     item->setToolTip(QStringLiteral("%1 (%2, Python)\n%3").arg(r.id, r.source, r.description));
   }
   filter(search_->text());
@@ -192,10 +198,11 @@ bool RewriteDock::mayReplaceEditedRule(QListWidgetItem* picked, QListWidgetItem*
     discard = discardPrompt_(title);
   } else if (QGuiApplication::platformName() != QLatin1String("offscreen") &&
              QGuiApplication::platformName() != QLatin1String("minimal")) {
-    discard = QMessageBox::question(this, tr("Discard the edited rule?"),
-                                    tr("The rule in the editor has changes that are not saved. Show “%1” instead and discard them?")
-                                        .arg(title),
-                                    QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Discard;
+    discard =
+        QMessageBox::question(
+            this, tr("Discard the edited rule?"),
+            tr("The rule in the editor has changes that are not saved. Show “%1” instead and discard them?").arg(title),
+            QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Discard;
   }
   if (discard) return true;
   const QSignalBlocker block(list_);
@@ -307,7 +314,8 @@ int RewriteDock::matchCount(const QString& id) const {
     const auto* set = compiledPython(id, nullptr);
     if (!set) return -1;
     int n = 0;
-    for (const auto& r : set->forFormat(document_->format())) n += core::rewrite::countMatches(*document_->current(), r).matches;
+    for (const auto& r : set->forFormat(document_->format()))
+      n += core::rewrite::countMatches(*document_->current(), r).matches;
     return n;
   }
   if (!document_ || !rule) return -1;
@@ -383,9 +391,11 @@ void RewriteDock::showMatches(const QVector<core::rewrite::Rule>& rules, const c
   shownMatchCount_ = origin.isEmpty() ? 0 : report.matches;
   sites_ = report.sites;
   if (!origin.isEmpty()) {
-    QString text = tr("%1: %2 in the current revision").arg(origin, core::model::counted(report.matches, tr("match"), tr("matches")));
+    QString text = tr("%1: %2 in the current revision")
+                       .arg(origin, core::model::counted(report.matches, tr("match"), tr("matches")));
     if (!report.skipped.isEmpty())
-      text += tr("; %n candidate(s) skipped, e.g. %1", nullptr, int(report.skipped.size())).arg(report.skipped.first().reason);
+      text += tr("; %n candidate(s) skipped, e.g. %1", nullptr, int(report.skipped.size()))
+                  .arg(report.skipped.first().reason);
     if (report.matches > 0 && sites_.isEmpty()) text += tr(" (a whole-graph pass: no single matches to show)");
     else if (!sites_.isEmpty()) text += tr(". Outlined on the canvas: orange, and purple for the match shown.");
     matches_->setText(text);
@@ -448,7 +458,8 @@ QString RewriteDock::newPythonRuleFromSelection() {
   if (draft.python.isEmpty()) return tr("No Python rule drafted: %1").arg(draft.pythonError);
   editorHolds_.clear();
   editor_->setPythonDraft(QStringLiteral("my-rule"), draft.python);
-  return tr("Drafted a Python pattern from %n node(s): edit the replacement, then save.", nullptr, int(selection_.size()));
+  return tr("Drafted a Python pattern from %n node(s): edit the replacement, then save.", nullptr,
+            int(selection_.size()));
 }
 
 void RewriteDock::filter(const QString& text) {

@@ -108,8 +108,8 @@ class RewriteDock : public QWidget {
   void refreshSelection(bool reveal);
   void filter(const QString& text);
   // `rules` (named `origin` in the text; none: nothing shown) and their matches.
-  void showMatches(const QVector<core::rewrite::Rule>& rules, const core::rewrite::StepReport& report, const QString& origin,
-                   bool reveal);
+  void showMatches(const QVector<core::rewrite::Rule>& rules, const core::rewrite::StepReport& report,
+                   const QString& origin, bool reveal);
   void showEditorMatches();
   // The editor's rule became the current one: the list selects nothing.
   void editorTookOver();

@@ -92,10 +92,14 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   id_->setPlaceholderText(tr("my-rule"));
   title_ = new QLineEdit(this);
   title_->setObjectName(QStringLiteral("ruleTitle"));
-  pattern_ = irEdit(this, QStringLiteral("pattern"), QStringLiteral("graph(%x):\n  %r = aten::relu(%x)\n  return (%r)"));
-  replacement_ = irEdit(this, QStringLiteral("replacement"),
-                        QStringLiteral("graph(%x):\n  %zero : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %zero)\n  return (%r)"));
-  conditions_ = irEdit(this, QStringLiteral("conditions"), tr("optional, one per line: %alpha == 1, %x dtype float32, %w rank 2, module ~ layer*"));
+  pattern_ =
+      irEdit(this, QStringLiteral("pattern"), QStringLiteral("graph(%x):\n  %r = aten::relu(%x)\n  return (%r)"));
+  replacement_ = irEdit(
+      this, QStringLiteral("replacement"),
+      QStringLiteral(
+          "graph(%x):\n  %zero : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %zero)\n  return (%r)"));
+  conditions_ = irEdit(this, QStringLiteral("conditions"),
+                       tr("optional, one per line: %alpha == 1, %x dtype float32, %w rank 2, module ~ layer*"));
   conditions_->setMaximumHeight(70);
   python_ = codeEdit(this, QStringLiteral("pythonSource"), QString::fromLatin1(kPythonTemplate));
   python_->setTabStopDistance(4 * python_->fontMetrics().horizontalAdvance(QLatin1Char(' ')));
@@ -287,8 +291,9 @@ bool RuleEditor::openRuleFile(const QString& path, QString* error) {
 }
 
 void RuleEditor::openDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open Rule"), core::rewrite::RuleLibrary::userRuleFolder(),
-                                                    tr("Rules (*.rule *.py);;IR text rules (*.rule);;Python rules (*.py)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open Rule"), core::rewrite::RuleLibrary::userRuleFolder(),
+                                   tr("Rules (*.rule *.py);;IR text rules (*.rule);;Python rules (*.py)"));
   if (path.isEmpty()) return;
   QString error;
   if (!openRuleFile(path, &error)) status_->setText(error);
@@ -386,7 +391,9 @@ void RuleEditor::checkIr() {
       report_ = report;
       siteRules_.fill(0, report.sites.size());
       status_->setText(core::model::counted(report.matches, tr("match"), tr("matches")) +
-                       (report.skipped.isEmpty() ? QString() : tr(", %1 skipped: %2").arg(report.skipped.size()).arg(report.skipped.first().reason)));
+                       (report.skipped.isEmpty()
+                            ? QString()
+                            : tr(", %1 skipped: %2").arg(report.skipped.size()).arg(report.skipped.first().reason)));
     }
   } else {
     status_->setText(tr("Rule parses; open a model to count its matches."));
@@ -411,7 +418,8 @@ void RuleEditor::startPythonCheck() {
   if (source.trimmed().isEmpty()) {
     if (cancel_) cancel_->store(true);
     busy_ = false;
-    status_->setText(tr("Write pattern and replacement functions (or select nodes and press New rule from selection)."));
+    status_->setText(
+        tr("Write pattern and replacement functions (or select nodes and press New rule from selection)."));
     Q_EMIT checked(matches_, QString());
     if (std::exchange(previewPending_, false)) Q_EMIT previewChanged();
     return;
@@ -498,9 +506,11 @@ void RuleEditor::countPythonMatches() {
   if (!error.isEmpty()) status_->setText(error);
   else if (!revision_) status_->setText(tr("Rule compiles; open a model to count its matches."));
   else
-    status_->setText(core::model::counted(report_.matches, tr("match"), tr("matches")) + QStringLiteral(", ") + compiled +
-                     (report_.skipped.isEmpty() ? QString()
-                                                : tr("; %1 skipped: %2").arg(report_.skipped.size()).arg(report_.skipped.first().reason)));
+    status_->setText(core::model::counted(report_.matches, tr("match"), tr("matches")) + QStringLiteral(", ") +
+                     compiled +
+                     (report_.skipped.isEmpty()
+                          ? QString()
+                          : tr("; %1 skipped: %2").arg(report_.skipped.size()).arg(report_.skipped.first().reason)));
   Q_EMIT checked(matches_, error);
   if (std::exchange(previewPending_, false)) Q_EMIT previewChanged();
 }

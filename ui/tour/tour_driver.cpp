@@ -41,7 +41,8 @@ QString dockObjectName(const QString& name) {
   return name == QLatin1String("rewrites") ? QStringLiteral("rewritesDock") : name + QStringLiteral("Dock");
 }
 core::tour::NodeRef refOf(const Action& a) {
-  return {a.text(QStringLiteral("op")), a.text(QStringLiteral("module")), a.args.value(QStringLiteral("occurrence")).toInt(0)};
+  return {a.text(QStringLiteral("op")), a.text(QStringLiteral("module")),
+          a.args.value(QStringLiteral("occurrence")).toInt(0)};
 }
 QString describe(const core::tour::NodeRef& ref) {
   return ref.module.isEmpty() ? ref.op : QStringLiteral("%1 in %2").arg(ref.op, ref.module);
@@ -74,7 +75,8 @@ bool TourDriver::prepare(const core::tour::Tour& tour) {
   QString sample;
   if (!tour.steps.isEmpty())
     for (const auto& action : tour.steps.front().actions)
-      if (action.kind == QLatin1String("open_sample") && sample.isEmpty()) sample = action.text(QStringLiteral("sample"));
+      if (action.kind == QLatin1String("open_sample") && sample.isEmpty())
+        sample = action.text(QStringLiteral("sample"));
   if (!sample.isEmpty()) {
     const auto* doc = parts_.controller->document();
     const bool fresh = doc && doc->sampleName() == sample && doc->count() == 1;
@@ -95,7 +97,8 @@ std::optional<core::tour::Tour> TourDriver::resolve(const QString& spec) {
   core::tour::TourError error;
   auto tour = core::tour::resolveTour(spec, &error);
   if (tour) return tour;
-  showError(parts_.window, tr("Cannot open tour"), error.toString(), tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
+  showError(parts_.window, tr("Cannot open tour"), error.toString(),
+            tr("Fix the tour file (see docs/tours.md) and open it again."), QString());
   parts_.window->statusBar()->showMessage(error.toString());
   return std::nullopt;
 }
@@ -216,7 +219,10 @@ QString TourDriver::run(const Action& a) {
       const auto rules = parts_.docks->rewrites->rulesFor(id, &error);
       QApplication::restoreOverrideCursor();
       if (rules.size() != 1)
-        return rules.isEmpty() ? error : QStringLiteral("%1 holds %2 rules for this model; a tour step applies one").arg(id).arg(rules.size());
+        return rules.isEmpty() ? error
+                               : QStringLiteral("%1 holds %2 rules for this model; a tour step applies one")
+                                     .arg(id)
+                                     .arg(rules.size());
       rule = rules.first();
     } else {
       rule = library.resolve(id, &error);
@@ -225,11 +231,13 @@ QString TourDriver::run(const Action& a) {
     core::rewrite::Step step = core::rewrite::Step::ofRule(*rule);
     if (!a.text(QStringLiteral("op")).isEmpty()) {
       step.onlyAt = core::tour::findNode(*view, refOf(a));
-      if (step.onlyAt == core::model::kNoNode) return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
+      if (step.onlyAt == core::model::kNoNode)
+        return QStringLiteral("no %1 node to apply the rule at").arg(describe(refOf(a)));
     }
     const auto result = parts_.controller->applyRewrite({step});
     if (!result.ok()) return result.error;
-    parts_.window->statusBar()->showMessage(tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
+    parts_.window->statusBar()->showMessage(
+        tr("%1: ops %2 → %3").arg(rule->title).arg(result.opsBefore).arg(result.opsAfter), 8000);
     return {};
   }
   if (a.kind == QLatin1String("replace_op")) {
@@ -246,7 +254,8 @@ QString TourDriver::run(const Action& a) {
   }
   if (a.kind == QLatin1String("select_first_divergence")) {
     const auto& s = parts_.docks->compare->summary();
-    if (!s.firstDivergence || !view->node(s.firstDivergence->node)) return QStringLiteral("the last comparison found no divergence");
+    if (!s.firstDivergence || !view->node(s.firstDivergence->node))
+      return QStringLiteral("the last comparison found no divergence");
     parts_.canvas->revealNode(s.firstDivergence->node);
     parts_.selection->select(s.firstDivergence->node);
     return {};

@@ -155,13 +155,15 @@ void TourPanel::check() {
   }
   const auto verdict = core::tour::evaluate(tour_.steps[step_].done, driver_->state());
   if (verdict.met) {
-    status_->setText(tr("<span style='color:#2e7d32'>✔ Done.</span> %1")
-                         .arg(step_ + 1 < tour_.steps.size() ? tr("Press Next to go on.") : tr("That was the last step.")));
+    status_->setText(
+        tr("<span style='color:#2e7d32'>✔ Done.</span> %1")
+            .arg(step_ + 1 < tour_.steps.size() ? tr("Press Next to go on.") : tr("That was the last step.")));
     if (!metShown_ && byUser_) advance_.start();
     metShown_ = true;
   } else {
     metShown_ = false;
-    status_->setText(tr("<b>To do:</b> %1 — or press <i>Do it for me</i>.").arg(verdict.unmet.join(QStringLiteral("; ")).toHtmlEscaped()));
+    status_->setText(tr("<b>To do:</b> %1 — or press <i>Do it for me</i>.")
+                         .arg(verdict.unmet.join(QStringLiteral("; ")).toHtmlEscaped()));
   }
 }
 
@@ -174,7 +176,8 @@ void TourPanel::doItForMe() {
   driver_->perform(tour_.steps[step].actions, [this, step](const QString& error) {
     running_ = false;
     doIt_->setEnabled(step_ == step && !tour_.steps.isEmpty() && !tour_.steps[step_].actions.isEmpty());
-    if (!error.isEmpty()) status_->setText(tr("<span style='color:#c62828'>Could not do it: %1</span>").arg(error.toHtmlEscaped()));
+    if (!error.isEmpty())
+      status_->setText(tr("<span style='color:#c62828'>Could not do it: %1</span>").arg(error.toHtmlEscaped()));
     else check();
     Q_EMIT actionsFinished(step, error);
   });
