@@ -90,8 +90,9 @@ std::optional<run::RunResult> runRemote(AgentConnection& connection, const Remot
                         {QStringLiteral("types_only"), typesOnly},
                         {QStringLiteral("inputs"), *trees}};
   const QString kept = typesOnly ? QStringLiteral("every node's shapes") : QStringLiteral("every node's values");
-  connection.say(nodesOf ? QStringLiteral("running node by node on %1, keeping %2").arg(connection.device().device, kept)
-                         : QStringLiteral("running on %1").arg(connection.device().device));
+  connection.say(nodesOf
+                     ? QStringLiteral("running node by node on %1, keeping %2").arg(connection.device().device, kept)
+                     : QStringLiteral("running on %1").arg(connection.device().device));
   const auto reply = connection.request(ask, payload, QStringLiteral("the run"), error);
   if (!reply) return std::nullopt;
   const QString host = connection.device().host + QStringLiteral(": ");

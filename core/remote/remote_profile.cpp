@@ -169,7 +169,9 @@ RemoteProfileResult profileRemote(const RemoteModel& model, const model::Revisio
                                   int threads, const AgentConnection::Progress& progress,
                                   const std::atomic<bool>* cancel) {
   return model::guarded(
-      [&] { return profileGuarded(nullptr, &model, revision, inputs, runs, warmup, device, threads, progress, cancel); },
+      [&] {
+        return profileGuarded(nullptr, &model, revision, inputs, runs, warmup, device, threads, progress, cancel);
+      },
       [&](const QString& why) { return failedProfile(device.host, why); });
 }
 

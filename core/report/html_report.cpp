@@ -28,14 +28,21 @@ QString ms(double v) { return QString::number(v, 'f', v < 1 ? 3 : 2); }
 // System fonts only: nothing is fetched.
 const char* kStyle = R"(
 body { font-family: sans-serif; margin: 24px; color: #1d2430; max-width: 1400px; }
-h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; border-bottom: 1px solid #d5dce6; padding-bottom: 4px; margin-top: 28px; }
-table { border-collapse: collapse; font-size: 13px; } td, th { border: 1px solid #d5dce6; padding: 3px 8px; text-align: left; }
+h1 { font-size: 22px; margin-bottom: 4px; }
+h2 { font-size: 17px; border-bottom: 1px solid #d5dce6; padding-bottom: 4px; margin-top: 28px; }
+table { border-collapse: collapse; font-size: 13px; }
+td, th { border: 1px solid #d5dce6; padding: 3px 8px; text-align: left; }
 th { background: #eef2f7; } td.n { text-align: right; font-family: monospace; }
-.muted { color: #5b6573; font-size: 12px; } .bad { color: #c62828; font-weight: bold; } .good { color: #2e7d32; font-weight: bold; }
-.diagrams { display: flex; gap: 16px; align-items: flex-start; } .diagrams figure { margin: 0; flex: 1; overflow: auto; max-height: 900px; border: 1px solid #d5dce6; }
+.muted { color: #5b6573; font-size: 12px; } .bad { color: #c62828; font-weight: bold; }
+.good { color: #2e7d32; font-weight: bold; }
+.diagrams { display: flex; gap: 16px; align-items: flex-start; }
+.diagrams figure { margin: 0; flex: 1; overflow: auto; max-height: 900px; border: 1px solid #d5dce6; }
 .diagrams figcaption { font-weight: bold; padding: 4px 8px; background: #eef2f7; }
 .diagrams svg { display: block; max-width: 100%; height: auto; }
-.legend span.sw { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; vertical-align: middle; border: 1px solid #333; }
+.legend span.sw {
+  display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px;
+  vertical-align: middle; border: 1px solid #333;
+}
 .speedup { font-size: 20px; font-weight: bold; }
 )";
 

@@ -279,7 +279,8 @@ void ProfileDock::start() {
   setRunning(true);
 }
 
-void ProfileDock::startRemote(const QString& spec, const std::shared_ptr<const core::model::InputSet>& inputs, bool both) {
+void ProfileDock::startRemote(const QString& spec, const std::shared_ptr<const core::model::InputSet>& inputs,
+                              bool both) {
   const auto refuse = [this](const QString& why) {
     summary_->setText(tr("Profiling failed: %1").arg(why));
     Q_EMIT diagnosticsReported({core::model::Diagnostic::error(QStringLiteral("profile"), why)});
@@ -289,7 +290,8 @@ void ProfileDock::startRemote(const QString& spec, const std::shared_ptr<const c
   const auto device = core::remote::parseRemoteDevice(spec, &error);
   if (!device) return refuse(error);
   if (memory_->isChecked())
-    return refuse(tr("memory is recorded on this machine only: clear Memory to time the revisions on %1").arg(device->host));
+    return refuse(
+        tr("memory is recorded on this machine only: clear Memory to time the revisions on %1").arg(device->host));
   // The job holds no Document (the window may close it meanwhile): both revisions are saved here,
   // as File > Save does, and the worker sends those bytes.
   summary_->setText(tr("Saving the revisions to send them to %1…").arg(device->host));
