@@ -45,7 +45,7 @@ inline QString performTourAction(ui::MainWindow& window, const QString& kind, co
   action.args.insert(key, value);
   bool done = false;
   QString failure;
-  window.tourDriver()->perform({action}, [&](const QString& error) {
+  window.parts().tourDriver->perform({action}, [&](const QString& error) {
     failure = error;
     done = true;
   });

@@ -315,9 +315,9 @@ class TstCanvas : public QObject {
     QTemporaryDir dir;
     const QString svg = dir.filePath(QStringLiteral("d.svg")), png = dir.filePath(QStringLiteral("d.png")),
                   dot = dir.filePath(QStringLiteral("d.dot"));
-    QVERIFY(w.exports()->exportSvg(svg));
-    QVERIFY(w.exports()->exportPng(png));
-    QVERIFY(w.exports()->exportDot(dot));
+    QVERIFY(w.parts().exports->exportSvg(svg));
+    QVERIFY(w.parts().exports->exportPng(png));
+    QVERIFY(w.parts().exports->exportDot(dot));
     QFile f(svg);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QXmlStreamReader xml(&f);
@@ -569,7 +569,7 @@ class TstCanvas : public QObject {
     // A new revision is shown: the green marks of the original do not stay on it.
     const auto relu = graft::test::nodeAt(w.view(), QStringLiteral("layer2.0.relu"), QStringLiteral("aten::relu_"));
     QVERIFY(relu);
-    QVERIFY(w.editActions()->applyEdit(edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.parts().edits->applyEdit(edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     QVERIFY(waitLayout(c));
     QVERIFY2(scene->marks().isEmpty(), qPrintable(QStringLiteral("%1 marks of revision 0 on revision 1").arg(scene->marks().size())));
     // Original against the gelu revision: downstream of the change the table is red.

@@ -107,7 +107,7 @@ class TstCompareDock : public QObject {
     auto* doc = w.controller()->document();
     const NodeId relu = nodeAt(w.view(), "layer2.0.relu", "aten::relu_");
     QVERIFY(relu);
-    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{relu, "aten::gelu"}, false));
+    QVERIFY(w.parts().edits->applyEdit(core::edit::ReplaceOp{relu, "aten::gelu"}, false));
     QCOMPARE(doc->count(), 2);
     const NodeId gelu = nodeAt(w.view(), "layer2.0.relu", "aten::gelu");
     QVERIFY(gelu);
@@ -428,7 +428,7 @@ def forward(self, x):
     const QString quantized = QFileInfo(graft::test::testdata("quant/fx_cnn.quantized.pt")).absoluteFilePath();
     ui::InputDialog::remember(quantized, {});
     QVERIFY(w.openFile(quantized));
-    auto* history = w.historyDock();
+    auto* history = w.parts().docks->history;
     QVERIFY(history->waitingForInputs());
     QCOMPARE(history->list()->count(), 1);
     QVERIFY2(history->list()->item(0)->text().contains(QLatin1String("waiting for inputs")), qPrintable(history->list()->item(0)->text()));

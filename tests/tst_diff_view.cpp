@@ -182,7 +182,7 @@ class TstDiffView : public QObject {
     w.findChild<graft::ui::RewriteDock*>()->applyRules({QStringLiteral("fold-conv-bn")});
     QCOMPARE(w.controller()->document()->count(), 2);
     // Two revisions selected in the History dock → Diff Selected.
-    auto* history = w.historyDock();
+    auto* history = w.parts().docks->history;
     auto* button = history->findChild<QPushButton*>(QStringLiteral("historyDiffButton"));
     QVERIFY(button && !button->isEnabled());
     history->list()->clearSelection();

@@ -77,7 +77,7 @@ class TestGate : public QObject {
     for (const auto& n : window.view()->nodes)
       if (n.kind == QLatin1String("aten::relu")) { relu = n.id; break; }
     QVERIFY(relu != core::model::kNoNode);
-    QVERIFY(window.editActions()->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(window.parts().edits->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     QCOMPARE(window.controller()->document()->count(), 2);
     checkReplays(window);
   }
@@ -297,9 +297,9 @@ class TestGate : public QObject {
                     .arg(window.controller()->document()->currentIndex()).arg(window.controller()->document()->count()).arg(current).arg(edits);
     });
     window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
-    window.editActions()->undo->trigger();
-    window.editActions()->redo->trigger();
-    window.editActions()->undo->trigger();
+    window.parts().edits->undo->trigger();
+    window.parts().edits->redo->trigger();
+    window.parts().edits->undo->trigger();
     QVERIFY(checked >= 4);
     QVERIFY2(late.isEmpty(), qPrintable(late.join(QStringLiteral("; "))));
   }
@@ -312,7 +312,7 @@ class TestGate : public QObject {
     window.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
     const auto* doc = window.controller()->document();
     const auto diff = core::edit::diffGraphs(*doc->original(), *doc->current(), core::edit::DiffMatching::ByProvenance);
-    auto* history = window.historyDock();
+    auto* history = window.parts().docks->history;
     auto* summary = history->findChild<QLabel*>(QStringLiteral("historyDiff"));
     QVERIFY(summary);
     QVERIFY2(summary->text().contains(diff.summaryText()), qPrintable(summary->text() + " / " + diff.summaryText()));

@@ -149,12 +149,12 @@ class TestLifecycle : public QObject {
     QVERIFY(w.compareDock()->summary().ok);  // a new revision: the comparison made stays
     QVERIFY(w.controller()->saveAs(saves_.filePath(QStringLiteral("cnn-kinds.pt"))));
     QVERIFY(w.compareDock()->summary().ok);  // saved: nothing shown changes
-    QCOMPARE(w.historyDock()->list()->count(), 2);
+    QCOMPARE(w.parts().docks->history->list()->count(), 2);
     w.controller()->undo();
     QVERIFY(w.compareDock()->summary().ok);
     QVERIFY(w.openSample(QStringLiteral("mlp")));
     QVERIFY(!w.compareDock()->summary().ok);  // another document: its results went
-    QCOMPARE(w.historyDock()->list()->count(), 1);
+    QCOMPARE(w.parts().docks->history->list()->count(), 1);
     QVERIFY(w.closeDocument());
     QCOMPARE(kinds, (QVector<Kind>{Kind::Opened, Kind::RevisionAdded, Kind::Saved, Kind::CurrentMoved, Kind::Opened, Kind::Closed}));
   }
@@ -295,7 +295,7 @@ class TestLifecycle : public QObject {
     w.profileDock()->start();
     QVERIFY(profiled.count() == 1 || profiled.wait(120000));
     QVERIFY(!w.profileDock()->charts()->isEmpty());
-    w.issuesDock()->add({core::model::Diagnostic::warning(QStringLiteral("compare"), QStringLiteral("about the cnn"))});
+    w.parts().docks->issues->add({core::model::Diagnostic::warning(QStringLiteral("compare"), QStringLiteral("about the cnn"))});
     auto* modules = w.findChild<ui::ModuleTree*>();
     auto* minimap = w.findChild<ui::canvas::Minimap*>();
     QVERIFY(modules->topLevelItemCount() > 0);
@@ -316,7 +316,7 @@ class TestLifecycle : public QObject {
     for (auto* text : w.findChildren<ui::IrView*>())  // IR and Code
       QVERIFY2(text->toPlainText().isEmpty(), qPrintable(text->objectName()));
     QVERIFY(w.findChild<ui::Inspector*>()->toPlainText().isEmpty());
-    QCOMPARE(w.historyDock()->list()->count(), 0);
+    QCOMPARE(w.parts().docks->history->list()->count(), 0);
     QCOMPARE(compare->table()->rowCount(), 0);
     QVERIFY(!compare->summary().ok);
     QVERIFY(compare->inspector()->isEmpty());
@@ -324,9 +324,9 @@ class TestLifecycle : public QObject {
     QVERIFY(w.profileDock()->charts()->isEmpty());
     QCOMPARE(w.profileDock()->nodeTable()->rowCount(), 0);
     QVERIFY(!w.profileDock()->summaryText().contains(QLatin1String("median")));
-    QVERIFY(w.issuesDock()->diagnostics().empty());
+    QVERIFY(w.parts().docks->issues->diagnostics().empty());
     QCOMPARE(w.rewriteDock()->matchCount(QStringLiteral("fold-conv-bn")), -1);
-    QVERIFY(w.startPage()->isVisible());
+    QVERIFY(w.parts().startPage->isVisible());
   }
 
   // Opening another model drops every result about the one before: the comparison (its table,
@@ -438,11 +438,11 @@ class TestLifecycle : public QObject {
     QApplication::processEvents();
     QVERIFY(!w.view() && !w.canvas()->view());
     QCOMPARE(w.findChild<ui::ModuleTree*>()->topLevelItemCount(), 0);
-    QCOMPARE(w.historyDock()->list()->count(), 0);
+    QCOMPARE(w.parts().docks->history->list()->count(), 0);
     QCOMPARE(w.compareDock()->table()->rowCount(), 0);
     QCOMPARE(w.profileDock()->nodeTable()->rowCount(), 0);
     for (auto* text : w.findChildren<ui::IrView*>()) QVERIFY(text->toPlainText().isEmpty());
-    QVERIFY(w.startPage()->isVisible());
+    QVERIFY(w.parts().startPage->isVisible());
   }
 
   // Opening, rewriting and saving a 100 MB model (resnet50) keep the event loop turning: the
@@ -466,7 +466,7 @@ class TestLifecycle : public QObject {
     QObject::connect(&tick, &QTimer::timeout, &tick, [&] {
       if (w.buildingView()) {
         ++ticksWhileBuilding;
-        if (!w.tourDriver()->busy()) ++tourNotWaiting;
+        if (!w.parts().tourDriver->busy()) ++tourNotWaiting;
       }
       const qint64 now = clock.elapsed();
       if (now - last > worst) {

@@ -106,7 +106,7 @@ class TstMainWindow : public QObject {
       if (n.kind == QLatin1String("aten::relu") && n.modulePath == QLatin1String("block1.relu")) relu = n.id;
     QVERIFY(relu);
     auto* doc = w.controller()->document();
-    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.parts().edits->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     // The canvas outlines what the Diff view and History list (core/edit/graph_diff).
     const auto d = graft::core::edit::diffGraphs(*doc->original(), *doc->current(), graft::core::edit::DiffMatching::ByProvenance);
     graft::core::model::NodeId gelu = 0;
@@ -143,7 +143,7 @@ class TstMainWindow : public QObject {
       if (!conv && n.kind.contains(QLatin1String("conv"))) conv = n.id;
     }
     QVERIFY(relu && conv);
-    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.parts().edits->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     const QString title = w.controller()->document()->current()->name();
     QCOMPARE(title, QStringLiteral("Replace block1.relu (aten::relu) by aten::gelu"));
     QVERIFY(!title.contains(QRegularExpression(QStringLiteral("node \\d"))));
@@ -198,7 +198,7 @@ class TstMainWindow : public QObject {
     for (const auto& n : w.view()->nodes)
       if (n.modulePath == QLatin1String("fc")) fc = n.id;
     QVERIFY(fc);
-    QVERIFY(w.editActions()->applyEdit(graft::core::edit::InsertOp{fc, 0, QStringLiteral("aten::relu"), {}}, false));
+    QVERIFY(w.parts().edits->applyEdit(graft::core::edit::InsertOp{fc, 0, QStringLiteral("aten::relu"), {}}, false));
     QTRY_VERIFY_WITH_TIMEOUT(unshaped(*w.view()) == 0, 60000);
     int reluEdges = 0;
     for (const auto& e : w.view()->edges) {
@@ -317,7 +317,7 @@ class TstMainWindow : public QObject {
     qunsetenv("GRAFT_RULES_DIR");
     w.resize(1366, 768);
     w.show();
-    auto* issues = w.issuesDock();
+    auto* issues = w.parts().docks->issues;
     QVERIFY(issues);
     QCOMPARE(issues->objectName(), QStringLiteral("issuesDock"));
     auto find = [&](const QString& job) -> std::optional<std::pair<int, Diagnostic>> {
@@ -347,7 +347,7 @@ class TstMainWindow : public QObject {
     for (const auto& n : w.view()->nodes)
       if (n.kind == QLatin1String("aten::conv2d") && convs++ == 1) conv1 = n.id;
     QVERIFY(conv1 != graft::core::model::kNoNode);
-    QVERIFY(!w.editActions()->applyEdit(graft::core::edit::DeleteNode{conv1}, false));
+    QVERIFY(!w.parts().edits->applyEdit(graft::core::edit::DeleteNode{conv1}, false));
     const auto editIssue = find(QStringLiteral("edit"));
     QVERIFY(editIssue);
     QCOMPARE(editIssue->second.node, conv1);
@@ -355,7 +355,7 @@ class TstMainWindow : public QObject {
     graft::core::model::NodeId relu = graft::core::model::kNoNode;
     for (const auto& n : w.view()->nodes)
       if (n.kind == QLatin1String("aten::relu")) { relu = n.id; break; }
-    QVERIFY(w.editActions()->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.parts().edits->applyEdit(graft::core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     QSignalSpy compared(w.compareDock(), &graft::ui::CompareDock::finished);
     w.compareDock()->start();
     QVERIFY(compared.count() == 1 || compared.wait(120000));

@@ -50,7 +50,7 @@ void dropRelus(ui::MainWindow& w) {
         break;
       }
     if (relu == core::model::kNoNode) return;
-    QVERIFY(w.editActions()->applyEdit(core::edit::DeleteNode{relu}, false));
+    QVERIFY(w.parts().edits->applyEdit(core::edit::DeleteNode{relu}, false));
   }
 }
 

@@ -328,7 +328,7 @@ class TstRecovery : public QObject {
   void actionsEditAndUndo() {
     ui::MainWindow w;
     QVERIFY(w.openSample(QStringLiteral("cnn")));
-    auto* actions = w.editActions();
+    auto* actions = w.parts().edits;
     QCOMPARE(actions->undo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Z")));
     QCOMPARE(actions->redo->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Z")));
     QVERIFY(!actions->undo->isEnabled());
@@ -339,7 +339,7 @@ class TstRecovery : public QObject {
     actions->deleteNode->trigger();
     QCOMPARE(doc->count(), 2);
     QCOMPARE(doc->current()->irText().count(QStringLiteral("aten::relu(")), ir0.count(QStringLiteral("aten::relu(")) - 1);
-    QCOMPARE(w.historyDock()->list()->count(), 2);
+    QCOMPARE(w.parts().docks->history->list()->count(), 2);
     QVERIFY(actions->undo->isEnabled());
     actions->undo->trigger();
     QCOMPARE(doc->currentIndex(), 0);
@@ -348,7 +348,7 @@ class TstRecovery : public QObject {
     actions->redo->trigger();
     QCOMPARE(doc->currentIndex(), 1);
     // The History dock goes to a revision on click.
-    auto* list = w.historyDock()->list();
+    auto* list = w.parts().docks->history->list();
     list->itemClicked(list->item(0));
     QCOMPARE(doc->currentIndex(), 0);
     // A refused edit (a folded constant cannot be deleted) leaves the document as it was.
@@ -517,7 +517,7 @@ class TstRecovery : public QObject {
     in.close();
     ui::MainWindow w;
     QVERIFY(w.openFile(model));
-    QVERIFY(w.editActions()->applyEdit(core::edit::ReplaceOp{nth(*w.controller()->document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
+    QVERIFY(w.parts().edits->applyEdit(core::edit::ReplaceOp{nth(*w.controller()->document()->current(), "aten::relu"), QStringLiteral("aten::gelu")}, false));
     answered = 0;
     answerSoon(QMessageBox::Ok);
     QVERIFY(!w.controller()->saveAs(model));

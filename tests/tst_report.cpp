@@ -166,7 +166,7 @@ class TstReport : public QObject {
     w.findChild<graft::ui::RewriteDock*>()->applyRules({QStringLiteral("fold-conv-bn")});
     QVERIFY(graft::test::waitLayout(w.canvas()));
     const QString page = dir_.filePath(QStringLiteral("window.html"));
-    QVERIFY(w.exports()->exportReport(page));
+    QVERIFY(w.parts().exports->exportReport(page));
     QFile f(page);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());
@@ -193,7 +193,7 @@ class TstReport : public QObject {
     QVERIFY(verdict.kind != graft::core::report::VerdictLine::Kind::None);
     QVERIFY2(compare->verdictText().startsWith(verdict.text()), qPrintable(compare->verdictText()));
     const QString page = dir_.filePath(QStringLiteral("verdict.html"));
-    QVERIFY(w.exports()->exportReport(page));
+    QVERIFY(w.parts().exports->exportReport(page));
     QFile f(page);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());

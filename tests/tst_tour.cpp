@@ -152,26 +152,26 @@ class TstTour : public QObject {
   void startingTours() {
     ui::MainWindow window;
     window.show();
-    QVERIFY(window.startPage()->isVisible());
+    QVERIFY(window.parts().startPage->isVisible());
     auto* menu = window.findChild<QMenu*>("toursMenu");
     QVERIFY(menu);
     QStringList ids;
     for (auto* a : menu->actions()) ids << a->data().toString();
     QCOMPARE(ids, (QStringList{"fx-to-graft", "fold-batchnorm", "find-divergence"}));
     menu->actions()[1]->trigger();
-    QVERIFY(window.tourPanel()->active());
-    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("fold-batchnorm"));
+    QVERIFY(window.parts().tourPanel->active());
+    QCOMPARE(window.parts().tourPanel->tour().id, QStringLiteral("fold-batchnorm"));
     QVERIFY(window.findChild<QDockWidget*>("tourDock")->isVisible());
-    auto* button = window.startPage()->findChild<QPushButton*>("startTour-find-divergence");
+    auto* button = window.parts().startPage->findChild<QPushButton*>("startTour-find-divergence");
     QVERIFY(button);
     QTest::mouseClick(button, Qt::LeftButton);
-    QCOMPARE(window.tourPanel()->tour().id, QStringLiteral("find-divergence"));
-    QCOMPARE(window.tourPanel()->stepIndex(), 0);
+    QCOMPARE(window.parts().tourPanel->tour().id, QStringLiteral("find-divergence"));
+    QCOMPARE(window.parts().tourPanel->stepIndex(), 0);
     // Opening a model replaces the start page with the canvas.
-    window.tourPanel()->doItForMe();
+    window.parts().tourPanel->doItForMe();
     QTRY_VERIFY_WITH_TIMEOUT(window.controller()->document() != nullptr, 60000);
-    QTRY_VERIFY(!window.startPage()->isVisible());
-    QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);
+    QTRY_VERIFY(!window.parts().startPage->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(window.parts().tourPanel->stepMet(), 60000);
   }
 
   // Started from the menu over another model, a tour opens its own sample; over unsaved work it
@@ -180,7 +180,7 @@ class TstTour : public QObject {
     ui::MainWindow window;
     QVERIFY(window.openSample("cnn"));
     const auto relu = core::tour::findNode(*window.view(), {QStringLiteral("aten::relu"), QString(), 0});
-    QVERIFY(window.editActions()->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
+    QVERIFY(window.parts().edits->applyEdit(core::edit::ReplaceOp{relu, QStringLiteral("aten::gelu")}, false));
     QVERIFY(window.controller()->isModified());
     QStringList asked;
     ui::UnsavedAnswer answer = ui::UnsavedAnswer::Cancel;
@@ -192,13 +192,13 @@ class TstTour : public QObject {
     menu->actions()[0]->trigger();  // fx-to-graft, on the MLP
     QCOMPARE(asked.size(), 1);
     QCOMPARE(window.controller()->document()->sampleName(), QStringLiteral("cnn"));
-    QVERIFY(!window.tourPanel()->active());
+    QVERIFY(!window.parts().tourPanel->active());
     answer = ui::UnsavedAnswer::Discard;
     menu->actions()[0]->trigger();
     QCOMPARE(asked.size(), 2);
     QCOMPARE(window.controller()->document()->sampleName(), QStringLiteral("mlp"));
-    QVERIFY(window.tourPanel()->active());
-    QTRY_VERIFY_WITH_TIMEOUT(window.tourPanel()->stepMet(), 60000);  // "7 ops", not the cnn's count
+    QVERIFY(window.parts().tourPanel->active());
+    QTRY_VERIFY_WITH_TIMEOUT(window.parts().tourPanel->stepMet(), 60000);  // "7 ops", not the cnn's count
     // The sample open and untouched: starting again asks nothing and opens nothing.
     const auto* doc = window.controller()->document();
     menu->actions()[0]->trigger();
@@ -239,7 +239,7 @@ class TstTour : public QObject {
     QVERIFY2(error.toString().startsWith(path + ":5:"), qPrintable(error.toString()));
     ui::MainWindow window;
     QVERIFY(!window.startTour(path));
-    QVERIFY(!window.tourPanel()->active());
+    QVERIFY(!window.parts().tourPanel->active());
   }
 
   void conditions() {
@@ -282,7 +282,7 @@ class TstTour : public QObject {
     int code = -1;
     const QString message = autoplay(window, *tour, &code);
     QVERIFY2(code == 0, qPrintable(message));
-    QCOMPARE(window.tourPanel()->stepIndex(), int(tour->steps.size()) - 1);
+    QCOMPARE(window.parts().tourPanel->stepIndex(), int(tour->steps.size()) - 1);
     // The step that compares names the verdict the Compare dock then showed ("Exact — …").
     int compares = 0;
     for (const auto& step : tour->steps)
@@ -295,10 +295,10 @@ class TstTour : public QObject {
         }
     QVERIFY(compares <= 1);  // one comparison per tour: the last verdict shown is that step's
     // "Do it for me" saved a copy, not the user's work: the document is still modified.
-    if (!window.tourDriver()->lastSavedPath().isEmpty()) QVERIFY(window.controller()->isModified());
+    if (!window.parts().tourDriver->lastSavedPath().isEmpty()) QVERIFY(window.controller()->isModified());
     // A tour that saved its revision: stock PyTorch loads the file and it computes what the
     // original does (check_rewrite.py: torch.jit.load both, same random inputs).
-    if (const QString saved = window.tourDriver()->lastSavedPath(); !saved.isEmpty()) {
+    if (const QString saved = window.parts().tourDriver->lastSavedPath(); !saved.isEmpty()) {
       QTemporaryDir dir;
       const QString original = dir.filePath("original.pt");
       const auto* doc = window.controller()->document();
@@ -473,11 +473,11 @@ class TstTour : public QObject {
       QCOMPARE(dock->isVisible(), dock->objectName() == "tourDock");
     // At 1366×768: the title above the body in size, the panel wide enough that the step's code
     // wraps rather than clips, the diagram refitted to the larger canvas.
-    auto* title = window.tourPanel()->findChild<QLabel*>("tourStepTitle");
-    auto* text = window.tourPanel()->findChild<QTextBrowser*>("tourText");
+    auto* title = window.parts().tourPanel->findChild<QLabel*>("tourStepTitle");
+    auto* text = window.parts().tourPanel->findChild<QTextBrowser*>("tourText");
     QTRY_COMPARE(text->font().pointSizeF(), font * 1.5);  // the application font reaches widgets by event
     QTRY_VERIFY(title->font().pointSizeF() > text->font().pointSizeF());
-    window.tourPanel()->goTo(1);  // "Find the Linear layers", with a loop in <pre>
+    window.parts().tourPanel->goTo(1);  // "Find the Linear layers", with a loop in <pre>
     QTRY_VERIFY(window.findChild<QDockWidget*>("tourDock")->width() >= window.width() / 3);
     QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
     // Fitted: the whole diagram in view, within the few pixels a scroll bar that went takes.
@@ -496,7 +496,7 @@ class TstTour : public QObject {
     window.canvas()->expandAll();
     QVERIFY(test::waitLayout(window.canvas()));
     window.canvas()->fitToWindow();
-    window.tourPanel()->goTo(2);  // "Replace a Linear by matmul + add", done here by hand
+    window.parts().tourPanel->goTo(2);  // "Replace a Linear by matmul + add", done here by hand
     const auto library = core::rewrite::RuleLibrary::load();
     const auto fc1 = core::tour::findNode(*window.view(), {"aten::linear", "fc1", 0});
     const auto r = window.controller()->applyRewrite({core::rewrite::Step::ofRuleAt(*library.find("linear-to-matmul-add"), fc1)});

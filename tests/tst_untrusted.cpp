@@ -257,8 +257,8 @@ class TestUntrusted : public QObject {
   void windowOpenRunsNothing() {
     graft::ui::MainWindow window;
     QVERIFY(window.openFile(file(QStringLiteral("save.pt2"))));
-    QTRY_VERIFY_WITH_TIMEOUT(window.historyDock()->ledgerEntry(0), 60000);
-    const auto* entry = window.historyDock()->ledgerEntry(0);
+    QTRY_VERIFY_WITH_TIMEOUT(window.parts().docks->history->ledgerEntry(0), 60000);
+    const auto* entry = window.parts().docks->history->ledgerEntry(0);
     QVERIFY(!entry->ok);
     QVERIFY2(entry->error.contains(QLatin1String("aten::save")), qPrintable(entry->error));
     checkUntouched(QStringLiteral("window open of save.pt2"));

@@ -117,8 +117,8 @@ class TstWindowFit : public QObject {
     QVERIFY(!w.rewriteDock()->applyShownRule().isEmpty());
     QVERIFY(w.controller()->document()->count() == 2);
     // The History chart carries its axes' values and units.
-    QTRY_VERIFY_WITH_TIMEOUT(w.historyDock()->ledgerEntry(1) != nullptr, 120000);
-    auto* chart = w.historyDock()->findChild<QChartView*>(QStringLiteral("historyLedgerChart"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.parts().docks->history->ledgerEntry(1) != nullptr, 120000);
+    auto* chart = w.parts().docks->history->findChild<QChartView*>(QStringLiteral("historyLedgerChart"));
     QVERIFY(chart);
     QStringList titles;
     for (auto* axis : chart->chart()->axes()) {

@@ -28,7 +28,8 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // The parts the helpers share (a tour's autoplay is handed them too).
+  // The parts the helpers share (a tour's autoplay is handed them too; tests reach the edit and
+  // export actions, the History and Issues docks, the tour panel and the start page here).
   const Workbench& parts() const { return parts_; }
   // The owner of the open document: every open, close, save, change and recovery goes through it.
   DocumentController* controller() const { return parts_.controller; }
@@ -50,11 +51,7 @@ class MainWindow : public QMainWindow {
   void selectNode(core::model::NodeId id);
   void pickNode(core::model::NodeId id);
   QVector<core::model::NodeId> selection() const;
-  EditActions* editActions() const { return parts_.edits; }
-  ExportActions* exports() const { return parts_.exports; }
-  HeatmapActions* heatmaps() const { return parts_.heat; }
   canvas::GraphCanvas* canvas() const { return parts_.canvas; }
-  FindBar* findBar() const { return parts_.findBar; }
   // The diff window (ui/diff/diff_window.h): revisions `a` and `b`, or the current revision
   // against another model file. nullptr, with a message, when there is nothing to compare.
   DiffView* showDiff(int a, int b);
@@ -62,27 +59,19 @@ class MainWindow : public QMainWindow {
   DiffView* diffView() const;
   // Run > Quantization Error (QuantErrorOverlay::startForOpen); quantErrorShown follows.
   bool showQuantizationError(const QString& floatPath);
-  const MainDocks& docks() const { return docks_; }
   CompareDock* compareDock() const { return docks_.compare; }
   ProfileDock* profileDock() const { return docks_.profile; }
   RewriteDock* rewriteDock() const { return docks_.rewrites; }
-  HistoryDock* historyDock() const { return docks_.history; }
-  IssuesDock* issuesDock() const { return docks_.issues; }
   void reportDiagnostics(const core::model::Diagnostics& diagnostics);
 
-  // Guided tours (ui/tour): the panel, its driver, and starting one (TourPanel::begin).
-  TourPanel* tourPanel() const { return parts_.tourPanel; }
-  TourDriver* tourDriver() const { return parts_.tourDriver; }
+  // Guided tours (ui/tour): starting one (TourPanel::begin).
   void startTour(const core::tour::Tour& tour);
   bool startTour(const QString& spec);
   // View > Presentation.
   void setPresentation(bool on);
   bool presentation() const;
-  Presentation* presentationMode() const { return presentation_.get(); }
   // View > Show Shapes on Edges (ShownView::showShapes).
   void showShapes();
-  // The start page is shown while no model is open.
-  StartPage* startPage() const { return parts_.startPage; }
 
  Q_SIGNALS:
   // The quantization error is on the canvas, or failed (reported to the Issues dock).
