@@ -661,6 +661,48 @@ class TstRewrite : public QObject {
   // tokens stay apart, every state_dict key is kept, and it removes what stock torch.fx CSEPass
   // removes. On swin_v2_t (aten::index reading a buffer through a constant list) it runs, and
   // stock PyTorch computes the same outputs from the saved file.
+  // A rewrite's .pt2 keeps every state_dict key of the original that it did not consume, under
+  // the original name: tied weights (emb.weight beside head.weight) and a batch norm's
+  // num_batches_tracked, which the graph never reads. What a fold consumes goes, and its new
+  // weights take their module's names: fold-conv-bn on resnet18 leaves exactly the keys stock
+  // torch.fx's fuse leaves (conv weights and biases, fc). Stock PyTorch loads each file and
+  // computes the original's outputs.
+  void rewritesKeepUnconsumedState_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QStringList>("rewrite");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<double>("tolerance");
+    QTest::newRow("tied, dead-code-elimination") << "state/tied.pt2" << QStringList{"--pass", "dead-code-elimination"}
+                                                 << "tied" << 0.0;
+    QTest::newRow("tied, cse") << "state/tied.pt2" << QStringList{"--pass", "cse"} << "tied" << 0.0;
+    QTest::newRow("resnet18, fold-conv-bn") << "pt2/resnet18.pt2" << QStringList{"--rule", "fold-conv-bn"}
+                                            << "resnet18_fused" << 1e-3;
+  }
+  void rewritesKeepUnconsumedState() {
+    QFETCH(QString, model);
+    QFETCH(QStringList, rewrite);
+    QFETCH(QString, expected);
+    QFETCH(double, tolerance);
+    const auto made = runPython(sourceFile("tests/python/make_state_models.py"), {testdata()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    QFile f(testdata("state/keys.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray stockKeys = QJsonDocument::fromJson(f.readAll()).object().value(expected).toArray();
+    QVERIFY(!stockKeys.isEmpty());
+    const QString in = testdata(model);
+    const QString out = tmp_.filePath(QFileInfo(model).baseName() + "-" + rewrite.back() + ".pt2");
+    const auto r = runCli(QStringList{"rewrite", in} + rewrite + QStringList{"-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto keys = runPython(sourceFile("tests/python/state_dict_keys.py"), {out});
+    QVERIFY2(keys.exitCode == 0, keys.err.constData());
+    QCOMPARE(QJsonDocument::fromJson(keys.out).array(), stockKeys);
+    const QString inputs = testdata(model.section('.', 0, 0) + ".inputs.pt");
+    const auto py = runPython(sourceFile("tests/python/check_pt2.py"), {in, out, inputs});
+    QVERIFY2(py.exitCode == 0, (py.out + py.err).constData());
+    const double maxAbs = QJsonDocument::fromJson(py.out).object().value("max_abs").toDouble(-1);
+    QVERIFY2(maxAbs >= 0 && maxAbs <= tolerance, qPrintable(QString::number(maxAbs)));
+  }
+
   void csePassKeepsParameters_data() {
     QTest::addColumn<QString>("model");
     QTest::newRow("twins") << "twins";

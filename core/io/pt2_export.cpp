@@ -386,10 +386,86 @@ class Exporter {
     bool persistent = true;  // in the state dict: parameters and persistent buffers
     at::Tensor tensor;
     QJsonObject meta;  // its TensorMeta, on the device the source had it
+    const Value* value = nullptr;  // the graph's value (none for carried state)
   };
   const QVector<Weight>& weights() const { return weights_; }
 
   void keepConstantInputs(QVector<ConstantInput> constants) { constantInputs_ = std::move(constants); }
+
+  // The source's state-dict entries this save would drop although the rewrite did not consume
+  // them, written back under their own names (unread placeholders): entries the source graph never
+  // read (a batch norm's num_batches_tracked in eval) and aliases of an entry kept unchanged (tied
+  // weights: `emb.weight` beside `head.weight`, which the source stores once). An entry the source
+  // graph read and the revision no longer does was consumed (folded) and stays out. `config`: the
+  // source's weights config; `bytes` reads one of its weight records.
+  void carryUnconsumedState(const QJsonObject& sourceGraph, const QJsonObject& config,
+                            const std::function<QByteArray(const QString& pathName)>& bytes) {
+    QSet<QString> read;  // placeholders the source graph's nodes take
+    std::function<void(const QJsonValue&)> collect = [&](const QJsonValue& v) {
+      if (v.isArray())
+        for (const auto& x : v.toArray()) collect(x);
+      if (!v.isObject()) return;
+      const QJsonObject o = v.toObject();
+      for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() == QLatin1String("as_tensor")) read.insert(it.value().toObject().value(QLatin1String("name")).toString());
+        else collect(it.value());
+      }
+    };
+    for (const auto& n : sourceGraph.value(QLatin1String("nodes")).toArray())
+      collect(n.toObject().value(QLatin1String("inputs")));
+    QSet<QString> written;
+    QHash<QString, const Weight*> keptByRecord;  // a source record -> the weight kept unchanged from it
+    for (const auto& w : weights_) {
+      written.insert(w.fqn);
+      if (auto s = source_.constFind(w.name); s != source_.constEnd() && s->fqn == w.fqn)
+        keptByRecord.insert(config.value(w.fqn).toObject().value(QLatin1String("path_name")).toString(), &w);
+    }
+    // Which source entries go back in: not written, and either never read or an alias of a kept one.
+    const auto carriedBack = [&](const QString& placeholder, const Placeholder& s) {
+      const QJsonObject entry = config.value(s.fqn).toObject();
+      if (s.fqn.isEmpty() || written.contains(s.fqn) || entry.isEmpty() || entry.value(QLatin1String("use_pickle")).toBool())
+        return false;
+      return !read.contains(placeholder) || keptByRecord.contains(entry.value(QLatin1String("path_name")).toString());
+    };
+    QSet<QString> reserved;  // names the carried entries will take
+    for (auto s = source_.cbegin(); s != source_.cend(); ++s)
+      if (carriedBack(s.key(), *s)) reserved.insert(s->fqn);
+    // A weight a rewrite made is named after its place: the module and argument that take it
+    // ("layer1.0.conv1.weight" for a folded convolution's weight, the name stock's fuse gives),
+    // unless that name stays another entry's.
+    for (auto& w : weights_) {
+      if (w.fqn != w.name || !w.value) continue;  // from the source, or not a rewrite's
+      const QString place = placeName(w.value);
+      if (place.isEmpty()) continue;
+      QString fqn = place;
+      for (int i = 1; written.contains(fqn) || reserved.contains(fqn); ++i) fqn = QStringLiteral("%1_%2").arg(place).arg(i);
+      written.remove(w.fqn);
+      written.insert(fqn);
+      w.fqn = fqn;
+    }
+    // An unread entry belongs to its module: it goes where the rewrite consumed the whole module
+    // (a folded batch norm's num_batches_tracked), as stock's fuse drops the module.
+    const auto moduleStays = [&](const QString& fqn) {
+      const QString module = fqn.section(QLatin1Char('.'), 0, -2) + QLatin1Char('.');
+      return std::any_of(written.cbegin(), written.cend(), [&](const QString& w) { return w.startsWith(module); });
+    };
+    QVector<Weight> carried;
+    for (auto s = source_.cbegin(); s != source_.cend(); ++s) {
+      if (!reserved.contains(s->fqn) || !carriedBack(s.key(), *s)) continue;
+      const QJsonObject entry = config.value(s->fqn).toObject();
+      const QString record = entry.value(QLatin1String("path_name")).toString();
+      const Weight* alias = keptByRecord.value(record);
+      if (!alias && s->fqn.contains(QLatin1Char('.')) && !moduleStays(s->fqn)) continue;
+      at::Tensor t = alias ? alias->tensor : tensorOf(entry.value(QLatin1String("tensor_meta")).toObject(), bytes(record));
+      if (!t.defined()) continue;
+      const QString name = freshName(s.key());
+      const QJsonObject meta = onSourceDevice(tensorMeta(t), s.key());
+      carried.push_back({name, s->fqn, s->kind, s->persistent, t, meta});
+      tensorValues_.insert(name, meta);
+      written.insert(s->fqn);
+    }
+    weights_ += carried;
+  }
 
  private:
   // The user inputs in the in_spec's order, the source's constant inputs at their places.
@@ -433,13 +509,45 @@ class Exporter {
     // The source program's kind and state name where this placeholder came from it; a constant a
     // rewrite made (a folded weight) is a parameter (a buffer when it is not floating).
     if (auto s = source_.constFind(name); s != source_.constEnd() && !s->fqn.isEmpty())
-      weights_.push_back({name, s->fqn, s->kind, s->persistent, t.contiguous(), meta});
+      weights_.push_back({name, s->fqn, s->kind, s->persistent, t.contiguous(), meta, v});
     else if (at::isFloatingType(t.scalar_type()))
-      weights_.push_back({name, name, StateKind::Parameter, true, t.contiguous(), meta});
+      weights_.push_back({name, name, StateKind::Parameter, true, t.contiguous(), meta, v});
     else
-      weights_.push_back({name, name, StateKind::Buffer, true, t.contiguous(), meta});
+      weights_.push_back({name, name, StateKind::Buffer, true, t.contiguous(), meta, v});
     tensorValues_.insert(name, meta);
     return name;
+  }
+
+  // "layer1.0.conv1.weight": the module path and schema argument of the first node taking `v`;
+  // empty when that node has neither.
+  QString placeName(const Value* v) const {
+    for (const auto& use : v->uses()) {
+      const auto* schema = use.user->maybeSchema();
+      if (!schema || use.offset >= schema->arguments().size()) continue;
+      const QString argument = QString::fromStdString(schema->arguments()[use.offset].name());
+      const QString path = rev_->modulePathOf(rev_->idOf(use.user));
+      if (!path.isEmpty()) return path + QLatin1Char('.') + argument;
+    }
+    return {};
+  }
+
+  // The tensor a weight record holds, as its TensorMeta lays it out; undefined when they disagree.
+  static at::Tensor tensorOf(const QJsonObject& meta, const QByteArray& record) {
+    const auto dtype = pt2::scalarTypeOf(meta.value(QLatin1String("dtype")).toInt());
+    std::vector<int64_t> sizes, strides;
+    const auto number = [](const QJsonValue& v) { return v.toObject().value(QLatin1String("as_int")).toInteger(); };
+    for (const auto& s : meta.value(QLatin1String("sizes")).toArray()) sizes.push_back(number(s));
+    for (const auto& s : meta.value(QLatin1String("strides")).toArray()) strides.push_back(number(s));
+    const int64_t offset = number(meta.value(QLatin1String("storage_offset")));
+    if (!dtype || sizes.size() != strides.size()) return {};
+    int64_t extent = offset + 1;  // elements the view reaches into its storage
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] == 0) return at::empty(sizes, at::TensorOptions().dtype(*dtype));
+      extent += (sizes[d] - 1) * strides[d];
+    }
+    if (extent * int64_t(c10::elementSize(*dtype)) > record.size()) return {};
+    auto* data = const_cast<char*>(record.constData()) + offset * int64_t(c10::elementSize(*dtype));
+    return at::from_blob(data, sizes, strides, at::TensorOptions().dtype(*dtype)).clone();
   }
 
   // `meta` with the device the source program gave placeholder `name`, when it gave one.
@@ -1437,6 +1545,17 @@ Pt2SaveResult savePt2(const model::RevisionPtr& revision, const QString& sourceP
     Exporter exporter(revision, sampleInputs, provenance, placeholdersOf(gm), symbolsOf(gm));
     exporter.keepConstantInputs(constantInputsOf(gm));
     exporter.build(rootTypeOf(*revision));
+    const auto sourceRecord = [&](const QString& name) {
+      if (!reader.hasRecord(name.toStdString())) return QByteArray();
+      auto [bytes, n] = reader.getRecord(name.toStdString());
+      return QByteArray(static_cast<const char*>(bytes.get()), qsizetype(n));
+    };
+    const QByteArray weightsConfig =
+        sourceRecord(str(spec::WEIGHTS_CONFIG_FILENAME_FORMAT).replace(QLatin1String("{}"), modelName));
+    exporter.carryUnconsumedState(
+        gm.value(QStringLiteral("graph")).toObject(),
+        QJsonDocument::fromJson(weightsConfig).object().value(QLatin1String("config")).toObject(),
+        [&](const QString& pathName) { return sourceRecord(str(spec::WEIGHTS_DIR) + pathName); });
     model.insert(QStringLiteral("range_constraints"), exporter.rangeConstraintsJson());
 
     gm.insert(QStringLiteral("graph"), exporter.graphJson());
