@@ -1,7 +1,11 @@
 // Remote devices (core/remote, python/graft/agent.py): compare and profile through ssh://HOST/DEVICE
 // against a throwaway sshd on 127.0.0.1, whose "remote" Python is the venv's, must give what the
 // same commands give locally; failures (no torch, a dead agent, ssh refused) name the host.
+#include "core/edit/session.h"
+#include "core/io/load.h"
+#include "core/model/document.h"
 #include "core/remote/remote_device.h"
+#include "core/rewrite/library.h"
 #include "core/remote/ssh_command.h"
 #include "loopback_sshd.h"
 #include "test_support.h"
@@ -244,6 +248,40 @@ class TestRemote : public QObject {
                          QStringLiteral("1x3x64x64"), QStringLiteral("--device"), device()});
     QCOMPARE(ts.exitCode, 2);
     QVERIFY2(ts.err.contains(QLatin1String("torch.export program (.pt2)")), qPrintable(ts.err));
+  }
+
+  // The History ledger with each revision on a host (replay --ledger --device): every revision's
+  // verdict and error equal the local ledger's, and the host timed its forward.
+  void ledgerThroughSsh() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    const QString model = program("resnet18.pt2");
+    auto loaded = io::loadFile(model);
+    QVERIFY(loaded.ok());
+    edit::Session session(*loaded.document);
+    const QString journal = dir_.filePath(QStringLiteral("ledger-session.json"));
+    session.setJournalPath(journal);
+    const auto library = rewrite::RuleLibrary::load();
+    QVERIFY(session.applyRewrite({rewrite::Step::ofRule(*library.find(QStringLiteral("fold-conv-bn")))}).ok());
+    QVERIFY(session.applyRewrite({rewrite::Step::ofPass(QStringLiteral("cse"))}).ok() || loaded.document->count() == 2);
+    const QStringList args{QStringLiteral("replay"), model, journal, QStringLiteral("--ledger"),
+                           QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--json")};
+    const auto local = cli(args);
+    const auto remote = cli(args + QStringList{QStringLiteral("--device"), device()});
+    QCOMPARE(local.exitCode, 0);
+    QCOMPARE(remote.exitCode, 0);
+    const QJsonArray l = local.json().value("ledger").toArray(), r = remote.json().value("ledger").toArray();
+    QVERIFY(l.size() >= 2);
+    QCOMPARE(r.size(), l.size());
+    for (qsizetype i = 0; i < l.size(); ++i) {
+      const QJsonObject a = l[i].toObject(), b = r[i].toObject();
+      QVERIFY2(b.value("ok").toBool(), qPrintable(b.value("error").toString()));
+      QCOMPARE(b.value("pass").toBool(), a.value("pass").toBool());
+      const double la = a.value("max_abs").toDouble(), ra = b.value("max_abs").toDouble();
+      QVERIFY2(std::abs(la - ra) <= 1e-6 + 0.05 * la, qPrintable(QStringLiteral("%1 vs %2").arg(la).arg(ra)));
+      QVERIFY(b.value("median_ms").toDouble() > 0);
+      QCOMPARE(b.value("runs").toInt(), 2);
+    }
+    QVERIFY(l[1].toObject().value("max_abs").toDouble() > 0);  // the fold is not bit-identical
   }
 
   // The agent killed mid-run: exit 2, one line naming the host and what happened.

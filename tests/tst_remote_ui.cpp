@@ -8,6 +8,9 @@
 #include "ui/compare_dock.h"
 #include "ui/device_list.h"
 #include "ui/devices_dialog.h"
+#include "ui/history_dock.h"
+#include "ui/main_docks.h"
+#include "ui/rewrite/rewrite_dock.h"
 #include "ui/profile/profile_dock.h"
 
 #include <QtCore/QElapsedTimer>
@@ -20,6 +23,7 @@
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QCheckBox>
 #include <QtWidgets/QLabel>
+#include <QtWidgets/QListWidget>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QTableWidget>
@@ -235,6 +239,33 @@ class TstRemoteUi : public QObject {
     dock.start();
     QCOMPARE(done.count(), 1);
     QVERIFY(dock.summaryText().contains(QStringLiteral("memory is recorded on this machine only")));
+  }
+
+  // The History ledger follows the Compare dock's B: with B on the host, each revision is saved,
+  // run and timed there; its row gives the verdict and the host's time (no peak: not measured on
+  // a host's CPU), and the document stays as it was.
+  void historyLedgerOnAHost() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    addLoopbackHost(venvPython());
+    ui::MainWindow w;
+    QVERIFY(test::showModel(w, QStringLiteral("pt2/resnet18.pt2")));
+    auto* compare = w.findChild<ui::CompareDock*>();
+    compare->refreshDevices();
+    QVERIFY(compare->setDeviceB(QStringLiteral("ssh://graft-test/cpu")));
+    auto* history = w.parts().docks->history;
+    history->recheck();
+    w.rewriteDock()->applyRules({QStringLiteral("fold-conv-bn")});
+    QCOMPARE(w.controller()->document()->count(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(1) != nullptr, kRemoteWaitMs);
+    const auto* entry = history->ledgerEntry(1);
+    QVERIFY2(entry->ok, qPrintable(entry->error));
+    QVERIFY(entry->pass);  // a fold is within float32's rounding
+    QVERIFY(entry->maxAbs > 0 && entry->medianMs > 0);
+    QCOMPARE(entry->peakBytes, qint64(-1));
+    const QString row = history->list()->item(1)->text();
+    QVERIFY2(row.contains(QStringLiteral("✓")) && row.contains(QStringLiteral(" ms")) && !row.contains(QStringLiteral("MiB")),
+             qPrintable(row));
+    QCOMPARE(w.controller()->document()->count(), 2);
   }
 
   // A slow link (tests/python/throttle_proxy.py, 64 KB/s each way): the upload says how far it

@@ -454,6 +454,8 @@ bool CompareDock::setDeviceB(const QString& label) {
   return i >= 0;
 }
 
+QString CompareDock::deviceBSpec() const { return deviceB_->currentData().toString(); }
+
 void CompareDock::refreshDevices() {
   fillDeviceCombo(deviceB_);
   Q_EMIT devicesChanged();

@@ -79,6 +79,9 @@ class CompareDock : public QWidget {
   bool setDeviceB(const QString& label);
   // Re-reads the device list (after the Devices dialog changed it), keeping the choice.
   void refreshDevices();
+  // Where B runs, as a job names it ("cpu", "ssh://gpu-box/cuda:0?python=…"); the History ledger
+  // runs each revision there too.
+  QString deviceBSpec() const;
   // Opens the Devices dialog (Run > Devices…); the dock follows its changes.
   QAction* devicesAction() const { return devicesAction_; }
   // The last remote run's traffic ("gpu-box: sent 44.8 MB, …"); empty after a local one.

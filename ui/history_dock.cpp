@@ -3,6 +3,10 @@
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
 #include "core/jobs/ledger.h"
+#include "core/remote/remote_device.h"
+#include "core/remote/remote_ledger.h"
+#include "core/remote/remote_model.h"
+#include "ui/document/off_thread.h"
 
 #include <QtCharts/QChartView>
 #include <QtWidgets/QGraphicsLayout>
@@ -165,7 +169,9 @@ const core::jobs::LedgerEntry* HistoryDock::ledgerEntry(int index) const {
 QString HistoryDock::ledgerText(int index) const {
   const auto* e = ledgerEntry(index);
   const auto cost = [e] {
-    return tr("%1 ms · %2 MiB peak").arg(e->medianMs, 0, 'f', 1).arg(e->peakBytes / 1048576.0, 0, 'f', 1);
+    const QString ms = tr("%1 ms").arg(e->medianMs, 0, 'f', 1);
+    if (e->peakBytes < 0) return ms;  // a host's CPU: its peak is not measured
+    return tr("%1 · %2 MiB peak").arg(ms).arg(e->peakBytes / 1048576.0, 0, 'f', 1);
   };
   if (!e && index != checking_ && waitingForInputs_) return tr("waiting for inputs (give them in the Compare dock)");
   if (index == 0) return e && e->ok ? cost() : QString();  // the baseline
@@ -178,7 +184,7 @@ QString HistoryDock::ledgerText(int index) const {
 }
 
 void HistoryDock::checkNext() {
-  if (!document_ || watcher_.isRunning() || !checkSetup_) return;
+  if (!document_ || watcher_.isRunning() || savingForHost_ || !checkSetup_) return;
   int next = -1;
   for (int i = 1; i < document_->count() && next < 0; ++i)
     if (!ledger_.count(i)) next = i;
@@ -205,6 +211,30 @@ void HistoryDock::checkNext() {
   auto cancel = cancel_;
   checking_ = next;
   runGeneration_ = generation_;
+  if (core::remote::isRemoteDevice(setup.device)) {
+    // On the Compare dock's remote B: the revision is saved here (the job holds no document) and
+    // run on the host.
+    QString error;
+    const auto device = core::remote::parseRemoteDevice(setup.device, &error);
+    savingForHost_ = true;
+    auto model = device ? runOffGuiThread([doc = document_.data(), revision, &error] {
+      return core::remote::savedForRemote(*doc, revision, &error);
+    }) : std::nullopt;
+    savingForHost_ = false;
+    if (generation_ != runGeneration_ || !document_) {  // another model was opened meanwhile
+      checking_ = -1;
+      return;
+    }
+    watcher_.setFuture(QtConcurrent::run([original, revision, inputs, options, cancel, device, model, error] {
+      if (!model) {
+        core::jobs::LedgerEntry failed;
+        failed.error = error;
+        return failed;
+      }
+      return core::remote::checkRevisionRemote(original, *model, revision, *inputs, options, *device);
+    }));
+    return;
+  }
   watcher_.setFuture(QtConcurrent::run([original, revision, inputs, options, cancel] {
     return core::jobs::checkRevision(original, revision, *inputs, options);
   }));

@@ -52,6 +52,7 @@ class HistoryDock : public QWidget {
     core::model::InputsPtr inputs;
     double atol = 1e-5, rtol = 1e-4;
     bool elementwise = false;
+    QString device;  // where each revision runs: the Compare dock's B (ssh://HOST/DEVICE: on that host)
   };
   void setCheckSetup(std::function<CheckSetup()> setup) { checkSetup_ = std::move(setup); }
   // The ledger entry of revision `index`, when its check has finished.
@@ -84,6 +85,7 @@ class HistoryDock : public QWidget {
   QChartView* chart_ = nullptr;
   QLineSeries* errorSeries_ = nullptr;
   QLineSeries* timeSeries_ = nullptr;
+  bool savingForHost_ = false;  // a revision is being saved to run it on a host (checkNext waits)
   std::function<CheckSetup()> checkSetup_;
   std::map<int, std::shared_ptr<const core::jobs::LedgerEntry>> ledger_;
   QFutureWatcher<core::jobs::LedgerEntry> watcher_;

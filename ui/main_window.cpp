@@ -177,6 +177,7 @@ void MainWindow::connectDocks() {
     setup.atol = docks_.compare->atol();
     setup.rtol = docks_.compare->rtol();
     setup.elementwise = docks_.compare->elementwise();
+    setup.device = docks_.compare->deviceBSpec();
     return setup;
   });
   connect(parts_.edits, &EditActions::diagnosticsReported, this, &MainWindow::reportDiagnostics);

@@ -1,9 +1,13 @@
 #include "app/cli/commands.h"
+#include "app/cli/remote_progress.h"
 #include "core/document/document_service.h"
 #include "core/edit/session.h"
 #include "core/io/save.h"
 #include "core/model/graph_view.h"
 #include "core/jobs/ledger.h"
+#include "core/remote/remote_device.h"
+#include "core/remote/remote_ledger.h"
+#include "core/remote/remote_model.h"
 
 #include <QtCore/QJsonArray>
 
@@ -14,7 +18,9 @@ namespace graft::cli {
 // Applies a saved editing session (a GUI journal) to MODEL headlessly and saves the result.
 Command replayCommand() {
   Command c{QStringLiteral("replay"), QStringLiteral("Apply a saved editing session to a model and save the result."),
-            QStringLiteral("MODEL SESSION.json [-o OUT.pt] [--ledger [--input SPEC ...]] [--json]"), {}};
+            QStringLiteral("MODEL SESSION.json [-o OUT.pt] [--ledger [--input SPEC ...] [--device ssh://HOST/DEVICE]] "
+                           "[--json]"),
+            {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
     addModelOptions(parser);
@@ -27,6 +33,10 @@ Command replayCommand() {
     parser.addOption({QStringLiteral("input"),
                       QStringLiteral("An input for the ledger's runs (see compare --help). Repeat per input."),
                       QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Ledger: run each revision on ssh://HOST/DEVICE[?python=PATH] (the original and "
+                                     "the reference run here; docs/remote.md). Default: this machine's CPU."),
+                      QStringLiteral("D")});
     parser.addOption({QStringLiteral("atol"), QStringLiteral("Ledger: absolute tolerance (default 1e-5)."),
                       QStringLiteral("X"), QStringLiteral("1e-5")});
     parser.addOption({QStringLiteral("rtol"), QStringLiteral("Ledger: relative tolerance (default 1e-4)."),
@@ -83,9 +93,22 @@ Command replayCommand() {
     if (ledger) {
       const auto inputs = inputsOrFail(parser, *doc, 0);
       if (!inputs) return int(kUsageOrInput);
+      std::optional<core::remote::RemoteDevice> remote;
+      if (parser.isSet(QStringLiteral("device"))) {
+        remote = core::remote::parseRemoteDevice(parser.value(QStringLiteral("device")), &error);
+        if (!remote) return fail(error);
+      }
       for (int i = 0; i < doc->count(); ++i) {
         const auto rev = doc->revision(i);
-        const auto entry = core::jobs::checkRevision(doc->original(), rev, *inputs, ledgerOptions);
+        core::jobs::LedgerEntry entry;
+        if (!remote) {
+          entry = core::jobs::checkRevision(doc->original(), rev, *inputs, ledgerOptions);
+        } else if (const auto model = core::remote::savedForRemote(*doc, rev, &error)) {
+          entry = core::remote::checkRevisionRemote(doc->original(), *model, rev, *inputs, ledgerOptions, *remote,
+                                                    printProgress);
+        } else {
+          entry.error = error;
+        }
         QJsonObject o = entry.toJson();
         o.insert(QStringLiteral("revision"), i);
         o.insert(QStringLiteral("name"), rev->name());
