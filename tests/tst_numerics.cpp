@@ -299,6 +299,8 @@ class TstNumerics : public QObject {
                                              QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("-o"), mixed,
                                              QStringLiteral("--json")} + tolerance);
     QVERIFY2(r.exitCode == 0, r.err.constData());
+    // The save is checked by a run on the inputs the search used, not reported as unchecked.
+    QVERIFY2(!r.err.contains("without a run to check it"), r.err.constData());
     const auto j = r.json();
     QCOMPARE(j.value(QStringLiteral("passes_already")).toBool(), false);
     QVERIFY(j.value(QStringLiteral("before")).toObject().value(QStringLiteral("max_abs")).isNull());  // NaN: the overflow

@@ -693,6 +693,12 @@ class TstRewrite : public QObject {
     const QString out = tmp_.filePath(QFileInfo(model).baseName() + "-" + rewrite.back() + ".pt2");
     const auto r = runCli(QStringList{"rewrite", in} + rewrite + QStringList{"-o", out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
+    // The same revision saves to the same bytes (a remote host caches models by their SHA-256).
+    const QString again = out + ".again.pt2";
+    QVERIFY(runCli(QStringList{"rewrite", in} + rewrite + QStringList{"-o", again}).exitCode == 0);
+    QFile first(out), second(again);
+    QVERIFY(first.open(QIODevice::ReadOnly) && second.open(QIODevice::ReadOnly));
+    QVERIFY(first.readAll() == second.readAll());
     const auto keys = runPython(sourceFile("tests/python/state_dict_keys.py"), {out});
     QVERIFY2(keys.exitCode == 0, keys.err.constData());
     QCOMPARE(QJsonDocument::fromJson(keys.out).array(), stockKeys);

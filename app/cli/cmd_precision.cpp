@@ -65,7 +65,7 @@ Command precisionCommand() {
       QString error;
       const auto kept = service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error);
       if (!kept) return fail(error);
-      const auto saved = core::io::saveAs(*doc, kept, out);
+      const auto saved = core::io::saveAs(*doc, kept, out, &*inputs);  // checked on the inputs it was found on
       if (!saved.ok) return fail(saved.diagnostics(out));
       report(saved.diagnostics(out));
     }

@@ -93,7 +93,10 @@ bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions
   const QString nameB = parser.value(QStringLiteral("device-b"));
   if (devA && parser.isSet(QStringLiteral("device-b")) && core::remote::isRemoteDevice(nameB)) {
     if (!remoteB) {
-      fail(QStringLiteral("--device-b %1: a remote device is taken by compare only, for now").arg(nameB));
+      fail(QStringLiteral("--device-b %1: precision and reduce run B on this machine: they cast node by node as Graft "
+                          "does, which a host's agent does not yet (docs/remote.md). On a host: compare --device-b, "
+                          "profile, shapes and replay --ledger with --device")
+               .arg(nameB));
       return false;
     }
     *remoteB = core::remote::parseRemoteDevice(nameB, &error);

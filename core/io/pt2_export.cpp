@@ -407,7 +407,8 @@ class Exporter {
       if (!v.isObject()) return;
       const QJsonObject o = v.toObject();
       for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == QLatin1String("as_tensor")) read.insert(it.value().toObject().value(QLatin1String("name")).toString());
+        if (it.key() == QLatin1String("as_tensor"))
+          read.insert(it.value().toObject().value(QLatin1String("name")).toString());
         else collect(it.value());
       }
     };
@@ -423,7 +424,8 @@ class Exporter {
     // Which source entries go back in: not written, and either never read or an alias of a kept one.
     const auto carriedBack = [&](const QString& placeholder, const Placeholder& s) {
       const QJsonObject entry = config.value(s.fqn).toObject();
-      if (s.fqn.isEmpty() || written.contains(s.fqn) || entry.isEmpty() || entry.value(QLatin1String("use_pickle")).toBool())
+      if (s.fqn.isEmpty() || written.contains(s.fqn) || entry.isEmpty() ||
+          entry.value(QLatin1String("use_pickle")).toBool())
         return false;
       return !read.contains(placeholder) || keptByRecord.contains(entry.value(QLatin1String("path_name")).toString());
     };
@@ -438,7 +440,8 @@ class Exporter {
       const QString place = placeName(w.value);
       if (place.isEmpty()) continue;
       QString fqn = place;
-      for (int i = 1; written.contains(fqn) || reserved.contains(fqn); ++i) fqn = QStringLiteral("%1_%2").arg(place).arg(i);
+      for (int i = 1; written.contains(fqn) || reserved.contains(fqn); ++i)
+        fqn = QStringLiteral("%1_%2").arg(place).arg(i);
       written.remove(w.fqn);
       written.insert(fqn);
       w.fqn = fqn;
@@ -450,13 +453,17 @@ class Exporter {
       return std::any_of(written.cbegin(), written.cend(), [&](const QString& w) { return w.startsWith(module); });
     };
     QVector<Weight> carried;
-    for (auto s = source_.cbegin(); s != source_.cend(); ++s) {
+    QStringList placeholders = source_.keys();
+    placeholders.sort();  // one order every time: a save of the same revision is the same bytes
+    for (const QString& placeholder : placeholders) {
+      const auto s = source_.constFind(placeholder);
       if (!reserved.contains(s->fqn) || !carriedBack(s.key(), *s)) continue;
       const QJsonObject entry = config.value(s->fqn).toObject();
       const QString record = entry.value(QLatin1String("path_name")).toString();
       const Weight* alias = keptByRecord.value(record);
       if (!alias && s->fqn.contains(QLatin1Char('.')) && !moduleStays(s->fqn)) continue;
-      at::Tensor t = alias ? alias->tensor : tensorOf(entry.value(QLatin1String("tensor_meta")).toObject(), bytes(record));
+      at::Tensor t =
+          alias ? alias->tensor : tensorOf(entry.value(QLatin1String("tensor_meta")).toObject(), bytes(record));
       if (!t.defined()) continue;
       const QString name = freshName(s.key());
       const QJsonObject meta = onSourceDevice(tensorMeta(t), s.key());

@@ -26,6 +26,14 @@ QString RemoteTraffic::summary() const {
                          : QStringLiteral(" (model cached on the host)"));
 }
 
+void RemoteTraffic::record(const AgentConnection& connection, const QElapsedTimer& clock) {
+  deviceLabel = connection.deviceLabel();
+  bytesSent = connection.bytesSent();
+  bytesReceived = connection.bytesReceived();
+  roundTrips = connection.roundTrips();
+  seconds = clock.elapsed() / 1000.0;
+}
+
 QJsonObject RemoteTraffic::toJson() const {
   return {{QStringLiteral("host"), host},
           {QStringLiteral("device"), deviceLabel},
@@ -180,13 +188,7 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   clock.start();
   AgentConnection connection(device, progress, options.cancel);
   connection.start();  // the host starts Python and torch while A runs here
-  const auto finishTraffic = [&] {
-    out.traffic.deviceLabel = connection.deviceLabel();
-    out.traffic.bytesSent = connection.bytesSent();
-    out.traffic.bytesReceived = connection.bytesReceived();
-    out.traffic.roundTrips = connection.roundTrips();
-    out.traffic.seconds = clock.elapsed() / 1000.0;
-  };
+  const auto finishTraffic = [&] { out.traffic.record(connection, clock); };
   const auto failA = [&](const run::RunResult& ra) {
     result.error = QStringLiteral("A: ") + ra.error.headline();
     result.errorNode = ra.error.node;

@@ -6,6 +6,7 @@
 #include "core/remote/agent_connection.h"
 #include "core/run/compare.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonObject>
 
 namespace graft::core::remote {
@@ -20,6 +21,9 @@ struct RemoteTraffic {
   bool modelSent = false;     // false: the host had this revision cached
   double seconds = 0;      // the remote part, connect to last reply
   QString summary() const;  // "sent 44.8 MB, received 4.1 KB, 4 round trips, 2.1 s"
+  // Takes the device, bytes and round trips from `connection`, and the seconds `clock` (started
+  // when the job connected) has run.
+  void record(const AgentConnection& connection, const QElapsedTimer& clock);
   QJsonObject toJson() const;
 };
 

@@ -124,11 +124,7 @@ RemoteProfileResult profileGuarded(const model::Document* document, const Remote
       }
     }
   }
-  out.traffic.deviceLabel = connection.deviceLabel();
-  out.traffic.bytesSent = connection.bytesSent();
-  out.traffic.bytesReceived = connection.bytesReceived();
-  out.traffic.roundTrips = connection.roundTrips();
-  out.traffic.seconds = clock.elapsed() / 1000.0;
+  out.traffic.record(connection, clock);
   if (!reply) {
     out.error = error;
     return out;

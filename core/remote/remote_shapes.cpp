@@ -36,11 +36,7 @@ RemoteShapesResult shapesGuarded(const model::Document& document, const model::R
   std::optional<run::RunResult> run;
   if (const auto model = savedForRemote(document, revision, &error); model && connection.open(hello, &error))
     run = runRemote(connection, *model, inputs, revision.get(), out.traffic, &error, /*typesOnly=*/true);
-  out.traffic.deviceLabel = connection.deviceLabel();
-  out.traffic.bytesSent = connection.bytesSent();
-  out.traffic.bytesReceived = connection.bytesReceived();
-  out.traffic.roundTrips = connection.roundTrips();
-  out.traffic.seconds = clock.elapsed() / 1000.0;
+  out.traffic.record(connection, clock);
   if (!run) {
     out.error = error;
     return out;
