@@ -350,7 +350,7 @@ void CompareDock::start() {
     }
     return;
   }
-  req.inputs = resolved.inputs;
+  req.inputs = resolved.snapshot();
   req.atol = atol_->text().toDouble();
   req.rtol = rtol_->text().toDouble();
   req.elementwise = elementwise_->isChecked();

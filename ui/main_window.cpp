@@ -173,7 +173,7 @@ void MainWindow::connectDocks() {
     if (!doc) return setup;
     setup.inputs = runOffGuiThread([doc, text = docks_.compare->inputSpec()] {
                      return core::io::resolveInputs(*doc, text, 0);
-                   }).inputs;
+                   }).snapshot();
     setup.atol = docks_.compare->atol();
     setup.rtol = docks_.compare->rtol();
     setup.elementwise = docks_.compare->elementwise();

@@ -94,7 +94,7 @@ bool QuantErrorOverlay::startFor(const core::model::Document& document, CompareD
     *error = inputs.error;
     return false;
   }
-  return start(document.current(), floatPath, inputs.inputs, error);
+  return start(document.current(), floatPath, inputs.snapshot(), error);
 }
 
 QHash<core::model::NodeId, double> QuantErrorOverlay::heat(QString* title, QString* low, QString* high) const {

@@ -26,6 +26,9 @@ struct InputResult {
   int missingShape = -1;
   // The error as an error of `job` ("compare", "profile", "run"), or nothing.
   model::Diagnostics diagnostics(const QString& job, const QString& hint = {}) const;
+  // The inputs as an immutable snapshot a job may hold while the document changes (null when
+  // there are none).
+  model::InputsPtr snapshot() const { return inputs ? std::make_shared<const InputSet>(*inputs) : nullptr; }
 };
 
 // Builds one positional input per spec. A spec is

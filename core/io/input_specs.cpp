@@ -42,21 +42,13 @@ QString checkInputSpec(const QString& spec) {
   return model::guarded([&] { return parseInputs({spec}, 0).error; }, [](const QString& why) { return why; });
 }
 
-ResolvedInputs resolveInputs(const model::Document& doc, const QString& text, quint64 seed) {
-  return model::guarded(
-      [&] {
-        ResolvedInputs r;
-        auto result = inputsFor(doc, splitInputSpecs(text), seed);
-        if (result.inputs) r.inputs = std::make_shared<const InputSet>(std::move(*result.inputs));
-        r.error = result.error;
-        r.missingShape = result.missingShape;
-        return r;
-      },
-      [](const QString& why) {
-        ResolvedInputs r;
-        r.error = QStringLiteral("the inputs could not be made: %1").arg(why);
-        return r;
-      });
+InputResult resolveInputs(const model::Document& doc, const QString& text, quint64 seed) {
+  return model::guarded([&] { return inputsFor(doc, splitInputSpecs(text), seed); },
+                        [](const QString& why) {
+                          InputResult r;
+                          r.error = QStringLiteral("the inputs could not be made: %1").arg(why);
+                          return r;
+                        });
 }
 
 QVector<ArgumentInfo> forwardArguments(const model::Revision& revision) {

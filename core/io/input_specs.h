@@ -1,13 +1,14 @@
 #pragma once
-// Inputs as the GUI holds them (no libtorch type here): the one spec syntax of every input box,
-// and inputs resolved (on a worker while the GUI thread waits: files reach 4 GiB) into an
-// immutable snapshot that a job may read while the user opens, edits or closes models.
+// Inputs as the GUI holds them: the one spec syntax of every input box, and inputs resolved (on a
+// worker while the GUI thread waits: files reach 4 GiB) into the InputResult every job's inputs
+// come as (io/input_set.h), whose snapshot() a job may read while the user opens, edits or closes
+// models.
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 #include <QtCore/QVector>
 #include <memory>
 
-#include "core/model/input_set.h"
+#include "core/io/input_set.h"
 
 namespace graft::core::model { class Document; class Revision; }
 
@@ -27,13 +28,8 @@ QString checkInputSpec(const QString& spec);
 // ranges their symbolic sizes allow (no document: the syntax alone).
 QString inputFieldHelp(const model::Document* doc);
 
-struct ResolvedInputs {
-  InputsPtr inputs;   // null on failure
-  QString error;
-  int missingShape = -1;  // the argument whose shape the model does not record (see InputResult)
-};
-// io::inputsFor on the specs of `text` (the document's defaults when it is blank).
-ResolvedInputs resolveInputs(const model::Document& doc, const QString& text, quint64 seed);
+// io::inputsFor on the specs of `text` (the document's defaults when it is blank); never throws.
+InputResult resolveInputs(const model::Document& doc, const QString& text, quint64 seed);
 
 // forward's arguments after self, for asking the user: name, TorchScript type ("Tensor", "int")
 // and the spec the model's defaults would use for it (empty where unknown).

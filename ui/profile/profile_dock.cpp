@@ -237,7 +237,7 @@ void ProfileDock::start() {
     Q_EMIT finished(false, resolved.error);
     return;
   }
-  const core::model::InputsPtr inputs = resolved.inputs;
+  const core::model::InputsPtr inputs = resolved.snapshot();
   runGeneration_ = generation_;
   if (const QString spec = device_->currentData().toString(); core::remote::isRemoteDevice(spec))
     return startRemote(spec, inputs, both);
