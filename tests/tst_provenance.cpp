@@ -83,7 +83,7 @@ int applyRules(edit::Session& session, QStringList* applied = nullptr) {
   for (const QString& id : kRules) {
     const rewrite::Rule* rule = library.find(id);
     if (!rule) qFatal("no rule %s", qPrintable(id));
-    if (rewrite::countMatches(*session.document().current(), *rule).matches == 0) continue;
+    if (rewrite::previewMatches(*session.document().current(), *rule).matches == 0) continue;
     const auto r = session.applyRewrite({rewrite::Step::ofRule(*rule)});
     if (!r.ok()) qFatal("%s: %s", qPrintable(id), qPrintable(r.error));
     for (const auto& report : r.reports) total += report.matches;

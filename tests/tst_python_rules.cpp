@@ -55,7 +55,7 @@ std::set<model::NodeId> anchors(const model::Document& doc, const QVector<rewrit
   *matches = 0;
   for (const auto& rule : rules) {
     QString error;
-    const auto report = rewrite::countMatches(*doc.current(), rule, &error);
+    const auto report = rewrite::previewMatches(*doc.current(), rule, &error);
     if (!error.isEmpty()) qWarning() << rule.id << error;
     *matches += report.matches;
     for (const auto& site : report.sites) out.insert(site.anchor);
@@ -464,7 +464,7 @@ class TstPythonRules : public QObject {
     QVERIFY(doc);
     if (matches < 0) {  // as many as the text rule fold-linear-bn
       const auto library = rewrite::RuleLibrary::load();
-      matches = rewrite::countMatches(*doc->current(), *library.find("fold-linear-bn")).matches;
+      matches = rewrite::previewMatches(*doc->current(), *library.find("fold-linear-bn")).matches;
       QVERIFY(matches > 0);
     }
     // Without the model's ranks every argument is a rank-2 example, which the pattern refuses
@@ -504,7 +504,7 @@ class TstPythonRules : public QObject {
     int n = 0;
     anchors(*doc, set.forFormat(doc->format()), &n);
     const auto library = rewrite::RuleLibrary::load();
-    const int text = rewrite::countMatches(*doc->current(), *library.find("fuse-linear-relu")).matches;
+    const int text = rewrite::previewMatches(*doc->current(), *library.find("fuse-linear-relu")).matches;
     QVERIFY(text > 0);
     QCOMPARE(n, text);
   }
@@ -688,7 +688,7 @@ class TstPythonRules : public QObject {
     bool selected = false;
     int n = 0;
     for (const auto& rule : set.forFormat(doc->format())) {
-      const auto report = rewrite::countMatches(rev, rule);
+      const auto report = rewrite::previewMatches(rev, rule);
       n += report.matches;
       for (const auto& site : report.sites) selected = selected || (site.nodes.contains(linear) && site.nodes.contains(relu));
     }

@@ -368,7 +368,7 @@ class TstRewrite : public QObject {
     const auto rule = rewrite::parseRule("id: r\n[pattern]\ngraph(%x):\n  %r = aten::relu_(%x)\n  return (%r)\n"
                                          "[replacement]\ngraph(%x):\n  return (%x)\n[condition] module ~ layer1*\n", "r.rule");
     QVERIFY(rule.ok());
-    const auto report = rewrite::countMatches(*loaded.document->current(), rule.rule);
+    const auto report = rewrite::previewMatches(*loaded.document->current(), rule.rule);
     QCOMPARE(report.matches, 4);  // layer1.0 and layer1.1 each apply their ReLU twice
     QCOMPARE(report.skipped.size(), 17 - 4);
     QVERIFY(report.skipped[0].node != 0);
@@ -506,7 +506,7 @@ class TstRewrite : public QObject {
     const auto base = doc.current();
     const auto lib = rewrite::RuleLibrary::load();
     const auto* fold = lib.find("fold-conv-bn");
-    const auto report = rewrite::countMatches(*base, *fold);
+    const auto report = rewrite::previewMatches(*base, *fold);
     QCOMPARE(report.sites.size(), 20);
     QSet<model::NodeId> anchors;
     for (const auto& site : report.sites) {
@@ -528,7 +528,7 @@ class TstRewrite : public QObject {
     QVERIFY(!one.revision->nodeOf(chosen.anchor));
     for (const auto& site : report.sites)
       if (site.anchor != chosen.anchor) QVERIFY(one.revision->nodeOf(site.anchor));
-    QCOMPARE(rewrite::countMatches(*one.revision, *fold).matches, 19);
+    QCOMPARE(rewrite::previewMatches(*one.revision, *fold).matches, 19);
     torch::manual_seed(0);
     const auto x = torch::randn({1, 3, 64, 64});
     const auto a = base->runnable().forward({x}).toTensor();
@@ -538,12 +538,12 @@ class TstRewrite : public QObject {
     // A pattern rule, chosen by its anchor; a node no match covers is refused with a reason.
     auto clamp = rewrite::parseRuleFile(sourceFile("tests/data/rules/relu-to-clamp.rule"));
     QVERIFY(clamp.ok());
-    const auto relus = rewrite::countMatches(*base, clamp.rule);
+    const auto relus = rewrite::previewMatches(*base, clamp.rule);
     QCOMPARE(relus.sites.size(), 17);
     const auto oneRelu = rewrite::applySteps(*base, {rewrite::Step::ofRuleAt(clamp.rule, relus.sites[5].anchor)}, doc.ids());
     QVERIFY2(oneRelu.ok(), qPrintable(oneRelu.error));
     QCOMPARE(oneRelu.reports[0].matches, 1);
-    QCOMPARE(rewrite::countMatches(*oneRelu.revision, clamp.rule).matches, 16);
+    QCOMPARE(rewrite::previewMatches(*oneRelu.revision, clamp.rule).matches, 16);
     const auto none = rewrite::applySteps(*base, {rewrite::Step::ofRuleAt(clamp.rule, chosen.nodes[0])}, doc.ids());
     QVERIFY(!none.ok());
     QVERIFY2(none.error.contains("no match covers node"), qPrintable(none.error));
@@ -573,7 +573,7 @@ class TstRewrite : public QObject {
                              .arg(draft.pattern, draft.conditions.join('\n'));
     const auto rule = rewrite::parseRule(text, "drafted.rule");
     QVERIFY2(rule.ok(), qPrintable(rule.error.toString() + "\n" + text));
-    const auto report = rewrite::countMatches(*rev, rule.rule);
+    const auto report = rewrite::previewMatches(*rev, rule.rule);
     QStringList paths;
     for (const auto& site : report.sites) paths << model::modulePath(rev->nodeOf(site.nodes[0]));
     paths.sort();
@@ -788,8 +788,8 @@ class TstRewrite : public QObject {
     QVERIFY(reread.ok());
     QCOMPARE(reread.rule.conditions.size(), 1);
     auto doc = io::loadFile(graft::test::testdata(QStringLiteral("resnet18.pt"))).document;
-    const auto all = rewrite::countMatches(*doc->current(), *rewrite::RuleLibrary::load().find(QStringLiteral("fold-conv-bn")));
-    const auto some = rewrite::countMatches(*doc->current(), reread.rule);
+    const auto all = rewrite::previewMatches(*doc->current(), *rewrite::RuleLibrary::load().find(QStringLiteral("fold-conv-bn")));
+    const auto some = rewrite::previewMatches(*doc->current(), reread.rule);
     QCOMPARE(all.matches, 20);
     QCOMPARE(some.matches, 4);  // layer1.0 and layer1.1, two pairs each
     edit::Session session(*doc);
@@ -807,7 +807,7 @@ class TstRewrite : public QObject {
     empty.pattern = QStringLiteral("graph(%x):\n  return (%x)");
     empty.replacement = empty.pattern;
     QString error;
-    rewrite::countMatches(*doc->current(), empty, &error);
+    rewrite::previewMatches(*doc->current(), empty, &error);
     QVERIFY2(error.contains(QLatin1String("no operation")), qPrintable(error));
   }
 
@@ -828,7 +828,7 @@ class TstRewrite : public QObject {
       QCOMPARE(again.rule.id, parsed.rule.id);
       QCOMPARE(again.rule.pattern, parsed.rule.pattern);
       QCOMPARE(again.rule.replacement, parsed.rule.replacement);
-      QCOMPARE(again.rule.builtin, parsed.rule.builtin);
+      QCOMPARE(again.rule.computed, parsed.rule.computed);
       QCOMPARE(again.rule.conditions.size(), parsed.rule.conditions.size());
       QVERIFY2(!parsed.rule.conditions.isEmpty(), qPrintable(name));
     }

@@ -347,7 +347,7 @@ class TstRewriteUi : public QObject {
     auto loaded = core::io::loadSample("mlp");
     QVERIFY(loaded.ok());
     const auto library = core::rewrite::RuleLibrary::load();
-    const int text = core::rewrite::countMatches(*loaded.document->current(), *library.find("fuse-linear-relu")).matches;
+    const int text = core::rewrite::previewMatches(*loaded.document->current(), *library.find("fuse-linear-relu")).matches;
     QVERIFY(text >= 1);
     QFile twin(":/rules/python/fuse_linear_relu.py");
     QVERIFY(twin.open(QIODevice::ReadOnly));

@@ -209,7 +209,7 @@ Command rewriteCommand() {
       preview.opsBefore = preview.opsAfter = core::rewrite::opCount(*doc->current());
       for (const auto& s : steps) {
         QString error;
-        preview.reports.push_back(core::rewrite::countMatches(*doc->current(), s.rule, &error));
+        preview.reports.push_back(core::rewrite::previewMatches(*doc->current(), s.rule, &error));
         if (!error.isEmpty()) return fail(QStringLiteral("%1: %2").arg(s.rule.id, error));
       }
       // With -o, the rewrite is also saved to a scratch copy: a file it could not be saved as

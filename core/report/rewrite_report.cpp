@@ -9,7 +9,7 @@ QJsonObject rulesReport(const rewrite::RuleLibrary& library) {
   QJsonArray rules, passes, problems;
   for (const auto& r : library.rules())
     rules.append(QJsonObject{{"id", r.id}, {"title", r.title}, {"description", r.description},
-                             {"source", r.source}, {"kind", r.isBuiltinPass() ? "builtin" : "pattern"}});
+                             {"source", r.source}, {"kind", r.isComputed() ? "builtin" : "pattern"}});
   for (const auto& p : rewrite::passNames()) passes.append(QJsonObject{{"name", p}});
   for (const auto& e : library.problems()) problems.append(e.toString());
   return QJsonObject{{"rules", rules}, {"passes", passes}, {"problems", problems}};

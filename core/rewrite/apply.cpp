@@ -45,7 +45,7 @@ RewriteOutcome runStep(const Step& step, std::shared_ptr<torch::jit::Graph>& gra
           QStringLiteral("unknown pass '%1' (known: %2)").arg(step.pass, passNames().join(QStringLiteral(", ")))};
     return p->run(graph, dryRun, onlyAt);
   }
-  kind = step.rule.isBuiltinPass() ? QStringLiteral("builtin") : QStringLiteral("rule");
+  kind = step.rule.isComputed() ? QStringLiteral("builtin") : QStringLiteral("rule");
   return applyRuleOnGraph(step.rule, graph, dryRun, onlyAt, pathOf);
 }
 
@@ -173,7 +173,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
   return result;
 }
 
-StepReport countMatches(const model::Revision& revision, const Rule& rule, QString* error) {
+StepReport previewMatches(const model::Revision& revision, const Rule& rule, QString* error) {
   StepReport report;
   report.name = rule.id;
   auto graph = revision.graph();

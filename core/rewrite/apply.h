@@ -61,7 +61,7 @@ ApplyResult applySteps(const model::Revision& base, const QVector<Step>& steps, 
                        const QString& name = {});
 
 // For previews: the matches `rule` has in `revision`, with their sites (nothing is changed).
-StepReport countMatches(const model::Revision& revision, const Rule& rule, QString* error = nullptr);
+StepReport previewMatches(const model::Revision& revision, const Rule& rule, QString* error = nullptr);
 
 // Names of libtorch passes usable as steps.
 QStringList passNames();

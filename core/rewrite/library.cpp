@@ -24,7 +24,7 @@ QString RuleLibrary::userRuleFolder() {
          QStringLiteral("/Graft/graft/rules");
 }
 
-void RuleLibrary::addFolder(const QString& folder, bool builtin) {
+void RuleLibrary::addFolder(const QString& folder, bool shipped) {
   QDir dir(folder);
   for (const QString& name : dir.entryList({QStringLiteral("*.rule")}, QDir::Files, QDir::Name)) {
     const QString path = dir.filePath(name);
@@ -33,9 +33,9 @@ void RuleLibrary::addFolder(const QString& folder, bool builtin) {
       problems_.push_back(parsed.error);
       continue;
     }
-    if (builtin) parsed.rule.source = QStringLiteral("builtin");
-    if (parsed.rule.isBuiltinPass() && !findNamed(builtinRewrites(), parsed.rule.builtin)) {
-      problems_.push_back({path, 1, 1, QStringLiteral("unknown builtin '%1'").arg(parsed.rule.builtin)});
+    if (shipped) parsed.rule.source = QStringLiteral("builtin");
+    if (parsed.rule.isComputed() && !findNamed(computedRewrites(), parsed.rule.computed)) {
+      problems_.push_back({path, 1, 1, QStringLiteral("unknown builtin '%1'").arg(parsed.rule.computed)});
       continue;
     }
     // A user rule with a shipped rule's id replaces it: the user's copy is the one they edit.
@@ -65,7 +65,7 @@ void readDocstring(const QString& path, QString& title, QString& description) {
 
 }  // namespace
 
-void RuleLibrary::addPythonFolder(const QString& folder, bool builtin) {
+void RuleLibrary::addPythonFolder(const QString& folder, bool shipped) {
   QDir dir(folder);
   for (const QString& name : dir.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
     PythonLibraryRule r;
@@ -74,7 +74,7 @@ void RuleLibrary::addPythonFolder(const QString& folder, bool builtin) {
            QFileInfo(name).completeBaseName().replace(QLatin1Char('_'), QLatin1Char('-'));
     readDocstring(r.path, r.title, r.description);
     if (r.title.isEmpty()) r.title = name;
-    r.source = builtin ? QStringLiteral("builtin") : r.path;
+    r.source = shipped ? QStringLiteral("builtin") : r.path;
     // A user file with a shipped file's id replaces it, as for text rules.
     bool replaced = false;
     for (auto& p : pythonRules_)
@@ -131,8 +131,8 @@ std::optional<Rule> RuleLibrary::resolveText(const QString& spec, QString* error
       if (diagnostic) *diagnostic = parsed.error.diagnostic();
       return std::nullopt;
     }
-    if (parsed.rule.isBuiltinPass() && !findNamed(builtinRewrites(), parsed.rule.builtin)) {
-      if (error) *error = QStringLiteral("%1:1:1: unknown builtin '%2'").arg(spec, parsed.rule.builtin);
+    if (parsed.rule.isComputed() && !findNamed(computedRewrites(), parsed.rule.computed)) {
+      if (error) *error = QStringLiteral("%1:1:1: unknown builtin '%2'").arg(spec, parsed.rule.computed);
       return std::nullopt;
     }
     return parsed.rule;

@@ -38,8 +38,8 @@ class RuleLibrary {
   std::optional<Rule> resolve(const QString& spec, QString* error, model::Diagnostic* diagnostic = nullptr) const;
 
  private:
-  void addFolder(const QString& folder, bool builtin);
-  void addPythonFolder(const QString& folder, bool builtin);
+  void addFolder(const QString& folder, bool shipped);
+  void addPythonFolder(const QString& folder, bool shipped);
   std::optional<Rule> resolveText(const QString& spec, QString* error, model::Diagnostic* diagnostic) const;
   QVector<Rule> rules_;
   QVector<PythonLibraryRule> pythonRules_;

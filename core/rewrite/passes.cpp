@@ -107,7 +107,7 @@ void eliminateCommonSubexpressionKeepingTensors(std::shared_ptr<torch::jit::Grap
 
 }  // namespace
 
-const QVector<NamedPass>& builtinRewrites() {
+const QVector<NamedPass>& computedRewrites() {
   static const QVector<NamedPass> list{
       {QStringLiteral("fold-conv-bn"), QStringLiteral("Fold batch_norm into the convolution before it"),
        [](std::shared_ptr<torch::jit::Graph>& g, bool dry, const torch::jit::Node* at) {
@@ -135,9 +135,9 @@ const QVector<NamedPass>& libtorchPasses() {
 
 RewriteOutcome applyRuleOnGraph(const Rule& rule, std::shared_ptr<torch::jit::Graph>& graph, bool dryRun,
                                 const torch::jit::Node* onlyAt, const PathOf& pathOf) {
-  if (!rule.isBuiltinPass()) return applyPatternRule(rule, graph, dryRun, onlyAt, pathOf);
-  const NamedPass* p = findNamed(builtinRewrites(), rule.builtin);
-  if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.builtin)};
+  if (!rule.isComputed()) return applyPatternRule(rule, graph, dryRun, onlyAt, pathOf);
+  const NamedPass* p = findNamed(computedRewrites(), rule.computed);
+  if (!p) return RewriteOutcome{0, {}, QStringLiteral("unknown builtin '%1'").arg(rule.computed)};
   if (rule.conditions.isEmpty()) return p->run(graph, dryRun, onlyAt);
   // `module ~ GLOB` conditions: every op of a match must be in a matching module. The matches
   // that pass are then rewritten one at a time (a built-in rewrites one match by a node of it).

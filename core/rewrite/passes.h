@@ -15,7 +15,7 @@ struct NamedPass {
 };
 
 // fold-conv-bn, fold-linear-bn: used by rule files that say `builtin: NAME`.
-const QVector<NamedPass>& builtinRewrites();
+const QVector<NamedPass>& computedRewrites();
 // constant-propagation, dead-code-elimination, cse: libtorch passes; `matches` is how many ops
 // they removed or added as a diff lists ops (model::isOpOfItsOwn), as libtorch reports no
 // per-match detail: constants, lists and size computations merged or folded are not matches.

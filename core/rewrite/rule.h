@@ -29,9 +29,10 @@ struct RuleTest {
 
 struct Rule {
   QString id, title, description;
-  // Either a pattern rule (pattern + replacement, applied by SubgraphRewriter) or a built-in
-  // computed rewrite named by `builtin` (e.g. "fold-conv-bn") whose code lives in Graft.
-  QString pattern, replacement, builtin;
+  // Either a pattern rule (pattern + replacement, applied by SubgraphRewriter) or a computed
+  // rewrite whose code lives in Graft, named by `computed` (a rule file's `builtin:` key, e.g.
+  // "fold-conv-bn"). Whether a rule is shipped with Graft is `source` ("builtin"), not this.
+  QString pattern, replacement, computed;
   int patternLine = 0, replacementLine = 0;
   // More [pattern] sections: other forms of the same computation (aten::feature_dropout beside
   // aten::dropout) that the one replacement stands in for, with the same inputs.
@@ -40,7 +41,7 @@ struct Rule {
   QVector<RuleTest> tests;
   QString source;  // "builtin" for shipped rules, else the rule file's path
 
-  bool isBuiltinPass() const { return !builtin.isEmpty(); }
+  bool isComputed() const { return !computed.isEmpty(); }
 };
 
 // A problem in a rule file, at a 1-based line and column.

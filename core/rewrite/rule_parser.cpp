@@ -166,7 +166,7 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
     else if (key == QLatin1String("title")) rule.title = value;
     else if (key == QLatin1String("description"))
       description << value;
-    else if (key == QLatin1String("builtin")) rule.builtin = value;
+    else if (key == QLatin1String("builtin")) rule.computed = value;
     else {
       result.error = errorAt(file, lineNo, int(line.indexOf(key)) + 1,
                              QStringLiteral("unknown key '%1' (known: id, title, description, builtin)").arg(key));
@@ -279,7 +279,7 @@ RuleParseResult parseRule(const QString& text, const QString& file) {
       return result;
     }
   }
-  if (rule.isBuiltinPass()) {
+  if (rule.isComputed()) {
     if (!rule.pattern.isEmpty() || !rule.replacement.isEmpty()) {
       result.error = errorAt(file, rule.patternLine ? rule.patternLine - 1 : 1, 1,
                              QStringLiteral("a `builtin:` rule has no [pattern] or [replacement]"));
@@ -309,8 +309,8 @@ QString ruleText(const Rule& rule) {
     text += QStringLiteral("[%1]\n").arg(QLatin1String(name)) + body;
     if (!body.endsWith(QLatin1Char('\n'))) text += QLatin1Char('\n');
   };
-  if (rule.isBuiltinPass()) {
-    text += QStringLiteral("builtin: %1\n").arg(rule.builtin);
+  if (rule.isComputed()) {
+    text += QStringLiteral("builtin: %1\n").arg(rule.computed);
   } else {
     section("pattern", rule.pattern);
     for (const QString& alternative : rule.alternatives) section("pattern", alternative);

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     int matches = 0;
-    for (const auto& r : set.forFormat(doc.format())) matches += rewrite::countMatches(*doc.current(), r).matches;
+    for (const auto& r : set.forFormat(doc.format())) matches += rewrite::previewMatches(*doc.current(), r).matches;
     return matches;
   };
 

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const QString written = core::rewrite::ruleText(parsed.rule);
     const auto again = core::rewrite::parseRule(written, QStringLiteral("fuzz.rule"));
     if (!again.ok() || again.rule.id != parsed.rule.id || again.rule.pattern != parsed.rule.pattern ||
-        again.rule.replacement != parsed.rule.replacement || again.rule.builtin != parsed.rule.builtin ||
+        again.rule.replacement != parsed.rule.replacement || again.rule.computed != parsed.rule.computed ||
         again.rule.conditions.size() != parsed.rule.conditions.size()) {
       std::fprintf(stderr, "fuzz_rules: ruleText does not read back to the same rule: %s\n---\n%s\n",
                    qPrintable(again.error.toString()), qPrintable(written));

@@ -315,11 +315,11 @@ int RewriteDock::matchCount(const QString& id) const {
     if (!set) return -1;
     int n = 0;
     for (const auto& r : set->forFormat(document_->format()))
-      n += core::rewrite::countMatches(*document_->current(), r).matches;
+      n += core::rewrite::previewMatches(*document_->current(), r).matches;
     return n;
   }
   if (!document_ || !rule) return -1;
-  return core::rewrite::countMatches(*document_->current(), *rule).matches;
+  return core::rewrite::previewMatches(*document_->current(), *rule).matches;
 }
 
 void RewriteDock::selectRule(const QString& id) {
@@ -355,7 +355,7 @@ void RewriteDock::refreshSelection(bool reveal) {
     return;
   }
   editorHolds_.clear();
-  if (!rule->isBuiltinPass()) {
+  if (!rule->isComputed()) {
     QFile f(rule->source == QLatin1String("builtin") ? QStringLiteral(":/rules/%1.rule").arg(id) : rule->source);
     if (f.open(QIODevice::ReadOnly)) editor_->setRuleText(QString::fromUtf8(f.readAll()));
   }
@@ -365,7 +365,7 @@ void RewriteDock::refreshSelection(bool reveal) {
     Q_EMIT ruleSelected(id, -1);
     return;
   }
-  const auto report = core::rewrite::countMatches(*document_->current(), *rule);
+  const auto report = core::rewrite::previewMatches(*document_->current(), *rule);
   showMatches({*rule}, report, rule->title, reveal);
   Q_EMIT ruleSelected(id, report.matches);
 }

@@ -380,7 +380,7 @@ void RuleEditor::checkIr() {
     status_->setText(error);
   } else if (revision_) {
     QString runError;
-    const auto report = core::rewrite::countMatches(*revision_, parsed.rule, &runError);
+    const auto report = core::rewrite::previewMatches(*revision_, parsed.rule, &runError);
     if (!runError.isEmpty()) {
       error = runError;
       status_->setText(error);
@@ -488,7 +488,7 @@ void RuleEditor::countPythonMatches() {
     report_.kind = QStringLiteral("rule");
     for (int i = 0; i < rules_.size(); ++i) {
       QString runError;
-      const auto r = core::rewrite::countMatches(*revision_, rules_[i], &runError);
+      const auto r = core::rewrite::previewMatches(*revision_, rules_[i], &runError);
       if (!runError.isEmpty() && error.isEmpty()) error = tr("rule '%1': %2").arg(rules_[i].id, runError);
       report_.matches += r.matches;
       report_.sites += r.sites;
