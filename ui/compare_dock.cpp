@@ -8,6 +8,7 @@
 #include "core/run/culprit.h"
 #include "core/io/input_specs.h"
 #include "ui/document/off_thread.h"
+#include "ui/document/saved_for_host.h"
 #include "ui/device_list.h"
 #include "ui/devices_dialog.h"
 #include "ui/input_dialog.h"
@@ -407,16 +408,11 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
   // Save does, and the worker sends those bytes.
   setVerdict(tr("Saving B to send it to %1…").arg(device->host), QString());
   const int generation = generation_;
-  using Saved = std::pair<std::shared_ptr<const core::remote::RemoteModel>, QString>;
-  const Saved saved = runOffGuiThread([doc = document_.data(), b = req.b]() -> Saved {
-    QString why;
-    auto model = core::remote::savedForRemote(*doc, b, &why);
-    if (!model) return {nullptr, why};
-    return {std::make_shared<const core::remote::RemoteModel>(std::move(*model)), QString()};
-  });
+  QString why;
+  const auto saved = savedForHost(*document_, req.b, &why);
   if (generation != generation_ || !document_) return false;  // another model was opened meanwhile
-  if (!saved.first) {
-    failToStart(QStringLiteral("B: %1").arg(saved.second));
+  if (!saved) {
+    failToStart(QStringLiteral("B: %1").arg(why));
     return false;
   }
   const auto flag = beginRun(req);
@@ -430,7 +426,7 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
     }, Qt::QueuedConnection);
   };
   remoteRun_ = std::make_shared<core::remote::RemoteCompareSummary>();
-  watcher_.setFuture(QtConcurrent::run([req, model = saved.first, device = *device,
+  watcher_.setFuture(QtConcurrent::run([req, model = saved, device = *device,
                                         threads = core::run::currentThreads(), flag, progress, out = remoteRun_] {
     *out = core::remote::runRemoteCompare(req, model, device, threads, progress, flag.get());
     return out->summary;

@@ -7,6 +7,7 @@
 #include "core/remote/remote_ledger.h"
 #include "core/remote/remote_model.h"
 #include "ui/document/off_thread.h"
+#include "ui/document/saved_for_host.h"
 
 #include <QtCharts/QChartView>
 #include <QtWidgets/QGraphicsLayout>
@@ -217,9 +218,7 @@ void HistoryDock::checkNext() {
     QString error;
     const auto device = core::remote::parseRemoteDevice(setup.device, &error);
     savingForHost_ = true;
-    auto model = device ? runOffGuiThread([doc = document_.data(), revision, &error] {
-      return core::remote::savedForRemote(*doc, revision, &error);
-    }) : std::nullopt;
+    const auto model = device ? savedForHost(*document_, revision, &error) : nullptr;
     savingForHost_ = false;
     if (generation_ != runGeneration_ || !document_) {  // another model was opened meanwhile
       checking_ = -1;

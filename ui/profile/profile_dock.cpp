@@ -16,6 +16,7 @@
 #include "core/remote/remote_profile.h"
 #include "ui/device_list.h"
 #include "ui/document/off_thread.h"
+#include "ui/document/saved_for_host.h"
 #include "ui/fit_screen.h"
 #include "ui/input_dialog.h"
 #include "ui/profile/profile_charts.h"
@@ -296,14 +297,9 @@ void ProfileDock::startRemote(const QString& spec, const std::shared_ptr<const c
   // as File > Save does, and the worker sends those bytes.
   summary_->setText(tr("Saving the revisions to send them to %1…").arg(device->host));
   using Model = std::shared_ptr<const core::remote::RemoteModel>;
-  const auto save = [&](const core::model::RevisionPtr& revision) -> Model {
-    return runOffGuiThread([doc = document_.data(), revision, &error]() -> Model {
-      auto model = core::remote::savedForRemote(*doc, revision, &error);
-      return model ? std::make_shared<const core::remote::RemoteModel>(std::move(*model)) : nullptr;
-    });
-  };
   const int generation = generation_;
-  const Model after = save(revAfter_), before = both ? save(revBefore_) : after;
+  const Model after = savedForHost(*document_, revAfter_, &error);
+  const Model before = both && after ? savedForHost(*document_, revBefore_, &error) : after;
   if (generation != generation_ || !document_) return;  // another model was opened meanwhile
   if (!after || !before) return refuse(error);
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
