@@ -10,11 +10,29 @@
 
 namespace graft::cli {
 
+namespace {
+QString dtypeName(c10::ScalarType dtype) {
+  core::run::Precision at;
+  at.dtype = dtype;
+  return at.describe();
+}
+
+// What the saved file is, and how stock PyTorch runs it.
+QString savedLine(const QString& out, std::optional<c10::ScalarType> programDtype) {
+  if (!programDtype)
+    return QStringLiteral("saved %1: the float32 program with casts around them (autocast lowers the rest)").arg(out);
+  return QStringLiteral("saved %1: a %2 program (weights at %2, floating inputs cast to it) with those nodes in float32; "
+                        "stock PyTorch runs it as it is, or after .%3()")
+      .arg(out, dtypeName(*programDtype),
+           *programDtype == c10::kBFloat16 ? QStringLiteral("bfloat16") : QStringLiteral("half"));
+}
+}  // namespace
+
 Command precisionCommand() {
   Command c{QStringLiteral("precision"),
             QStringLiteral(
                 "Find a small set of nodes to keep in float32 so that a float16 or bfloat16 run passes; save the model "
-                "with casts around them."),
+                "at that dtype with those nodes in float32 (stock PyTorch runs it as it is or after .half())."),
             QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--input SPEC ...] [--atol X] [--rtol Y] "
                            "[-o OUT] [--json]"),
             {}};
@@ -63,7 +81,8 @@ Command precisionCommand() {
       // The saved revision is committed the one way every change is (edit/session.h), so its
       // provenance and record are a revision's like any other.
       QString error;
-      const auto kept = service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error);
+      const auto kept =
+          service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error, found.programDtype);
       if (!kept) return fail(error);
       const auto saved = core::io::saveAs(*doc, kept, out, &*inputs);  // checked on the inputs it was found on
       if (!saved.ok) return fail(saved.diagnostics(out));
@@ -87,7 +106,8 @@ Command precisionCommand() {
                  {"ranked", found.ranked},
                  {"before", core::report::tensorDiffJson(found.before)},
                  {"after", found.revision ? QJsonValue(core::report::tensorDiffJson(found.after)) : QJsonValue()},
-                 {"output", found.revision && !out.isEmpty() ? QJsonValue(out) : QJsonValue()}});
+                 {"output", found.revision && !out.isEmpty() ? QJsonValue(out) : QJsonValue()},
+                 {"saved_dtype", found.programDtype ? QJsonValue(dtypeName(*found.programDtype)) : QJsonValue()}});
     } else if (found.passesAlready) {
       printText(QStringLiteral("the outputs at %1 are within tolerance already (max_abs %2): nothing needs float32")
                     .arg(options.precisionB.describe()).arg(found.before.maxAbs, 0, 'g', 4));
@@ -100,7 +120,7 @@ Command precisionCommand() {
                         .arg(found.before.maxAbs, 0, 'g', 4)
                         .arg(found.runs)
                         .arg(found.ranked));
-      if (!out.isEmpty()) lines << QStringLiteral("saved %1 with casts around them").arg(out);
+      if (!out.isEmpty()) lines << savedLine(out, found.programDtype);
       printText(lines.join(QLatin1Char('\n')));
     }
     return int(kOk);

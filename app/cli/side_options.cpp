@@ -50,6 +50,13 @@ void addSideOptions(QCommandLineParser& parser) {
                                    "is measured too, and the node that introduces the error is named."),
                     QStringLiteral("T")});
   parser.addOption(
+      {QStringLiteral("casts"),
+       QStringLiteral("What a run at another dtype answers. follow (default): the model under model.half() (or "
+                      ".to(T)): dtypes the capture recorded from the model's float32 (.to(x.device), .to(h.dtype)) "
+                      "and torch.finfo extremes follow T; a cast the source spells as float32 stays. as-written: "
+                      "this program's ops at T, its float32 casts as written."),
+       QStringLiteral("MODE"), QStringLiteral("follow")});
+  parser.addOption(
       {QStringLiteral("autocast"), QStringLiteral("With --dtype-b: keep reductions and normalisations (softmax, "
                                                   "layer_norm, sum, …) in float32 on B, as torch.autocast does.")});
 }
@@ -67,6 +74,12 @@ bool readSideOptions(const QCommandLineParser& parser, core::run::CompareOptions
     }
   }
   options.precisionB.autocast = parser.isSet(QStringLiteral("autocast"));
+  const auto casts = core::run::castsFromName(parser.value(QStringLiteral("casts")));
+  if (!casts) {
+    fail(QStringLiteral("--casts needs follow or as-written, got '%1'").arg(parser.value(QStringLiteral("casts"))));
+    return false;
+  }
+  options.precisionA.casts = options.precisionB.casts = *casts;
   const auto tf32 = core::run::tf32FromName(parser.value(QStringLiteral("tf32")));
   if (!tf32) {
     fail(

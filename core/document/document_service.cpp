@@ -104,12 +104,13 @@ bool DocumentService::commitRewrite(const model::RevisionPtr& base, const rewrit
 }
 
 model::RevisionPtr DocumentService::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
-                                                  const rewrite::FloatingValues& floating, QString* error) {
+                                                  const rewrite::FloatingValues& floating, QString* error,
+                                                  std::optional<c10::ScalarType> programDtype) {
   if (!session_) {
     if (error) *error = QString::fromLatin1(kNoDocument);
     return nullptr;
   }
-  return session_->keepInFloat32(nodes, floating, error);
+  return session_->keepInFloat32(nodes, floating, error, programDtype);
 }
 
 void DocumentService::undo() {

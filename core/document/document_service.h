@@ -65,7 +65,8 @@ class DocumentService : public QObject {
   bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
                      const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn);
   model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
-                                   const rewrite::FloatingValues& floating, QString* error);
+                                   const rewrite::FloatingValues& floating, QString* error,
+                                   std::optional<c10::ScalarType> programDtype = std::nullopt);
   void undo();
   void redo();
   bool setCurrent(int index);

@@ -4,7 +4,7 @@
 // ranked by the error each introduces itself (local error); a bisection over that ranking finds
 // how many of the worst must be kept (O(log N) runs), then each is dropped again while the
 // outputs still pass. The answer is a revision with casts around those nodes
-// (rewrite/keep_float32.h).
+// (rewrite/keep_float32.h), checked as it will be saved.
 #include "core/rewrite/keep_float32.h"
 #include "core/run/compare.h"
 
@@ -18,6 +18,10 @@ struct Float32Search {
   std::vector<model::NodeId> nodes;  // kept in float32, in graph order
   model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed
   rewrite::FloatingValues floating;  // the values the reference run found floating (for replay)
+  // The dtype the saved program is stored at (keep_float32.h's programDtype): the lower precision,
+  // so that stock PyTorch runs the file as it is or after `.half()`. Unset under autocast (the
+  // program stays float32 for autocast to lower) and for weights that are module attributes.
+  std::optional<c10::ScalarType> programDtype;
   run::TensorDiff before, after;          // the worst output at the lower precision, without and with
   int runs = 0;                      // comparisons of the outputs it took (the first included)
   int ranked = 0;                    // nodes with a local error: the bisection's N

@@ -41,6 +41,7 @@ struct Float32Summary {
   std::unordered_set<model::NodeId> nodes;  // to keep in float32
   QStringList labels;                       // "aten::exp (attn)", in graph order
   rewrite::FloatingValues floating;         // for edit::Session::keepInFloat32
+  std::optional<c10::ScalarType> programDtype;  // likewise (Float32Search::programDtype)
   double beforeMaxAbs = 0, afterMaxAbs = 0;
   int runs = 0;
 };

@@ -4,9 +4,18 @@
 // floating output leaving it is cast back with aten::type_as to a value that entered it, so at
 // float32 the casts do nothing and at float16 or bfloat16 the region stays in float32. Saved as
 // .pt or .pt2 like any other revision.
+// With `programDtype` the rest of the program is that dtype itself, as `model.half()` makes it:
+// floating constants (a frozen model's and a program's weights) are stored at it, the dtypes and
+// extremes the capture recorded from the model's float32 follow it (run/dtype_follow.h), and
+// floating inputs are cast to it on entry. Stock PyTorch then runs the saved file as it is, after
+// `.half()`, on float32 or float16 inputs, and gets what Graft verified. (A model whose weights are
+// module attributes, not frozen, keeps them: `.half()` converts those.)
 #include "core/model/revision.h"
 
+#include <c10/core/ScalarType.h>
+
 #include <QtCore/QJsonObject>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -28,11 +37,14 @@ using FloatingValues = std::set<ValueKey>;
 
 // Returns null with `error` set when no node could be kept.
 model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
-                                 const FloatingValues& floating, model::NodeIdSource& ids, QString* error);
+                                 const FloatingValues& floating, model::NodeIdSource& ids, QString* error,
+                                 std::optional<c10::ScalarType> programDtype = std::nullopt);
 
-// The journal's record of it: {"nodes": ["12", …], "floating": ["12:0", "in:1", …]}.
-QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating);
+// The journal's record of it: {"nodes": ["12", …], "floating": ["12:0", "in:1", …], "dtype": "float16"}
+// ("dtype" only with a program dtype).
+QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating,
+                              std::optional<c10::ScalarType> programDtype);
 bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::NodeId>& nodes, FloatingValues& floating,
-                         QString* error);
+                         std::optional<c10::ScalarType>& programDtype, QString* error);
 
 }  // namespace graft::core::rewrite

@@ -7,6 +7,7 @@
 #include "core/model/module_path.h"
 #include "core/run/device_forward.h"
 #include "core/run/device_remap.h"
+#include "core/run/dtype_follow.h"
 #include "core/run/precision_relax.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -147,6 +148,7 @@ struct Executor::Plan {
     // Per output: a later in-place op (relu_, add_) overwrites it, so a kept copy must be taken
     // now, or the record would show the value after that op ran.
     std::vector<bool> mutatedLater;
+    std::vector<int> followedDtypes;  // inputs whose recorded float32 follows the run's dtype (dtype_follow.h)
     model::NodeId id = model::kNoNode;
     QString opName, modulePath;
   };
@@ -160,6 +162,7 @@ struct Executor::Plan {
   std::vector<c10::IValue> env;
   c10::Device cacheDevice = c10::Device(c10::kCPU);
   std::optional<c10::ScalarType> cacheDtype;
+  Casts cacheCasts = Casts::Follow;
   std::unordered_map<const c10::TensorImpl*, at::Tensor> deviceCache;  // weights moved or cast
   std::vector<std::optional<c10::ScalarType>> localDtype;  // per slot: its dtype in the local runs
   size_t numUserInputs = 0;
@@ -231,6 +234,7 @@ struct Executor::Plan {
         s.kind = StepKind::Op;
         const auto* schema = n->maybeSchema();
         s.vararg = schema && schema->is_vararg();
+        s.followedDtypes = followedDtypeInputs(n, rev);
         try {
           // aten::warn has an Operation that only says "implemented directly in the interpreter".
           if (k == c10::aten::warn) throw std::runtime_error("interpreter-only");
@@ -319,13 +323,21 @@ struct Executor::Plan {
 
   // A weight or constant where the run wants it: on its device, floating ones at its dtype.
   // Cast once per tensor while the device and dtype stay the same.
-  at::Tensor prepared(const at::Tensor& t, c10::Device device, std::optional<c10::ScalarType> dtype) {
+  // Under Casts::Follow float32's extremes become the dtype's (dtype_follow.h).
+  at::Tensor prepared(const at::Tensor& t, c10::Device device, std::optional<c10::ScalarType> dtype, Casts casts) {
     const bool cast = dtype && t.defined() && t.is_floating_point() && t.scalar_type() != *dtype;
     if (t.device() == device && !cast) return t;
-    if (device != cacheDevice || dtype != cacheDtype) { deviceCache.clear(); cacheDevice = device; cacheDtype = dtype; }
+    if (device != cacheDevice || dtype != cacheDtype || casts != cacheCasts) {
+      deviceCache.clear();
+      cacheDevice = device;
+      cacheDtype = dtype;
+      cacheCasts = casts;
+    }
     auto it = deviceCache.find(t.unsafeGetTensorImpl());
     if (it != deviceCache.end()) return it->second;
-    at::Tensor moved = cast ? t.to(device, *dtype) : t.to(device);
+    at::Tensor moved = !cast                     ? t.to(device)
+                       : casts == Casts::Follow ? castWithExtremes(t.to(device), *dtype)
+                                                : t.to(device, *dtype);
     deviceCache.emplace(t.unsafeGetTensorImpl(), moved);
     return moved;
   }
@@ -333,7 +345,7 @@ struct Executor::Plan {
   c10::IValue constantOn(const c10::IValue& v, const RunOptions& o) {
     if (v.isDevice()) return onRunDevice(v, o.device);  // the program's device, remapped (device_remap.h)
     if ((o.device.is_cpu() && !o.precision.dtype) || !v.isTensor()) return v;
-    return prepared(v.toTensor(), o.device, o.precision.dtype);
+    return prepared(v.toTensor(), o.device, o.precision.dtype, o.precision.casts);
   }
 
   // Runs the node's operation on `stack` (inputs in, outputs out).
@@ -350,8 +362,24 @@ struct Executor::Plan {
     }
   }
 
-  // Applies `precision` to the node's floating inputs (precision.h, NodePrecision).
-  static void adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
+  // Applies `precision` to the node's floating inputs (precision.h, NodePrecision) and, under
+  // Casts::Follow, to the dtypes and extremes the capture recorded (dtype_follow.h). Returns what
+  // it made follow, empty when nothing.
+  static QString adaptInputs(const Step& s, const Precision& precision, torch::jit::Stack& stack, c10::Device device) {
+    QString followed;
+    if (precision.dtype && precision.casts == Casts::Follow) {
+      for (int k : s.followedDtypes)
+        if (size_t(k) < stack.size() && stack[k].isInt() && stack[k].toInt() == int64_t(c10::kFloat)) {
+          stack[k] = int64_t(*precision.dtype);
+          followed = QStringLiteral("recorded float32 follows %1").arg(precision.describe());
+        }
+      if (narrowerThanFloat32(*precision.dtype))
+        for (auto& v : stack)
+          if (v.isDouble() && extremeAt(v.toDouble(), *precision.dtype) != v.toDouble()) {
+            v = extremeAt(v.toDouble(), *precision.dtype);
+            followed = QStringLiteral("float32's extreme as %1's").arg(precision.describe());
+          }
+    }
     switch (nodePrecision(precision, s.opName)) {
       case NodePrecision::AsReceived: break;
       case NodePrecision::RunDtype:
@@ -365,6 +393,7 @@ struct Executor::Plan {
     if (precision.tf32 == Tf32::Emulate && tf32Rounds(s.opName))
       for (auto& v : stack)
         if (v.isTensor() && v.toTensor().defined()) v = roundToTf32(v.toTensor());
+    return followed;
   }
 
   // The node once more on copies of its inputs at the local precision and device. Each input
@@ -490,7 +519,7 @@ struct Executor::Plan {
       if (!s.moveIn.empty() && s.moveIn[k]) stack.push_back(std::move(env[s.in[k]]));
       else stack.push_back(env[s.in[k]]);
     }
-    adaptInputs(s, o.precision, stack, o.device);
+    const QString followed = adaptInputs(s, o.precision, stack, o.device);
     // A lower-precision run passes dtype asserts and mixed-dtype products the way autocast would.
     torch::jit::Stack retry;
     const auto where = [&s] {
@@ -498,6 +527,7 @@ struct Executor::Plan {
                  ? QStringLiteral("%1 (node %2)").arg(s.opName).arg(s.id)
                  : QStringLiteral("%1 (node %2, module %3)").arg(s.opName).arg(s.id).arg(s.modulePath);
     };
+    if (!followed.isEmpty()) result.relaxed << QStringLiteral("%1: %2").arg(where(), followed);
     if (o.precision.dtype) {
       if (QString why = relaxForPrecision(s.opName, o.precision, stack, o.device, &retry); !why.isEmpty())
         result.relaxed << QStringLiteral("%1: %2").arg(where(), why);

@@ -14,8 +14,16 @@ QString Precision::describe() const {
   else if (text == QLatin1String("float")) text = QStringLiteral("float32");
   else if (text == QLatin1String("double")) text = QStringLiteral("float64");
   if (autocast) text += QStringLiteral(" (autocast)");
+  if (dtype && casts == Casts::AsWritten) text += QStringLiteral(" (casts as written)");
   if (tf32 == Tf32::Emulate) text += QStringLiteral(" (emulated TF32)");
   return text;
+}
+
+std::optional<Casts> castsFromName(const QString& name) {
+  const QString n = name.trimmed().toLower();
+  if (n == QLatin1String("follow")) return Casts::Follow;
+  if (n == QLatin1String("as-written")) return Casts::AsWritten;
+  return std::nullopt;
 }
 
 std::optional<Tf32> tf32FromName(const QString& name) {

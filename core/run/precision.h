@@ -29,8 +29,16 @@ bool tf32Rounds(const QString& op);
 // `t` (float32) rounded to the nearest TF32 value; other dtypes unchanged.
 at::Tensor roundToTf32(const at::Tensor& t);
 
+// Which question a run at another dtype answers (run/dtype_follow.h): the model under
+// `model.to(dtype)` (Follow: dtypes and extremes the capture recorded from the model's float32
+// follow the run's dtype), or this program's ops at that dtype (AsWritten).
+enum class Casts { Follow, AsWritten };
+// "follow", "as-written" (nullopt for anything else).
+std::optional<Casts> castsFromName(const QString& name);
+
 struct Precision {
   std::optional<c10::ScalarType> dtype;  // unset: the model's own dtypes
+  Casts casts = Casts::Follow;
   Tf32 tf32 = Tf32::Default;
   // Reductions and normalisations (softmax, layer_norm, sum, mean, …) kept in float32 too, as
   // autocast does.
@@ -38,7 +46,7 @@ struct Precision {
 
   // TF32 on or off is a switch of the CUDA libraries, not a node-by-node run.
   bool isDefault() const { return !dtype && !autocast && tf32 != Tf32::Emulate; }
-  // "float16", "bfloat16 (autocast)", "as saved", "as saved (emulated TF32)".
+  // "float16", "bfloat16 (autocast)", "float16 (casts as written)", "as saved", "as saved (emulated TF32)".
   QString describe() const;
 };
 

@@ -110,14 +110,25 @@ QString unifyFloatingInputs(const QString& op, const Precision& precision, torch
 QString relaxedSummary(const QString& side, const QStringList& relaxed) {
   QStringList lines = relaxed;
   lines.removeDuplicates();
-  int asserts = 0;
-  for (const QString& l : lines) asserts += l.contains(QLatin1String(" assert relaxed")) ? 1 : 0;
-  const int casts = int(lines.size()) - asserts;
   if (lines.isEmpty()) return {};
+  int asserts = 0, followed = 0;
+  for (const QString& l : lines) {
+    asserts += l.contains(QLatin1String(" assert relaxed")) ? 1 : 0;
+    followed += l.contains(QLatin1String("recorded float32 follows")) || l.contains(QLatin1String("float32's extreme"));
+  }
+  const int casts = int(lines.size()) - asserts - followed;
   QStringList parts;
-  if (asserts) parts << QStringLiteral("%1 dtype assert%2 relaxed").arg(asserts).arg(asserts == 1 ? "" : "s");
-  if (casts) parts << QStringLiteral("%1 op%2 given mixed dtypes cast").arg(casts).arg(casts == 1 ? "" : "s");
-  return QStringLiteral("%1: %2, the way autocast would").arg(side, parts.join(QStringLiteral(", ")));
+  if (followed)
+    parts << QStringLiteral("%1 node%2 had the dtype or extreme the capture recorded at float32 follow the run's "
+                            "dtype, as model.half() would")
+                 .arg(followed)
+                 .arg(followed == 1 ? "" : "s");
+  QStringList autocastParts;
+  if (asserts) autocastParts << QStringLiteral("%1 dtype assert%2 relaxed").arg(asserts).arg(asserts == 1 ? "" : "s");
+  if (casts) autocastParts << QStringLiteral("%1 op%2 given mixed dtypes cast").arg(casts).arg(casts == 1 ? "" : "s");
+  if (!autocastParts.isEmpty())
+    parts << QStringLiteral("%1, the way autocast would").arg(autocastParts.join(QStringLiteral(", ")));
+  return QStringLiteral("%1: %2").arg(side, parts.join(QStringLiteral("; ")));
 }
 
 }  // namespace graft::core::run

@@ -66,7 +66,8 @@ class DocumentController : public QObject {
   core::edit::EditResult apply(const core::edit::Edit& edit);
   core::rewrite::ApplyResult applyRewrite(const QVector<core::rewrite::Step>& steps);
   bool keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
-                     const core::rewrite::FloatingValues& floating, QString* error);
+                     const core::rewrite::FloatingValues& floating, QString* error,
+                     std::optional<c10::ScalarType> programDtype = std::nullopt);
   void undo();
   void redo();
   void setCurrent(int index);
