@@ -256,7 +256,7 @@ void MainWindow::connectJobs() {
   connect(d.compare, &CompareDock::float32Found, this, [this] {
     const auto& found = docks_.compare->float32Summary();
     QString error;
-    if (!parts_.controller->keepInFloat32(found.nodes, found.floating, &error, found.programDtype))
+    if (!parts_.controller->keepInFloat32(found.nodes, found.floating, &error, found.stored))
       return reportDiagnostics({core::model::Diagnostic::error(
           QStringLiteral("edit"), tr("the nodes could not be kept in float32: %1").arg(error))});
     statusBar()->showMessage(tr("New revision: %1 kept in float32 (Edit > Undo takes it back).")

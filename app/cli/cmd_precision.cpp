@@ -18,9 +18,16 @@ QString dtypeName(c10::ScalarType dtype) {
 }
 
 // What the saved file is, and how stock PyTorch runs it.
-QString savedLine(const QString& out, std::optional<c10::ScalarType> programDtype) {
+QString savedLine(const QString& out, const core::rewrite::MixedPrecision& stored) {
+  const auto& programDtype = stored.programDtype;
+  if (stored.keptAt == c10::kDouble)
+    return QStringLiteral("saved %1: the float32 program with those nodes in float64, which torch.autocast leaves "
+                          "alone; run it under autocast as before")
+        .arg(out);
   if (!programDtype)
-    return QStringLiteral("saved %1: the float32 program with casts around them (autocast lowers the rest)").arg(out);
+    return QStringLiteral("saved %1: the program as it was (its weights are module attributes) with casts around "
+                          "those nodes; run it after .half()")
+        .arg(out);
   return QStringLiteral("saved %1: a %2 program (weights at %2, floating inputs cast to it) with those nodes in float32; "
                         "stock PyTorch runs it as it is, or after .%3()")
       .arg(out, dtypeName(*programDtype),
@@ -82,7 +89,7 @@ Command precisionCommand() {
       // provenance and record are a revision's like any other.
       QString error;
       const auto kept =
-          service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error, found.programDtype);
+          service.keepInFloat32({found.nodes.begin(), found.nodes.end()}, found.floating, &error, found.stored);
       if (!kept) return fail(error);
       const auto saved = core::io::saveAs(*doc, kept, out, &*inputs);  // checked on the inputs it was found on
       if (!saved.ok) return fail(saved.diagnostics(out));
@@ -107,20 +114,22 @@ Command precisionCommand() {
                  {"before", core::report::tensorDiffJson(found.before)},
                  {"after", found.revision ? QJsonValue(core::report::tensorDiffJson(found.after)) : QJsonValue()},
                  {"output", found.revision && !out.isEmpty() ? QJsonValue(out) : QJsonValue()},
-                 {"saved_dtype", found.programDtype ? QJsonValue(dtypeName(*found.programDtype)) : QJsonValue()}});
+                 {"saved_dtype", found.stored.programDtype ? QJsonValue(dtypeName(*found.stored.programDtype)) : QJsonValue()},
+                 {"kept_at", dtypeName(found.stored.keptAt)}});
     } else if (found.passesAlready) {
       printText(QStringLiteral("the outputs at %1 are within tolerance already (max_abs %2): nothing needs float32")
                     .arg(options.precisionB.describe()).arg(found.before.maxAbs, 0, 'g', 4));
     } else {
-      lines.prepend(QStringLiteral("keep %1 node(s) in float32 and the outputs at %2 pass (max_abs %3, was %4; %5 runs "
+      lines.prepend(QStringLiteral("keep %1 node(s) in %7 and the outputs at %2 pass (max_abs %3, was %4; %5 runs "
                                    "over %6 ranked nodes):")
                         .arg(found.nodes.size())
                         .arg(options.precisionB.describe())
                         .arg(found.after.maxAbs, 0, 'g', 4)
                         .arg(found.before.maxAbs, 0, 'g', 4)
                         .arg(found.runs)
-                        .arg(found.ranked));
-      if (!out.isEmpty()) lines << savedLine(out, found.programDtype);
+                        .arg(found.ranked)
+                        .arg(dtypeName(found.stored.keptAt)));
+      if (!out.isEmpty()) lines << savedLine(out, found.stored);
       printText(lines.join(QLatin1Char('\n')));
     }
     return int(kOk);

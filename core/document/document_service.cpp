@@ -105,12 +105,12 @@ bool DocumentService::commitRewrite(const model::RevisionPtr& base, const rewrit
 
 model::RevisionPtr DocumentService::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
                                                   const rewrite::FloatingValues& floating, QString* error,
-                                                  std::optional<c10::ScalarType> programDtype) {
+                                                  const rewrite::MixedPrecision& precision) {
   if (!session_) {
     if (error) *error = QString::fromLatin1(kNoDocument);
     return nullptr;
   }
-  return session_->keepInFloat32(nodes, floating, error, programDtype);
+  return session_->keepInFloat32(nodes, floating, error, precision);
 }
 
 void DocumentService::undo() {

@@ -66,7 +66,7 @@ class DocumentService : public QObject {
                      const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn);
   model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
                                    const rewrite::FloatingValues& floating, QString* error,
-                                   std::optional<c10::ScalarType> programDtype = std::nullopt);
+                                   const rewrite::MixedPrecision& precision = {});
   void undo();
   void redo();
   bool setCurrent(int index);

@@ -119,12 +119,12 @@ bool Session::commitRewrite(const model::RevisionPtr& base, const rewrite::Apply
 
 model::RevisionPtr Session::keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
                                           const rewrite::FloatingValues& floating, QString* error,
-                                          std::optional<c10::ScalarType> programDtype) {
+                                          const rewrite::MixedPrecision& precision) {
   auto revision =
-      rewrite::keepInFloat32(*document_.current(), nodes, floating, document_.ids(), error, programDtype);
+      rewrite::keepInFloat32(*document_.current(), nodes, floating, document_.ids(), error, precision);
   if (revision)
     commitRecorded(revision,
-                   {-1, std::nullopt, std::nullopt, rewrite::keepFloat32ToJson(nodes, floating, programDtype)});
+                   {-1, std::nullopt, std::nullopt, rewrite::keepFloat32ToJson(nodes, floating, precision)});
   return revision;
 }
 
@@ -508,10 +508,10 @@ void Session::replayEdits(const QJsonObject& journal, ReplayResult& r) {
       rewrite::FloatingValues floating;
       QString error;
       document_.setCurrent(parent);
-      std::optional<c10::ScalarType> programDtype;
-      if (!rewrite::keepFloat32FromJson(rec.value(QLatin1String("keep_float32")).toObject(), nodes, floating,
-                                        programDtype, &error) ||
-          !keepInFloat32(nodes, floating, &error, programDtype)) {
+      rewrite::MixedPrecision stored;
+      if (!rewrite::keepFloat32FromJson(rec.value(QLatin1String("keep_float32")).toObject(), nodes, floating, stored,
+                                        &error) ||
+          !keepInFloat32(nodes, floating, &error, stored)) {
         r.error = QStringLiteral("float32 nodes %1 of the session: %2").arg(i + 1).arg(error);
         return;
       }

@@ -49,12 +49,12 @@ class Session {
   bool commitRewrite(const model::RevisionPtr& base, const rewrite::ApplyResult& prepared,
                      const QVector<rewrite::Step>& steps, const model::NodeIdSource& drawn);
 
-  // Keeps `nodes` in float32 (rewrite/keep_float32.h), the rest at `programDtype` when given, as
+  // Keeps `nodes` in float32 (rewrite/keep_float32.h), stored as `precision` says, as
   // one revision, commits it and journals the nodes with the values found floating, so replay
   // needs no run. Null with `error` set when refused; the document is then untouched.
   model::RevisionPtr keepInFloat32(const std::unordered_set<model::NodeId>& nodes,
                                    const rewrite::FloatingValues& floating, QString* error,
-                                   std::optional<c10::ScalarType> programDtype = std::nullopt);
+                                   const rewrite::MixedPrecision& precision = {});
 
   // Commits a revision built by code outside the edit and rewrite vocabularies (tests and
   // benchmarks that shape a graph by hand). It is journaled as made elsewhere: replay stops there.

@@ -42,7 +42,8 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
       if (inputs.values[i].isTensor() && inputs.values[i].toTensor().is_floating_point())
         floating.insert({model::kNoNode, int(i + 1)});
 
-    if (!options.precisionB.autocast && rev->frozen()) result.programDtype = lower;
+    if (options.precisionB.autocast) result.stored.keptAt = c10::kDouble;
+    else if (rev->frozen()) result.stored.programDtype = lower;
 
     std::vector<std::pair<double, model::NodeId>> ranking;
     for (const NodeDiff& row : first.nodes->nodes)
@@ -56,7 +57,7 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
     TensorDiff lastWorst;
     const auto passes = [&](const std::unordered_set<model::NodeId>& keep) {
       QString why;
-      auto mixed = rewrite::keepInFloat32(*rev, keep, floating, ids, &why, result.programDtype);
+      auto mixed = rewrite::keepInFloat32(*rev, keep, floating, ids, &why, result.stored);
       if (!mixed) return false;
       ++result.runs;
       const CompareResult r = compareRevisions(rev, mixed, inputs, outputsOnly);

@@ -18,10 +18,11 @@ struct Float32Search {
   std::vector<model::NodeId> nodes;  // kept in float32, in graph order
   model::RevisionPtr revision;       // `nodes` wrapped in casts; null when none are needed
   rewrite::FloatingValues floating;  // the values the reference run found floating (for replay)
-  // The dtype the saved program is stored at (keep_float32.h's programDtype): the lower precision,
-  // so that stock PyTorch runs the file as it is or after `.half()`. Unset under autocast (the
-  // program stays float32 for autocast to lower) and for weights that are module attributes.
-  std::optional<c10::ScalarType> programDtype;
+  // How the answer is stored (keep_float32.h): the program at the lower precision with the kept
+  // nodes in float32, so that stock PyTorch runs the file as it is or after `.half()`; under
+  // autocast the float32 program with the kept nodes in float64, which autocast leaves alone.
+  // (Weights that are module attributes stay as they are, for `.half()` to convert.)
+  rewrite::MixedPrecision stored;
   run::TensorDiff before, after;          // the worst output at the lower precision, without and with
   int runs = 0;                      // comparisons of the outputs it took (the first included)
   int ranked = 0;                    // nodes with a local error: the bisection's N

@@ -72,7 +72,7 @@ Float32Summary runFloat32Search(const CompareRequest& request, model::NodeIdSour
     s.beforeMaxAbs = found.before.maxAbs;
     s.afterMaxAbs = found.after.maxAbs;
     s.floating = found.floating;
-    s.programDtype = found.programDtype;
+    s.stored = found.stored;
     for (model::NodeId id : found.nodes) {
       s.nodes.insert(id);
       const QString path = request.a->modulePathOf(id);

@@ -41,7 +41,7 @@ struct Float32Summary {
   std::unordered_set<model::NodeId> nodes;  // to keep in float32
   QStringList labels;                       // "aten::exp (attn)", in graph order
   rewrite::FloatingValues floating;         // for edit::Session::keepInFloat32
-  std::optional<c10::ScalarType> programDtype;  // likewise (Float32Search::programDtype)
+  rewrite::MixedPrecision stored;           // likewise (Float32Search::stored)
   double beforeMaxAbs = 0, afterMaxAbs = 0;
   int runs = 0;
 };

@@ -94,7 +94,8 @@ ValueKey valueKey(const model::Revision& revision, const Value* v) {
 
 model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
                                  const FloatingValues& floatingValues, model::NodeIdSource& ids, QString* error,
-                                 std::optional<c10::ScalarType> programDtype) {
+                                 const MixedPrecision& precision) {
+  std::optional<c10::ScalarType> programDtype = precision.programDtype;
   const auto isFloating = [&](const Value* v) { return floatingValues.count(valueKey(base, v)) > 0; };
   auto copy = base.cloneGraph();
   // The copy's values stand for the base's: the predicate is asked about the base value.
@@ -153,7 +154,7 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
           auto it = raised.find(key);
           if (it == raised.end()) {
             torch::jit::WithInsertPoint guard(n);
-            Value* up = copy.graph->insert(c10::aten::to, {v, c10::kFloat, false, false, c10::IValue()});
+            Value* up = copy.graph->insert(c10::aten::to, {v, precision.keptAt, false, false, c10::IValue()});
             it = raised.emplace(key, up).first;
             ++casts;
           }
@@ -183,7 +184,11 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
     if (error) *error = QStringLiteral("the nodes to keep in float32 read and write no floating tensors");
     return nullptr;
   }
-  QString name = QStringLiteral("keep %1 node%2 in float32").arg(kept.size()).arg(kept.size() == 1 ? "" : "s");
+  QString name = QStringLiteral("keep %1 node%2 in %3")
+                     .arg(kept.size())
+                     .arg(kept.size() == 1 ? "" : "s")
+                     .arg(precision.keptAt == c10::kDouble ? QStringLiteral("float64 (beyond autocast's reach)")
+                                                           : QStringLiteral("float32"));
   if (programDtype) {
     run::Precision at;
     at.dtype = programDtype;
@@ -193,7 +198,7 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
 }
 
 QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating,
-                              std::optional<c10::ScalarType> programDtype) {
+                              const MixedPrecision& precision) {
   std::vector<model::NodeId> sorted(nodes.begin(), nodes.end());
   std::sort(sorted.begin(), sorted.end());
   QJsonArray n, f;
@@ -202,20 +207,27 @@ QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, co
     f.append(k.node == model::kNoNode ? QStringLiteral("in:%1").arg(k.index)
                                       : QStringLiteral("%1:%2").arg(k.node).arg(k.index));
   QJsonObject json{{"nodes", n}, {"floating", f}};
-  if (programDtype) {
+  const auto name = [](c10::ScalarType dtype) {
     run::Precision at;
-    at.dtype = programDtype;
-    json.insert(QStringLiteral("dtype"), at.describe());
-  }
+    at.dtype = dtype;
+    return at.describe();
+  };
+  if (precision.programDtype) json.insert(QStringLiteral("dtype"), name(*precision.programDtype));
+  if (precision.keptAt != c10::kFloat) json.insert(QStringLiteral("kept_at"), name(precision.keptAt));
   return json;
 }
 
 bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::NodeId>& nodes, FloatingValues& floating,
-                         std::optional<c10::ScalarType>& programDtype, QString* error) {
-  programDtype.reset();
+                         MixedPrecision& precision, QString* error) {
+  precision = {};
   if (json.contains(QLatin1String("dtype"))) {
-    programDtype = run::precisionDtype(json.value(QLatin1String("dtype")).toString(), error);
-    if (!programDtype) return false;
+    precision.programDtype = run::precisionDtype(json.value(QLatin1String("dtype")).toString(), error);
+    if (!precision.programDtype) return false;
+  }
+  if (json.contains(QLatin1String("kept_at"))) {
+    const auto keptAt = run::precisionDtype(json.value(QLatin1String("kept_at")).toString(), error);
+    if (!keptAt) return false;
+    precision.keptAt = *keptAt;
   }
   for (const auto& v : json.value(QLatin1String("nodes")).toArray()) {
     bool ok = false;

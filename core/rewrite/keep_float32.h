@@ -4,12 +4,15 @@
 // floating output leaving it is cast back with aten::type_as to a value that entered it, so at
 // float32 the casts do nothing and at float16 or bfloat16 the region stays in float32. Saved as
 // .pt or .pt2 like any other revision.
-// With `programDtype` the rest of the program is that dtype itself, as `model.half()` makes it:
+// MixedPrecision::programDtype makes the rest of the program that dtype, as `model.half()` does:
 // floating constants (a frozen model's and a program's weights) are stored at it, the dtypes and
 // extremes the capture recorded from the model's float32 follow it (run/dtype_follow.h), and
 // floating inputs are cast to it on entry. Stock PyTorch then runs the saved file as it is, after
 // `.half()`, on float32 or float16 inputs, and gets what Graft verified. (A model whose weights are
 // module attributes, not frozen, keeps them: `.half()` converts those.)
+// MixedPrecision::keptAt float64 is for autocast: torch.autocast lowers float32 inputs of matrix
+// products and convolutions but leaves float64 alone (a cast to float32 would be undone), so the
+// kept nodes compute in float64 inside a float32 program run under autocast.
 #include "core/model/revision.h"
 
 #include <c10/core/ScalarType.h>
@@ -35,16 +38,22 @@ ValueKey valueKey(const model::Revision& revision, const torch::jit::Value* valu
 // The values that hold floating tensors (a run tells; types often do not).
 using FloatingValues = std::set<ValueKey>;
 
+// How the program with kept nodes is stored (see above).
+struct MixedPrecision {
+  std::optional<c10::ScalarType> programDtype;  // the rest of the program at this dtype; unset: as it is
+  c10::ScalarType keptAt = c10::kFloat;         // the kept nodes' dtype
+};
+
 // Returns null with `error` set when no node could be kept.
 model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unordered_set<model::NodeId>& nodes,
                                  const FloatingValues& floating, model::NodeIdSource& ids, QString* error,
-                                 std::optional<c10::ScalarType> programDtype = std::nullopt);
+                                 const MixedPrecision& precision = {});
 
-// The journal's record of it: {"nodes": ["12", …], "floating": ["12:0", "in:1", …], "dtype": "float16"}
-// ("dtype" only with a program dtype).
+// The journal's record of it: {"nodes": ["12", …], "floating": ["12:0", "in:1", …], "dtype": "float16",
+// "kept_at": "float64"} ("dtype" only with a program dtype, "kept_at" only when not float32).
 QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, const FloatingValues& floating,
-                              std::optional<c10::ScalarType> programDtype);
+                              const MixedPrecision& precision);
 bool keepFloat32FromJson(const QJsonObject& json, std::unordered_set<model::NodeId>& nodes, FloatingValues& floating,
-                         std::optional<c10::ScalarType>& programDtype, QString* error);
+                         MixedPrecision& precision, QString* error);
 
 }  // namespace graft::core::rewrite

@@ -382,12 +382,13 @@ struct Executor::Plan {
     }
     switch (nodePrecision(precision, s.opName)) {
       case NodePrecision::AsReceived: break;
+      // As torch.autocast: float64 is left as it is (a node kept in float64 stays there).
       case NodePrecision::RunDtype:
-        for (auto& v : stack) v = castFloating(v, precision.dtype, device);
+        for (auto& v : stack) v = castFloating(v, precision.dtype, device, false, /*leaveFloat64=*/true);
         break;
       case NodePrecision::Float32:
         if (firstLowerPrecisionDtype(stack))
-          for (auto& v : stack) v = castFloating(v, c10::kFloat, device);
+          for (auto& v : stack) v = castFloating(v, c10::kFloat, device, false, /*leaveFloat64=*/true);
         break;
     }
     if (precision.tf32 == Tf32::Emulate && tf32Rounds(s.opName))

@@ -85,29 +85,30 @@ std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* erro
   return dtype;
 }
 
-c10::IValue castFloating(const c10::IValue& v, std::optional<c10::ScalarType> dtype, c10::Device device, bool fresh) {
+c10::IValue castFloating(const c10::IValue& v, std::optional<c10::ScalarType> dtype, c10::Device device, bool fresh,
+                         bool leaveFloat64) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
     if (!t.defined()) return v;
-    const bool floating = t.is_floating_point();
+    const bool floating = t.is_floating_point() && !(leaveFloat64 && t.scalar_type() == c10::kDouble);
     const auto target = floating && dtype ? *dtype : t.scalar_type();
     if (t.device() == device && t.scalar_type() == target) return fresh ? c10::IValue(t.clone()) : v;
     return t.to(device, target);
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(castFloating(t, dtype, device, fresh).toTensor());
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(castFloating(t, dtype, device, fresh, leaveFloat64).toTensor());
     return out;
   }
   if (v.isList()) {
     auto list = v.toList();
     c10::impl::GenericList out(list.elementType());
-    for (const c10::IValue& e : list) out.push_back(castFloating(e, dtype, device, fresh));
+    for (const c10::IValue& e : list) out.push_back(castFloating(e, dtype, device, fresh, leaveFloat64));
     return out;
   }
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const auto& e : v.toTupleRef().elements()) items.push_back(castFloating(e, dtype, device, fresh));
+    for (const auto& e : v.toTupleRef().elements()) items.push_back(castFloating(e, dtype, device, fresh, leaveFloat64));
     return c10::ivalue::Tuple::create(std::move(items));
   }
   return v;

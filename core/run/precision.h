@@ -55,9 +55,10 @@ std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* erro
 
 // `value` with every floating tensor (in lists, tuples and dicts too) cast to `dtype` on `device`.
 // `fresh`: a tensor the cast would hand back as is is cloned, so an in-place op cannot write into
-// the value it came from.
+// the value it came from. `leaveFloat64`: float64 tensors keep their dtype, as torch.autocast's
+// casts leave them.
 c10::IValue castFloating(const c10::IValue& value, std::optional<c10::ScalarType> dtype, c10::Device device,
-                         bool fresh = false);
+                         bool fresh = false, bool leaveFloat64 = false);
 
 // The dtype of the first float16 or bfloat16 tensor in `values` (nullopt when there is none).
 std::optional<c10::ScalarType> firstLowerPrecisionDtype(const std::vector<c10::IValue>& values);

@@ -3,7 +3,9 @@ float32) the way a user would, in stock PyTorch: as it is on inputs at its dtype
 (or `.bfloat16()`) on the module, and on float32 inputs, each against the original at float32.
 Prints JSON: whether each run is finite and how far it is from the original, whether the
 original under `.half()` overflows (or fails), and the dtypes of the saved state.
-Usage: .venv/bin/python check_mixed.py MIXED(.pt2|.pt) ORIGINAL INPUT.pt float16|bfloat16"""
+With `autocast` last, the saved file is the float32 program with the kept nodes in float64, and
+each is run under torch.autocast("cpu", dtype) on the float32 input instead.
+Usage: .venv/bin/python check_mixed.py MIXED(.pt2|.pt) ORIGINAL INPUT.pt float16|bfloat16 [autocast]"""
 import copy
 import json
 import sys
@@ -24,7 +26,12 @@ def load(path):
     return module, state
 
 
-def main(mixed_path, original_path, input_path, dtype_name):
+def under_autocast(module, dtype, x):
+    with torch.autocast("cpu", dtype=dtype):
+        return module(x)
+
+
+def main(mixed_path, original_path, input_path, dtype_name, mode="half"):
     dtype = getattr(torch, dtype_name)
     x = torch.load(input_path)
     at_dtype = x.to(dtype) if x.is_floating_point() else x  # token ids stay integers
@@ -32,6 +39,19 @@ def main(mixed_path, original_path, input_path, dtype_name):
     mixed, state = load(mixed_path)
     with torch.no_grad():
         reference = original(x)
+    if mode == "autocast":
+        with torch.no_grad():
+            run = under_autocast(mixed, dtype, x)
+            plain = under_autocast(original, dtype, x)
+        print(json.dumps({
+            "output_dtype": str(run.dtype).replace("torch.", ""),
+            "finite": bool(run.isfinite().all()),
+            "finite_plain": bool(plain.isfinite().all()),
+            "max_abs": float((run.float() - reference).abs().max()),
+            "state_dtypes": sorted({str(t.dtype).replace("torch.", "") for t in state.values() if t.is_floating_point()}),
+        }))
+        return
+    with torch.no_grad():
         as_is = mixed(at_dtype)
         converted = getattr(copy.deepcopy(mixed), "half" if dtype == torch.float16 else "bfloat16")()(at_dtype)
         given_float32 = mixed(x)
@@ -58,4 +78,4 @@ def main(mixed_path, original_path, input_path, dtype_name):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])

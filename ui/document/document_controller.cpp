@@ -210,12 +210,12 @@ core::rewrite::ApplyResult DocumentController::applyRewrite(const QVector<core::
 
 bool DocumentController::keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
                                        const core::rewrite::FloatingValues& floating, QString* error,
-                                       std::optional<c10::ScalarType> programDtype) {
+                                       const core::rewrite::MixedPrecision& precision) {
   if (!service_.isOpen() || busy()) {
     if (error) *error = tr("no model is open, or Graft is busy");
     return false;
   }
-  return service_.keepInFloat32(nodes, floating, error, programDtype) != nullptr;
+  return service_.keepInFloat32(nodes, floating, error, precision) != nullptr;
 }
 
 void DocumentController::undo() {

@@ -67,7 +67,7 @@ class DocumentController : public QObject {
   core::rewrite::ApplyResult applyRewrite(const QVector<core::rewrite::Step>& steps);
   bool keepInFloat32(const std::unordered_set<core::model::NodeId>& nodes,
                      const core::rewrite::FloatingValues& floating, QString* error,
-                     std::optional<c10::ScalarType> programDtype = std::nullopt);
+                     const core::rewrite::MixedPrecision& precision = {});
   void undo();
   void redo();
   void setCurrent(int index);
