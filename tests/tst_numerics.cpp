@@ -427,6 +427,25 @@ class TstNumerics : public QObject {
     QCOMPARE(keys.out, original.out);
   }
 
+  // When the outputs themselves go beyond float16's range, precision says that is the cause and
+  // names the module where the values first leave it (stock forward hooks agree), not "the
+  // difference does not come from the nodes' precision".
+  void precisionNamesFloat16sRange() {
+    const QString dir = halfModels();
+    QVERIFY(!dir.isEmpty());
+    const auto facts = readJson(dir + QStringLiteral("/facts.json")).value(QStringLiteral("range")).toObject();
+    QVERIFY(facts.value(QStringLiteral("outputs_max_abs")).toDouble() > 65504);
+    auto r = graft::test::runCli({QStringLiteral("precision"), dir + QStringLiteral("/range.pt"), QStringLiteral("--input"),
+                                  dir + QStringLiteral("/range.x.pt"), QStringLiteral("--dtype-b"), QStringLiteral("float16"),
+                                  QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 1);  // an answer, "no"
+    const QString reason = r.json().value(QStringLiteral("reason")).toString();
+    QVERIFY2(reason.startsWith(QLatin1String("float16's range is the cause")), qPrintable(reason));
+    QVERIFY2(reason.contains(QStringLiteral("aten::linear (%1)").arg(facts.value(QStringLiteral("first_beyond")).toString())),
+             qPrintable(reason));
+    QVERIFY2(reason.contains(QString::number(facts.value(QStringLiteral("outputs_max_abs")).toDouble(), 'g', 3)), qPrintable(reason));
+  }
+
  private:
   // The Hugging Face models of tests/python/make_half_models.py, made once.
   QString halfModels() {

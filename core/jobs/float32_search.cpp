@@ -3,12 +3,58 @@
 #include "core/model/job_guard.h"
 #include "core/rewrite/keep_float32.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 namespace graft::core::jobs {
 
 using namespace run;
+
+namespace {
+
+double largestFinite(c10::ScalarType dtype) {
+  return dtype == c10::kHalf ? 65504.0 : double(std::numeric_limits<c10::BFloat16>::max());
+}
+
+double maxAbsOf(const std::vector<c10::IValue>& values) {
+  double out = 0;
+  for (const auto& v : values)
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().is_floating_point() && v.toTensor().numel() > 0)
+      out = std::max(out, v.toTensor().abs().max().item<double>());
+  return out;
+}
+
+// Why no node kept in float32 helps when `dtype`'s range is the cause: the reference's values
+// first leave it at some node and its outputs end beyond it, which no float16 output can hold.
+// Empty when the reference stays within the range.
+QString rangeCause(const RunResult& reference, c10::ScalarType dtype) {
+  Precision at;
+  at.dtype = dtype;
+  const double largest = largestFinite(dtype);
+  const double outputs = maxAbsOf(reference.outputs);
+  if (outputs <= largest) return {};
+  QString first;
+  for (const NodeRecord& r : reference.nodes) {
+    const double m = maxAbsOf(r.outputs);
+    if (m <= largest) continue;
+    first = QStringLiteral("; its values first leave that range at %1%2 (%3)")
+                .arg(r.op, r.modulePath.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r.modulePath))
+                .arg(m, 0, 'g', 3);
+    break;
+  }
+  return QStringLiteral("%1's range is the cause: the model's outputs reach %2, beyond %1's largest value %3%4. "
+                        "No %1 run can hold them, whatever is kept in float32: keep the outputs in float32 "
+                        "(autocast), use bfloat16 (float32's range), or scale the values down")
+      .arg(at.describe())
+      .arg(outputs, 0, 'g', 3)
+      .arg(largest, 0, 'g', 5)
+      .arg(first);
+}
+
+}  // namespace
 
 Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
                                model::NodeIdSource& ids) {
@@ -73,9 +119,11 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
     };
     if (ranking.empty() || !passes(top(ranking.size()))) {
       result.noKeepSet = true;
-      result.error = QStringLiteral("even with every node in float32 the outputs stay different (%1): "
-                                    "the difference does not come from the nodes' precision")
-                         .arg(first.reason);
+      result.error = rangeCause(*first.runA, *lower);
+      if (result.error.isEmpty())
+        result.error = QStringLiteral("even with every node in float32 the outputs stay different (%1): "
+                                      "the difference does not come from the nodes' precision")
+                           .arg(first.reason);
       return result;
     }
     size_t lo = 0, hi = ranking.size();  // top(lo) fails (nothing kept fails), top(hi) passes

@@ -7,6 +7,9 @@ what stock PyTorch says about them. Usage: .venv/bin/python make_half_models.py 
   float64 run (max_abs and SQNR in dB).
 - qwen2.pt2 (input_ids): Qwen2Model with one norm weight x3e3, so float16 overflows in layer 1's
   MLP (stock `.half()` gives no finite output). facts.json holds how many outputs are finite.
+- range.pt (x: 4x16): a traced TorchScript MLP whose outputs reach beyond float16's largest value
+  (65504), so no node kept in float32 can help. facts.json names the first module whose output
+  leaves the range (stock forward hooks) and the outputs' largest magnitude.
 Random weights from a fixed seed; nothing is downloaded."""
 import copy
 import json
@@ -66,12 +69,38 @@ def qwen2(out, facts):
     facts["qwen2"] = {"half_finite": int(half.isfinite().sum()), "outputs": half.numel()}
 
 
+def beyond_range(out, facts):
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 8)).eval()
+    with torch.no_grad():
+        for layer in (model[0], model[2], model[4]):
+            layer.weight.mul_(100.0)
+    x = torch.randn(4, 16)
+    first = []
+
+    def hook(name):
+        def record(_module, _inputs, output):
+            if not first and output.abs().max() > 65504:
+                first.append(name)
+        return record
+
+    handles = [module.register_forward_hook(hook(name)) for name, module in model.named_children()]
+    with torch.no_grad():
+        y = model(x)
+    for handle in handles:
+        handle.remove()
+    torch.jit.trace(model, (x,)).save(os.path.join(out, "range.pt"))
+    torch.save(x, os.path.join(out, "range.x.pt"))
+    facts["range"] = {"first_beyond": first[0] if first else None, "outputs_max_abs": float(y.abs().max())}
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     facts = {}
     bart(out, facts)
     qwen2(out, facts)
+    beyond_range(out, facts)
     with open(os.path.join(out, "facts.json"), "w") as f:
         json.dump(facts, f)
 
