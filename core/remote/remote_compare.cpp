@@ -1,5 +1,7 @@
 #include "core/remote/remote_compare.h"
 
+#include "core/rewrite/program_dtype.h"
+
 #include "core/model/job_guard.h"
 #include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
@@ -48,8 +50,12 @@ QString remoteCompareRefusal(const run::CompareOptions& options, bool programB) 
   if (options.perNode && !programB)
     return QStringLiteral(
         "--per-node with a remote B needs B as a torch.export program (.pt2): the host runs a TorchScript B whole");
-  if (options.precisionB.dtype || options.precisionB.autocast)
-    return QStringLiteral("--dtype-b and --autocast with a remote B are not supported yet");
+  if (options.precisionB.autocast)
+    return QStringLiteral("--autocast with a remote B is not supported yet: Graft's autocast is a node-by-node "
+                          "stand-in that runs here; give --dtype-b alone (B as model.half() makes it)");
+  if (options.precisionB.dtype && options.precisionB.casts == run::Casts::AsWritten)
+    return QStringLiteral("--casts as-written needs B on this machine (the host runs B as model.half() makes it, "
+                          "--casts follow)");
   if (options.tf32 == run::Tf32::Emulate) return QStringLiteral("--tf32 emulate needs B on this machine");
   return {};
 }
@@ -164,8 +170,24 @@ QString verdictReason(const run::CompareResult& r) {
   return why;
 }
 
-// B's model as it goes up: saved from its document here, or saved before the job began.
-using ModelSource = std::function<std::optional<RemoteModel>(QString* error)>;
+// B's model as it goes up: `revision` saved from its document here, or saved before the job began.
+using ModelSource = std::function<std::optional<RemoteModel>(const model::RevisionPtr& revision, QString* error)>;
+
+// What the host runs for B: B itself, or B at --dtype-b as a program of its own (rewrite/
+// program_dtype.h), which stock PyTorch runs as it is; null with `error` set when it cannot be made.
+model::RevisionPtr revisionToRun(const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                 const run::CompareOptions& options, QString* error) {
+  if (!options.precisionB.dtype) return revB;
+  model::NodeIdSource ids;
+  for (model::NodeId id : revB->nodeIds()) ids.advanceTo(id);
+  const auto floatingInput = [&](size_t i) {
+    return i < inputs.values.size() && inputs.values[i].isTensor() && inputs.values[i].toTensor().is_floating_point();
+  };
+  auto converted = rewrite::programAtDtype(*revB, *options.precisionB.dtype, floatingInput, ids, error);
+  if (!converted && error)
+    *error = QStringLiteral("B at %1 on a host: %2").arg(options.precisionB.describe(), *error);
+  return converted;
+}
 
 RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSource& modelB, bool programB,
                                    const model::RevisionPtr& revB, const model::InputSet& inputs,
@@ -207,11 +229,13 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   run::RunResult ra = ea.run(inputs, oa);
   if (!ra.ok) return failA(ra);
   QString error;
-  const auto model = modelB(&error);
+  const model::RevisionPtr runB = revisionToRun(revB, inputs, options, &error);
+  if (!runB) return failB(error);
+  const auto model = modelB(runB, &error);
   QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   if (!model || !connection.open(hello, &error)) return failB(error);
-  const model::Revision* nodesOf = options.perNode ? revB.get() : nullptr;
+  const model::Revision* nodesOf = options.perNode ? runB.get() : nullptr;
   auto rb = runRemote(connection, *model, inputs, nodesOf, out.traffic, &error);
   if (!rb) return failB(error);
 
@@ -257,13 +281,13 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   ra = ea.run(inputs, oa);
   if (!ra.ok) return failA(ra);
   if (!options.perNode) {  // B's first run kept no values
-    rb = runRemote(connection, *model, inputs, revB.get(), out.traffic, &error);
+    rb = runRemote(connection, *model, inputs, runB.get(), out.traffic, &error);
     if (!rb) return failB(error);
   }
   if (!options.tol.elementwise && (!ref || ref->nodes.empty())) runReference(true);
   const bool perNodeRounding = ref && !options.tol.elementwise;
   result.nodes =
-      run::compareNodes(ra, *revA, *rb, *revB, options.matching, options.tol, options.lineageA.get(),
+      run::compareNodes(ra, *revA, *rb, *runB, options.matching, options.tol, options.lineageA.get(),
                         options.lineageB.get(), perNodeRounding ? &*ref : nullptr,
                         perNodeRounding ? &rounding : nullptr, perNodeRounding && measured ? &*measured : nullptr);
   result.reason = verdictReason(result);
@@ -286,7 +310,9 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
-  const ModelSource saved = [&](QString* error) { return savedForRemote(docB, revB, error); };
+  const ModelSource saved = [&](const model::RevisionPtr& revision, QString* error) {
+    return savedForRemote(docB, revision, error);
+  };
   return model::guarded(
       [&] {
         return compareGuarded(revA, saved, docB.format() == QLatin1String("pt2"), revB, inputs, options, device,
@@ -299,7 +325,15 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const Rem
                                        const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
-  const ModelSource ready = [&](QString*) { return std::optional<RemoteModel>(modelB); };
+  // Saved beforehand as B is: B at another dtype is made and saved by the caller (savedForRemote
+  // of revisionToRun's revision) or refused here.
+  const ModelSource ready = [&](const model::RevisionPtr& revision, QString* error) -> std::optional<RemoteModel> {
+    if (revision != revB) {
+      *error = QStringLiteral("B at another dtype on a host is compared from graft-cli in this version");
+      return std::nullopt;
+    }
+    return modelB;
+  };
   return model::guarded(
       [&] {
         return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,

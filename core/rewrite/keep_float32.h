@@ -4,12 +4,10 @@
 // floating output leaving it is cast back with aten::type_as to a value that entered it, so at
 // float32 the casts do nothing and at float16 or bfloat16 the region stays in float32. Saved as
 // .pt or .pt2 like any other revision.
-// MixedPrecision::programDtype makes the rest of the program that dtype, as `model.half()` does:
-// floating constants (a frozen model's and a program's weights) are stored at it, the dtypes and
-// extremes the capture recorded from the model's float32 follow it (run/dtype_follow.h), and
-// floating inputs are cast to it on entry. Stock PyTorch then runs the saved file as it is, after
-// `.half()`, on float32 or float16 inputs, and gets what Graft verified. (A model whose weights are
-// module attributes, not frozen, keeps them: `.half()` converts those.)
+// MixedPrecision::programDtype makes the rest of the program that dtype, as `model.half()` does
+// (rewrite/program_dtype.h), so that stock PyTorch runs the saved file as it is, after `.half()`,
+// on float32 or float16 inputs, and gets what Graft verified. (A model whose weights are module
+// attributes, not frozen, keeps them: `.half()` converts those.)
 // MixedPrecision::keptAt float64 is for autocast: torch.autocast lowers float32 inputs of matrix
 // products and convolutions but leaves float64 alone (a cast to float32 would be undone), so the
 // kept nodes compute in float64 inside a float32 program run under autocast.
