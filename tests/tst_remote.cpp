@@ -189,6 +189,34 @@ class TestRemote : public QObject {
     if (perNode) QCOMPARE(r.value("nodes").toArray().size(), l.value("nodes").toArray().size());
   }
 
+  // precision --device-b ssh://…: each check's float16 side runs on the host as it will be saved
+  // (stock PyTorch there), the ranking here; on the host's CPU the answer is the local one: the
+  // same nodes kept, the same error after, and the saved file the same bytes.
+  void precisionOnAHost() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QTemporaryDir out;
+    const QString model = graft::test::testdata(QStringLiteral("numerics/culprit.pt2"));
+    const QStringList common{QStringLiteral("precision"), model, QStringLiteral("--input"),
+                             graft::test::testdata(QStringLiteral("numerics/culprit.x.pt")), QStringLiteral("--dtype-b"),
+                             QStringLiteral("float16"), QStringLiteral("--atol"), QStringLiteral("1e-2"),
+                             QStringLiteral("--rtol"), QStringLiteral("1e-2"), QStringLiteral("--json")};
+    const auto local = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("local.pt2"))});
+    const auto remote = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("remote.pt2")),
+                                                 QStringLiteral("--device-b"), device()});
+    QVERIFY2(local.exitCode == 0, local.err.constData());
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    const QJsonObject l = local.json(), r = remote.json();
+    QVERIFY(!l.value("nodes").toArray().isEmpty());
+    QCOMPARE(r.value("nodes"), l.value("nodes"));
+    QCOMPARE(r.value("after").toObject().value("max_abs"), l.value("after").toObject().value("max_abs"));
+    QCOMPARE(r.value("before").toObject().value("max_abs"), l.value("before").toObject().value("max_abs"));
+    QVERIFY2(r.value("device_b").toString().startsWith(QStringLiteral("graft-test:cpu, ")), qPrintable(r.value("device_b").toString()));
+    QVERIFY2(remote.err.contains("graft-test: sent "), remote.err.constData());
+    QFile a(out.filePath(QStringLiteral("local.pt2"))), b(out.filePath(QStringLiteral("remote.pt2")));
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QVERIFY(a.readAll() == b.readAll());
+  }
+
   // What a remote side cannot do yet is refused before anything runs, saying what to do instead.
   void refusesWhatItCannotDoYet() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));

@@ -1,4 +1,6 @@
 #include "app/cli/commands.h"
+#include "app/cli/remote_progress.h"
+#include "core/remote/remote_compare.h"
 #include "core/document/document_service.h"
 #include "app/cli/side_options.h"
 #include "core/edit/session.h"
@@ -40,8 +42,8 @@ Command precisionCommand() {
             QStringLiteral(
                 "Find a small set of nodes to keep in float32 so that a float16 or bfloat16 run passes; save the model "
                 "at that dtype with those nodes in float32 (stock PyTorch runs it as it is or after .half())."),
-            QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--input SPEC ...] [--atol X] [--rtol Y] "
-                           "[-o OUT] [--json]"),
+            QStringLiteral("MODEL | --sample NAME  --dtype-b float16|bfloat16 [--device-b cuda|ssh://HOST/DEVICE] "
+                           "[--input SPEC ...] [--atol X] [--rtol Y] [-o OUT] [--json]"),
             {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
@@ -61,7 +63,11 @@ Command precisionCommand() {
 
     core::run::CompareOptions options;
     quint64 seed = 0;
-    if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
+    std::optional<core::remote::RemoteDevice> remoteB;
+    if (!readSideOptions(parser, options, seed, &remoteB)) return int(kUsageOrInput);
+    if (remoteB)
+      if (const QString why = core::remote::remoteCompareRefusal(options, false); !why.isEmpty())
+        return fail(why);
     // The document service owns the model and is the one gate for its changes (core/document).
     core::document::DocumentService service;
     service.open(openModel(parser, 0));
@@ -71,7 +77,27 @@ Command precisionCommand() {
     if (!inputs) return int(kUsageOrInput);
 
     const auto rev = doc->current();
-    const auto found = core::jobs::findFloat32Nodes(rev, *inputs, options, service.ids());
+    // On a host (core/remote): each check's lower-precision side runs there, as it will be saved.
+    core::remote::RemoteTraffic traffic;
+    core::jobs::CheckOnB onHost;
+    if (remoteB) {
+      const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+      onHost = [&](const core::model::RevisionPtr& b) {
+        auto outputsOnly = options;
+        outputsOnly.perNode = false;
+        auto remote = core::remote::compareWithRemoteB(rev, *doc, b, *inputs, outputsOnly, *remoteB, threads,
+                                                       printProgress);
+        traffic.host = remote.traffic.host;
+        traffic.deviceLabel = remote.traffic.deviceLabel;
+        traffic.bytesSent += remote.traffic.bytesSent;
+        traffic.bytesReceived += remote.traffic.bytesReceived;
+        traffic.roundTrips += remote.traffic.roundTrips;
+        traffic.seconds += remote.traffic.seconds;
+        return std::move(remote.compare);
+      };
+    }
+    const auto found = core::jobs::findFloat32Nodes(rev, *inputs, options, service.ids(), onHost);
+    if (remoteB) printProgress(traffic.summary());
     if (!found.ok && found.noKeepSet) {  // an answer, "no": not a usage error
       report({core::model::Diagnostic::warning(QStringLiteral("precision"), found.error)});
       if (parser.isSet(QStringLiteral("json")))
@@ -105,6 +131,7 @@ Command precisionCommand() {
     if (parser.isSet(QStringLiteral("json"))) {
       printJson({{"model", doc->displayName()},
                  {"dtype", options.precisionB.describe()},
+                 {"device_b", remoteB ? QJsonValue(traffic.deviceLabel) : QJsonValue(options.deviceB.str().c_str())},
                  {"atol", options.tol.atol},
                  {"rtol", options.tol.rtol},
                  {"passes_already", found.passesAlready},

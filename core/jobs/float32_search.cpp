@@ -57,7 +57,7 @@ QString rangeCause(const RunResult& reference, c10::ScalarType dtype) {
 }  // namespace
 
 Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
-                               model::NodeIdSource& ids) {
+                               model::NodeIdSource& ids, const CheckOnB& checkOnB) {
   return model::guarded([&]() -> Float32Search {
     Float32Search result;
     const auto lower = options.precisionB.dtype;
@@ -65,18 +65,38 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
       result.error = QStringLiteral("precision bisection needs a float16 or bfloat16 side (--dtype-b)");
       return result;
     }
+    CompareOptions outputsOnly = options;
+    outputsOnly.perNode = false;
+    const auto check = [&](const model::RevisionPtr& b) {
+      return checkOnB ? checkOnB(b) : compareRevisions(rev, b, inputs, outputsOnly);
+    };
+    if (checkOnB) {  // the verdict where B runs decides whether anything needs float32
+      const CompareResult there = check(rev);
+      result.runs = 1;
+      if (!there.ok) {
+        result.error = there.error;
+        return result;
+      }
+      result.before = worstOf(there.outputs);
+      if (there.equal) {
+        result.ok = result.passesAlready = true;
+        return result;
+      }
+    }
     CompareOptions full = options;
     full.perNode = true;  // local errors rank the nodes
     const CompareResult first = compareRevisions(rev, rev, inputs, full);
-    result.runs = 1;
+    ++result.runs;
     if (!first.ok) {
       result.error = first.error;
       return result;
     }
-    result.before = worstOf(first.outputs);
-    if (first.equal) {
-      result.ok = result.passesAlready = true;
-      return result;
+    if (!checkOnB) {
+      result.before = worstOf(first.outputs);
+      if (first.equal) {
+        result.ok = result.passesAlready = true;
+        return result;
+      }
     }
     // Which values hold floating tensors, from the reference run.
     rewrite::FloatingValues& floating = result.floating;
@@ -97,8 +117,6 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
     std::stable_sort(ranking.begin(), ranking.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
     result.ranked = int(ranking.size());
 
-    CompareOptions outputsOnly = options;
-    outputsOnly.perNode = false;
     model::RevisionPtr lastPassing;
     TensorDiff lastWorst;
     const auto passes = [&](const std::unordered_set<model::NodeId>& keep) {
@@ -106,7 +124,7 @@ Float32Search findFloat32Nodes(const model::RevisionPtr& rev, const InputSet& in
       auto mixed = rewrite::keepInFloat32(*rev, keep, floating, ids, &why, result.stored);
       if (!mixed) return false;
       ++result.runs;
-      const CompareResult r = compareRevisions(rev, mixed, inputs, outputsOnly);
+      const CompareResult r = check(mixed);
       if (!r.ok || !r.equal) return false;
       lastPassing = mixed;
       lastWorst = worstOf(r.outputs);

@@ -8,6 +8,8 @@
 #include "core/rewrite/keep_float32.h"
 #include "core/run/compare.h"
 
+#include <functional>
+
 namespace graft::core::jobs {
 
 struct Float32Search {
@@ -28,8 +30,15 @@ struct Float32Search {
   int ranked = 0;                    // nodes with a local error: the bisection's N
 };
 
-// `options.precisionB` is the lower precision; `precisionA`/`deviceA` the reference.
+// Compares the revision (A) with `b` at the lower precision, outputs only: where B runs.
+using CheckOnB = std::function<run::CompareResult(const model::RevisionPtr& b)>;
+
+// `options.precisionB` is the lower precision; `precisionA`/`deviceA` the reference. `checkOnB`
+// (a remote device: remote/remote_compare.h) runs the lower-precision side of each check (the
+// revision as it is, then each candidate as it will be saved) instead of this machine; the
+// ranking's local errors still come from a node-by-node run here.
 Float32Search findFloat32Nodes(const model::RevisionPtr& revision, const model::InputSet& inputs,
-                               const run::CompareOptions& options, model::NodeIdSource& ids);
+                               const run::CompareOptions& options, model::NodeIdSource& ids,
+                               const CheckOnB& checkOnB = nullptr);
 
 }  // namespace graft::core::jobs
