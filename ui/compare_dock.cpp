@@ -1,6 +1,7 @@
 #include "ui/compare_dock.h"
 
 #include "core/model/document.h"
+#include "core/remote/remote_compare.h"
 #include "core/remote/remote_compare_job.h"
 #include "core/remote/remote_model.h"
 #include "core/report/verdict_line.h"
@@ -409,7 +410,18 @@ bool CompareDock::startRemote(core::run::CompareRequest req, const QString& spec
   setVerdict(tr("Saving B to send it to %1…").arg(device->host), QString());
   const int generation = generation_;
   QString why;
-  const auto saved = savedForHost(*document_, req.b, &why);
+  // B at another precision goes up as that program (core/remote/remote_compare.h revisionForHost).
+  core::run::CompareRequest asked = req;
+  asked.deviceB = device->device;
+  core::run::CompareOptions options;
+  core::model::RevisionPtr forHost;
+  if (core::run::optionsFor(asked, options, &why))
+    forHost = core::remote::revisionForHost(req.b, *req.inputs, options, &why);
+  if (!forHost) {
+    failToStart(QStringLiteral("B: %1").arg(why));
+    return false;
+  }
+  const auto saved = savedForHost(*document_, forHost, &why);
   if (generation != generation_ || !document_) return false;  // another model was opened meanwhile
   if (!saved) {
     failToStart(QStringLiteral("B: %1").arg(why));

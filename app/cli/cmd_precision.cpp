@@ -30,8 +30,9 @@ QString savedLine(const QString& out, const core::rewrite::MixedPrecision& store
     return QStringLiteral("saved %1: the program as it was (its weights are module attributes) with casts around "
                           "those nodes; run it after .half()")
         .arg(out);
-  return QStringLiteral("saved %1: a %2 program (weights at %2, floating inputs cast to it) with those nodes in float32; "
-                        "stock PyTorch runs it as it is, or after .%3()")
+  return QStringLiteral(
+             "saved %1: a %2 program (weights at %2, floating inputs cast to it) with those nodes in float32; "
+             "stock PyTorch runs it as it is, or after .%3()")
       .arg(out, dtypeName(*programDtype),
            *programDtype == c10::kBFloat16 ? QStringLiteral("bfloat16") : QStringLiteral("half"));
 }
@@ -141,7 +142,8 @@ Command precisionCommand() {
                  {"before", core::report::tensorDiffJson(found.before)},
                  {"after", found.revision ? QJsonValue(core::report::tensorDiffJson(found.after)) : QJsonValue()},
                  {"output", found.revision && !out.isEmpty() ? QJsonValue(out) : QJsonValue()},
-                 {"saved_dtype", found.stored.programDtype ? QJsonValue(dtypeName(*found.stored.programDtype)) : QJsonValue()},
+                 {"saved_dtype",
+                  found.stored.programDtype ? QJsonValue(dtypeName(*found.stored.programDtype)) : QJsonValue()},
                  {"kept_at", dtypeName(found.stored.keptAt)}});
     } else if (found.passesAlready) {
       printText(QStringLiteral("the outputs at %1 are within tolerance already (max_abs %2): nothing needs float32")

@@ -170,13 +170,14 @@ QString verdictReason(const run::CompareResult& r) {
   return why;
 }
 
-// B's model as it goes up: `revision` saved from its document here, or saved before the job began.
-using ModelSource = std::function<std::optional<RemoteModel>(const model::RevisionPtr& revision, QString* error)>;
+// B's model as it goes up (RemoteModel::revision is what the host runs for B): saved from its
+// document here, or saved before the job began.
+using ModelSource = std::function<std::optional<RemoteModel>(QString* error)>;
 
-// What the host runs for B: B itself, or B at --dtype-b as a program of its own (rewrite/
-// program_dtype.h), which stock PyTorch runs as it is; null with `error` set when it cannot be made.
-model::RevisionPtr revisionToRun(const model::RevisionPtr& revB, const model::InputSet& inputs,
-                                 const run::CompareOptions& options, QString* error) {
+}  // namespace
+
+model::RevisionPtr revisionForHost(const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                   const run::CompareOptions& options, QString* error) {
   if (!options.precisionB.dtype) return revB;
   model::NodeIdSource ids;
   for (model::NodeId id : revB->nodeIds()) ids.advanceTo(id);
@@ -188,6 +189,8 @@ model::RevisionPtr revisionToRun(const model::RevisionPtr& revB, const model::In
     *error = QStringLiteral("B at %1 on a host: %2").arg(options.precisionB.describe(), *error);
   return converted;
 }
+
+namespace {
 
 RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSource& modelB, bool programB,
                                    const model::RevisionPtr& revB, const model::InputSet& inputs,
@@ -229,12 +232,11 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   run::RunResult ra = ea.run(inputs, oa);
   if (!ra.ok) return failA(ra);
   QString error;
-  const model::RevisionPtr runB = revisionToRun(revB, inputs, options, &error);
-  if (!runB) return failB(error);
-  const auto model = modelB(runB, &error);
+  const auto model = modelB(&error);
   QJsonObject hello{{QStringLiteral("tf32"), run::tf32Name(options.tf32)}};
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   if (!model || !connection.open(hello, &error)) return failB(error);
+  const model::RevisionPtr runB = model->revision ? model->revision : revB;
   const model::Revision* nodesOf = options.perNode ? runB.get() : nullptr;
   auto rb = runRemote(connection, *model, inputs, nodesOf, out.traffic, &error);
   if (!rb) return failB(error);
@@ -310,8 +312,10 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
-  const ModelSource saved = [&](const model::RevisionPtr& revision, QString* error) {
-    return savedForRemote(docB, revision, error);
+  const ModelSource saved = [&](QString* error) -> std::optional<RemoteModel> {
+    const model::RevisionPtr runB = revisionForHost(revB, inputs, options, error);
+    if (!runB) return std::nullopt;
+    return savedForRemote(docB, runB, error);
   };
   return model::guarded(
       [&] {
@@ -325,15 +329,7 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const Rem
                                        const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress) {
-  // Saved beforehand as B is: B at another dtype is made and saved by the caller (savedForRemote
-  // of revisionToRun's revision) or refused here.
-  const ModelSource ready = [&](const model::RevisionPtr& revision, QString* error) -> std::optional<RemoteModel> {
-    if (revision != revB) {
-      *error = QStringLiteral("B at another dtype on a host is compared from graft-cli in this version");
-      return std::nullopt;
-    }
-    return modelB;
-  };
+  const ModelSource ready = [&](QString*) { return std::optional<RemoteModel>(modelB); };
   return model::guarded(
       [&] {
         return compareGuarded(revA, ready, modelB.format == QLatin1String("pt2"), revB, inputs, options, device,

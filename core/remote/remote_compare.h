@@ -32,7 +32,7 @@ struct RemoteCompareResult {
   RemoteTraffic traffic;
 };
 
-// Why `options` cannot run with a remote B in this version (--dtype-b, --autocast, --tf32
+// Why `options` cannot run with a remote B in this version (--autocast, --casts as-written, --tf32
 // emulate; --per-node unless B is a torch.export program, `programB`), or empty.
 QString remoteCompareRefusal(const run::CompareOptions& options, bool programB);
 
@@ -46,9 +46,16 @@ RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const mod
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,
                                        const AgentConnection::Progress& progress);
 
+// What the host runs for B: B itself, or B at --dtype-b as a program of its own (rewrite/
+// program_dtype.h: as `model.half()` makes it), which stock PyTorch runs as it is. Null with
+// `error` set when it cannot be made (a model that is not frozen).
+model::RevisionPtr revisionForHost(const model::RevisionPtr& revB, const model::InputSet& inputs,
+                                   const run::CompareOptions& options, QString* error);
+
 struct RemoteModel;
-// The same, with B's model saved beforehand (remote_model.h savedForRemote): for a caller whose
-// document may close while the job runs (the window), so the job holds no Document.
+// The same, with B's model saved beforehand (remote_model.h savedForRemote of revisionForHost's
+// revision): for a caller whose document may close while the job runs (the window), so the job
+// holds no Document.
 RemoteCompareResult compareWithRemoteB(const model::RevisionPtr& revA, const RemoteModel& modelB,
                                        const model::RevisionPtr& revB, const model::InputSet& inputs,
                                        const run::CompareOptions& options, const RemoteDevice& device, int threads,

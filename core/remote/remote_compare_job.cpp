@@ -7,8 +7,9 @@
 namespace graft::core::remote {
 
 QString remoteRequestRefusal(const run::CompareRequest& request, bool programB) {
-  if (!request.dtypeB.isEmpty() || request.autocastB)
-    return QStringLiteral("B's precision on a remote device is not supported yet: choose \"as saved\" for B");
+  if (request.autocastB)
+    return QStringLiteral("autocast on a remote device is not supported yet: untick autocast (the host runs B at its "
+                          "precision as model.half() makes it)");
   if (request.perNode && !programB)
     return QStringLiteral(
         "comparing every node with B on a remote device needs a torch.export program (.pt2): the host runs a "

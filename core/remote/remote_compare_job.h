@@ -21,7 +21,7 @@ struct RemoteCompareSummary {
 };
 
 // Why `request` cannot run with B on a host in this version, worded for the window's settings
-// (B's precision, "compare every node" of a TorchScript B), or empty. `programB`: B is a .pt2.
+// (autocast, "compare every node" of a TorchScript B), or empty. `programB`: B is a .pt2.
 QString remoteRequestRefusal(const run::CompareRequest& request, bool programB);
 
 // Runs `request` (blocking: call it from a worker thread) with B on `device`; `request.deviceB`

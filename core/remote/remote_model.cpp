@@ -13,6 +13,7 @@ namespace graft::core::remote {
 std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
                                           QString* error) {
   RemoteModel m;
+  m.revision = revision;
   m.format = document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
   QTemporaryDir dir;
   if (!dir.isValid()) {

@@ -16,6 +16,7 @@ struct RemoteModel {
   QByteArray bytes;
   QString sha256;  // hex
   QString format;  // "pt2" or "torchscript": how the agent loads it
+  model::RevisionPtr revision;  // what the bytes hold: the host's values land on its nodes
 };
 
 // Saves `revision` of `document` to a temporary file and reads it back; nullopt with `error`

@@ -97,7 +97,8 @@ c10::IValue castFloating(const c10::IValue& v, std::optional<c10::ScalarType> dt
   }
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(castFloating(t, dtype, device, fresh, leaveFloat64).toTensor());
+    for (const at::Tensor& t : v.toTensorList())
+      out.push_back(castFloating(t, dtype, device, fresh, leaveFloat64).toTensor());
     return out;
   }
   if (v.isList()) {
@@ -108,7 +109,8 @@ c10::IValue castFloating(const c10::IValue& v, std::optional<c10::ScalarType> dt
   }
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const auto& e : v.toTupleRef().elements()) items.push_back(castFloating(e, dtype, device, fresh, leaveFloat64));
+    for (const auto& e : v.toTupleRef().elements())
+      items.push_back(castFloating(e, dtype, device, fresh, leaveFloat64));
     return c10::ivalue::Tuple::create(std::move(items));
   }
   return v;
