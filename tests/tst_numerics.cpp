@@ -351,6 +351,7 @@ class TstNumerics : public QObject {
     auto follow = graft::test::runCli(QStringList{QStringLiteral("compare")} + common);
     QVERIFY2(follow.exitCode == 0, follow.err.constData());
     QVERIFY2(follow.err.contains("as model.half() would"), follow.err.constData());
+    QCOMPARE(follow.json().value(QStringLiteral("question_b")).toString(), QStringLiteral("the model under model.half()"));
     const auto out = follow.json().value(QStringLiteral("outputs")).toArray().at(0).toObject();
     const double stockMaxAbs = facts.value(QStringLiteral("half_max_abs")).toDouble();
     QVERIFY2(std::abs(out.value(QStringLiteral("max_abs")).toDouble() - stockMaxAbs) <= 0.05 * stockMaxAbs, follow.out.constData());
@@ -361,6 +362,8 @@ class TstNumerics : public QObject {
                                        QStringList{QStringLiteral("--casts"), QStringLiteral("as-written")});
     QVERIFY2(written.exitCode == 0, written.err.constData());
     QVERIFY2(!written.err.contains("as model.half() would"), written.err.constData());
+    QCOMPARE(written.json().value(QStringLiteral("question_b")).toString(),
+             QStringLiteral("this program's ops at float16, its float32 casts as written"));
     const auto asWritten = written.json().value(QStringLiteral("outputs")).toArray().at(0).toObject();
     QVERIFY2(asWritten.value(QStringLiteral("max_abs")).toDouble() < 0.5 * stockMaxAbs, written.out.constData());
 

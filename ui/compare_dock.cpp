@@ -95,6 +95,12 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   autocast_ = new QCheckBox(tr("autocast"), this);
   autocast_->setToolTip(
       tr("B keeps reductions and normalisations (softmax, layer_norm, sum, …) in float32, as torch.autocast does"));
+  castsAsWritten_ = new QCheckBox(tr("casts as written"), this);
+  castsAsWritten_->setObjectName(QStringLiteral("compareCastsAsWritten"));
+  castsAsWritten_->setToolTip(
+      tr("Unticked, B at float16 is the model under model.half(): dtypes the capture recorded from the model's "
+         "float32 (x.to(y.device), .to(h.dtype)) and torch.finfo extremes follow float16. Ticked, B runs this "
+         "program's own ops at float16, its float32 casts as written."));
   metric_ = new QComboBox(this);
   metric_->setObjectName(QStringLiteral("compareErrorMetric"));
   metric_->addItem(tr("off"), int(ErrorMetric::Off));
@@ -125,6 +131,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   precisions->addWidget(new QLabel(tr("B at"), this));
   precisions->addWidget(dtypeB_);
   precisions->addWidget(autocast_);
+  precisions->addWidget(castsAsWritten_);
   form->addRow(tr("Precision A"), precisions);
   auto* tols = new QHBoxLayout();
   tols->addWidget(elementwise_);
@@ -362,6 +369,7 @@ void CompareDock::start() {
   req.dtypeA = dtypeA_->currentData().toString();
   req.dtypeB = dtypeB_->currentData().toString();
   req.autocastB = autocast_->isChecked();
+  req.castsAsWritten = castsAsWritten_->isChecked();
   req.perNode = perNode_->isChecked();
   remoteLabel_.clear();
   remoteTraffic_.clear();
@@ -646,6 +654,8 @@ void CompareDock::precisionChanged() {
   }
   shownDefault_ = next;
   autocast_->setEnabled(!dtypeB_->currentData().toString().isEmpty());
+  castsAsWritten_->setEnabled(!dtypeB_->currentData().toString().isEmpty() ||
+                              !dtypeA_->currentData().toString().isEmpty());
 }
 
 void CompareDock::setErrorMetric(ErrorMetric metric) {

@@ -154,6 +154,7 @@ class CompareDock : public QWidget {
   QComboBox* dtypeA_ = nullptr;
   QComboBox* dtypeB_ = nullptr;
   QCheckBox* autocast_ = nullptr;
+  QCheckBox* castsAsWritten_ = nullptr;
   QComboBox* metric_ = nullptr;
   std::pair<double, double> shownDefault_{1e-5, 1e-4};  // the tolerance the fields were last set to
   QCheckBox* perNode_ = nullptr;

@@ -108,6 +108,10 @@ Command compareCommand() {
       j["b"] = docB->displayName();
       for (auto it = runNotes.begin(); it != runNotes.end(); ++it) j[it.key()] = it.value();
       j["tf32"] = core::run::tf32Name(options.tf32);
+      // Which question each side at another dtype answers (run/dtype_follow.h).
+      for (const auto& [key, precision] :
+           {std::pair{"question_a", &options.precisionA}, std::pair{"question_b", &options.precisionB}})
+        if (!precision->question().isEmpty()) j[QLatin1String(key)] = precision->question();
       if (traffic) {
         j["device_b"] = traffic->deviceLabel;
         j["remote"] = traffic->toJson();
@@ -116,6 +120,12 @@ Command compareCommand() {
     } else {
       printText(core::report::compareText(result, options.tol, docB->outputNames()));
       if (traffic) printText(QStringLiteral("B ran on %1").arg(traffic->deviceLabel));
+      if (!options.precisionB.question().isEmpty())
+        printText(QStringLiteral("B at %1 is %2%3")
+                      .arg(options.precisionB.describe(), options.precisionB.question(),
+                           options.precisionB.casts == core::run::Casts::Follow
+                               ? QStringLiteral(" (--casts as-written: this program's own ops)")
+                               : QString()));
       if (options.tf32 != core::run::Tf32::Default)
         printText(QStringLiteral("tf32: %1").arg(core::run::tf32Name(options.tf32)));
     }

@@ -7,6 +7,9 @@
 namespace graft::core::remote {
 
 QString remoteRequestRefusal(const run::CompareRequest& request, bool programB) {
+  if (request.castsAsWritten && !request.dtypeB.isEmpty())
+    return QStringLiteral("\"casts as written\" on a remote device is not supported yet: untick it (the host runs B "
+                          "at its precision as model.half() makes it)");
   if (request.autocastB)
     return QStringLiteral("autocast on a remote device is not supported yet: untick autocast (the host runs B at its "
                           "precision as model.half() makes it)");

@@ -120,6 +120,7 @@ bool optionsFor(const CompareRequest& req, CompareOptions& o, QString* error) {
   if (!precisionOf(req.dtypeA, false, o.precisionA, *error) ||
       !precisionOf(req.dtypeB, req.autocastB, o.precisionB, *error))
     return false;
+  if (req.castsAsWritten) o.precisionA.casts = o.precisionB.casts = Casts::AsWritten;
   o.perNode = req.perNode;
   o.matching = req.byStructure ? NodeMatching::ByStructure : NodeMatching::ByProvenance;
   o.lineageA = req.lineageA;

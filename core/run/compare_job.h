@@ -31,6 +31,9 @@ struct CompareRequest {
   // Precision of each side: empty for the model as saved, else "float16", "bfloat16", "float64", …
   QString dtypeA, dtypeB;
   bool autocastB = false;  // B keeps reductions and normalisations in float32
+  // A side at another dtype runs the program's float32 casts as written (this program's ops at
+  // that dtype) rather than as model.half() makes them (run/dtype_follow.h).
+  bool castsAsWritten = false;
   QStringList outputNames;  // B's outputs by path ("logits"), for the rows' labels
   bool perNode = true;
   // How nodes pair: through provenance (null lineages: the revisions' own, which is right for

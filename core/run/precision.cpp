@@ -19,6 +19,20 @@ QString Precision::describe() const {
   return text;
 }
 
+QString Precision::question() const {
+  if (!dtype) return {};
+  if (casts == Casts::AsWritten) {
+    Precision plain = *this;
+    plain.casts = Casts::Follow;
+    return QStringLiteral("this program's ops at %1, its float32 casts as written").arg(plain.describe());
+  }
+  const char* method = *dtype == c10::kHalf       ? "half"
+                       : *dtype == c10::kBFloat16 ? "bfloat16"
+                       : *dtype == c10::kDouble   ? "double"
+                                                  : "float";
+  return QStringLiteral("the model under model.%1()").arg(QLatin1String(method));
+}
+
 std::optional<Casts> castsFromName(const QString& name) {
   const QString n = name.trimmed().toLower();
   if (n == QLatin1String("follow")) return Casts::Follow;

@@ -48,6 +48,9 @@ struct Precision {
   bool isDefault() const { return !dtype && !autocast && tf32 != Tf32::Emulate; }
   // "float16", "bfloat16 (autocast)", "float16 (casts as written)", "as saved", "as saved (emulated TF32)".
   QString describe() const;
+  // Which question a run at this dtype answers: "the model under model.half()" (Casts::Follow),
+  // "this program's ops at float16, its float32 casts as written" (AsWritten); empty without one.
+  QString question() const;
 };
 
 // "float16", "half", "bf16", "float64", "float32" (see model::dtypeFromName); floating dtypes only.
