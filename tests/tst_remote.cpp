@@ -217,6 +217,37 @@ class TestRemote : public QObject {
     QVERIFY(a.readAll() == b.readAll());
   }
 
+  // reduce --device-b ssh://…: B's runs (the model node by node, then each candidate subgraph)
+  // go to the host over one connection, as B at float16 as the host runs it; on the host's CPU the
+  // repro is the local one: the same nodes, the same failing node, the same failure.
+  void reduceOnAHost() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QTemporaryDir out;
+    const QStringList common{QStringLiteral("reduce"), graft::test::testdata(QStringLiteral("numerics/culprit.pt2")),
+                             QStringLiteral("--input"), graft::test::testdata(QStringLiteral("numerics/culprit.x.pt")),
+                             QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("--json")};
+    const auto local = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("local.pt2"))});
+    const auto remote = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("remote.pt2")),
+                                                 QStringLiteral("--device-b"), device()});
+    QVERIFY2(local.exitCode == 0, local.err.constData());
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    const QJsonObject l = local.json(), r = remote.json();
+    for (const char* key : {"subgraph", "failing", "nodes", "boundary"})
+      QVERIFY2(r.value(QLatin1String(key)) == l.value(QLatin1String(key)), key);
+    QCOMPARE(r.value("failure").toObject().value("max_abs"), l.value("failure").toObject().value("max_abs"));
+    QVERIFY2(r.value("device_b").toString().startsWith(QStringLiteral("graft-test:cpu, ")), qPrintable(r.value("device_b").toString()));
+    // One connection for the whole job: one hello, however many subgraphs ran.
+    QCOMPARE(remote.err.count("graft-test: connecting"), 1);
+    QVERIFY2(remote.err.contains("graft-test: sent "), remote.err.constData());
+    // A TorchScript model is refused before connecting.
+    const auto ts = graft::test::runCli({QStringLiteral("reduce"), graft::test::testdata(QStringLiteral("numerics/culprit.pt")),
+                                         QStringLiteral("--input"), graft::test::testdata(QStringLiteral("numerics/culprit.x.pt")),
+                                         QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("-o"),
+                                         out.filePath(QStringLiteral("ts.pt2")), QStringLiteral("--device-b"), device()});
+    QCOMPARE(ts.exitCode, 2);
+    QVERIFY2(ts.err.contains("needs a torch.export program") && !ts.err.contains("connecting"), ts.err.constData());
+  }
+
   // What a remote side cannot do yet is refused before anything runs, saying what to do instead.
   void refusesWhatItCannotDoYet() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));

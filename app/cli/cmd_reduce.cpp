@@ -1,4 +1,6 @@
 #include "app/cli/commands.h"
+#include "app/cli/remote_progress.h"
+#include "core/remote/remote_reduce.h"
 #include "app/cli/side_options.h"
 #include "core/io/pt2_export.h"
 #include "core/report/compare_report.h"
@@ -33,8 +35,8 @@ Command reduceCommand() {
             QStringLiteral(
                 "Cut a failing precision or device comparison down to the smallest subgraph that still fails on the "
                 "reference values at its boundary, and save it as a standalone .pt2."),
-            QStringLiteral("A [A] | --sample NAME  --dtype-b T | --device-b D  [--input SPEC ...] [--atol X] [--rtol "
-                           "Y] -o REPRO.pt2 [--json]"),
+            QStringLiteral("A [A] | --sample NAME  --dtype-b T | --device-b D|ssh://HOST/DEVICE  [--input SPEC ...] "
+                           "[--atol X] [--rtol Y] -o REPRO.pt2 [--json]"),
             {}};
   c.run = [c](const QStringList& args) {
     QCommandLineParser parser;
@@ -66,7 +68,8 @@ Command reduceCommand() {
 
     core::run::CompareOptions options;
     quint64 seed = 0;
-    if (!readSideOptions(parser, options, seed)) return int(kUsageOrInput);
+    std::optional<core::remote::RemoteDevice> remoteB;
+    if (!readSideOptions(parser, options, seed, &remoteB)) return int(kUsageOrInput);
     if (!core::run::comparesPrecision(options))
       return fail(
           QStringLiteral("both sides run the same way: give --dtype-b (float16, bfloat16, …) or --device-b so that one "
@@ -77,7 +80,16 @@ Command reduceCommand() {
     if (!inputs) return int(kUsageOrInput);
 
     const auto rev = doc->current();
-    const auto reduced = core::run::reduceFailure(rev, *inputs, options, doc->ids());
+    // B on a host (core/remote): its runs go there, over one connection; progress on stderr.
+    core::remote::RemoteTraffic traffic;
+    if (remoteB)
+      if (const QString why = core::remote::remoteReduceRefusal(options, *doc); !why.isEmpty()) return fail(why);
+    const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+    const auto reduced =
+        remoteB ? core::remote::reduceOnHost(*doc, rev, *inputs, options, doc->ids(), *remoteB, threads, printProgress,
+                                             traffic)
+                : core::run::reduceFailure(rev, *inputs, options, doc->ids());
+    if (remoteB) printProgress(traffic.summary());
     if (!reduced.ok) {
       const bool passes = reduced.nothingFails;
       report(passes ? core::model::Diagnostic::warning(commandJob(), reduced.error)
@@ -101,6 +113,7 @@ Command reduceCommand() {
                  {"candidates", reduced.candidateNodes},
                  {"output", out},
                  {"b", options.precisionB.describe()},
+                 {"device_b", remoteB ? QJsonValue(traffic.deviceLabel) : QJsonValue(options.deviceB.str().c_str())},
                  {"failing", QJsonObject{{"node", double(reduced.failing)}, {"op", rev->kindOf(reduced.failing)},
                                          {"module_path", rev->modulePathOf(reduced.failing)}}},
                  {"failure", core::report::tensorDiffJson(reduced.failure)},

@@ -1,5 +1,6 @@
 #include "core/remote/remote_model.h"
 
+#include "core/io/pt2_export.h"
 #include "core/io/save.h"
 
 #include <QtCore/QCryptographicHash>
@@ -10,11 +11,14 @@
 
 namespace graft::core::remote {
 
-std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
-                                          QString* error) {
+namespace {
+// `revision` written by `save` (to the path it is given; empty, or the save's error) to a
+// temporary file in `format`, and read back.
+std::optional<RemoteModel> savedAs(const model::RevisionPtr& revision, const QString& format,
+                                   const std::function<QString(const QString& path)>& save, QString* error) {
   RemoteModel m;
   m.revision = revision;
-  m.format = document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
+  m.format = format;
   QTemporaryDir dir;
   if (!dir.isValid()) {
     *error = QStringLiteral("cannot make a temporary folder for the model: %1").arg(dir.errorString());
@@ -22,9 +26,8 @@ std::optional<RemoteModel> savedForRemote(const model::Document& document, const
   }
   const QString path =
       dir.filePath(m.format == QLatin1String("pt2") ? QStringLiteral("model.pt2") : QStringLiteral("model.pt"));
-  const io::SaveResult saved = io::saveAs(document, revision, path);
-  if (!saved.ok) {
-    *error = QStringLiteral("cannot save the revision to send it: %1").arg(saved.error);
+  if (const QString why = save(path); !why.isEmpty()) {
+    *error = QStringLiteral("cannot save the revision to send it: %1").arg(why);
     return std::nullopt;
   }
   QFile f(path);
@@ -35,6 +38,25 @@ std::optional<RemoteModel> savedForRemote(const model::Document& document, const
   m.bytes = f.readAll();
   m.sha256 = QString::fromLatin1(QCryptographicHash::hash(m.bytes, QCryptographicHash::Sha256).toHex());
   return m;
+}
+}  // namespace
+
+std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
+                                          QString* error) {
+  const QString format =
+      document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
+  return savedAs(revision, format, [&](const QString& path) {
+    const io::SaveResult saved = io::saveAs(document, revision, path);
+    return saved.ok ? QString() : saved.error;
+  }, error);
+}
+
+std::optional<RemoteModel> savedProgramForRemote(const model::RevisionPtr& revision,
+                                                 const std::vector<c10::IValue>& sampleInputs, QString* error) {
+  return savedAs(revision, QStringLiteral("pt2"), [&](const QString& path) {
+    const io::Pt2SaveResult saved = io::savePt2Program(revision, path, sampleInputs);
+    return saved.ok ? QString() : saved.error;
+  }, error);
 }
 
 bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error) {

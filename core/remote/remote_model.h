@@ -9,6 +9,9 @@
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
 #include <optional>
+#include <vector>
+
+namespace c10 { struct IValue; }
 
 namespace graft::core::remote {
 
@@ -23,6 +26,11 @@ struct RemoteModel {
 // (the save error) when it cannot be saved.
 std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
                                           QString* error);
+
+// A revision that is a program of its own (a subgraph reduce cut out: io::savePt2Program, its
+// inputs the graph's), saved as a .pt2 with `sampleInputs`.
+std::optional<RemoteModel> savedProgramForRemote(const model::RevisionPtr& revision,
+                                                 const std::vector<c10::IValue>& sampleInputs, QString* error);
 
 // Makes sure the host holds the model: one round trip when it is cached there, two otherwise.
 bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error);

@@ -8,6 +8,7 @@
 #include <torch/script.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <unordered_set>
 
 namespace graft::core::run {
@@ -152,7 +153,7 @@ std::unordered_set<const Node*> fedBy(const Node* from) {
 }  // namespace
 
 ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs, const CompareOptions& options,
-                           model::NodeIdSource& ids) {
+                           model::NodeIdSource& ids, const RunOnB& runOnB) {
   return model::guarded([&]() -> ReduceResult {
     ReduceResult result;
     const auto refuse = [&result](QString why) {
@@ -163,10 +164,19 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
     Executor ea(rev), eb(rev);
     auto [oa, ob] = sideRunOptions(options);
     oa.instrumented = ob.instrumented = oa.keepIntermediates = ob.keepIntermediates = true;
-    oa.local = LocalRun{ob.device, ob.precision};  // each node's own error: where the failure starts
+    // Each node's own error: where the failure starts (on this machine when B runs elsewhere).
+    oa.local = LocalRun{runOnB ? c10::Device(c10::kCPU) : ob.device, ob.precision};
     const RunResult ra = ea.run(inputs, oa);
     if (!ra.ok) return refuse(QStringLiteral("the reference run failed: ") + ra.error.headline());
-    const RunResult rb = eb.run(inputs, ob);
+    RunResult rb;
+    if (runOnB) {
+      QString error;
+      auto there = runOnB(rev, inputs, true, &error);
+      if (!there) return refuse(QStringLiteral("B: ") + error);
+      rb = std::move(*there);
+    } else {
+      rb = eb.run(inputs, ob);
+    }
     result.runs = 2;
     if (!rb.ok) return refuse(QStringLiteral("the run at %1 fails outright (%2): there is no difference to reduce")
                                   .arg(options.precisionB.describe(), rb.error.headline()));
@@ -239,8 +249,16 @@ ReduceResult reduceFailure(const model::RevisionPtr& rev, const InputSet& inputs
       }
       ++counter;
       ++result.runs;
-      Executor ex(c.revision);
-      const RunResult r = ex.run(InputSet{c.boundary, {}}, sub);
+      RunResult r;
+      if (runOnB) {
+        QString error;
+        auto there = runOnB(c.revision, InputSet{c.boundary, {}}, false, &error);
+        // Not an answer about the subgraph (a dropped connection): the job ends with the cause.
+        if (!there) throw std::runtime_error(QStringLiteral("B: %1").arg(error).toStdString());
+        r = std::move(*there);
+      } else {
+        r = Executor(c.revision).run(InputSet{c.boundary, {}}, sub);
+      }
       if (!r.ok) return false;
       const auto diffs = compareOutputs(expected, r.outputs, options.tol);
       const auto bad = std::find_if(diffs.begin(), diffs.end(), failed);

@@ -26,9 +26,16 @@ struct ReduceResult {
   int candidateNodes = 0;             // op nodes before the failing one: the bisection's N
 };
 
+// Runs the failing side somewhere else (a host over SSH: remote/remote_reduce.h): `revision` (the
+// model, then each candidate subgraph) on `inputs` at B's precision and device, each op node's
+// outputs recorded when `nodeByNode`. Nullopt with `error` set when it could not run.
+using RunOnB = std::function<std::optional<RunResult>(const model::RevisionPtr& revision, const InputSet& inputs,
+                                                      bool nodeByNode, QString* error)>;
+
 // `revision` run at `options.precisionA`/`deviceA` is the reference, at `precisionB`/`deviceB`
-// the side that fails (`options.tol` decides what fails). Never throws.
+// the side that fails (`options.tol` decides what fails). With `runOnB`, B's runs go there and
+// each node's local error (which ranks the culprit) is measured on this machine's CPU. Never throws.
 ReduceResult reduceFailure(const model::RevisionPtr& revision, const InputSet& inputs, const CompareOptions& options,
-                           model::NodeIdSource& ids);
+                           model::NodeIdSource& ids, const RunOnB& runOnB = nullptr);
 
 }  // namespace graft::core::run
