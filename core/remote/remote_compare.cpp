@@ -1,11 +1,10 @@
 #include "core/remote/remote_compare.h"
 
-#include "core/rewrite/program_dtype.h"
-
 #include "core/model/job_guard.h"
 #include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
 #include "core/remote/wire_values.h"
+#include "core/rewrite/program_dtype.h"
 #include "core/run/outside_effects.h"
 
 #include <torch/csrc/jit/ir/ir.h>

@@ -15,7 +15,6 @@ namespace graft::core::rewrite {
 using torch::jit::Node;
 using torch::jit::Value;
 
-
 ValueKey valueKey(const model::Revision& revision, const Value* v) {
   if (v->node()->kind() == c10::prim::Param) return {model::kNoNode, int(v->offset())};
   return {revision.idOf(v->node()), int(v->offset())};
