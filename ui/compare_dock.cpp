@@ -130,9 +130,14 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   precisions->addWidget(dtypeA_);
   precisions->addWidget(new QLabel(tr("B at"), this));
   precisions->addWidget(dtypeB_);
-  precisions->addWidget(autocast_);
-  precisions->addWidget(castsAsWritten_);
+  precisions->addStretch(1);
   form->addRow(tr("Precision A"), precisions);
+  // How B's lower precision runs, on a row of its own so the form stays narrow at 1366x768.
+  auto* lowered = new QHBoxLayout();
+  lowered->addWidget(autocast_);
+  lowered->addWidget(castsAsWritten_);
+  lowered->addStretch(1);
+  form->addRow(QString(), lowered);
   auto* tols = new QHBoxLayout();
   tols->addWidget(elementwise_);
   tols->addWidget(new QLabel(tr("atol"), this));
