@@ -53,6 +53,16 @@ class TestRemote : public QObject {
     return QStringLiteral("ssh://graft-test/%1?python=%2").arg(dev, venvPython());
   }
 
+  // `args` run here, then with --device-b on the loopback host, each writing its own -o (local.pt2,
+  // remote.pt2 in `out`).
+  std::pair<graft::test::CliResult, graft::test::CliResult> hereAndOnTheHost(const QStringList& args,
+                                                                           const QTemporaryDir& out) {
+    auto here = cli(args + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("local.pt2"))});
+    auto there = cli(args + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("remote.pt2")),
+                                        QStringLiteral("--device-b"), device()});
+    return {std::move(here), std::move(there)};
+  }
+
   graft::test::CliResult cli(const QStringList& args) {
     auto r = graft::test::runCli(args);
     if (r.exitCode != 0 && r.exitCode != 1) qWarning().noquote() << "graft-cli" << args.join(' ') << "->" << r.exitCode << r.err;
@@ -200,9 +210,7 @@ class TestRemote : public QObject {
                              graft::test::testdata(QStringLiteral("numerics/culprit.x.pt")), QStringLiteral("--dtype-b"),
                              QStringLiteral("float16"), QStringLiteral("--atol"), QStringLiteral("1e-2"),
                              QStringLiteral("--rtol"), QStringLiteral("1e-2"), QStringLiteral("--json")};
-    const auto local = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("local.pt2"))});
-    const auto remote = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("remote.pt2")),
-                                                 QStringLiteral("--device-b"), device()});
+    const auto [local, remote] = hereAndOnTheHost(common, out);
     QVERIFY2(local.exitCode == 0, local.err.constData());
     QVERIFY2(remote.exitCode == 0, remote.err.constData());
     const QJsonObject l = local.json(), r = remote.json();
@@ -226,9 +234,7 @@ class TestRemote : public QObject {
     const QStringList common{QStringLiteral("reduce"), graft::test::testdata(QStringLiteral("numerics/culprit.pt2")),
                              QStringLiteral("--input"), graft::test::testdata(QStringLiteral("numerics/culprit.x.pt")),
                              QStringLiteral("--dtype-b"), QStringLiteral("float16"), QStringLiteral("--json")};
-    const auto local = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("local.pt2"))});
-    const auto remote = cli(common + QStringList{QStringLiteral("-o"), out.filePath(QStringLiteral("remote.pt2")),
-                                                 QStringLiteral("--device-b"), device()});
+    const auto [local, remote] = hereAndOnTheHost(common, out);
     QVERIFY2(local.exitCode == 0, local.err.constData());
     QVERIFY2(remote.exitCode == 0, remote.err.constData());
     const QJsonObject l = local.json(), r = remote.json();
