@@ -67,6 +67,10 @@ bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStri
   return true;
 }
 
+int hostThreads(const QCommandLineParser& parser) {
+  return parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+}
+
 std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parser, int index) {
   if (parser.isSet(QStringLiteral("threads"))) {
     bool ok = false;

@@ -26,6 +26,10 @@ struct Command {
 // Adds --json, --sample NAME, --no-freeze and --threads N to a subcommand's parser.
 void addModelOptions(QCommandLineParser& parser);
 
+// --threads for a job on a remote host: N as given (openModel has checked it), 0 for the host's
+// own default.
+int hostThreads(const QCommandLineParser& parser);
+
 // Parses `arguments` (argv without the program and subcommand name); on --help prints help and
 // exits 0; on an error prints it and returns false.
 bool parseOrExit(QCommandLineParser& parser, const Command& command, const QStringList& arguments);

@@ -90,7 +90,7 @@ Command compareCommand() {
     std::optional<core::remote::RemoteTraffic> traffic;
     core::run::CompareResult result;
     if (remoteB) {
-      const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+      const int threads = hostThreads(parser);
       auto remote = core::remote::compareWithRemoteB(docA->current(), *docB, docB->current(), *inputs, options,
                                                      *remoteB, threads, printProgress);
       result = std::move(remote.compare);

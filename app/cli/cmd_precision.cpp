@@ -12,13 +12,9 @@
 
 namespace graft::cli {
 
-namespace {
-QString dtypeName(c10::ScalarType dtype) {
-  core::run::Precision at;
-  at.dtype = dtype;
-  return at.describe();
-}
+using core::run::dtypeName;
 
+namespace {
 // What the saved file is, and how stock PyTorch runs it.
 QString savedLine(const QString& out, const core::rewrite::MixedPrecision& stored) {
   const auto& programDtype = stored.programDtype;
@@ -33,8 +29,7 @@ QString savedLine(const QString& out, const core::rewrite::MixedPrecision& store
   return QStringLiteral(
              "saved %1: a %2 program (weights at %2, floating inputs cast to it) with those nodes in float32; "
              "stock PyTorch runs it as it is, or after .%3()")
-      .arg(out, dtypeName(*programDtype),
-           *programDtype == c10::kBFloat16 ? QStringLiteral("bfloat16") : QStringLiteral("half"));
+      .arg(out, dtypeName(*programDtype), core::run::moduleMethod(*programDtype));
 }
 }  // namespace
 
@@ -82,7 +77,7 @@ Command precisionCommand() {
     core::remote::RemoteTraffic traffic;
     core::jobs::CheckOnB onHost;
     if (remoteB) {
-      const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+      const int threads = hostThreads(parser);
       onHost = [&](const core::model::RevisionPtr& b) {
         auto outputsOnly = options;
         outputsOnly.perNode = false;

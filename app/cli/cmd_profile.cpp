@@ -52,7 +52,7 @@ int profileRemotely(const QCommandLineParser& parser, const core::profile::Profi
   if (!doc) return int(kUsageOrInput);
   const auto inputs = inputsOrFail(parser, *doc, parser.value(QStringLiteral("seed")).toULongLong());
   if (!inputs) return int(kUsageOrInput);
-  const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+  const int threads = hostThreads(parser);
   const auto result = core::remote::profileRemote(*doc, doc->current(), *inputs, options.runs, options.warmup, *remote,
                                                   threads, printProgress);
   printProgress(result.traffic.summary());

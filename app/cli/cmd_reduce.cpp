@@ -84,7 +84,7 @@ Command reduceCommand() {
     core::remote::RemoteTraffic traffic;
     if (remoteB)
       if (const QString why = core::remote::remoteReduceRefusal(options, *doc); !why.isEmpty()) return fail(why);
-    const int threads = parser.isSet(QStringLiteral("threads")) ? parser.value(QStringLiteral("threads")).toInt() : 0;
+    const int threads = hostThreads(parser);
     const auto reduced =
         remoteB ? core::remote::reduceOnHost(*doc, rev, *inputs, options, doc->ids(), *remoteB, threads, printProgress,
                                              traffic)

@@ -6,7 +6,6 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <limits>
 #include <unordered_set>
 
 namespace graft::core::jobs {
@@ -14,10 +13,6 @@ namespace graft::core::jobs {
 using namespace run;
 
 namespace {
-
-double largestFinite(c10::ScalarType dtype) {
-  return dtype == c10::kHalf ? 65504.0 : double(std::numeric_limits<c10::BFloat16>::max());
-}
 
 double maxAbsOf(const std::vector<c10::IValue>& values) {
   double out = 0;
@@ -31,8 +26,7 @@ double maxAbsOf(const std::vector<c10::IValue>& values) {
 // first leave it at some node and its outputs end beyond it, which no float16 output can hold.
 // Empty when the reference stays within the range.
 QString rangeCause(const RunResult& reference, c10::ScalarType dtype) {
-  Precision at;
-  at.dtype = dtype;
+  const QString name = dtypeName(dtype);
   const double largest = largestFinite(dtype);
   const double outputs = maxAbsOf(reference.outputs);
   if (outputs <= largest) return {};
@@ -48,7 +42,7 @@ QString rangeCause(const RunResult& reference, c10::ScalarType dtype) {
   return QStringLiteral("%1's range is the cause: the model's outputs reach %2, beyond %1's largest value %3%4. "
                         "No %1 run can hold them, whatever is kept in float32: keep the outputs in float32 "
                         "(autocast), use bfloat16 (float32's range), or scale the values down")
-      .arg(at.describe())
+      .arg(name)
       .arg(outputs, 0, 'g', 3)
       .arg(largest, 0, 'g', 5)
       .arg(first);

@@ -53,15 +53,9 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
   }
   // Weights that are module attributes stay for `.half()` to convert (keep_float32.h).
   if (programDtype && !base.frozen()) programDtype.reset();
-  if (programDtype) {
-    std::unordered_map<const Node*, model::NodeId> idOfCopy(copy.ids.begin(), copy.ids.end());
-    const auto baseNode = [&](const Node* n) -> const Node* {
-      auto it = idOfCopy.find(n);
-      return it == idOfCopy.end() ? nullptr : base.nodeOf(it->second);
-    };
-    for (const auto& [cast, input] : convertProgramTo(*copy.graph, base, baseNode, floating, *programDtype))
+  if (programDtype)
+    for (const auto& [cast, input] : convertProgramTo(copy, base, floating, *programDtype))
       baseValue[cast] = baseValue[input];
-  }
 
   // The value each kept node's outputs are cast back to: a floating value that entered its region.
   std::unordered_map<const Node*, Value*> entry;
@@ -117,11 +111,7 @@ model::RevisionPtr keepInFloat32(const model::Revision& base, const std::unorder
                      .arg(kept.size() == 1 ? "" : "s")
                      .arg(precision.keptAt == c10::kDouble ? QStringLiteral("float64 (beyond autocast's reach)")
                                                            : QStringLiteral("float32"));
-  if (programDtype) {
-    run::Precision at;
-    at.dtype = programDtype;
-    name = QStringLiteral("%1, %2").arg(at.describe(), name);
-  }
+  if (programDtype) name = QStringLiteral("%1, %2").arg(run::dtypeName(*programDtype), name);
   return model::Revision::derived(base, copy.graph, copy.ids, name, ids);
 }
 
@@ -135,13 +125,8 @@ QJsonObject keepFloat32ToJson(const std::unordered_set<model::NodeId>& nodes, co
     f.append(k.node == model::kNoNode ? QStringLiteral("in:%1").arg(k.index)
                                       : QStringLiteral("%1:%2").arg(k.node).arg(k.index));
   QJsonObject json{{"nodes", n}, {"floating", f}};
-  const auto name = [](c10::ScalarType dtype) {
-    run::Precision at;
-    at.dtype = dtype;
-    return at.describe();
-  };
-  if (precision.programDtype) json.insert(QStringLiteral("dtype"), name(*precision.programDtype));
-  if (precision.keptAt != c10::kFloat) json.insert(QStringLiteral("kept_at"), name(precision.keptAt));
+  if (precision.programDtype) json.insert(QStringLiteral("dtype"), run::dtypeName(*precision.programDtype));
+  if (precision.keptAt != c10::kFloat) json.insert(QStringLiteral("kept_at"), run::dtypeName(precision.keptAt));
   return json;
 }
 

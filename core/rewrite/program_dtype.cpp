@@ -22,10 +22,15 @@ void forEachNodeIn(torch::jit::Block* block, const std::function<void(Node*)>& f
 
 }  // namespace
 
-std::vector<std::pair<Value*, Value*>> convertProgramTo(torch::jit::Graph& graph, const model::Revision& base,
-                                                        const std::function<const Node*(const Node*)>& baseNode,
+std::vector<std::pair<Value*, Value*>> convertProgramTo(model::Revision::GraphCopy& copy, const model::Revision& base,
                                                         const std::function<bool(const Value*)>& floating,
                                                         c10::ScalarType dtype) {
+  torch::jit::Graph& graph = *copy.graph;
+  // The base node a copied node stands for (null for one the copy added).
+  const auto baseNode = [&](const Node* n) -> const Node* {
+    auto it = copy.ids.find(n);
+    return it == copy.ids.end() ? nullptr : base.nodeOf(it->second);
+  };
   std::vector<std::pair<Value*, Value*>> inputCasts;
   std::vector<Node*> nodes;
   forEachNodeIn(graph.block(), [&](Node* n) { nodes.push_back(n); });
@@ -80,7 +85,6 @@ std::vector<std::pair<Value*, Value*>> convertProgramTo(torch::jit::Graph& graph
   return inputCasts;
 }
 
-
 model::RevisionPtr programAtDtype(const model::Revision& base, c10::ScalarType dtype,
                                   const std::function<bool(size_t input)>& floatingInput, model::NodeIdSource& ids,
                                   QString* error) {
@@ -91,21 +95,14 @@ model::RevisionPtr programAtDtype(const model::Revision& base, c10::ScalarType d
     return nullptr;
   }
   auto copy = base.cloneGraph();
-  std::unordered_map<const Node*, model::NodeId> idOfCopy(copy.ids.begin(), copy.ids.end());
-  const auto baseNode = [&](const Node* n) -> const Node* {
-    auto it = idOfCopy.find(n);
-    return it == idOfCopy.end() ? nullptr : base.nodeOf(it->second);
-  };
   const auto inputs = copy.graph->inputs();
   const auto floating = [&](const Value* v) {
     for (size_t i = 1; i < inputs.size(); ++i)
       if (inputs[i] == v) return floatingInput(i - 1);
     return false;
   };
-  convertProgramTo(*copy.graph, base, baseNode, floating, dtype);
-  run::Precision at;
-  at.dtype = dtype;
-  return model::Revision::derived(base, copy.graph, copy.ids, QStringLiteral("at %1").arg(at.describe()), ids);
+  convertProgramTo(copy, base, floating, dtype);
+  return model::Revision::derived(base, copy.graph, copy.ids, QStringLiteral("at %1").arg(run::dtypeName(dtype)), ids);
 }
 
 }  // namespace graft::core::rewrite

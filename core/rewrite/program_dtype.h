@@ -14,20 +14,14 @@
 #include <utility>
 #include <vector>
 
-namespace torch::jit {
-struct Graph;
-struct Node;
-struct Value;
-}  // namespace torch::jit
+namespace torch::jit { struct Value; }
 
 namespace graft::core::rewrite {
 
-// Converts `graph`, a copy of `base`'s, in place. `baseNode` finds the base node a copied node
-// stands for (null for a node the copy added); `floating` says which graph inputs hold floating
+// Converts `copy` (base.cloneGraph()) in place; `floating` says which graph inputs hold floating
 // tensors. Returns the casts of the graph's inputs it added, each with the input it casts.
 std::vector<std::pair<torch::jit::Value*, torch::jit::Value*>> convertProgramTo(
-    torch::jit::Graph& graph, const model::Revision& base,
-    const std::function<const torch::jit::Node*(const torch::jit::Node*)>& baseNode,
+    model::Revision::GraphCopy& copy, const model::Revision& base,
     const std::function<bool(const torch::jit::Value*)>& floating, c10::ScalarType dtype);
 
 // `base` at `dtype` as a revision of its own; `floatingInput(i)`: whether user input i (0-based)

@@ -600,9 +600,7 @@ double lowerUnitRoundoff(const CompareOptions& options) {
 }
 
 QString dtypeRounding(const RunOptions& side) {
-  Precision plain;
-  plain.dtype = side.precision.dtype.value_or(c10::kFloat);
-  return plain.describe() + QStringLiteral(" rounding");
+  return dtypeName(side.precision.dtype.value_or(c10::kFloat)) + QStringLiteral(" rounding");
 }
 
 QString tf32Rounding(Tf32 mode) {

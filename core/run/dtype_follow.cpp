@@ -1,5 +1,7 @@
 #include "core/run/dtype_follow.h"
 
+#include "core/run/precision.h"
+
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -15,14 +17,6 @@ bool isScalarTypeArgument(const c10::Argument& a) {
   if (t->kind() == c10::TypeKind::ScalarTypeType) return true;
   const auto optional = t->cast<c10::OptionalType>();
   return optional && optional->getElementType()->kind() == c10::TypeKind::ScalarTypeType;
-}
-
-double finfoMax(c10::ScalarType dtype) {
-  switch (dtype) {
-    case c10::kHalf: return 65504.0;
-    case c10::kBFloat16: return double(std::numeric_limits<c10::BFloat16>::max());
-    default: return double(std::numeric_limits<float>::max());
-  }
 }
 }  // namespace
 
@@ -56,7 +50,7 @@ bool narrowerThanFloat32(c10::ScalarType dtype) { return dtype == c10::kHalf || 
 double extremeAt(double value, c10::ScalarType dtype) {
   constexpr double kFloat32Max = std::numeric_limits<float>::max();
   if (!narrowerThanFloat32(dtype) || std::abs(value) != kFloat32Max) return value;
-  return value > 0 ? finfoMax(dtype) : -finfoMax(dtype);
+  return value > 0 ? largestFinite(dtype) : -largestFinite(dtype);
 }
 
 at::Tensor castWithExtremes(const at::Tensor& t, c10::ScalarType dtype) {
@@ -64,7 +58,7 @@ at::Tensor castWithExtremes(const at::Tensor& t, c10::ScalarType dtype) {
   if (!narrowerThanFloat32(dtype) || t.scalar_type() != c10::kFloat || t.numel() == 0) return cast;
   const at::Tensor extreme = t.abs() == std::numeric_limits<float>::max();
   if (!extreme.any().item<bool>()) return cast;
-  return at::where(extreme, at::sign(t).to(dtype) * finfoMax(dtype), cast);
+  return at::where(extreme, at::sign(t).to(dtype) * largestFinite(dtype), cast);
 }
 
 }  // namespace graft::core::run

@@ -5,14 +5,30 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <limits>
 
 namespace graft::core::run {
 
+QString dtypeName(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return QStringLiteral("float16");
+    case c10::kFloat: return QStringLiteral("float32");
+    case c10::kDouble: return QStringLiteral("float64");
+    default: return QString::fromLatin1(c10::toString(dtype)).toLower();
+  }
+}
+
+QString moduleMethod(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return QStringLiteral("half");
+    case c10::kBFloat16: return QStringLiteral("bfloat16");
+    case c10::kDouble: return QStringLiteral("double");
+    default: return QStringLiteral("float");
+  }
+}
+
 QString Precision::describe() const {
-  QString text = dtype ? QString::fromLatin1(c10::toString(*dtype)).toLower() : QStringLiteral("as saved");
-  if (text == QLatin1String("half")) text = QStringLiteral("float16");
-  else if (text == QLatin1String("float")) text = QStringLiteral("float32");
-  else if (text == QLatin1String("double")) text = QStringLiteral("float64");
+  QString text = dtype ? dtypeName(*dtype) : QStringLiteral("as saved");
   if (autocast) text += QStringLiteral(" (autocast)");
   if (dtype && casts == Casts::AsWritten) text += QStringLiteral(" (casts as written)");
   if (tf32 == Tf32::Emulate) text += QStringLiteral(" (emulated TF32)");
@@ -26,11 +42,7 @@ QString Precision::question() const {
     plain.casts = Casts::Follow;
     return QStringLiteral("this program's ops at %1, its float32 casts as written").arg(plain.describe());
   }
-  const char* method = *dtype == c10::kHalf       ? "half"
-                       : *dtype == c10::kBFloat16 ? "bfloat16"
-                       : *dtype == c10::kDouble   ? "double"
-                                                  : "float";
-  return QStringLiteral("the model under model.%1()").arg(QLatin1String(method));
+  return QStringLiteral("the model under model.%1()").arg(moduleMethod(*dtype));
 }
 
 std::optional<Casts> castsFromName(const QString& name) {
@@ -208,6 +220,15 @@ double unitRoundoff(c10::ScalarType dtype) {
     case c10::kBFloat16: return std::ldexp(1.0, -8);
     case c10::kDouble: return std::ldexp(1.0, -53);
     default: return std::ldexp(1.0, -24);
+  }
+}
+
+double largestFinite(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return 65504.0;
+    case c10::kBFloat16: return double(std::numeric_limits<c10::BFloat16>::max());
+    case c10::kDouble: return std::numeric_limits<double>::max();
+    default: return double(std::numeric_limits<float>::max());
   }
 }
 

@@ -53,6 +53,11 @@ struct Precision {
   QString question() const;
 };
 
+// A dtype as reports name it: "float16", "bfloat16", "float32", "float64" (libtorch's name otherwise).
+QString dtypeName(c10::ScalarType dtype);
+// The nn.Module method that converts a model to a floating dtype: "half", "bfloat16", "float", "double".
+QString moduleMethod(c10::ScalarType dtype);
+
 // "float16", "half", "bf16", "float64", "float32" (see model::dtypeFromName); floating dtypes only.
 std::optional<c10::ScalarType> precisionDtype(const QString& name, QString* error);
 
@@ -88,5 +93,8 @@ double unitRoundoff(c10::ScalarType dtype);
 // range a rounding errs by up to this much, however small the value (float32 1.4e-45, float16
 // 6e-8, bfloat16 9.2e-41, float64 4.9e-324).
 double subnormalSpacing(c10::ScalarType dtype);
+
+// A floating dtype's largest finite value (torch.finfo(dtype).max): float16 65504, bfloat16 3.39e38.
+double largestFinite(c10::ScalarType dtype);
 
 }  // namespace graft::core::run

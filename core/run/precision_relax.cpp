@@ -8,12 +8,6 @@ namespace graft::core::run {
 
 namespace {
 
-QString nameOf(c10::ScalarType dtype) {
-  Precision p;
-  p.dtype = dtype;
-  return p.describe();
-}
-
 bool lowerOrSingle(c10::ScalarType t) { return t == c10::kHalf || t == c10::kBFloat16 || t == c10::kFloat; }
 
 // The dtypes a run at `runDtype` unifies: float16, bfloat16 and float32 (float64 left out:
@@ -42,7 +36,7 @@ std::set<c10::ScalarType> floatingDtypes(const torch::jit::Stack& stack, c10::Sc
 
 QString names(const std::set<c10::ScalarType>& dtypes) {
   QStringList out;
-  for (auto t : dtypes) out << nameOf(t);
+  for (auto t : dtypes) out << dtypeName(t);
   return out.join(QStringLiteral(" and "));
 }
 
@@ -81,14 +75,14 @@ QString relaxForPrecision(const QString& op, const Precision& precision, torch::
     if (!a.defined() || !a.is_floating_point() || !c10::isFloatingType(asserted) || a.scalar_type() == asserted)
       return {};
     stack[3] = c10::IValue();
-    return QStringLiteral("%1 assert relaxed for a %2 tensor").arg(nameOf(asserted), nameOf(a.scalar_type()));
+    return QStringLiteral("%1 assert relaxed for a %2 tensor").arg(dtypeName(asserted), dtypeName(a.scalar_type()));
   }
   const auto dtypes = floatingDtypes(stack, *precision.dtype);
   if (dtypes.size() < 2) return {};
   if (autocastLowersPrecision(op)) {
     const QString given = names(dtypes);
     for (auto& v : stack) v = castLower(v, *precision.dtype, device);
-    return QStringLiteral("inputs of %1 cast to %2, as autocast runs it").arg(given, nameOf(*precision.dtype));
+    return QStringLiteral("inputs of %1 cast to %2, as autocast runs it").arg(given, dtypeName(*precision.dtype));
   }
   if (retry) *retry = stack;
   return {};
@@ -104,7 +98,7 @@ QString unifyFloatingInputs(const QString& op, const Precision& precision, torch
       autocastKeepsFloat32(op) && *precision.dtype != c10::kDouble ? c10::kFloat : *precision.dtype;
   const QString given = names(dtypes);
   for (auto& v : stack) v = castLower(v, target, device);
-  return QStringLiteral("failed on inputs of %1: run again with them at %2").arg(given, nameOf(target));
+  return QStringLiteral("failed on inputs of %1: run again with them at %2").arg(given, dtypeName(target));
 }
 
 QString relaxedSummary(const QString& side, const QStringList& relaxed) {
