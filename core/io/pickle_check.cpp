@@ -48,14 +48,17 @@ bool knownWithoutArgument(unsigned char op) {
   return op == 0x81 || (op >= 0x85 && op <= 0x89) || (op >= 0x8f && op <= 0x94) || op == 0x97 || op == 0x98;
 }
 
-}  // namespace
-
-QString checkPickleLengths(const char* data, std::size_t size) {
+// Walks the opcodes up to STOP; collects each GLOBAL's "module.name" into `globals` when given,
+// and says in `stopped` whether the walk reached STOP past opcodes it knows.
+QString walkPickle(const char* data, std::size_t size, std::vector<std::string>* globals, bool* stopped) {
   std::size_t pos = 0;
   while (pos < size) {
     const unsigned char op = static_cast<unsigned char>(data[pos]);
     const std::size_t at = pos++;
-    if (op == '.') return {};  // STOP
+    if (op == '.') {  // STOP
+      if (stopped) *stopped = true;
+      return {};
+    }
     if (const int field = lengthField(op)) {
       if (size - pos < std::size_t(field))
         return QStringLiteral("the pickle ends inside the length at byte %1").arg(at);
@@ -82,16 +85,33 @@ QString checkPickleLengths(const char* data, std::size_t size) {
             .arg(size);
       pos += std::size_t(argument);
     } else if (argument == -1 || argument == -3) {
+      std::string name;
       for (int lines = argument == -1 ? 1 : 2; lines > 0; --lines) {
         const void* end = std::memchr(data + pos, '\n', size - pos);
         if (!end) return QStringLiteral("the pickle ends inside the opcode at byte %1").arg(at);
-        pos = std::size_t(static_cast<const char*>(end) - data) + 1;
+        const std::size_t next = std::size_t(static_cast<const char*>(end) - data) + 1;
+        if (op == 'c') name += (name.empty() ? "" : ".") + std::string(data + pos, next - 1 - pos);
+        pos = next;
       }
+      if (globals && op == 'c') globals->push_back(std::move(name));
     } else if (!knownWithoutArgument(op)) {
       return {};  // not an opcode this walk knows: libtorch's unpickler judges it
     }
   }
   return {};  // no STOP: libtorch reports the end of the archive itself
+}
+
+}  // namespace
+
+QString checkPickleLengths(const char* data, std::size_t size) {
+  return walkPickle(data, size, nullptr, nullptr);
+}
+
+std::optional<std::vector<std::string>> pickleGlobals(const char* data, std::size_t size) {
+  std::vector<std::string> globals;
+  bool stopped = false;
+  if (!walkPickle(data, size, &globals, &stopped).isEmpty() || !stopped) return std::nullopt;
+  return globals;
 }
 
 QString checkSourceRangePickle(const char* data, std::size_t size) {

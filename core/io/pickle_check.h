@@ -7,6 +7,9 @@
 #include <QtCore/QString>
 
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace graft::core::io {
 
@@ -14,6 +17,11 @@ namespace graft::core::io {
 // opcode's stated length runs past the end of `size` bytes or a LONG_BINPUT index exceeds `size`,
 // empty otherwise (also for an opcode it does not know: libtorch judges those).
 QString checkPickleLengths(const char* data, std::size_t size);
+
+// The "module.name" of every GLOBAL opcode up to STOP: the classes (and builtins) libtorch's
+// unpickler resolves, and so the classes whose __setstate__ it runs. None when the walk cannot
+// reach STOP through opcodes it knows (then what the pickle names is not known).
+std::optional<std::vector<std::string>> pickleGlobals(const char* data, std::size_t size);
 
 // A TorchScript archive's `.debug_pkl` record (the source ranges of a code file): libtorch reads
 // it only when it wants a source range, e.g. to word a compile error, and then trusts its indices

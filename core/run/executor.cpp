@@ -49,7 +49,7 @@ model::Diagnostic RunError::diagnostic(const QString& job) const {
 namespace {
 
 enum class StepKind { Op, Constant, GetAttr, ListConstruct, TupleConstruct, ListUnpack, TupleUnpack,
-                      DictConstruct, If, Loop, PassThrough, Uninitialized };
+                      DictConstruct, If, Loop, PassThrough, Uninitialized, Enter, Exit };
 
 // A failure inside a node, carried out of nested blocks to Executor::run.
 struct NodeFailure {
@@ -138,6 +138,7 @@ struct Executor::Plan {
     StepKind kind = StepKind::Op;
     torch::jit::Operation op{nullptr};
     std::shared_ptr<torch::jit::GraphFunction> fallback;  // nodes without an Operation
+    torch::jit::Function* method = nullptr;                // a `with` block's __enter__ or __exit__
     c10::IValue constant;
     std::vector<int> in, out;
     std::vector<int> freeAfter;  // top-level slots whose last use is this step
@@ -230,7 +231,14 @@ struct Executor::Plan {
       else if (k == prim::Loop) s.kind = StepKind::Loop;
       else if (k == prim::unchecked_cast) s.kind = StepKind::PassThrough;
       else if (k == prim::Uninitialized) s.kind = StepKind::Uninitialized;
-      else {
+      else if (k == prim::Enter || k == prim::Exit) {
+        // A `with` block: the interpreter pairs Enter and Exit on its own stack, so they cannot
+        // run as one-node graphs; the context's methods are called here, in the run's thread
+        // (grad mode, which torch.no_grad() sets, is per thread and restored after the run).
+        s.kind = k == prim::Enter ? StepKind::Enter : StepKind::Exit;
+        if (auto cls = n->input(0)->type()->cast<c10::ClassType>())
+          s.method = cls->findMethod(k == prim::Enter ? "__enter__" : "__exit__");
+      } else {
         s.kind = StepKind::Op;
         const auto* schema = n->maybeSchema();
         s.vararg = schema && schema->is_vararg();
@@ -509,6 +517,16 @@ struct Executor::Plan {
       }
       case StepKind::PassThrough: env[s.out[0]] = env[s.in[0]]; return;
       case StepKind::Uninitialized: env[s.out[0]] = c10::IValue(); return;
+      case StepKind::Enter:
+      case StepKind::Exit: {
+        if (!s.method) fail(s, "the object of this `with` block has no " +
+                                   std::string(s.kind == StepKind::Enter ? "__enter__" : "__exit__"));
+        torch::jit::Stack stack{env[s.in[0]]};
+        if (s.kind == StepKind::Exit) stack.insert(stack.end(), 3, c10::IValue());  // no exception: (None, None, None)
+        s.method->run(stack);
+        if (!s.out.empty()) env[s.out[0]] = stack.empty() ? c10::IValue() : stack.back();
+        return;
+      }
       case StepKind::Op: break;
     }
     NodeRecord rec{s.id, s.opName, s.modulePath, {}, 0};

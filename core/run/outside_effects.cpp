@@ -30,7 +30,12 @@ class Walker {
   void visit(const torch::jit::Node* n, const QString& within) {
     const QString op = QString::fromStdString(n->kind().toQualString());
     if (n->kind() == c10::prim::CallMethod) {
-      callMethod(n);
+      callMethod(n, n->s(c10::attr::name));
+      return;
+    }
+    // A `with` block calls its object's __enter__ and __exit__.
+    if (n->kind() == c10::prim::Enter || n->kind() == c10::prim::Exit) {
+      callMethod(n, n->kind() == c10::prim::Enter ? "__enter__" : "__exit__");
       return;
     }
     if (n->kind() == c10::prim::CallFunction) {
@@ -54,10 +59,9 @@ class Walker {
     effects.push_back(std::move(e));
   }
 
-  void callMethod(const torch::jit::Node* n) {
+  void callMethod(const torch::jit::Node* n, const std::string& name) {
     auto cls = n->input(0)->type()->cast<c10::ClassType>();
     if (!cls) return;
-    const std::string name = n->s(c10::attr::name);
     const QString qualified = QString::fromStdString(cls->name() ? cls->name()->qualifiedName() : std::string());
     // Methods of libtorch's own C++ classes (torch.classes.*): a process group reaches other processes.
     if (qualified.startsWith(QLatin1String("__torch__.torch.classes."))) {
