@@ -122,7 +122,13 @@ QString relaxedSummary(const QString& side, const QStringList& relaxed) {
   if (casts) autocastParts << QStringLiteral("%1 op%2 given mixed dtypes cast").arg(casts).arg(casts == 1 ? "" : "s");
   if (!autocastParts.isEmpty())
     parts << QStringLiteral("%1, the way autocast would").arg(autocastParts.join(QStringLiteral(", ")));
-  return QStringLiteral("%1: %2").arg(side, parts.join(QStringLiteral("; ")));
+  QString text = QStringLiteral("%1: %2").arg(side, parts.join(QStringLiteral("; ")));
+  // Stock model.half() raises on an op given mixed dtypes: the answer is then not about that model.
+  if (casts)
+    text += QStringLiteral(". Stock model.half() stops with a dtype error on %1, so this side is not the model under "
+                           "model.half() but the nearest run that completes")
+                .arg(casts == 1 ? QStringLiteral("that op") : QStringLiteral("those ops"));
+  return text;
 }
 
 }  // namespace graft::core::run
