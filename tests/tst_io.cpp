@@ -234,6 +234,50 @@ class TstIo : public QObject {
     QCOMPARE(f.readAll(), QByteArray("model"));
   }
 
+  // Outputs are written relative to their opened folder: a symbolic link put at the path while
+  // the bytes are written (after the policy was checked) is never written through, the temporary
+  // file goes, an existing file keeps its permissions, and a folder reached through a link works.
+  void atomicWriteNeverFollowsALink() {
+    QTemporaryDir dir;
+    const QString victim = dir.filePath(QStringLiteral("victim.txt")), out = dir.filePath(QStringLiteral("out.txt"));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("the user's own file\n");
+    v.close();
+    const QString why = io::streamAtomically(out, [&](std::ostream& s) {
+      s << "first half, ";
+      QVERIFY(QFile::link(victim, out));  // swapped in between the check and the commit
+      s << "second half";
+    });
+    QVERIFY2(why.contains(QLatin1String("link")), qPrintable(why));
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("the user's own file\n"));
+    v.close();
+    QVERIFY(QFileInfo(out).isSymLink());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::System).size(), 2);  // no temporary left
+    // A link at the path before the write is refused by the policy, the same way.
+    QVERIFY(io::writeAtomically(out, "through the link").contains(QLatin1String("symbolic link")));
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("the user's own file\n"));
+    v.close();
+
+    const QString kept = dir.filePath(QStringLiteral("kept.txt"));
+    QVERIFY(io::writeAtomically(kept, "old").isEmpty());
+    QVERIFY(::chmod(QFile::encodeName(kept).constData(), 0640) == 0);
+    QVERIFY(io::writeAtomically(kept, "new").isEmpty());
+    struct stat st {};
+    QVERIFY(::stat(QFile::encodeName(kept).constData(), &st) == 0);
+    QCOMPARE(int(st.st_mode & 07777), 0640);
+    QFile k(kept);
+    QVERIFY(k.open(QIODevice::ReadOnly));
+    QCOMPARE(k.readAll(), QByteArray("new"));
+
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("real")));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("real")), dir.filePath(QStringLiteral("linked"))));
+    QVERIFY(io::writeAtomically(dir.filePath(QStringLiteral("linked/a.txt")), "through a linked folder").isEmpty());
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("real/a.txt"))).isFile());
+  }
+
   // Saving a document never writes over the file it was opened from.
   void saveNeverOverwritesTheOpenedModel() {
     QTemporaryDir dir;

@@ -62,6 +62,9 @@ class TestSafety : public QObject {
     const auto records = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_damaged_records.py"),
                                                 {damaged_.path()});
     QVERIFY2(records.exitCode == 0, records.err.constData());
+    const auto bombs = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_size_bombs.py"), {dir_.path()});
+    QVERIFY2(bombs.exitCode == 0, bombs.err.constData());
     QFile sigmoid(damaged_.filePath(QStringLiteral("relu-to-sigmoid.rule")));
     QVERIFY(sigmoid.open(QIODevice::WriteOnly));
     sigmoid.write("id: relu-to-sigmoid\ntitle: relu to sigmoid\n[pattern]\ngraph(%x):\n  %y = aten::relu(%x)\n  return (%y)\n"
@@ -126,6 +129,57 @@ class TestSafety : public QObject {
   void deflateBombIsRefused() {
     const auto r = runCli({QStringLiteral("info"), dir_.filePath(QStringLiteral("bomb.pt2"))});
     checkRefused(r, QStringLiteral("deflate bomb"), QStringLiteral("inflate"));
+  }
+
+  // A model.json of 1,000,000 nodes (190 MB) is refused with the limit named, before Qt's JSON
+  // parser (which aborted at 5 GB) or the graph sees it.
+  void programSizeIsBounded() {
+    const Measured r = runMeasured({QStringLiteral("info"), dir_.filePath(QStringLiteral("many_nodes.pt2"))});
+    QCOMPARE(r.signal, 0);
+    QVERIFY2(r.exitCode == 2 && r.err.startsWith("graft-cli: error: "), r.err.constData());
+    QVERIFY2(r.err.contains("1,000,000 nodes") && r.err.contains("200,000"), r.err.constData());
+    QVERIFY2(r.peakKiB < 1500 * 1024, qPrintable(QString::number(r.peakKiB)));
+  }
+
+  // Zip directories that make one small file read as gigabytes: 10,000 code records pointing at
+  // one deflated 1 MiB record (took 114 s), the same as 10,000 copies, or one record listed
+  // 10,000 times. Each is refused at once, before the code scan reads any of them.
+  void sharedRecordsAreRefused_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("shared") << QStringLiteral("shared_code.pt") << QStringLiteral("inflate");
+    QTest::newRow("copies") << QStringLiteral("many_code.pt") << QStringLiteral("code records");
+    QTest::newRow("listed twice") << QStringLiteral("listed_twice.pt") << QStringLiteral("listed twice");
+  }
+  void sharedRecordsAreRefused() {
+    QFETCH(QString, file);
+    QFETCH(QString, mentions);
+    const Measured r = runMeasured({QStringLiteral("info"), dir_.filePath(file)});
+    QCOMPARE(r.signal, 0);
+    QVERIFY2(r.exitCode == 2 && QString::fromUtf8(r.err).contains(mentions), r.err.constData());
+    QVERIFY2(r.ms < 10000, qPrintable(QString::number(r.ms)));
+  }
+
+  // --threads beyond what the machine can run is a usage error, not libgomp running out of
+  // memory (exit 1, "outputs differ") or a model blamed for it.
+  void threadCountIsBounded_data() {
+    QTest::addColumn<QString>("threads");
+    QTest::addColumn<bool>("runs");
+    QTest::newRow("2") << QStringLiteral("2") << true;
+    QTest::newRow("5000") << QStringLiteral("5000") << false;
+    QTest::newRow("100000") << QStringLiteral("100000") << false;
+  }
+  void threadCountIsBounded() {
+    QFETCH(QString, threads);
+    QFETCH(bool, runs);
+    const auto r = runCli({QStringLiteral("compare"), QStringLiteral("--sample"), QStringLiteral("mlp"),
+                           QStringLiteral("--threads"), threads});
+    if (runs) {
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+    } else {
+      checkRefused(r, QStringLiteral("--threads ") + threads, QStringLiteral("--threads ") + threads);
+      QVERIFY2(r.err.contains("at most"), r.err.constData());
+    }
   }
 
   void futureSchemaIsRefused() {

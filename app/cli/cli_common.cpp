@@ -80,6 +80,14 @@ std::unique_ptr<core::model::Document> openModel(const QCommandLineParser& parse
                .arg(parser.value(QStringLiteral("threads"))));
       return nullptr;
     }
+    if (threads > core::run::maxThreads()) {
+      fail(QStringLiteral("--threads %1 is more than this machine can run: at most %2 (four per hardware thread, "
+                          "at least 256, at most 1024)")
+               .arg(threads)
+               .arg(core::run::maxThreads()),
+           QStringLiteral("Leave --threads out to use one per physical core (%1).").arg(core::run::physicalCores()));
+      return nullptr;
+    }
     core::run::useThreads(threads);
   }
   core::io::LoadOptions options;

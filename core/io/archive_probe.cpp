@@ -104,7 +104,7 @@ LoadError probeArchive(const QString& path) {
             QStringLiteral("The file was corrupted in transfer or written incompletely. Copy or save it again."), why);
       QString dirError;
       const auto directory = readZipDirectory(path, &dirError);
-      const QString bomb = directory ? checkInflation(*directory) : dirError;
+      const QString bomb = directory ? checkInflation(*directory, quint64(info.size())) : dirError;
       if (!bomb.isEmpty())
         return make(
             LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is refused: %2.").arg(name, bomb),

@@ -3,19 +3,20 @@
 #include <QtCore/QFileInfo>
 #include <QtCore/QSaveFile>
 
+#include "core/io/output_file.h"
+
 #include <streambuf>
 
 namespace graft::core::io {
 
 namespace {
-// A std::streambuf writing through a QSaveFile, with a small buffer. A failed write is remembered,
-// not passed up: libtorch's archive writer throws on a short write and then throws again from
-// its destructor, which ends the process. So the writer always finishes, and the save is then
-// abandoned.
-class SaveFileBuffer : public std::streambuf {
+// A std::streambuf writing through an OutputFile, with a small buffer. A failed write is
+// remembered, not passed up: libtorch's archive writer throws on a short write and then throws
+// again from its destructor, which ends the process. So the writer always finishes, and the save
+// is then abandoned.
+class OutputFileBuffer : public std::streambuf {
  public:
-  explicit SaveFileBuffer(QSaveFile& file) : file_(file) { setp(buffer_, buffer_ + sizeof(buffer_)); }
-  bool failed() const { return failed_; }
+  explicit OutputFileBuffer(OutputFile& file) : file_(file) { setp(buffer_, buffer_ + sizeof(buffer_)); }
   int sync() override {
     flushBuffer();
     return 0;
@@ -33,7 +34,7 @@ class SaveFileBuffer : public std::streambuf {
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     if (n >= std::streamsize(sizeof(buffer_))) {
       flushBuffer();
-      if (!failed_ && file_.write(s, n) != n) failed_ = true;
+      file_.write(s, n);
       return n;
     }
     return std::streambuf::xsputn(s, n);
@@ -42,12 +43,11 @@ class SaveFileBuffer : public std::streambuf {
  private:
   void flushBuffer() {
     const std::ptrdiff_t n = pptr() - pbase();
-    if (n > 0 && !failed_ && file_.write(pbase(), n) != n) failed_ = true;
+    if (n > 0) file_.write(pbase(), n);
     setp(buffer_, buffer_ + sizeof(buffer_));
   }
-  QSaveFile& file_;
+  OutputFile& file_;
   char buffer_[1 << 16];
-  bool failed_ = false;
 };
 }  // namespace
 
@@ -71,27 +71,23 @@ QString commitWhole(QSaveFile& file) {
 QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs) {
   if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
   ignoreFileSizeSignal();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return writeFailure(file);
-  return commitWhole(file);
+  OutputFile file(path);
+  if (const QString why = file.open(); !why.isEmpty()) return why;
+  file.write(bytes.constData(), bytes.size());
+  return file.commit();
 }
 
 QString streamAtomically(const QString& path, const std::function<void(std::ostream&)>& write,
                          const QStringList& inputs) {
   if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
   ignoreFileSizeSignal();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return writeFailure(file);
-  SaveFileBuffer buffer(file);
+  OutputFile file(path);
+  if (const QString why = file.open(); !why.isEmpty()) return why;
+  OutputFileBuffer buffer(file);
   std::ostream out(&buffer);
   write(out);
   out.flush();
-  if (buffer.failed() || !out) {
-    const QString why = writeFailure(file);
-    file.cancelWriting();
-    return why;
-  }
-  return commitWhole(file);
+  return file.commit();
 }
 
 }  // namespace graft::core::io

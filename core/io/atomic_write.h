@@ -1,5 +1,6 @@
 #pragma once
-// Writes a whole file through QSaveFile: the old content stays intact unless every byte landed.
+// Writes a whole file through an OutputFile (output_file.h): the old content stays intact unless
+// every byte landed, and nothing is written through a link put at the path after it was checked.
 // A path that exists and is not a regular file (a device such as /dev/full, a FIFO, a folder)
 // is refused: it would be replaced by a regular file.
 #include <QtCore/QByteArray>
@@ -23,7 +24,7 @@ QString writeFailure(const QFileDevice& file);
 // Returns why it failed (the save is then abandoned), empty on success.
 QString commitWhole(QSaveFile& file);
 
-// Returns an empty string on success, else why it failed (QSaveFile's error string). The output
+// Returns an empty string on success, else why it failed. The output
 // policy (file_policy.h) holds: `inputs` are never written over.
 QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs = {});
 

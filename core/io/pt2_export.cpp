@@ -2,6 +2,7 @@
 
 #include "core/io/atomic_write.h"
 #include "core/io/pt2_python_ops.h"
+#include "core/io/output_file.h"
 #include "core/io/pt2_schema.h"
 #include "core/model/fx_text.h"
 #include "core/model/op_symbols.h"
@@ -23,7 +24,6 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QRegularExpression>
-#include <QtCore/QSaveFile>
 #include <QtCore/QSet>
 
 #include <torch/csrc/jit/serialization/pickler.h>
@@ -1463,8 +1463,8 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
                   const std::function<void(caffe2::serialize::PyTorchStreamWriter&)>& carry) {
   if (const QString why = checkOutputPath(outPath); !why.isEmpty()) fail(why);
   ignoreFileSizeSignal();
-  QSaveFile file(outPath);
-  if (!file.open(QIODevice::WriteOnly)) fail(QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString()));
+  OutputFile file(outPath);
+  if (const QString why = file.open(); !why.isEmpty()) fail(why);
   // A short write is remembered, not reported to libtorch's writer: it would throw, then throw
   // again from its destructor and end the process. The save is abandoned after it finishes.
   bool writeFailed = false;
@@ -1473,7 +1473,7 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
     // No buffer: a record whose bytes are skipped (libtorch's file writer seeks over them).
     const QByteArray gap = buf ? QByteArray() : QByteArray(qsizetype(n), '\0');
     const char* bytes = buf ? static_cast<const char*>(buf) : gap.constData();
-    if (file.write(bytes, qint64(n)) != qint64(n)) writeFailed = true;
+    if (!file.write(bytes, qint64(n))) writeFailed = true;
     return n;
   });
   carry(writer);
@@ -1509,12 +1509,7 @@ void writeArchive(const QString& outPath, const QString& modelJson, const QStrin
     writer.writeRecord(kPt2ProvenanceRecord, record.constData(), size_t(record.size()));
   }
   writer.writeEndOfFile();
-  if (writeFailed) {
-    const QString why = writeFailure(file);
-    file.cancelWriting();
-    fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
-  }
-  if (const QString why = commitWhole(file); !why.isEmpty())
+  if (const QString why = file.commit(); !why.isEmpty())
     fail(QStringLiteral("cannot write %1: %2").arg(outPath, why));
 }
 

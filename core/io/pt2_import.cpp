@@ -2,6 +2,7 @@
 #include "core/io/pt2_export.h"
 
 #include "core/io/archive_probe.h"
+#include "core/io/pt2_limits.h"
 #include "core/io/pt2_python_ops.h"
 #include "core/io/pt2_schema.h"
 #include "core/io/pytree_spec.h"
@@ -57,6 +58,13 @@ struct Pt2Error : std::runtime_error {
 };
 
 [[noreturn]] void fail(const QString& what) { throw Pt2Error(what.toStdString()); }
+
+// A program past one of pt2_limits.h's bounds: refused before it is read, not damaged.
+struct Pt2TooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void refuse(const QString& why) { throw Pt2TooLarge(why.toStdString()); }
 
 using pt2::str;
 
@@ -156,7 +164,7 @@ class Importer {
     QString why;
     auto directory = readZipDirectory(path, &why);
     if (!directory) fail(QStringLiteral("the archive is damaged: %1").arg(why));
-    if (const QString bomb = checkInflation(*directory); !bomb.isEmpty())
+    if (const QString bomb = checkInflation(*directory, quint64(QFileInfo(path).size())); !bomb.isEmpty())
       fail(QStringLiteral("the archive is refused: %1").arg(bomb));
     zip_ = std::move(*directory);
   }
@@ -294,13 +302,19 @@ class Importer {
 
   QByteArray record(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) fail(QStringLiteral("the archive lacks %1").arg(name));
+    if (name.endsWith(QLatin1String(".json")))
+      if (const ZipEntry* entry = findRecord(zip_, name))
+        if (const QString why = pt2::checkJsonSize(name, entry->size); !why.isEmpty()) refuse(why);
     auto [data, size] = reader_.getRecord(name.toStdString());
     return QByteArray(static_cast<const char*>(data.get()), static_cast<qsizetype>(size));
   }
 
   QJsonObject readJson(const QString& name) {
     QJsonParseError error{};
-    const auto doc = QJsonDocument::fromJson(record(name), &error);
+    const QByteArray text = record(name);
+    // Counted in the text, before Qt's parser holds several times it.
+    if (const QString why = pt2::checkNodeCount(pt2::countNodesIn(text)); !why.isEmpty()) refuse(why);
+    const auto doc = QJsonDocument::fromJson(text, &error);
     if (error.error != QJsonParseError::NoError) fail(QStringLiteral("%1: %2").arg(name, error.errorString()));
     return doc.object();
   }
@@ -577,6 +591,8 @@ class Importer {
   }
 
   void addNode(const QJsonObject& n) {
+    // Subgraphs are inlined at each call, so the nodes built can outnumber those in the text.
+    if (++nodesBuilt_ > pt2::kMaxProgramNodes) refuse(pt2::checkNodeCount(nodesBuilt_));
     const QString target = n.value(QLatin1String("target")).toString();
     if (target == QLatin1String("torch.ops.higher_order.cond")) return addCond(n);
     if (target == QLatin1String("torch.ops.higher_order.wrap_with_set_grad_enabled") ||
@@ -1066,6 +1082,7 @@ class Importer {
   std::vector<AutocastRegion> autocast_;  // the autocast regions around the node being imported
   std::vector<ShownRegion> regions_;      // the inlined regions around the node being imported, outermost first
   QHash<QString, int> regionNames_;       // region names given so far, by their module's path
+  qsizetype nodesBuilt_ = 0;              // nodes built so far, subgraphs counted at each call
 };
 
 }  // namespace
@@ -1107,6 +1124,14 @@ Pt2Import importPt2(const QString& path) {
     else
       result.error = {LoadErrorKind::Other,
                       QStringLiteral("%1 is a torch.export program Graft cannot read yet.").arg(name), what, what};
+  } catch (const Pt2TooLarge& e) {
+    const QString why = QString::fromStdString(e.what());
+    result.error = {LoadErrorKind::Other, QStringLiteral("%1 is refused: %2.").arg(name, why), pt2::limitHint(), why};
+  } catch (const std::bad_alloc&) {
+    result.error = {LoadErrorKind::Other,
+                    QStringLiteral("%1 needs more memory to read than this machine has.").arg(name),
+                    QStringLiteral("Close other programs, or export a smaller part of the model."),
+                    QStringLiteral("std::bad_alloc")};
   } catch (const c10::Error& e) {
     result.error = {LoadErrorKind::TruncatedArchive, QStringLiteral("%1 is a damaged torch.export archive.").arg(name),
                     QStringLiteral("Save the program again with torch.export.save."),

@@ -3,6 +3,9 @@
 #include <QtCore/QFile>
 #include <QtCore/QStringList>
 
+#include <algorithm>
+#include <vector>
+
 namespace graft::core::io {
 
 namespace {
@@ -80,18 +83,48 @@ std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QS
     }
     if (entry.localHeaderOffset + entry.compressedSize > quint64(size))
       return fail(QStringLiteral("record %1 reaches past the end of the file").arg(name));
+    if (out.contains(name)) return fail(QStringLiteral("record %1 is listed twice").arg(name));
     out.insert(name, entry);
     at += 46 + nameLen + extraLen + commentLen;
   }
   return out;
 }
 
-QString checkInflation(const QHash<QString, ZipEntry>& entries) {
+namespace {
+// A crafted directory can point many entries at one record (or into another's bytes), so each
+// passes alone while reading them all inflates it over and over. Every record has its own local
+// header of at least 30 bytes before its data.
+QString checkOverlap(const QHash<QString, ZipEntry>& entries) {
+  std::vector<std::pair<quint64, QString>> byOffset;
+  byOffset.reserve(size_t(entries.size()));
+  for (auto it = entries.constBegin(); it != entries.constEnd(); ++it)
+    byOffset.emplace_back(it.value().localHeaderOffset, it.key());
+  std::sort(byOffset.begin(), byOffset.end());
+  for (size_t i = 1; i < byOffset.size(); ++i) {
+    const ZipEntry& before = entries[byOffset[i - 1].second];
+    if (before.localHeaderOffset + 30 + before.compressedSize > byOffset[i].first)
+      return QStringLiteral("records %1 and %2 share bytes in the file (a crafted zip directory)")
+          .arg(byOffset[i - 1].second, byOffset[i].second);
+  }
+  return {};
+}
+
+bool isCode(const QString& name) {
+  const qsizetype slash = name.indexOf(QLatin1Char('/'));
+  return slash >= 0 && QStringView(name).mid(slash + 1).startsWith(QLatin1String("code/")) &&
+         name.endsWith(QLatin1String(".py"));
+}
+}  // namespace
+
+QString checkInflation(const QHash<QString, ZipEntry>& entries, quint64 fileSize) {
   QStringList names = entries.keys();
   names.sort();  // by name, so an archive with several bad records is always refused for the same one
-  quint64 inflated = 0;
+  quint64 inflated = 0, code = 0;
+  const quint64 allowed = std::min(kMaxInflatedTotal, std::max(kMinInflatedAllowance, fileSize * kMaxInflationRatio));
   for (const QString& name : names) {
     const ZipEntry e = entries.value(name);
+    if (isCode(name) && (code += e.size) > kMaxCodeBytes)
+      return QStringLiteral("its code records hold over %1 MiB, the most Graft reads").arg(kMaxCodeBytes >> 20);
     if (e.method == 0) {
       if (e.size != e.compressedSize)
         return QStringLiteral("stored record %1 claims %2 bytes but holds %3")
@@ -104,11 +137,12 @@ QString checkInflation(const QHash<QString, ZipEntry>& entries) {
       return QStringLiteral("record %1 would inflate %2 bytes to %3 (over %4×, the most Graft inflates)")
           .arg(name).arg(e.compressedSize).arg(e.size).arg(kMaxInflationRatio);
     inflated += e.size;
-    if (inflated > kMaxInflatedTotal)
-      return QStringLiteral("its compressed records would inflate to over %1 GiB, the most Graft inflates")
-          .arg(kMaxInflatedTotal >> 30);
+    if (inflated > allowed)
+      return QStringLiteral("its compressed records would inflate to over %1 MiB, the most Graft inflates from a "
+                            "file of this size")
+          .arg(allowed >> 20);
   }
-  return {};
+  return checkOverlap(entries);
 }
 
 const ZipEntry* findRecord(const QHash<QString, ZipEntry>& entries, const QString& record) {

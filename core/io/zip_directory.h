@@ -18,16 +18,22 @@ struct ZipEntry {
 };
 
 // Entries by name as the archive spells them ("archive/data/weights/weight_0"); nullopt with
-// `error` set when the directory cannot be read.
+// `error` set when the directory cannot be read or names a record twice (libtorch would read the
+// first under each of them).
 std::optional<QHash<QString, ZipEntry>> readZipDirectory(const QString& path, QString* error);
 
-// Bounds on what compressed records may inflate to, so a file of size S cannot make Graft (or
-// libtorch, which allocates a record's stated size) hold 1000×S: a compressed record larger than
-// 1 MiB may inflate at most 100×, and all compressed records together to at most 32 GiB.
+// Bounds on what records may inflate to, so a file of size S cannot make Graft (or libtorch, which
+// allocates a record's stated size) hold 1000×S or read far more than S: a compressed record larger
+// than 1 MiB may inflate at most 100×; all compressed records together at most 100× the file (or
+// 64 MiB for a small file), and 32 GiB; the code records (`code/*.py`, which the code scan reads
+// whole) together at most 256 MiB. No two records may share bytes, as a crafted directory's can.
 inline constexpr quint64 kMaxInflationRatio = 100;
+inline constexpr quint64 kMinInflatedAllowance = quint64(64) << 20;
 inline constexpr quint64 kMaxInflatedTotal = quint64(32) << 30;
+inline constexpr quint64 kMaxCodeBytes = quint64(256) << 20;
 // Empty when every record keeps to those bounds (and a stored record's sizes agree), else why not.
-QString checkInflation(const QHash<QString, ZipEntry>& entries);
+// `fileSize`: the archive's size in bytes.
+QString checkInflation(const QHash<QString, ZipEntry>& entries, quint64 fileSize);
 
 // The entry whose name is `record` below the archive's top folder (how PyTorchStreamReader names
 // records), or nullptr.

@@ -31,8 +31,13 @@ int physicalCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+int maxThreads() {
+  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp(4 * hardware, 256, 1024);
+}
+
 int useThreads(int n) {
-  const int count = n > 0 ? n : physicalCores();
+  const int count = n > 0 ? std::min(n, maxThreads()) : physicalCores();
   at::set_num_threads(count);
   g_configured = true;
   return at::get_num_threads();
