@@ -15,6 +15,7 @@
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
 #include "ui/ir_view.h"
+#include "ui/document/abandonable.h"
 #include "ui/document/document_controller.h"
 #include "ui/main_window.h"
 #include "ui/module_tree.h"
@@ -27,6 +28,7 @@
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
 #include <QtWidgets/QMessageBox>
+#include <QtWidgets/QProgressDialog>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QStatusBar>
 #include <QtWidgets/QTableWidget>
@@ -75,6 +77,64 @@ class TstMainWindow : public QObject {
     QCOMPARE(w.controller()->document(), before);  // nothing lost
     box->close();
   }
+  // A program past the reader's limits (1,000,000 nodes) gets the error box naming the limit,
+  // and the window goes on (it once crashed in Qt's JSON parser).
+  void oversizedProgramIsAnError() {
+    QTemporaryDir dir;
+    const auto made = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") +
+                                                 QStringLiteral("/tests/python/make_size_bombs.py"),
+                                             {dir.path(), QStringLiteral("many_nodes.pt2")});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    MainWindow w;
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    QVERIFY(!w.openFile(dir.filePath(QStringLiteral("many_nodes.pt2"))));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.front().front().toString().contains(QStringLiteral("200,000")),
+             qPrintable(failed.front().front().toString()));
+    auto* box = w.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+    QVERIFY(box);
+    box->close();
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+  }
+
+  // An open that takes long offers Cancel: the window is usable at once and says so, while the
+  // abandoned load runs to its end on its own thread and is dropped there.
+  void slowOpenCanBeCancelled() {
+    QTemporaryDir dir;
+    const auto made = graft::test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") +
+                                                 QStringLiteral("/tests/python/make_slow_open.py"),
+                                             {dir.path()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("mlp")));
+    const auto* before = w.controller()->document();
+    QSignalSpy cancelled(w.controller(), &graft::ui::DocumentController::loadCancelled);
+    QElapsedTimer timer;
+    timer.start();
+    QTimer::singleShot(2000, w.controller(), [&] {
+      // The dialog with Cancel is up by now; its Cancel abandons the open.
+      auto* dialog = w.findChild<QProgressDialog*>();
+      QVERIFY(dialog && dialog->isVisible());
+      auto* cancel = dialog->findChild<QPushButton*>();
+      QVERIFY(cancel && cancel->text() == QStringLiteral("Cancel"));
+      cancel->click();
+    });
+    // Trusted, so its __setstate__ (a count to 100 million, many seconds) runs while it loads.
+    QVERIFY(!w.controller()->openFile(dir.filePath(QStringLiteral("slow_open.pt")), true, true));
+    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(cancelled.count(), 1);
+    QVERIFY(!w.controller()->busy());
+    QCOMPARE(w.controller()->document(), before);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("cancelled")),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(graft::ui::abandonedWorkRunning() == 1);
+    QVERIFY(w.openSample(QStringLiteral("cnn")));  // usable while the load runs on
+    const auto* cnn = w.controller()->document();
+    QTRY_VERIFY_WITH_TIMEOUT(graft::ui::abandonedWorkRunning() == 0, 120000);
+    QCOMPARE(w.controller()->document(), cnn);  // the dropped result replaced nothing
+  }
+
   void selectionSyncsTreeAndIr() {
     MainWindow w;
     w.show();

@@ -5,6 +5,7 @@
 #include "core/io/save.h"
 #include "core/model/document.h"
 #include "core/run/outside_effects.h"
+#include "ui/document/abandonable.h"
 #include "ui/document/off_thread.h"
 #include "ui/error_dialog.h"
 #include "ui/recent_files.h"
@@ -96,15 +97,28 @@ bool DocumentController::openLoaded(const QString& what, const QString& reportAs
                                     const std::function<bool()>& retryTrusted) {
   if (busy() || !mayDropDocument()) return false;
   setBusy(what);
-  auto result = runOffGuiThread([load] {
-    return core::model::guarded([&] { return adopted(load()); }, [](const QString& error) {
-      core::io::LoadResult failed;
-      failed.error.kind = core::io::LoadErrorKind::Other;
-      failed.error.headline = error;
-      return failed;
-    });
-  });
+  cancelOpen_ = false;
+  // Abandonable: a load that hangs (a loop inside libtorch) must not hold the window forever.
+  auto loaded = runAbandonable(
+      window_, what,
+      [load] {
+        return core::model::guarded([&] { return load(); }, [](const QString& error) {
+          core::io::LoadResult failed;
+          failed.error.kind = core::io::LoadErrorKind::Other;
+          failed.error.headline = error;
+          return failed;
+        });
+      },
+      [](core::io::LoadResult& result) { result = adopted(std::move(result)); }, cancelOpen_);
   setBusy({});
+  if (!loaded) {
+    QString task = what;
+    if (task.endsWith(QChar(0x2026))) task.chop(1);  // "Opening x.pt…"
+    Q_EMIT message(tr("%1 cancelled: nothing was opened.").arg(task), 0);
+    Q_EMIT loadCancelled();
+    return false;
+  }
+  auto result = std::move(*loaded);
   if (!result.ok() && retryTrusted && result.error.kind == core::io::LoadErrorKind::RunsCodeOnLoad &&
       askTrust(result.error.headline + QLatin1Char('\n') + result.error.details))
     return retryTrusted();

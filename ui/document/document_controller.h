@@ -16,6 +16,7 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QObject>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <unordered_set>
@@ -47,6 +48,9 @@ class DocumentController : public QObject {
   // False when there is nothing to trust or the answer is no.
   bool trustSource();
   bool openSample(const QString& name, bool freeze = true);
+  // Abandons the open under way (the dialog's Cancel): the window is usable at once, the open
+  // returns false, and the loader runs on detached until it ends (ui/document/abandonable.h).
+  void cancelOpen() { cancelOpen_ = true; }
   // File > Close: asks, then drops the document (documentChanged(nullptr)). False when cancelled.
   bool close();
   // Before the document is dropped (quit, close, open another): true when it may go.
@@ -101,6 +105,7 @@ class DocumentController : public QObject {
   void modifiedChanged(bool modified);
   void diagnosticsReported(const core::model::Diagnostics& diagnostics);
   void loadFailed(const QString& headline);
+  void loadCancelled();
   // A line for the status bar (timeout 0: until replaced).
   void message(const QString& text, int timeoutMs);
   // What runs off the GUI thread now ("Opening resnet50.pt…"); empty when idle.
@@ -127,6 +132,7 @@ class DocumentController : public QObject {
   core::document::DocumentService service_;
   QString busy_;
   bool keepJournal_ = false;   // close without marking the journal closed
+  std::atomic<bool> cancelOpen_{false};
   UnsavedPrompt unsavedPrompt_;
   std::function<bool(const QString&)> overwritePrompt_;
   std::function<bool(const QString&)> trustPrompt_;
