@@ -1,5 +1,6 @@
 // graft-cli: Graft's jobs from the shell, with JSON output and meaningful exit codes.
 #include "app/cli/commands.h"
+#include "app/cli/model_output.h"
 #include "app/cli/watchdog.h"
 #include "core/io/file_policy.h"
 #include "core/model/job_guard.h"
@@ -46,6 +47,8 @@ QString jobOf(const QString& command) {
 int main(int argc, char** argv) {
   // A file size limit (`ulimit -f`) makes a write fail with a message, not kill the process.
   graft::core::io::ignoreFileSizeSignal();
+  // A model's prints go to stderr, bounded: stdout carries graft-cli's own answer only.
+  captureModelOutput();
   // `layout` and `report` paint (SVG/PNG) and so need a GUI application; a shell tool never needs a screen.
   const bool paints = argc > 1 && (std::strcmp(argv[1], "layout") == 0 || std::strcmp(argv[1], "report") == 0);
   if (paints) qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -1,5 +1,7 @@
 #include "core/remote/agent_connection.h"
 
+#include "core/remote/host_text.h"
+#include "core/remote/reply_limits.h"
 #include "core/remote/ssh_command.h"
 
 #include <QtCore/QCryptographicHash>
@@ -7,6 +9,10 @@
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
 #include <algorithm>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 // The agent travels inside Graft (core/CMakeLists.txt adds python/graft/agent.py as a resource).
 static void initAgentResource() { Q_INIT_RESOURCE(graft_agent); }
@@ -23,7 +29,7 @@ constexpr qint64 kProgressMinimum = 1 << 20;  // smaller payloads go without pro
 QString lastLine(const QByteArray& text) {
   const QList<QByteArray> lines = text.trimmed().split('\n');
   for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-    if (!it->trimmed().isEmpty()) return QString::fromUtf8(it->trimmed()).left(300);
+    if (!it->trimmed().isEmpty()) return hostText(it->trimmed(), 300);
   return {};
 }
 }  // namespace
@@ -51,13 +57,65 @@ AgentConnection::AgentConnection(RemoteDevice device, Progress progress, const s
     : device_(std::move(device)), progress_(std::move(progress)), cancel_(cancel) {}
 
 AgentConnection::~AgentConnection() {
-  if (!process_ || process_->state() == QProcess::NotRunning) return;
-  process_->write("{\"op\":\"bye\",\"bytes\":0}\n");
+  // Never throws, even while an exception unwinds through the job: a throw here would abort.
+  try {
+    if (process_ && process_->state() != QProcess::NotRunning) {
+      process_->write("{\"op\":\"bye\",\"bytes\":0}\n");
+      end(3000);
+    }
+  } catch (...) {
+  }
+  try {
+    process_.reset();
+  } catch (...) {
+  }
+  if (stderrFd_ >= 0) ::close(stderrFd_);
+}
+
+void AgentConnection::end(int graceMs) {
+  // Closing stdin ends the agent and its process group (python/graft/agent.py); what the host
+  // still sends is dropped as it comes, so nothing piles up while we wait.
   process_->closeWriteChannel();
-  if (!process_->waitForFinished(3000)) {
+  process_->closeReadChannel(QProcess::StandardOutput);
+  if (!process_->waitForFinished(graceMs)) {
     process_->kill();
     process_->waitForFinished(1000);
   }
+}
+
+bool AgentConnection::cancelled(const QString& what, QString* error) {
+  if (!cancel_ || !cancel_->load()) return false;
+  end(2000);
+  *error = device_.host + QStringLiteral(": cancelled during ") + what;
+  return true;
+}
+
+bool AgentConnection::drainStderr() {
+  if (stderrFd_ < 0) return false;
+  bool got = false;
+  // At most 16 MiB a call (then stdout's turn), the last kStderrKept bytes kept: a host that
+  // floods its stderr waits on the pipe instead of filling our memory.
+  char chunk[1 << 16];
+  for (int i = 0; i < 256; ++i) {
+    const ssize_t n = ::read(stderrFd_, chunk, sizeof chunk);
+    if (n <= 0) {
+      if (n == 0) {  // the host's end closed
+        ::close(stderrFd_);
+        stderrFd_ = -1;
+      }
+      return got;
+    }
+    got = true;
+    stderr_.append(chunk, n);
+    if (stderr_.size() > kStderrKept) stderr_ = stderr_.right(kStderrKept);
+  }
+  return got;
+}
+
+bool AgentConnection::tooLarge(const QString& what, const QString& why, QString* error) {
+  *error = device_.host + QStringLiteral(": reply too large during %1: %2").arg(what, why);
+  end(1000);
+  return false;
 }
 
 void AgentConnection::say(const QString& line) const {
@@ -66,13 +124,13 @@ void AgentConnection::say(const QString& line) const {
 
 QString AgentConnection::deviceLabel() const {
   QString label = device_.host + QLatin1Char(':') + device_.device;
-  const QString name = hello_.value(QStringLiteral("device_name")).toString();
+  const QString name = hostText(hello_.value(QStringLiteral("device_name")).toString(), 120);
   if (!name.isEmpty()) label += QStringLiteral(", ") + name;
-  return label + QStringLiteral(", torch ") + hello_.value(QStringLiteral("torch")).toString();
+  return label + QStringLiteral(", torch ") + hostText(hello_.value(QStringLiteral("torch")).toString(), 60);
 }
 
 QString AgentConnection::endedMessage(const QString& what) {
-  stderr_ += process_->readAllStandardError();
+  for (int i = 0; i < 4 && stderrFd_ >= 0; ++i) drainStderr();
   const QString tail = lastLine(stderr_);
   const int code = process_->exitCode();
   const QString host = device_.host + QStringLiteral(": ");
@@ -100,50 +158,78 @@ QString AgentConnection::endedMessage(const QString& what) {
 
 bool AgentConnection::waitForData(const QString& what, QString* error) {
   for (;;) {
-    if (cancel_ && cancel_->load()) {
-      process_->kill();
-      process_->waitForFinished(1000);
-      *error = device_.host + QStringLiteral(": cancelled during ") + what;
-      return false;
-    }
+    if (cancelled(what, error)) return false;
+    // While the host writes to stderr, its pipe is read again soon, so a chatty host is not slowed.
+    const int waitMs = drainStderr() ? 1 : 50;
     if (process_->state() == QProcess::NotRunning) {
       const QByteArray rest = process_->readAllStandardOutput();
-      if (!rest.isEmpty()) {
-        buffer_ += rest;
-        received_ += rest.size();
-        return true;
-      }
+      if (!rest.isEmpty()) return take(rest, what, error);
       *error = endedMessage(what);
       return false;
     }
-    if (process_->waitForReadyRead(100) || process_->bytesAvailable() > 0) {
+    if (process_->waitForReadyRead(waitMs) || process_->bytesAvailable() > 0) {
       const QByteArray chunk = process_->readAllStandardOutput();
-      stderr_ += process_->readAllStandardError();
-      if (stderr_.size() > (1 << 16)) stderr_ = stderr_.right(1 << 15);
       if (chunk.isEmpty()) continue;
-      buffer_ += chunk;
-      received_ += chunk.size();
-      return true;
+      return take(chunk, what, error);
     }
   }
 }
 
+bool AgentConnection::take(const QByteArray& chunk, const QString& what, QString* error) {
+  received_ += chunk.size();
+  if (buffer_.size() > allowed_ - chunk.size())
+    return tooLarge(what, QStringLiteral("more than %1 unasked for").arg(byteCount(allowed_)), error);
+  try {
+    buffer_ += chunk;
+  } catch (const std::bad_alloc&) {
+    return tooLarge(what, QStringLiteral("%1 do not fit in memory").arg(byteCount(buffer_.size() + chunk.size())), error);
+  }
+  return true;
+}
+
 std::optional<QByteArray> AgentConnection::readLine(const QString& what, QString* error) {
+  qsizetype searched = 0;
   for (;;) {
-    if (const qsizetype nl = buffer_.indexOf('\n'); nl >= 0) {
+    if (const qsizetype nl = buffer_.indexOf('\n', searched); nl >= 0) {
       QByteArray line = buffer_.left(nl);
       buffer_.remove(0, nl + 1);
       return line;
+    }
+    searched = buffer_.size();
+    if (buffer_.size() > kMaxHeaderLine) {
+      tooLarge(what, QStringLiteral("a header line longer than %1").arg(byteCount(kMaxHeaderLine)), error);
+      return std::nullopt;
     }
     if (!waitForData(what, error)) return std::nullopt;
   }
 }
 
 std::optional<QByteArray> AgentConnection::readExactly(qint64 size, const QString& what, QString* error) {
+  // The caller checked `size` against what the request can produce; room for it is made once, and
+  // a failure to find it is an error, not an abort.
+  const qint64 saved = allowed_;
+  allowed_ = size + kMaxHeaderLine;
+  try {
+    buffer_.reserve(size + (1 << 16));
+  } catch (const std::bad_alloc&) {
+    allowed_ = saved;
+    tooLarge(what, QStringLiteral("%1 do not fit in memory").arg(byteCount(size)), error);
+    return std::nullopt;
+  }
   while (buffer_.size() < size)
-    if (!waitForData(what, error)) return std::nullopt;
-  QByteArray out = buffer_.left(size);
-  buffer_.remove(0, size);
+    if (!waitForData(what, error)) {
+      allowed_ = saved;
+      return std::nullopt;
+    }
+  allowed_ = saved;
+  QByteArray out;
+  if (buffer_.size() == size) {
+    out = std::move(buffer_);
+    buffer_ = QByteArray();
+  } else {
+    out = buffer_.left(size);
+    buffer_.remove(0, size);
+  }
   return out;
 }
 
@@ -166,13 +252,11 @@ bool AgentConnection::write(const QByteArray& bytes, const QString& what, QStrin
       sent_ += n;
       continue;
     }
-    if (cancel_ && cancel_->load()) {
-      process_->kill();
-      process_->waitForFinished(1000);
-      *error = device_.host + QStringLiteral(": cancelled during ") + what;
-      return false;
-    }
+    if (cancelled(what, error)) return false;
     process_->waitForBytesWritten(100);
+    // An early answer (or a flood) is taken as it comes, bounded, not left to pile up in QProcess.
+    drainStderr();
+    if (process_->bytesAvailable() > 0 && !take(process_->readAllStandardOutput(), what, error)) return false;
     const qint64 done = offset - process_->bytesToWrite();
     if (size >= kProgressMinimum && done < size && (done >= nextSay || sinceSaid.elapsed() >= 2000)) {
       const qint64 perSecond = done * 1000 / std::max<qint64>(1, started.elapsed());
@@ -189,8 +273,22 @@ void AgentConnection::start() {
   const SshCommand command = sshCommand(device_, agentSha256());
   process_ = std::make_unique<QProcess>();
   process_->setProcessChannelMode(QProcess::SeparateChannels);
+  // The host's stderr comes through a pipe of our own, read a bounded amount at a time (QProcess
+  // would buffer all of it), and ssh ends with this process (a --timeout, a crash).
+  int fds[2];
+  const int writeEnd = ::pipe2(fds, O_CLOEXEC) == 0 ? fds[1] : -1;
+  if (writeEnd >= 0) {
+    stderrFd_ = fds[0];
+    ::fcntl(stderrFd_, F_SETFL, ::fcntl(stderrFd_, F_GETFL) | O_NONBLOCK);
+    ::fcntl(stderrFd_, F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for a chatty host; best effort
+  }
+  process_->setChildProcessModifier([writeEnd] {
+    if (writeEnd >= 0) ::dup2(writeEnd, STDERR_FILENO);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  });
   say(QStringLiteral("connecting (%1)").arg(command.describe()));
   process_->start(command.program, command.arguments);
+  if (writeEnd >= 0) ::close(writeEnd);
 }
 
 bool AgentConnection::open(const QJsonObject& hello, QString* error) {
@@ -218,7 +316,7 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
     }
     if (skipped >= kMaxLinesBeforeAgent) {
       *error = device_.host + QStringLiteral(": the agent did not start: the host's shell printed '%1'")
-                                  .arg(QString::fromUtf8(line->left(200)));
+                                  .arg(hostText(*line, 200));
       return false;
     }
   }
@@ -231,8 +329,8 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
   hello_ = reply->header;
   say(QStringLiteral("agent ready: pid %1, %2, Python %3 (%4)")
           .arg(hello_.value(QStringLiteral("pid")).toInt())
-          .arg(deviceLabel(), hello_.value(QStringLiteral("python_version")).toString(),
-               hello_.value(QStringLiteral("python")).toString()));
+          .arg(deviceLabel(), hostText(hello_.value(QStringLiteral("python_version")).toString(), 40),
+               hostText(hello_.value(QStringLiteral("python")).toString(), 200)));
   return true;
 }
 
@@ -249,23 +347,35 @@ std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QBy
     const QJsonDocument doc = QJsonDocument::fromJson(*line, &parseError);
     if (!doc.isObject()) {
       *error = device_.host + QStringLiteral(": the agent sent something unreadable during %1: %2")
-                                  .arg(what, QString::fromUtf8(line->left(200)));
+                                  .arg(what, hostText(*line, 200));
       return std::nullopt;
     }
     AgentReply reply{doc.object(), {}};
-    const qint64 size = reply.header.value(QStringLiteral("bytes")).toInteger();
+    const QJsonValue announced = reply.header.value(QStringLiteral("bytes"));
+    const qint64 size = announced.toInteger(-1);
+    if (size < 0 && !announced.isUndefined()) {
+      *error = device_.host + QStringLiteral(": the agent sent something unreadable during %1: a size of %2")
+                                  .arg(what, hostText(announced.toVariant().toString(), 40));
+      return std::nullopt;
+    }
+    if (const qint64 limit = replyLimit(header); size > limit) {
+      tooLarge(what, QStringLiteral("%1 announced, at most %2 can come back").arg(byteCount(size), byteCount(limit)),
+               error);
+      return std::nullopt;
+    }
     if (size > 0) {
       auto bytes = readExactly(size, what, error);
       if (!bytes) return std::nullopt;
       reply.payload = std::move(*bytes);
     }
     if (reply.header.contains(QStringLiteral("progress"))) {
-      say(what + QStringLiteral(": ") + reply.header.value(QStringLiteral("progress")).toString());
+      say(what + QStringLiteral(": ") + hostText(reply.header.value(QStringLiteral("progress")).toString(), 200));
       continue;
     }
+    showModelOutput(reply.header.value(QStringLiteral("model_output")).toString());
     if (!reply.header.value(QStringLiteral("ok")).toBool()) {
       const QString kind = reply.header.value(QStringLiteral("kind")).toString();
-      QString message = reply.header.value(QStringLiteral("message")).toString();
+      QString message = hostText(reply.header.value(QStringLiteral("message")).toString());
       if (kind == QLatin1String("oom"))
         message = QStringLiteral("out of memory on %1: %2").arg(device_.device, message);
       *error = device_.host + QStringLiteral(": ") + message;
@@ -273,6 +383,16 @@ std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QBy
     }
     return reply;
   }
+}
+
+void AgentConnection::showModelOutput(const QString& text) const {
+  if (text.isEmpty()) return;
+  // What the model printed on the host (captured there, never on the wire as protocol): a few lines.
+  constexpr int kLines = 20;
+  const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  for (int i = 0; i < std::min<qsizetype>(kLines, lines.size()); ++i)
+    say(QStringLiteral("the model printed: ") + hostText(lines[i], 300));
+  if (lines.size() > kLines) say(QStringLiteral("the model printed %1 more lines").arg(lines.size() - kLines));
 }
 
 }  // namespace graft::core::remote

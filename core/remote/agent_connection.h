@@ -30,7 +30,7 @@ class AgentConnection {
  public:
   using Progress = std::function<void(const QString& line)>;  // "gpu-box: sending the model (44.7 MB)"
   AgentConnection(RemoteDevice device, Progress progress = {}, const std::atomic<bool>* cancel = nullptr);
-  ~AgentConnection();  // says bye and ends the agent
+  ~AgentConnection() noexcept;  // says bye and ends the agent; never throws
   AgentConnection(const AgentConnection&) = delete;
   AgentConnection& operator=(const AgentConnection&) = delete;
 
@@ -42,8 +42,10 @@ class AgentConnection {
   // returns false with `error` naming the host and the cause.
   bool open(const QJsonObject& hello, QString* error);
 
-  // One request and its reply; "progress" messages on the way go to the progress callback.
-  // A reply with "ok": false becomes `error` ("HOST: <message>"), as does a dropped connection.
+  // One request and its reply; "progress" messages on the way go to the progress callback, and
+  // what the model printed on the host ("model_output") too, as escaped text.
+  // A reply with "ok": false becomes `error` ("HOST: <message>"), as does a dropped connection,
+  // and a reply past the bounds of reply_limits.h ("HOST: reply too large ...").
   std::optional<AgentReply> request(QJsonObject header, const QByteArray& payload, const QString& what, QString* error);
 
   const RemoteDevice& device() const { return device_; }
@@ -61,6 +63,12 @@ class AgentConnection {
   std::optional<QByteArray> readLine(const QString& what, QString* error);
   std::optional<QByteArray> readExactly(qint64 size, const QString& what, QString* error);
   bool waitForData(const QString& what, QString* error);
+  bool take(const QByteArray& chunk, const QString& what, QString* error);  // into buffer_, bounded
+  bool drainStderr();  // true when the host wrote something
+  bool cancelled(const QString& what, QString* error);
+  bool tooLarge(const QString& what, const QString& why, QString* error);  // ends the job
+  void end(int graceMs);  // closes stdin (the agent ends its process group), then kills ssh
+  void showModelOutput(const QString& text) const;
   QString endedMessage(const QString& what);
 
   RemoteDevice device_;
@@ -68,7 +76,9 @@ class AgentConnection {
   const std::atomic<bool>* cancel_;
   std::unique_ptr<QProcess> process_;
   QByteArray buffer_;
-  QByteArray stderr_;
+  qint64 allowed_ = qint64(80) << 20;  // what buffer_ may hold now: a header line and some slack
+  QByteArray stderr_;                    // the last kStderrKept bytes of the host's stderr
+  int stderrFd_ = -1;                    // our end of the host's stderr
   QJsonObject hello_;
   bool bootstrapped_ = false;
   qint64 sent_ = 0, received_ = 0;

@@ -1,15 +1,20 @@
 #include "core/remote/wire_values.h"
 
 #include "core/model/dtype_names.h"
+#include "core/remote/host_text.h"
 
 #include <ATen/ATen.h>
 
 #include <QtCore/QJsonObject>
 #include <cstring>
+#include <limits>
 
 namespace graft::core::remote {
 
 namespace {
+
+// Tuples and lists inside tuples and lists: deeper than any model's outputs, shallow enough for the stack.
+constexpr int kMaxDepth = 64;
 
 // torch's own names (str(torch.float32) without "torch."), which the agent reads with getattr.
 std::optional<QString> wireDtype(c10::ScalarType t) {
@@ -71,42 +76,78 @@ std::optional<QJsonObject> encode(const c10::IValue& v, QByteArray& payload, QSt
   return std::nullopt;
 }
 
-std::optional<c10::IValue> decode(const QJsonObject& o, const QByteArray& payload, QString* error) {
-  const QString t = o.value(QStringLiteral("t")).toString();
-  if (t == QLatin1String("tensor")) {
-    const auto dtype = model::dtypeFromName(o.value(QStringLiteral("dtype")).toString());
-    std::vector<int64_t> shape;
-    for (const auto d : o.value(QStringLiteral("shape")).toArray()) shape.push_back(d.toInteger());
-    const qint64 offset = o.value(QStringLiteral("offset")).toInteger(),
-                 n = o.value(QStringLiteral("nbytes")).toInteger();
-    if (!dtype || offset < 0 || n < 0 || offset + n > payload.size()) {
-      *error = QStringLiteral("the agent sent a tensor Graft cannot read (%1)")
-                   .arg(o.value(QStringLiteral("dtype")).toString());
-      return std::nullopt;
-    }
-    if (o.value(QStringLiteral("meta")).toBool()) {  // a type without its values (shapes)
-      if (n != 0) {
-        *error = QStringLiteral("the agent sent a type with values");
-        return std::nullopt;
-      }
-      return c10::IValue(at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta)));
-    }
-    at::Tensor out = at::empty(shape, at::TensorOptions().dtype(*dtype));
-    if (qint64(out.numel()) * qint64(out.element_size()) != n) {
-      *error = QStringLiteral("the agent sent a tensor whose size does not match its shape");
-      return std::nullopt;
-    }
-    if (n > 0) std::memcpy(out.data_ptr(), payload.constData() + offset, size_t(n));
-    return c10::IValue(out);
+// The bytes a tensor of `shape` and `elementSize` holds, or nullopt for a negative dimension or a
+// count past `limit` (checked per factor, so no product overflows).
+std::optional<qint64> tensorBytes(const std::vector<int64_t>& shape, qint64 elementSize, qint64 limit) {
+  for (const int64_t d : shape)
+    if (d < 0) return std::nullopt;
+  qint64 total = elementSize;
+  for (const int64_t d : shape) {
+    if (d == 0) return 0;
+    if (total > limit / d) return std::nullopt;
+    total *= d;
   }
+  return total <= limit ? std::optional<qint64>(total) : std::nullopt;
+}
+
+std::optional<c10::IValue> decodeTensor(const QJsonObject& o, const QByteArray& payload, QString* error) {
+  const auto dtype = model::dtypeFromName(o.value(QStringLiteral("dtype")).toString());
+  const auto bad = [&](const QString& why) {
+    *error = QStringLiteral("the agent sent a tensor Graft cannot read (%1)").arg(why);
+    return std::nullopt;
+  };
+  if (!dtype) return bad(QStringLiteral("dtype '%1'").arg(hostText(o.value(QStringLiteral("dtype")).toString(), 40)));
+  const QJsonArray dims = o.value(QStringLiteral("shape")).toArray();
+  if (dims.size() > 64) return bad(QStringLiteral("%1 dimensions").arg(dims.size()));
+  std::vector<int64_t> shape;
+  for (const auto d : dims) {
+    if (!d.isDouble()) return bad(QStringLiteral("a dimension that is not a number"));
+    shape.push_back(d.toInteger(-1));
+  }
+  const QJsonValue offsetValue = o.value(QStringLiteral("offset")), sizeValue = o.value(QStringLiteral("nbytes"));
+  const qint64 offset = offsetValue.toInteger(-1), n = sizeValue.toInteger(-1);
+  // Subtraction, never offset + n: a host's 2^63-8 plus 32 must not wrap around to a small number.
+  if (offset < 0 || n < 0 || offset > payload.size() || n > payload.size() - offset)
+    return bad(QStringLiteral("%1 bytes at offset %2 of a %3-byte payload")
+                   .arg(sizeValue.toVariant().toString(), offsetValue.toVariant().toString())
+                   .arg(payload.size()));
+  const qint64 elementSize = qint64(c10::elementSize(*dtype));
+  if (o.value(QStringLiteral("meta")).toBool()) {  // a type without its values (shapes)
+    if (n != 0) {
+      *error = QStringLiteral("the agent sent a type with values");
+      return std::nullopt;
+    }
+    // A meta tensor holds no memory, but its element count must still fit in int64.
+    if (!tensorBytes(shape, elementSize, std::numeric_limits<qint64>::max()))
+      return bad(QStringLiteral("a shape out of range"));
+    return c10::IValue(at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta)));
+  }
+  // The shape is checked against the bytes that came before anything is allocated.
+  const auto expected = tensorBytes(shape, elementSize, payload.size());
+  if (!expected || *expected != n) {
+    *error = QStringLiteral("the agent sent a tensor whose size does not match its shape");
+    return std::nullopt;
+  }
+  at::Tensor out = at::empty(shape, at::TensorOptions().dtype(*dtype));
+  if (n > 0) std::memcpy(out.data_ptr(), payload.constData() + offset, size_t(n));
+  return c10::IValue(out);
+}
+
+std::optional<c10::IValue> decode(const QJsonObject& o, const QByteArray& payload, QString* error, int depth) {
+  const QString t = o.value(QStringLiteral("t")).toString();
+  if (t == QLatin1String("tensor")) return decodeTensor(o, payload, error);
   if (t == QLatin1String("bool")) return c10::IValue(o.value(QStringLiteral("v")).toBool());
   if (t == QLatin1String("int")) return c10::IValue(int64_t(o.value(QStringLiteral("v")).toInteger()));
   if (t == QLatin1String("float")) return c10::IValue(o.value(QStringLiteral("v")).toDouble());
   if (t == QLatin1String("none")) return c10::IValue();
   if (t == QLatin1String("tuple") || t == QLatin1String("list")) {
     std::vector<c10::IValue> items;
+    if (depth > kMaxDepth) {
+      *error = QStringLiteral("the agent sent values nested deeper than %1").arg(kMaxDepth);
+      return std::nullopt;
+    }
     for (const auto item : o.value(QStringLiteral("items")).toArray()) {
-      auto v = decode(item.toObject(), payload, error);
+      auto v = decode(item.toObject(), payload, error, depth + 1);
       if (!v) return std::nullopt;
       items.push_back(std::move(*v));
     }
@@ -115,7 +156,7 @@ std::optional<c10::IValue> decode(const QJsonObject& o, const QByteArray& payloa
     for (auto& item : items) list.push_back(std::move(item));
     return c10::IValue(list);
   }
-  *error = QStringLiteral("the agent sent a value of unknown kind '%1'").arg(t);
+  *error = QStringLiteral("the agent sent a value of unknown kind '%1'").arg(hostText(t, 40));
   return std::nullopt;
 }
 
@@ -133,13 +174,21 @@ std::optional<QJsonArray> encodeValues(const std::vector<c10::IValue>& values, Q
 
 std::optional<std::vector<c10::IValue>> decodeValues(const QJsonArray& trees, const QByteArray& payload,
                                                      QString* error) {
-  std::vector<c10::IValue> values;
-  for (const auto tree : trees) {
-    auto v = decode(tree.toObject(), payload, error);
-    if (!v) return std::nullopt;
-    values.push_back(std::move(*v));
+  // A host's values are untrusted: whatever libtorch or the allocator throws on them is an error.
+  try {
+    std::vector<c10::IValue> values;
+    for (const auto tree : trees) {
+      auto v = decode(tree.toObject(), payload, error, 0);
+      if (!v) return std::nullopt;
+      values.push_back(std::move(*v));
+    }
+    return values;
+  } catch (const std::bad_alloc&) {
+    *error = QStringLiteral("the agent sent values too large to hold in memory");
+  } catch (const std::exception& e) {
+    *error = QStringLiteral("the agent sent values Graft cannot read: ") + hostText(QString::fromUtf8(e.what()), 200);
   }
-  return values;
+  return std::nullopt;
 }
 
 }  // namespace graft::core::remote

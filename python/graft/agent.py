@@ -9,6 +9,10 @@ when the connection's stdin closes.
 The protocol is framed: each message is one JSON header line, followed by exactly
 header["bytes"] raw bytes (tensor data, a model file). Every request gets one reply whose "ok"
 says whether it worked; a failure carries "kind" and a one-line "message".
+The protocol has a file descriptor of its own: before any model runs, main() moves it off fd 1 and
+points fd 1 (and sys.stdout, warnings) at a captured, bounded stream, so what a model prints
+(aten::_print, prim::Print, print, warnings) comes back as a reply's "model_output" text and
+never as protocol bytes. The agent leads its own process group: a hang-up ends the group.
 Values (inputs and outputs) are JSON trees whose tensors point into the payload:
   {"t": "tensor", "dtype": "float32", "shape": [1, 3], "offset": 0, "nbytes": 12}
   {"t": "int"|"float"|"bool", "v": ...}, {"t": "none"}, {"t": "tuple"|"list", "items": [...]}
@@ -19,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import signal
 import socket
 import statistics
 import sys
@@ -78,6 +83,115 @@ class Failure(Exception):
 def one_line(e):
     text = "%s: %s" % (type(e).__name__, e)
     return " ".join(text.split())[:400]
+
+
+# --- a model's output ----------------------------------------------------------------------
+
+class OutputCapture:
+    """fd 1 as a pipe drained by a thread into a bounded buffer: what a model writes there (from C++
+    or Python) is kept up to `limit` bytes per request and counted past it, never sent raw."""
+
+    def __init__(self, limit=64 << 10):
+        import threading
+        self.limit, self.kept, self.dropped = limit, bytearray(), 0
+        self.lock, self.synced = threading.Lock(), threading.Condition()
+        self.token = b"\0graft-sync-" + os.urandom(8).hex().encode() + b"\0"
+        self.tokens_seen = 0
+        r, w = os.pipe()
+        os.dup2(w, 1)
+        os.close(w)
+        self.fd = r
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        tail = b""
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            data = tail + data
+            while True:
+                i = data.find(self.token)
+                if i < 0:
+                    break
+                self._keep(data[:i])
+                data = data[i + len(self.token):]
+                with self.synced:
+                    self.tokens_seen += 1
+                    self.synced.notify_all()
+            # A token may be cut between two reads: its possible start waits for the next one.
+            keep = len(self.token) - 1
+            self._keep(data[:-keep] if len(data) > keep else b"")
+            tail = data[-keep:] if len(data) > keep else data
+
+    def _keep(self, data):
+        if not data:
+            return
+        with self.lock:
+            room = self.limit - len(self.kept)
+            self.kept += data[:max(room, 0)]
+            self.dropped += max(len(data) - max(room, 0), 0)
+
+    def take(self):
+        """What was written since the last take: every buffer flushed, then a token through the pipe
+        marks the end, so nothing written before it is left behind."""
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        try:
+            ctypes.CDLL(None).fflush(None)  # C stdio; std::cout is unbuffered or flushed by endl
+        except Exception:
+            pass
+        with self.synced:
+            seen = self.tokens_seen
+        os.write(1, self.token)
+        with self.synced:
+            self.synced.wait_for(lambda: self.tokens_seen > seen, timeout=5)
+        with self.lock:
+            text = bytes(self.kept).decode("utf-8", "replace")
+            if self.dropped:
+                text += "\n[%d more bytes not kept]\n" % self.dropped
+            self.kept, self.dropped = bytearray(), 0
+        return text
+
+
+def protocol_off_stdout():
+    """The protocol's own copy of fd 1, and fd 1 (sys.stdout, warnings) pointed at a capture."""
+    import io
+    import warnings
+    tx = os.fdopen(os.dup(1), "wb", buffering=0)
+    capture = OutputCapture()
+    sys.stdout = io.TextIOWrapper(os.fdopen(os.dup(1), "wb", buffering=0), encoding="utf-8",
+                                  errors="replace", line_buffering=True)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stdout.write(warnings.formatwarning(message, category, filename, lineno, line))
+    warnings.showwarning = show
+    return tx, capture
+
+
+def lead_process_group():
+    """The agent and whatever it starts form one process group, ended together on a hang-up."""
+    try:
+        os.setsid()
+    except OSError:
+        pass  # already a session leader (sshd makes one), and so leads its own group
+
+
+def end_process_group(code):
+    """Ends the agent and, when it leads its group, everything it started (SIGKILL: a model's
+    child may ignore gentler signals)."""
+    sys.stderr.flush()
+    if os.getpgrp() == os.getpid():
+        try:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(code)
 
 
 # --- values ---------------------------------------------------------------------------------
@@ -518,7 +632,7 @@ class HangUpWatch:
             except (OSError, ValueError):
                 return
             if ready and self.active.is_set():
-                os._exit(4)
+                end_process_group(4)
 
     def __enter__(self):
         self.active.set()
@@ -528,8 +642,11 @@ class HangUpWatch:
 
 
 def main():
-    rx, tx = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # anything printed by a model goes to stderr, never into the protocol
+    lead_process_group()
+    rx = sys.stdin.buffer
+    # Before torch is imported or any model runs: the protocol leaves fd 1 for a descriptor of its
+    # own, and fd 1 becomes a capture whose bounded contents go back as "model_output".
+    tx, capture = protocol_off_stdout()
     channel = Channel(rx, tx)
     try:
         import torch  # noqa: F401
@@ -543,7 +660,9 @@ def main():
                 "profile": agent.profile}
     while True:
         header = channel.receive_header()
-        if header is None or header.get("op") == "bye":
+        if header is None:
+            end_process_group(0)  # the connection ended without a bye: nothing of ours stays behind
+        if header.get("op") == "bye":
             return 0
         try:
             if header.get("op") == "put_model":
@@ -562,15 +681,16 @@ def main():
                 reply, out = reply
             reply = dict(reply)
             reply["ok"] = True
+            reply["model_output"] = capture.take()
             channel.send(reply, out)
         except EOFError:
-            return 0
+            end_process_group(0)
         except Failure as f:
-            channel.send({"ok": False, "kind": f.kind, "message": f.message})
+            channel.send({"ok": False, "kind": f.kind, "message": f.message, "model_output": capture.take()})
         except Exception as e:
             kind = "oom" if "out of memory" in str(e).lower() else "run"
             traceback.print_exc(file=sys.stderr)
-            channel.send({"ok": False, "kind": kind, "message": one_line(e)})
+            channel.send({"ok": False, "kind": kind, "message": one_line(e), "model_output": capture.take()})
 
 
 if __name__ == "__main__":
