@@ -8,6 +8,7 @@
 #include "core/rewrite/library.h"
 #include "core/remote/ssh_command.h"
 #include "loopback_sshd.h"
+#include "measured_run.h"
 #include "test_support.h"
 
 #include <QtCore/QDir>
@@ -71,13 +72,14 @@ class TestRemote : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
+    QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
+    const QString scripts = qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/");
+    QVERIFY(run(venvPython(), {scripts + QStringLiteral("make_remote_pair.py"), dir_.filePath(QStringLiteral("pair"))}));
+    QVERIFY(run(venvPython(), {scripts + QStringLiteral("make_printing_models.py"), dir_.filePath(QStringLiteral("printing"))}));
     skip_ = graft::test::LoopbackSshd::unavailable();
     if (!skip_.isEmpty()) return;
-    QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
     QString why;
     QVERIFY2(sshd_.start(&why), qPrintable(QStringLiteral("sshd did not start: ") + why));
-    QVERIFY(run(venvPython(), {qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_remote_pair.py"),
-                               dir_.filePath(QStringLiteral("pair"))}));
   }
 
   void cleanupTestCase() { sshd_.stop(); }
@@ -478,6 +480,126 @@ class TestRemote : public QObject {
     QVERIFY2(r.err.contains("error: B: ") && r.err.contains("aten::save"), r.err.constData());
     QVERIFY2(!r.err.contains("connecting"), r.err.constData());
     QVERIFY(!QFileInfo::exists(hostile + QStringLiteral("/MARKER")));
+  }
+
+  // A hostile host (tests/python/fake_host.py standing in for ssh) answers the protocol badly:
+  // each job ends with exit 2 and one line naming the host, never a crash, with the host's
+  // escape bytes shown as text and memory bounded (the flood and the announced sizes are GBs).
+  void fakeHostBadReplies_data() {
+    QTest::addColumn<QString>("hostCase");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("offset 2^63-8, 32 bytes") << "huge_offset" << "error: B: fake: the agent sent a tensor Graft cannot read";
+    QTest::newRow("negative dimension") << "bad_shape" << "error: B: fake: the agent sent a tensor whose size does not match its shape";
+    QTest::newRow("element count past int64") << "huge_numel" << "error: B: fake: the agent sent a tensor whose size does not match its shape";
+    QTest::newRow("values 200 deep") << "deep_values" << "error: B: fake: the agent sent values nested deeper than 64";
+    QTest::newRow("values 100000 deep") << "deeper_values" << "error: B: fake: the agent sent something unreadable during the run";
+    QTest::newRow("256 MiB of stderr, no answer") << "flood_stderr" << "error: B: fake: the agent could not start (exit 1): flood flood";
+    QTest::newRow("hello announcing 10^10 bytes") << "huge_reply" << "error: B: fake: reply too large during hello";
+    QTest::newRow("run announcing 2^40 bytes") << "huge_run_reply" << "error: B: fake: reply too large during the run";
+    QTest::newRow("a line that never ends") << "long_line" << "error: B: fake: reply too large during hello: a header line";
+    QTest::newRow("escapes on stderr") << "escape_stderr" << "fake: the agent could not start (exit 1): graft-agent: \\x1b]0;owned\\x07\\x1b[2J";
+    QTest::newRow("escapes in a message") << "escape_reply" << "error: B: fake: bad news \\x1b]0;owned\\x07\\x1b[2J\\x1b[31m\\x9b";
+  }
+  void fakeHostBadReplies() {
+    QFETCH(QString, hostCase);
+    QFETCH(QString, message);
+    const QByteArray saved = qgetenv("GRAFT_SSH_COMMAND");
+    qputenv("GRAFT_SSH_COMMAND", (remote::shellQuote(venvPython()) + QStringLiteral(" ") +
+                                  qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/fake_host.py ") + hostCase)
+                                     .toUtf8());
+    const QString pair = dir_.filePath(QStringLiteral("pair/"));
+    const auto r = graft::test::runMeasured({QStringLiteral("compare"), pair + "mlp_a.pt2", pair + "mlp_b.pt2", QStringLiteral("--device-b"),
+                                             QStringLiteral("ssh://fake/cpu"), QStringLiteral("--timeout"), QStringLiteral("120")});
+    qputenv("GRAFT_SSH_COMMAND", saved);
+    QCOMPARE(r.signal, 0);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message.toUtf8()), r.err.right(2000).constData());
+    QVERIFY2(!r.err.contains('\x1b') && !r.err.contains('\x07'), "a host's escape bytes reached stderr raw");
+    QVERIFY2(r.peakKiB < 1500 * 1024, qPrintable(QStringLiteral("peak %1 KiB").arg(r.peakKiB)));
+    QVERIFY2(r.ms < 60000, qPrintable(QStringLiteral("%1 ms").arg(r.ms)));
+  }
+
+  // A model that prints a well-formed agent reply (aten::_print in a .pt2, print() in TorchScript)
+  // cannot forge a verdict: the agent's protocol has left fd 1 before any model runs, so B stays
+  // DIFFERENT from A on the host, and what B printed is shown as its output. Locally, its prints
+  // go to stderr, never into --json stdout.
+  void modelPrintsCannotForgeAVerdict() {
+    const QString dir = dir_.filePath(QStringLiteral("printing/"));
+    for (const QString& b : {QStringLiteral("forger.pt2"), QStringLiteral("forger.pt")}) {
+      const QStringList args{QStringLiteral("compare"), dir + "steady.pt2", dir + b, QStringLiteral("--input"), QStringLiteral("2x8"),
+                             QStringLiteral("--json")};
+      const auto local = cli(args);
+      QCOMPARE(local.exitCode, 1);
+      QCOMPARE(local.json().value("verdict").toString(), QStringLiteral("outputs_differ"));
+      QVERIFY2(!local.out.contains("AAAAAAAAAAAAAAAA"), local.out.left(400).constData());
+      QVERIFY2(local.err.contains("AAAAAAAAAAAAAAAA"), local.err.constData());
+      if (!skip_.isEmpty()) continue;
+      const auto remote = cli(args + QStringList{QStringLiteral("--device-b"), device()});
+      QCOMPARE(remote.exitCode, 1);
+      QCOMPARE(remote.json().value("verdict").toString(), QStringLiteral("outputs_differ"));
+      QVERIFY2(remote.err.contains("graft-test: the model printed: {\"ok\":true,\"outputs\""), remote.err.constData());
+    }
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+  }
+
+  // A model that prints in a loop, profiled on the host and compared here: its output is kept up
+  // to a bound (the rest counted), escapes shown as text, and the job ends normally.
+  void chattyModelIsBounded() {
+    const QString dir = dir_.filePath(QStringLiteral("printing/"));
+    const auto local = graft::test::runMeasured({QStringLiteral("compare"), dir + "chatty.pt", dir + "chatty.pt",
+                                                 QStringLiteral("--input"), QStringLiteral("2x8"), QStringLiteral("--json")});
+    QCOMPARE(local.signal, 0);
+    QCOMPARE(local.exitCode, 0);
+    QVERIFY2(local.err.contains("the model printed more; the rest is not shown"), local.err.right(500).constData());
+    QVERIFY2(local.err.size() < 200 * 1024, qPrintable(QString::number(local.err.size())));
+    QVERIFY(!local.err.contains('\x1b') && local.err.contains("\\x1b[2J"));
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    for (const QString& model : {QStringLiteral("chatty.pt2"), QStringLiteral("chatty.pt")}) {
+      const auto r = graft::test::runMeasured({QStringLiteral("profile"), dir + model, QStringLiteral("--input"), QStringLiteral("2x8"),
+                                               QStringLiteral("--runs"), QStringLiteral("3"), QStringLiteral("--warmup"),
+                                               QStringLiteral("1"), QStringLiteral("--device"), device()});
+      QCOMPARE(r.signal, 0);
+      QVERIFY2(r.exitCode == 0, r.err.right(1500).constData());
+      QVERIFY2(r.err.contains("graft-test: the model printed: \\x1b[2J\\x1b]0;owned\\x07"), r.err.right(1500).constData());
+      QVERIFY2(r.err.contains("more lines"), r.err.right(1500).constData());
+      QVERIFY(!r.err.contains('\x1b'));
+    }
+  }
+
+  // --timeout ends the remote agent with its process group: the agent leads its own group, and
+  // once graft-cli has stopped, the agent is gone.
+  void timeoutEndsTheRemoteGroup() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QProcess p;
+    p.start(qEnvironmentVariable("GRAFT_CLI"), {QStringLiteral("profile"), program("resnet18.pt2"), QStringLiteral("--runs"),
+                                                QStringLiteral("100000"), QStringLiteral("--timeout"), QStringLiteral("20"),
+                                                QStringLiteral("--device"), device()});
+    QByteArray err;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 120000 && p.state() != QProcess::NotRunning && !err.contains("profiling on")) {
+      p.waitForReadyRead(200);
+      err += p.readAllStandardError();
+    }
+    static const QRegularExpression ready(QStringLiteral("agent ready: pid (\\d+)"));
+    const auto m = ready.match(QString::fromUtf8(err));
+    QVERIFY2(m.hasMatch() && err.contains("profiling on"), err.constData());
+    const QString pid = m.captured(1);
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    QVERIFY(stat.open(QIODevice::ReadOnly));
+    const QList<QByteArray> fields = stat.readAll().split(')').last().trimmed().split(' ');
+    QCOMPARE(QString::fromLatin1(fields.value(2)), pid);  // its process group is its own
+    QVERIFY(p.waitForFinished(60000));
+    err += p.readAllStandardError();
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY2(err.contains("(--timeout)"), err.constData());
+    const auto gone = [&] {
+      QFile f(QStringLiteral("/proc/%1/status").arg(pid));
+      return !f.open(QIODevice::ReadOnly) || f.readAll().contains("State:\tZ");
+    };
+    t.restart();
+    while (!gone() && t.elapsed() < 15000) QThread::msleep(100);
+    QVERIFY2(gone(), "the agent outlived graft-cli's --timeout");
   }
 
   // ssh itself fails (nothing listens): "ssh failed" and ssh's own words, naming the host.
