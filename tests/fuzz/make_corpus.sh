@@ -10,6 +10,8 @@
 #   rules    (kept in git, added to here) the safety files' rules: an unknown operator at the top
 #            level and inside a block, and a replacement of the wrong type
 #   journal  journals written by Graft's Session on the built-in samples (fuzz_journal_seeds)
+#   wire     replies of tests/python/fake_host.py's hostile hosts (huge offsets and sizes, bad
+#            shapes, deep nesting, escapes) and well-formed ones
 # The rule harness seeds from resources/rules directly. Needs the venv (.venv/bin/python) and a
 # built build/fuzz (tests/fuzz/run.sh builds it first).
 set -euo pipefail
@@ -20,8 +22,8 @@ corpus=$here/corpus
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-rm -rf "$corpus/load" "$corpus/inputs" "$corpus/journal"
-mkdir -p "$corpus/load" "$corpus/inputs" "$corpus/journal"
+rm -rf "$corpus/load" "$corpus/inputs" "$corpus/journal" "$corpus/wire"
+mkdir -p "$corpus/load" "$corpus/inputs" "$corpus/journal" "$corpus/wire"
 
 "$py" "$root/tests/python/make_run_models.py" "$scratch" >/dev/null
 "$py" "$root/tests/python/make_programs.py" "$scratch" dynamic_batch cond >/dev/null
@@ -56,4 +58,5 @@ for name, spec in seeds.items():
 PY
 
 "$root/build/fuzz/tests/fuzz/fuzz_journal_seeds" "$corpus/journal"
+"$py" "$root/tests/python/fake_host.py" --write-seeds "$corpus/wire"
 du -sh "$corpus"

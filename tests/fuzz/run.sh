@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (build/fuzz, the `fuzz` preset) if needed and runs each for
 # SECONDS, then prints per harness the executions reached and whether anything was found.
-#   tests/fuzz/run.sh SECONDS [HARNESS...]     harnesses: load rules inputs journal (default: all)
+#   tests/fuzz/run.sh SECONDS [HARNESS...]     harnesses: load rules inputs journal wire (default: all)
 #   GRAFT_FUZZ_PARALLEL=2 tests/fuzz/run.sh …  runs two harnesses at a time (default 1)
 # Each harness's growing corpus is build/fuzz/corpus/<harness> (seeded from tests/fuzz/corpus and,
 # for rules, resources/rules); logs (log.N) and crashing inputs go to build/fuzz/out/<harness>/.
@@ -13,7 +13,7 @@ root=$(cd "$here/../.." && pwd)
 seconds=${1:?usage: tests/fuzz/run.sh SECONDS [HARNESS...]}
 shift
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(load rules inputs journal)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(load rules inputs journal wire)
 parallel=${GRAFT_FUZZ_PARALLEL:-1}
 build=$root/build/fuzz
 
