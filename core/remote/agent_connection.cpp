@@ -182,7 +182,8 @@ bool AgentConnection::take(const QByteArray& chunk, const QString& what, QString
   try {
     buffer_ += chunk;
   } catch (const std::bad_alloc&) {
-    return tooLarge(what, QStringLiteral("%1 do not fit in memory").arg(byteCount(buffer_.size() + chunk.size())), error);
+    const QString bytes = byteCount(buffer_.size() + chunk.size());
+    return tooLarge(what, QStringLiteral("%1 do not fit in memory").arg(bytes), error);
   }
   return true;
 }
