@@ -9,6 +9,7 @@
 #include <QtGui/QPainterPathStroker>
 #include <QtWidgets/QGraphicsSceneMouseEvent>
 #include <QtWidgets/QStyleOptionGraphicsItem>
+#include <algorithm>
 
 namespace graft::ui::canvas {
 
@@ -113,6 +114,40 @@ EdgeItem::EdgeItem(int route, const QPainterPath& path, QString label, const QRe
   if (!labelRect_.isNull()) bounds_ = bounds_.united(labelRect_);
   setZValue(1);
   setAcceptHoverEvents(true);
+  setFlag(ItemUsesExtendedStyleOption);  // paint() gets the exposed rect, not the whole route
+  for (int i = 1, n = path_.elementCount(); i < n;) {
+    if (path_.elementAt(i).type == QPainterPath::CurveToElement && i + 2 < n) {
+      splitCurve({path_.elementAt(i - 1), path_.elementAt(i), path_.elementAt(i + 1), path_.elementAt(i + 2)}, pieces_);
+      i += 3;
+    } else {
+      const QPointF a = path_.elementAt(i - 1), b = path_.elementAt(i);
+      pieces_.push_back({{a, a, b, b}, QRectF(a, b).normalized()});
+      i += 1;
+    }
+  }
+}
+
+void EdgeItem::splitCurve(const std::array<QPointF, 4>& c, QVector<Piece>& out) {
+  const QRectF bounds = QPolygonF({c[0], c[1], c[2], c[3]}).boundingRect();
+  if (std::max(bounds.width(), bounds.height()) <= kPieceExtent) return out.push_back({c, bounds});
+  // de Casteljau at t = 1/2: the same curve in two halves.
+  const QPointF ab = (c[0] + c[1]) / 2, bc = (c[1] + c[2]) / 2, cd = (c[2] + c[3]) / 2;
+  const QPointF abc = (ab + bc) / 2, bcd = (bc + cd) / 2, mid = (abc + bcd) / 2;
+  splitCurve({c[0], ab, abc, mid}, out);
+  splitCurve({mid, bcd, cd, c[3]}, out);
+}
+
+QPainterPath EdgeItem::visiblePath(const QRectF& exposed) const {
+  if (exposed.contains(bounds_)) return path_;
+  QPainterPath part;
+  const Piece* last = nullptr;  // the piece kept before: a neighbour continues its subpath
+  for (const Piece& piece : pieces_) {
+    if (!piece.bounds.intersects(exposed)) continue;
+    if (!last || last + 1 != &piece) part.moveTo(piece.c[0]);
+    part.cubicTo(piece.c[1], piece.c[2], piece.c[3]);
+    last = &piece;
+  }
+  return part;
 }
 
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -121,8 +156,11 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const auto& ve = s->view()->edges[e.edge];
   const bool touches =
       s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
-  paintEdge(*p, e, path_, touches, lodOf(p, option));
-  paintEdgeLabel(*p, labelRect_, label_, lodOf(p, option));
+  const double lod = lodOf(p, option);
+  // A few pixels of slack for the pen's width.
+  const double slack = 4 / std::max(lod, 1e-6);
+  paintEdge(*p, e, visiblePath(option->exposedRect.adjusted(-slack, -slack, slack, slack)), touches, lod);
+  paintEdgeLabel(*p, labelRect_, label_, lod);
 }
 
 }  // namespace graft::ui::canvas

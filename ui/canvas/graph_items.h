@@ -4,6 +4,7 @@
 
 #include <QtGui/QPainterPath>
 #include <QtWidgets/QGraphicsItem>
+#include <array>
 
 namespace graft::ui::canvas {
 
@@ -88,10 +89,22 @@ class EdgeItem : public QGraphicsItem {
   QRectF boundingRect() const override { return bounds_; }
   QPainterPath shape() const override { return hoverShape_; }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // The part of the route that reaches into `exposed` (item coordinates): a long edge runs the
+  // height of a large graph, and stroking all of it for every frame cost most of the frame.
+  QPainterPath visiblePath(const QRectF& exposed) const;
 
  private:
   int route_;
   QPainterPath path_, hoverShape_;
+  // The route as cubic pieces no larger than kPieceExtent (a line is a flat cubic), with the bounds
+  // of their control points: paint() strokes only those in view.
+  struct Piece {
+    std::array<QPointF, 4> c;
+    QRectF bounds;
+  };
+  static constexpr double kPieceExtent = 256;
+  static void splitCurve(const std::array<QPointF, 4>& c, QVector<Piece>& out);
+  QVector<Piece> pieces_;
   QString label_;  // the tensor's shape, drawn beside the route
   QRectF labelRect_, bounds_;
 };
