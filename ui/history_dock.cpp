@@ -3,6 +3,7 @@
 #include "core/edit/graph_diff.h"
 #include "core/model/document.h"
 #include "core/jobs/ledger.h"
+#include "core/model/weight_bytes.h"
 #include "core/remote/remote_device.h"
 #include "core/remote/remote_ledger.h"
 #include "core/remote/remote_model.h"
@@ -149,8 +150,14 @@ void HistoryDock::documentChanged(const core::model::Document* document, const c
 
 void HistoryDock::setDocument(const core::model::Document* document) {
   document_ = document;
+  originalWeightBytes_.reset();
   recheck();
   refresh();
+}
+
+bool HistoryDock::baselineAtOpen() {
+  if (!originalWeightBytes_) originalWeightBytes_ = core::model::weightBytes(*document_->original());
+  return *originalWeightBytes_ <= baselineAtOpenLimit_;
 }
 
 void HistoryDock::recheck() {
@@ -189,8 +196,10 @@ void HistoryDock::checkNext() {
   int next = -1;
   for (int i = 1; i < document_->count() && next < 0; ++i)
     if (!ledger_.count(i)) next = i;
-  // The original's own time is the baseline of the chart.
-  if (next < 0 && !ledger_.count(0)) next = 0;
+  // The original's own time is the baseline of the chart. Alone, it is timed at open only when
+  // its weights are small: a run reads every weight, and opening must not (a large model's
+  // baseline waits for a revision to chart against).
+  if (next < 0 && !ledger_.count(0) && (document_->count() > 1 || baselineAtOpen())) next = 0;
   if (next < 0) return;
   const CheckSetup setup = checkSetup_();
   // The ledger waits for inputs (the Compare dock asks for them), and says so on its rows.

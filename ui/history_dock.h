@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 class QListWidget;
 class QListWidgetItem;
@@ -63,6 +64,9 @@ class HistoryDock : public QWidget {
   bool waitingForInputs() const { return waitingForInputs_; }
   // Forgets the checks (after the inputs or tolerance changed) and starts again.
   void recheck();
+  // The most weight bytes an original may hold for its baseline to be checked while it is the only
+  // revision (at open); a larger one's waits for a second revision. 64 MiB unless set.
+  void setBaselineAtOpenLimit(qint64 bytes) { baselineAtOpenLimit_ = bytes; }
 
  Q_SIGNALS:
   void diffRequested(int a, int b);
@@ -76,6 +80,7 @@ class HistoryDock : public QWidget {
   // A revision's row: indented by its depth in the tree, its name and its check.
   void showRow(QListWidgetItem* item) const;
   void updateChart();
+  bool baselineAtOpen();
 
   QPointer<const core::model::Document> document_;
   QListWidget* list_ = nullptr;
@@ -94,6 +99,8 @@ class HistoryDock : public QWidget {
   bool waitingForInputs_ = false;  // the model records no inputs and none were given yet
   int generation_ = 0;   // bumped when the document or the setup changes: late results are dropped
   int runGeneration_ = 0;
+  qint64 baselineAtOpenLimit_ = qint64(64) << 20;
+  std::optional<qint64> originalWeightBytes_;  // counted once per document, from sizes alone
 };
 
 }  // namespace graft::ui

@@ -1,0 +1,12 @@
+#pragma once
+// How many bytes a revision's weights hold, from their sizes alone: counting never reads (or pages
+// in) a weight's bytes, so it is free on a program whose weights are mapped from its file.
+#include "core/model/revision.h"
+
+namespace graft::core::model {
+
+// Bytes of the distinct storages the revision's graph constants and module attributes use (a
+// storage shared by tied weights counts once).
+qint64 weightBytes(const Revision& revision);
+
+}  // namespace graft::core::model
