@@ -314,6 +314,70 @@ class TstRewriteUi : public QObject {
     QVERIFY(applyAll->isEnabled());
   }
 
+  // Apply pressed right after typing (before typing pauses) applies the typed text, never the
+  // rule shown before it, and the revision is named after the typed rule.
+  void applyRightAfterTypingAppliesTheTypedText() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("cnn"));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* editor = dock->editor();
+    auto* applyAll = dock->findChild<QPushButton*>("applyRule");
+    auto* doc = w.controller()->document();
+    dock->selectRule("fold-conv-bn");
+    QVERIFY(dock->matchCount("fold-conv-bn") >= 1);
+    QVERIFY(applyAll->isEnabled());
+    const int relus = int(doc->current()->irText().count("aten::relu("));
+    QVERIFY(relus >= 1);
+    editor->findChild<QLineEdit*>("ruleId")->setText("typed-now");
+    editor->findChild<QPlainTextEdit*>("replacement")
+        ->setPlainText("graph(%x):\n  %z : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %z)\n  return (%r)");
+    editor->findChild<QPlainTextEdit*>("pattern")->setPlainText("graph(%x):\n  %r = aten::relu(%x)\n  return (%r)");
+    // No event loop ran: the check has not come back, yet the fold is no longer what Apply applies.
+    QVERIFY(editor->pending());
+    QVERIFY(dock->shownRules().isEmpty());
+    QVERIFY(applyAll->isEnabled());
+    const int before = doc->count();
+    applyAll->click();
+    QCOMPARE(doc->count(), before + 1);
+    QCOMPARE(doc->current()->name(), QStringLiteral("typed-now"));
+    QVERIFY(doc->current()->irText().contains("aten::batch_norm"));  // not the fold
+    QCOMPARE(doc->current()->irText().count("aten::clamp_min("), relus);
+    // The menu's Apply All does the same for text typed a moment ago.
+    editor->findChild<QLineEdit*>("ruleId")->setText("typed-back");
+    editor->findChild<QPlainTextEdit*>("pattern")
+        ->setPlainText("graph(%x):\n  %z : int = prim::Constant[value=0]()\n  %r = aten::clamp_min(%x, %z)\n  return (%r)");
+    editor->findChild<QPlainTextEdit*>("replacement")->setPlainText("graph(%x):\n  %r = aten::relu(%x)\n  return (%r)");
+    w.findChild<QAction*>("applyAllAction")->trigger();
+    QCOMPARE(doc->count(), before + 2);
+    QCOMPARE(doc->current()->name(), QStringLiteral("typed-back"));
+    QCOMPARE(doc->current()->irText().count("aten::relu("), relus);
+  }
+
+  // The same for a Python rule: Apply waits for the compile of the text typed, then applies it.
+  void applyRightAfterTypingPythonWaitsForItsCompile() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("mlp"));
+    auto* dock = w.findChild<ui::RewriteDock*>("rewriteDock");
+    auto* editor = dock->editor();
+    auto* doc = w.controller()->document();
+    editor->findChild<QComboBox*>("ruleLanguage")->setCurrentIndex(1);  // the relu->clamp_min template
+    QTRY_VERIFY_WITH_TIMEOUT(!editor->busy() && !editor->pending(), 60000);
+    QVERIFY(editor->matchCount() >= 1);
+    editor->findChild<QPlainTextEdit*>("pythonSource")
+        ->setPlainText("import torch\n\n\ndef pattern(x):\n    return torch.relu(x)\n\n\n"
+                       "def replacement(x):\n    return torch.clamp(x, min=0.0)\n");
+    const int before = doc->count();
+    QVERIFY(dock->findChild<QPushButton*>("applyRule")->isEnabled());
+    const QString said = dock->applyShownRule();
+    QVERIFY2(said.startsWith("Compiling the edited rule"), qPrintable(said));
+    QCOMPARE(doc->count(), before);
+    QTRY_COMPARE_WITH_TIMEOUT(doc->count(), before + 1, 90000);
+    QVERIFY(editor->rule());
+    QCOMPARE(doc->current()->name(), editor->rule()->id);
+    QVERIFY2(doc->current()->irText().contains("aten::clamp("), qPrintable(doc->current()->irText()));
+    QVERIFY(!doc->current()->irText().contains("aten::clamp_min("));  // not the template
+  }
+
   // A rewrite that changes nothing records no revision and leaves the document unmodified.
   void noRevisionWithoutAChange() {
     ui::MainWindow w;

@@ -170,9 +170,7 @@ void MainMenus::buildRewrite() {
   QAction* applyAll = menu->addAction(tr("Apply &All Matches of the Rule"), this, [this, rewrites] {
     showDock("rewritesDock");
     // The rule previewed in the Rewrites dock, exactly as shown (a list rule or the edited one).
-    parts_.window->statusBar()->showMessage(
-        rewrites->shownRules().isEmpty() ? tr("Select a rule in the Rewrites dock first.") : rewrites->applyShownRule(),
-        6000);
+    parts_.window->statusBar()->showMessage(rewrites->applyShownRule(), 6000);
   });
   applyAll->setObjectName(QStringLiteral("applyAllAction"));
   applyAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));

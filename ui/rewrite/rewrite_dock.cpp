@@ -22,6 +22,7 @@
 #include <QtWidgets/QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace graft::ui {
 
@@ -107,6 +108,7 @@ RewriteDock::RewriteDock(QWidget* parent)
     if (now) {
       editor_->discardEdits();
       editorIsCurrent_ = false;
+      waiting_ = Waiting::None;
     }
     refreshSelection(true);
   });
@@ -126,8 +128,15 @@ RewriteDock::RewriteDock(QWidget* parent)
   // Each check the editor finishes is shown: as the edited rule once the user changed it (typing,
   // a draft, a file), else as the library rule it holds (a Python one compiles off the GUI thread).
   connect(editor_, &RuleEditor::checked, this, [this] {
-    if (editorIsCurrent_) showEditorMatches();
-    else if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy())
+    if (editorIsCurrent_) {
+      showEditorMatches();
+      // An Apply pressed while this text compiled applies it now.
+      if (!editor_->busy() && !editor_->pending()) {
+        const Waiting apply = std::exchange(waiting_, Waiting::None);
+        if (apply == Waiting::All) matches_->setText(applyShownRule());
+        else if (apply == Waiting::Match) matches_->setText(applyCurrentMatch());
+      }
+    } else if (!editorHolds_.isEmpty() && editorHolds_ == selectedRule() && !editor_->busy())
       showSelectedPython(revealPython_);
   });
   connect(editor_, &RuleEditor::saved, this, [this] { reloadLibrary(); });
@@ -179,6 +188,7 @@ QString RewriteDock::titleOf(const QString& id) const {
 
 void RewriteDock::editorTookOver() {
   editorIsCurrent_ = true;
+  waiting_ = Waiting::None;  // typed after Apply was pressed: that Apply was for other text
   editorHolds_.clear();  // typed over: the editor's rule is no longer the library's
   {
     const QSignalBlocker block(list_);
@@ -212,7 +222,9 @@ bool RewriteDock::mayReplaceEditedRule(QListWidgetItem* picked, QListWidgetItem*
 }
 
 void RewriteDock::updateApplyButtons() {
-  applyShown_->setEnabled(document_ && !shownRules_.isEmpty() && shownMatchCount_ > 0);
+  // While typed text waits for its check, Apply to all checks it and applies exactly that.
+  const bool typedPending = editorIsCurrent_ && editor_->pending();
+  applyShown_->setEnabled(document_ && ((!shownRules_.isEmpty() && shownMatchCount_ > 0) || typedPending));
   applyOne_->setEnabled(document_ && !shownRules_.isEmpty() && current_ >= 0);
 }
 
@@ -490,8 +502,18 @@ QString RewriteDock::applyRules(const QStringList& ids) {
   return commitSteps(steps);
 }
 
+QString RewriteDock::typedRuleReady(Waiting apply) {
+  if (!editorIsCurrent_ || !editor_->pending()) return {};
+  // Text typed a moment ago is checked now: what is applied is what the editor shows.
+  editor_->checkNow();
+  if (!editor_->busy()) return {};
+  waiting_ = apply;
+  return tr("Compiling the edited rule; it is applied when it compiles.");
+}
+
 QString RewriteDock::applyCurrentMatch() {
   if (!document_) return tr("Open a model first.");
+  if (const QString later = typedRuleReady(Waiting::Match); !later.isEmpty()) return later;
   if (shownRules_.isEmpty() || current_ < 0) return tr("No match to apply.");
   // A Python file's rules each have their own matches: the one that matched here rewrites it.
   const auto& rule = current_ < siteRules_.size() ? siteRules_[current_] : shownRules_.front();
@@ -500,6 +522,9 @@ QString RewriteDock::applyCurrentMatch() {
 
 QString RewriteDock::applyShownRule() {
   if (!document_) return tr("Open a model first.");
+  if (const QString later = typedRuleReady(Waiting::All); !later.isEmpty()) return later;
+  if (shownRules_.isEmpty() && !editorIsCurrent_ && selectedRule().isEmpty())
+    return tr("Select a rule in the Rewrites dock first.");
   if (shownRules_.isEmpty()) return matches_->text().isEmpty() ? tr("No rule to apply.") : matches_->text();
   if (shownMatchCount_ <= 0) return tr("No match to apply.");
   QVector<core::rewrite::Step> steps;

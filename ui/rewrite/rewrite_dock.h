@@ -121,6 +121,12 @@ class RewriteDock : public QWidget {
   // The match holding a selected node: the current one if it does, else the first; -1 if none.
   int matchHoldingSelection() const;
   QString commitSteps(const QVector<core::rewrite::Step>& steps);
+  // An Apply waiting for the edited Python rule's compile.
+  enum class Waiting { None, All, Match };
+  // Apply pressed while the typed rule is not checked yet: checks it now. Empty when the shown
+  // rule is the editor's text; else the message to show while it compiles (then applied).
+  QString typedRuleReady(Waiting apply);
+  Waiting waiting_ = Waiting::None;
   QPointer<const core::model::Document> document_;
   Committer committer_;
   std::unique_ptr<core::rewrite::RuleLibrary> library_;  // re-read on reloadLibrary()

@@ -14,6 +14,7 @@
 #include <QtCore/QFileInfo>
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QRegularExpression>
+#include <QtCore/QScopedValueRollback>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QTimer>
 #include <QtGui/QFontDatabase>
@@ -157,21 +158,17 @@ RuleEditor::RuleEditor(QWidget* parent) : QWidget(parent) {
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
   debounce_->setInterval(150);  // re-check once typing pauses
-  connect(debounce_, &QTimer::timeout, this, [this] {
+  connect(debounce_, &QTimer::timeout, this, &RuleEditor::checkTyped);
+  // A keystroke makes the editor's text the current rule at once (the dock then shows and applies
+  // nothing older); the check follows once typing pauses, or at once when Apply asks for it.
+  const auto typed = [this] {
+    if (filling_) return;
+    debounce_->start();  // first: the dock asks pending() when it hears of the edit
     markEdited();
-    if (language_ == Language::Python) {
-      previewPending_ = true;  // shown when the compile comes back
-      compiledSet_.reset();
-      check();
-      return;
-    }
-    check();
-    Q_EMIT previewChanged();
-  });
-  for (auto* e : {pattern_, replacement_, conditions_, python_})
-    connect(e, &QPlainTextEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
-  connect(id_, &QLineEdit::textChanged, this, [this] {
-    if (language_ == Language::Ir) debounce_->start();
+  };
+  for (auto* e : {pattern_, replacement_, conditions_, python_}) connect(e, &QPlainTextEdit::textChanged, this, typed);
+  connect(id_, &QLineEdit::textChanged, this, [this, typed] {
+    if (language_ == Language::Ir) typed();
   });
   connect(languageBox_, &QComboBox::currentIndexChanged, this,
           [this](int index) { setLanguage(index == 1 ? Language::Python : Language::Ir); });
@@ -234,6 +231,7 @@ void RuleEditor::setRuleText(const QString& text) {
   const auto parsed = core::rewrite::parseRule(text, QStringLiteral("rule"));
   const auto& r = parsed.rule;
   switchForm(Language::Ir);
+  const QScopedValueRollback<bool> filling(filling_, true);  // loaded, not typed
   id_->setText(r.id);
   title_->setText(r.title);
   pattern_->setPlainText(trimmedBlock(r.pattern));
@@ -301,11 +299,14 @@ void RuleEditor::openDialog() {
 
 void RuleEditor::setDraft(const QString& id, const QString& pattern, const QStringList& conditions) {
   switchForm(Language::Ir);
-  id_->setText(id);
-  title_->setText(tr("New rule from selection"));
-  pattern_->setPlainText(trimmedBlock(pattern));
-  replacement_->setPlainText(trimmedBlock(pattern));
-  conditions_->setPlainText(conditions.join(QLatin1Char('\n')));
+  {
+    const QScopedValueRollback<bool> filling(filling_, true);  // one edit, marked below
+    id_->setText(id);
+    title_->setText(tr("New rule from selection"));
+    pattern_->setPlainText(trimmedBlock(pattern));
+    replacement_->setPlainText(trimmedBlock(pattern));
+    conditions_->setPlainText(conditions.join(QLatin1Char('\n')));
+  }
   tests_.clear();
   debounce_->stop();
   markEdited();
@@ -341,6 +342,25 @@ QString RuleEditor::ruleText() const {
 }
 
 QString RuleEditor::pythonText() const { return python_->toPlainText(); }
+
+bool RuleEditor::pending() const { return debounce_->isActive() || busy_; }
+
+void RuleEditor::checkNow() {
+  if (!debounce_->isActive()) return;
+  debounce_->stop();
+  checkTyped();
+}
+
+void RuleEditor::checkTyped() {
+  if (language_ == Language::Python) {
+    previewPending_ = true;  // shown when the compile comes back
+    compiledSet_.reset();
+    check();
+    return;
+  }
+  check();
+  Q_EMIT previewChanged();
+}
 
 void RuleEditor::markEdited() {
   modified_ = true;

@@ -63,6 +63,11 @@ class RuleEditor : public QWidget {
   int matchCount() const { return matches_; }
   // A Python compile is running.
   bool busy() const { return busy_; }
+  // The text was changed and its check has not come back (typing pauses first, or Python compiles).
+  bool pending() const;
+  // Checks the typed text now instead of when typing pauses (an IR rule is checked before this
+  // returns; a Python one starts compiling).
+  void checkNow();
   // The rule as last checked, when it parsed, and its matches on the revision. A Python file can
   // hold several rules: rules() lists them all, rule() is the first, and the report merges theirs.
   const std::optional<core::rewrite::Rule>& rule() const { return rule_; }
@@ -88,6 +93,8 @@ class RuleEditor : public QWidget {
 
  private:
   void check();
+  // Typing paused (or Apply asked): check the text and show its preview.
+  void checkTyped();
   void markEdited();
   // Shows the other form without checking (the caller fills it, then checks).
   void switchForm(Language language);
@@ -119,6 +126,7 @@ class RuleEditor : public QWidget {
   QVector<int> siteRules_;
   QString tests_;  // the loaded rule's [test ...] sections, kept verbatim on save
   bool modified_ = false;
+  bool filling_ = false;  // the text is being loaded, not typed
   // Python: each compile has a generation; a result whose generation is not the latest is stale.
   quint64 generation_ = 0;
   bool busy_ = false;
