@@ -59,6 +59,43 @@ class TestPt2 : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // An operator this libtorch does not have (a torch.library custom op; transformers' Mixtral
+  // experts): the program opens, lays out and diffs with the op as a node of its own, and a run
+  // is refused naming the op and what provides it.
+  void unknownOperatorsOpenAndRefuseRuns() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto made = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_custom_op_programs.py"),
+        {dir.path()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    const struct {
+      const char* file;
+      const char* op;
+      int count;
+    } cases[] = {{"custom_op.pt2", "graftdemo::scale_add", 1}, {"mixtral_moe.pt2", "transformers::grouped_mm_fallback", 4}};
+    for (const auto& c : cases) {
+      const QString program = dir.filePath(QLatin1String(c.file));
+      const auto info = graft::test::runCli({QStringLiteral("info"), program, QStringLiteral("--json")});
+      QVERIFY2(info.exitCode == 0, info.err.constData());
+      const QJsonObject histogram =
+          QJsonDocument::fromJson(info.out).object().value(QLatin1String("op_histogram")).toObject();
+      QVERIFY2(histogram.value(QLatin1String(c.op)).toInt() == c.count, info.out.left(600).constData());
+      const auto layout = graft::test::runCli({QStringLiteral("layout"), program, QStringLiteral("--expand"),
+                                               QStringLiteral("all"), QStringLiteral("--svg"),
+                                               dir.filePath(QStringLiteral("out.svg"))});
+      QVERIFY2(layout.exitCode == 0, layout.err.constData());
+      const auto diff = graft::test::runCli({QStringLiteral("diff"), program, program});
+      QVERIFY2(diff.exitCode == 0, diff.err.constData());
+      const auto compare = graft::test::runCli({QStringLiteral("compare"), program, program});
+      QCOMPARE(compare.exitCode, 2);
+      const QString err = QString::fromUtf8(compare.err);
+      QVERIFY2(err.contains(QLatin1String(c.op)) && err.contains(QLatin1String("does not have")) &&
+                   err.contains(QLatin1String("torch.library")),
+               qPrintable(err));
+    }
+  }
+
   void opsMatchPyTorch_data() { programRows(true); }
   void opsMatchPyTorch() {
     QFETCH(QString, name);

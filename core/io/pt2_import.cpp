@@ -8,6 +8,7 @@
 #include "core/io/pytree_spec.h"
 #include "core/io/saved_value.h"
 #include "core/io/zip_directory.h"
+#include "core/model/placeholder_ops.h"
 #include "core/model/graph_walk.h"
 #include "core/model/module_calls.h"
 #include "core/model/shape_symbols.h"
@@ -576,10 +577,10 @@ class Importer {
     return it->second;
   }
 
-  // "torch.ops.aten.conv2d.default" -> the registered operator aten::conv2d (overload "").
+  // "torch.ops.aten.conv2d.default" -> the registered operator aten::conv2d (overload ""); null
+  // for an operator this libtorch does not have (a Python library's custom op).
   std::shared_ptr<torch::jit::Operator> findOperator(const QString& target) {
-    static const QRegularExpression re(QStringLiteral(R"(^torch\.ops\.(\w+)\.(\w+)\.(\w+)$)"));
-    const auto m = re.match(target);
+    const auto m = operatorTarget().match(target);
     if (!m.hasMatch())
       fail(QStringLiteral("call target %1 is not an operator overload (not supported yet)").arg(target));
     const std::string qual = (m.captured(1) + QStringLiteral("::") + m.captured(2)).toStdString();
@@ -587,7 +588,63 @@ class Importer {
         m.captured(3) == QLatin1String("default") ? std::string() : m.captured(3).toStdString();
     for (const auto& op : torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(qual)))
       if (op->schema().overload_name() == overload) return op;
-    fail(QStringLiteral("operator %1 is not registered in this libtorch").arg(target));
+    return nullptr;
+  }
+
+  static const QRegularExpression& operatorTarget() {
+    static const QRegularExpression re(QStringLiteral(R"(^torch\.ops\.(\w+)\.(\w+)\.(\w+)$)"));
+    return re;
+  }
+
+  // An operator this libtorch does not have (a Python library's custom op, such as transformers'
+  // grouped_mm_fallback): registered as a stand-in with the schema the file implies (argument
+  // names and kinds in the file's order), so the program opens, draws, diffs, rewrites and saves;
+  // a run that reaches it is refused naming it (model/placeholder_ops.h, run/unknown_ops.h).
+  std::shared_ptr<torch::jit::Operator> registerStandIn(const QJsonObject& n, const QString& target) {
+    static const QHash<QString, QString> kTypes{
+        {QStringLiteral("as_tensor"), QStringLiteral("Tensor")},
+        {QStringLiteral("as_tensors"), QStringLiteral("Tensor[]")},
+        {QStringLiteral("as_optional_tensors"), QStringLiteral("Tensor?[]")},
+        {QStringLiteral("as_none"), QStringLiteral("Tensor?")},
+        {QStringLiteral("as_int"), QStringLiteral("int")},
+        {QStringLiteral("as_sym_int"), QStringLiteral("SymInt")},
+        {QStringLiteral("as_ints"), QStringLiteral("int[]")},
+        {QStringLiteral("as_sym_ints"), QStringLiteral("SymInt[]")},
+        {QStringLiteral("as_float"), QStringLiteral("float")},
+        {QStringLiteral("as_floats"), QStringLiteral("float[]")},
+        {QStringLiteral("as_bool"), QStringLiteral("bool")},
+        {QStringLiteral("as_bools"), QStringLiteral("bool[]")},
+        {QStringLiteral("as_string"), QStringLiteral("str")},
+        {QStringLiteral("as_scalar_type"), QStringLiteral("ScalarType")},
+        {QStringLiteral("as_memory_format"), QStringLiteral("MemoryFormat")},
+        {QStringLiteral("as_layout"), QStringLiteral("Layout")},
+        {QStringLiteral("as_device"), QStringLiteral("Device")}};
+    const auto typeOf = [&](const QJsonObject& value, const QString& what) {
+      const QString kind = value.keys().value(0);
+      const QString type = kTypes.value(kind);
+      if (type.isEmpty())
+        fail(QStringLiteral("%1 is not in this libtorch, and its %2 (%3) cannot be described").arg(target, what, kind));
+      return type;
+    };
+    QStringList arguments;
+    for (const auto& in : n.value(QLatin1String("inputs")).toArray()) {
+      const auto o = in.toObject();
+      const QString name = o.value(QLatin1String("name")).toString();
+      arguments << QStringLiteral("%1 %2").arg(typeOf(o.value(QLatin1String("arg")).toObject(), name), name);
+    }
+    QStringList returns;
+    for (const auto& out : n.value(QLatin1String("outputs")).toArray())
+      returns << typeOf(out.toObject(), QStringLiteral("result"));
+    const auto m = operatorTarget().match(target);
+    const QString overload = m.captured(3) == QLatin1String("default") ? QString() : QLatin1Char('.') + m.captured(3);
+    const QString schema = QStringLiteral("%1::%2%3(%4) -> (%5)")
+                               .arg(m.captured(1), m.captured(2), overload, arguments.join(QStringLiteral(", ")),
+                                    returns.join(QStringLiteral(", ")));
+    if (const QString why = model::registerPlaceholderOperator(schema); !why.isEmpty())
+      fail(QStringLiteral("%1 is not in this libtorch, and its schema %2 is not valid: %3").arg(target, schema, why));
+    auto op = findOperator(target);
+    if (!op) fail(QStringLiteral("operator %1 is not registered in this libtorch").arg(target));
+    return op;
   }
 
   void addNode(const QJsonObject& n) {
@@ -600,7 +657,8 @@ class Importer {
         target == QLatin1String("torch.ops.higher_order.invoke_subgraph"))
       return addInlinedRegion(n, target);
     if (auto op = pt2::torchScriptOperatorOf(target)) return addPythonOperatorCall(n, *op);
-    const auto op = findOperator(target);
+    auto op = findOperator(target);
+    if (!op) op = registerStandIn(n, target);
     const auto& schema = op->schema();
     std::map<QString, QJsonObject> given;  // the serializer names every argument by the schema
     for (const auto& in : n.value(QLatin1String("inputs")).toArray()) {

@@ -1,6 +1,7 @@
 #include "core/run/device_forward.h"
 #include "core/run/device_remap.h"
 #include "core/run/outside_effects.h"
+#include "core/run/unknown_ops.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/script.h>
@@ -25,6 +26,8 @@ void placeConstants(torch::jit::Block* block, c10::Device device) {
 DeviceForward::DeviceForward(const model::Revision& revision, c10::Device device)
     : module_(revision.runnable()), device_(device) {
   if (const QString refusal = untrustedRunRefusal(revision); !refusal.isEmpty())
+    throw std::runtime_error(refusal.toStdString());
+  if (const QString refusal = unknownOperatorRefusal(revision); !refusal.isEmpty())
     throw std::runtime_error(refusal.toStdString());
   // A program made for another device (device constants such as arange's `device="cuda"`) runs
   // on a copy with them remapped (device_remap.h).

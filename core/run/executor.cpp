@@ -1,5 +1,6 @@
 #include "core/run/executor.h"
 #include "core/run/outside_effects.h"
+#include "core/run/unknown_ops.h"
 #include "core/run/dimension_check.h"
 #include "core/run/threads.h"
 
@@ -589,6 +590,7 @@ Executor::Executor(model::RevisionPtr revision) : revision_(std::move(revision))
   plan_->numUserInputs = graph->inputs().size() - 1;
   plan_->writtenConstants = constantsWrittenInPlace(graph->block());
   reachesOutside_ = !outsideEffects(*revision_).empty();
+  unknownOperator_ = unknownOperatorRefusal(*revision_);
   for (size_t i = 1; i < graph->inputs().size(); ++i)
     plan_->inputNames << QString::fromStdString(graph->inputs()[i]->debugName());
   try {
@@ -671,6 +673,10 @@ RunResult Executor::run(const InputSet& inputs, const RunOptions& options) {
       result.error.message = refusal;
       return result;
     }
+  if (!unknownOperator_.isEmpty()) {
+    result.error.message = unknownOperator_;
+    return result;
+  }
   result.deviceNote = deviceRemapNote(*revision_, options.device);
   if (!planError_.isEmpty() && options.instrumented) {
     result.error.message = planError_;

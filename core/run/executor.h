@@ -118,6 +118,7 @@ class Executor {
   std::unique_ptr<Plan> plan_;
   QString planError_;  // set when the node-by-node plan could not be built
   bool reachesOutside_ = false;  // an op with an effect outside the process (outside_effects.h)
+  QString unknownOperator_;      // why a run cannot reach an op this libtorch lacks (unknown_ops.h)
   std::unique_ptr<DeviceForward> deviceForward_;  // the fast path off the CPU, built on first use
 };
 
