@@ -59,6 +59,30 @@ class TestPt2 : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // A traced model's module paths go through its ModuleLists as the model and its .pt2 name them
+  // ("encoder.layer.1.intermediate.dense", not "encoder.1.intermediate.dense").
+  void tracedPathsGoThroughContainers() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto made = graft::test::runPython(
+        qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/make_traced_roberta.py"), {dir.path()});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    const auto pathsOf = [&](const QString& file) {
+      const auto info = graft::test::runCli({QStringLiteral("info"), dir.filePath(file), QStringLiteral("--json")});
+      QSet<QString> paths;
+      for (const auto& m : QJsonDocument::fromJson(info.out).object().value(QLatin1String("modules")).toArray())
+        paths.insert(m.toObject().value(QLatin1String("path")).toString());
+      return paths;
+    };
+    const QSet<QString> traced = pathsOf(QStringLiteral("roberta.pt"));
+    const QSet<QString> exported = pathsOf(QStringLiteral("roberta.pt2"));
+    QVERIFY2(traced.contains(QStringLiteral("encoder.layer.1.intermediate.dense")),
+             qPrintable(QStringList(traced.begin(), traced.end()).join(QLatin1Char(' '))));
+    QVERIFY(!traced.contains(QStringLiteral("encoder.1")));
+    for (const char* path : {"encoder.layer.0.attention.self.query", "encoder.layer.1.output.LayerNorm"})
+      QVERIFY2(traced.contains(QLatin1String(path)) && exported.contains(QLatin1String(path)), path);
+  }
+
   // An operator this libtorch does not have (a torch.library custom op; transformers' Mixtral
   // experts): the program opens, lays out and diffs with the op as a node of its own, and a run
   // is refused naming the op and what provides it.

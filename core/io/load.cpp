@@ -82,7 +82,8 @@ std::shared_ptr<const model::SavedRecord> fittingRecord(const QByteArray& json, 
 // fitting saved record's places take their place.
 LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, QString path,
                   QString sample, QByteArray sha, bool frozen = false, const QByteArray& savedRecord = {},
-                  std::vector<model::NodePlace> places = {}, model::SymbolRanges symbolRanges = {}) {
+                  std::vector<model::NodePlace> places = {}, model::SymbolRanges symbolRanges = {},
+                  const model::ModuleNames* moduleNames = nullptr) {
   LoadResult result;
   auto record = fittingRecord(savedRecord, *module.get_method("forward").graph());
   if (record) {
@@ -91,7 +92,7 @@ LoadResult finish(const torch::jit::Module& module, const LoadOptions& options, 
   }
   model::NodeIdSource ids;
   auto rev = model::Revision::original(module, frozen || options.freeze, QStringLiteral("Original"), ids, &places,
-                                       std::move(symbolRanges));
+                                       std::move(symbolRanges), moduleNames);
   if (options.trust) rev->sourceTrust()->grant();
   result.document = std::make_unique<model::Document>(std::move(rev), ids, std::move(path),
                                                       std::move(sample), std::move(sha));
@@ -193,8 +194,9 @@ LoadResult loadUnguarded(const QString& path, const LoadOptions& options) {
     const bool savedByGraft = !record.empty() && options.freeze;
     LoadOptions asSaved = options;
     if (savedByGraft) asSaved.freeze = false;
+    const model::ModuleNames names = model::moduleNamesOf(loaded);  // before freezing removes them
     return finish(prepare(loaded, asSaved), asSaved, QFileInfo(path).absoluteFilePath(), {}, sha256Of(path),
-                  savedByGraft, QByteArray(record.data(), qsizetype(record.size())));
+                  savedByGraft, QByteArray(record.data(), qsizetype(record.size())), {}, {}, &names);
   } catch (...) {
     const QString file = QFileInfo(path).fileName();
     return failure(

@@ -1,5 +1,6 @@
 #include "core/model/module_path.h"
 
+#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 namespace graft::core::model {
@@ -40,6 +41,51 @@ NodePlace placeFromCallStack(const torch::jit::Node* node, QStringList* callKeys
   if (node->sourceRange().source())
     place.sourceText = QString::fromStdString(node->sourceRange().text().str()).left(200);
   return place;
+}
+
+ModuleNames moduleNamesOf(const torch::jit::Module& module) {
+  ModuleNames names;
+  for (const auto& item : module.named_modules()) {
+    if (item.name.empty()) continue;
+    const auto type = item.value.type();
+    names.insert(QString::fromStdString(item.name),
+                 type->name() ? QString::fromStdString(type->name()->name()) : QString());
+  }
+  return names;
+}
+
+void completeContainerPaths(QStringList& parts, const QStringList& types, const ModuleNames& names,
+                            QHash<QString, QString>& cache) {
+  QString at;  // the object path of the parts so far
+  for (qsizetype i = 0; i < parts.size(); ++i) {
+    const QString prefix = at.isEmpty() ? QString() : at + QLatin1Char('.');
+    const QString direct = prefix + parts[i];
+    if (names.contains(direct)) {
+      at = direct;
+      continue;
+    }
+    const QString type = types.value(i);
+    const QString key = direct + QLatin1Char('|') + type;
+    auto hit = cache.find(key);
+    if (hit == cache.end()) {
+      QString found;
+      int count = 0;
+      const QString tail = QLatin1Char('.') + parts[i];
+      for (auto it = names.begin(); it != names.end(); ++it)
+        if (it.key().startsWith(prefix) && it.key().endsWith(tail) && it.key().size() > direct.size() &&
+            (type.isEmpty() || it.value() == type)) {
+          found = it.key();
+          ++count;
+        }
+      hit = cache.insert(key, count == 1 ? found : QString());
+    }
+    if (hit->isEmpty()) {
+      at = direct;
+      continue;
+    }
+    parts[i] = hit->mid(prefix.size());
+    at = *hit;
+  }
 }
 
 }  // namespace graft::core::model

@@ -32,7 +32,8 @@ NodePlace commonPlace(const std::vector<const NodePlace*>& places) {
 }  // namespace
 
 RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QString name, NodeIdSource& ids,
-                               const std::vector<NodePlace>* savedPlaces, SymbolRanges symbolRanges) {
+                               const std::vector<NodePlace>* savedPlaces, SymbolRanges symbolRanges,
+                               const ModuleNames* moduleNames) {
   auto rev = std::shared_ptr<Revision>(new Revision());
   rev->module_ = std::make_shared<const torch::jit::Module>(module);
   rev->graph_ = module.get_method("forward").graph()->copy();
@@ -48,12 +49,14 @@ RevisionPtr Revision::original(const torch::jit::Module& module, bool frozen, QS
     QStringList callKeys;
   };
   std::vector<Pending> pending;
+  QHash<QString, QString> containerPaths;
   forEachNode(*rev->graph_, [&](torch::jit::Node* n) {
     const NodeId id = ids.next();
     rev->idByNode_[n] = id;
     rev->nodeById_[id] = n;
     Pending p{n, id, {}, {}};
     p.place = placeFromCallStack(n, &p.callKeys);
+    if (moduleNames) completeContainerPaths(p.place.modulePath, p.place.moduleTypes, *moduleNames, containerPaths);
     pending.push_back(std::move(p));
   });
   CallNumbering calls;

@@ -3,6 +3,7 @@
 // Graft's record of each node's place (module path, source line) and its provenance: what the
 // change that made it did (`change`) and where each node comes from in the original (`lineage`).
 #include "core/model/ids.h"
+#include "core/model/module_path.h"
 #include "core/model/node_place.h"
 #include "core/model/provenance.h"
 #include "core/model/symbol_ranges.h"
@@ -55,9 +56,11 @@ class Revision {
   // `savedPlaces` (a file saved by Graft): the places of its op nodes in graph order, which the
   // file's own call stacks no longer hold; nodes beyond it or without one take their call stack.
   // `symbolRanges`: a torch.export program's range_constraints (derived revisions keep them).
+  // `moduleNames`: the submodules of the module before freezing, which complete a traced
+  // module's paths through containers (model/module_path.h).
   static RevisionPtr original(const torch::jit::Module& module, bool frozen, QString name,
                               NodeIdSource& ids, const std::vector<NodePlace>* savedPlaces = nullptr,
-                              SymbolRanges symbolRanges = {});
+                              SymbolRanges symbolRanges = {}, const ModuleNames* moduleNames = nullptr);
 
   // Builds a successor: `graph` must be a graph derived from `base.cloneGraph()` through `edit`,
   // and `carried` maps nodes of the new graph that descend from base nodes to their ids.
