@@ -7,6 +7,12 @@
 #include "core/io/load.h"
 #include "core/model/document.h"
 #include "core/model/graph_view.h"
+#include "core/model/weight_bytes.h"
+#include "core/io/input_set.h"
+#include "core/run/executor.h"
+#include "tests/bench/resident_memory.h"
+
+#include <ATen/ATen.h>
 #include "core/tour/tour.h"
 #include "gui_support.h"
 #include "ui/canvas/graph_canvas.h"
@@ -496,6 +502,45 @@ class TestLifecycle : public QObject {
     QVERIFY(ticksWhileBuilding > 0);
     QCOMPARE(tourNotWaiting, 0);
     QVERIFY2(worst <= 100, qPrintable(QStringLiteral("%1 ms during %2").arg(worst).arg(worstDuring)));
+  }
+
+  // Opening a program whose weights are large (170 MB: tests/bench/make_wide_gpt2.py) reads its
+  // graph and the sizes of its weights, never their bytes: the window's resident memory grows by
+  // far less than the weights, and nothing runs unasked. A comparison then reads them (from the
+  // mapped file) and runs; the logits equal stock PyTorch's.
+  void openingReadsNoWeights() {
+    const QString path = saves_.filePath(QStringLiteral("wide.pt2"));
+    const auto made = test::runPython(qEnvironmentVariable("GRAFT_SOURCE_DIR") +
+                                          QStringLiteral("/tests/bench/make_wide_gpt2.py"), {path});
+    QVERIFY2(QFileInfo::exists(path), made.err.constData());
+    ui::MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QTest::qWait(50);
+    const double before = bench::rssMiB();
+    QVERIFY(w.openFile(path));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.buildingView(), 60000);
+    QVERIFY(test::waitLayout(w.canvas()));
+    QTest::qWait(500);  // whatever the docks start after an open has started
+    const auto* doc = w.controller()->document();
+    const double weightsMiB = core::model::weightBytes(*doc->original()) / 1048576.0;
+    const double grown = bench::rssMiB() - before;
+    qInfo("weights %.0f MiB; resident memory grew %.1f MiB on open", weightsMiB, grown);
+    QVERIFY(weightsMiB > 150);
+    QVERIFY2(grown < 0.4 * weightsMiB, qPrintable(QStringLiteral("grew %1 MiB").arg(grown)));
+    auto* history = w.parts().docks->history;
+    QVERIFY(!history->checking() && !history->ledgerEntry(0));  // the baseline waits for a change
+
+    QVERIFY(test::runCompare(w.compareDock()));
+    QVERIFY2(w.compareDock()->summary().ok && w.compareDock()->summary().equal,
+             qPrintable(w.compareDock()->summary().error));
+    QVERIFY(bench::rssMiB() - before > 0.5 * weightsMiB);  // the run read them
+    const auto inputs = core::io::parseInputs({path + QStringLiteral(".inputs.pt")}, 0);
+    const auto expected = core::io::parseInputs({path + QStringLiteral(".logits.pt")}, 0);
+    QVERIFY(inputs.inputs && expected.inputs);
+    const auto run = core::run::Executor(doc->current()).run(*inputs.inputs, {});
+    QVERIFY2(run.ok && run.outputs.size() == 1, qPrintable(run.error.headline()));
+    QVERIFY(at::allclose(run.outputs[0].toTensor(), expected.inputs->values[0].toTensor(), 1e-4, 1e-4));
   }
 
  private:

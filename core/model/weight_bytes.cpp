@@ -10,11 +10,13 @@
 namespace graft::core::model {
 
 qint64 weightBytes(const Revision& revision) {
-  std::unordered_set<const void*> seen;  // storage impls: metadata only, never their data
+  // By where their bytes are (never reading them): tied weights, and two records of a program
+  // naming one file entry, are two storages over the same bytes.
+  std::unordered_set<const void*> seen;
   qint64 total = 0;
   const auto count = [&](const at::Tensor& t) {
     if (!t.defined() || !t.has_storage()) return;
-    if (seen.insert(t.storage().unsafeGetStorageImpl()).second) total += qint64(t.storage().nbytes());
+    if (seen.insert(t.storage().data()).second) total += qint64(t.storage().nbytes());
   };
   forEachNode(*revision.graph(), [&](torch::jit::Node* n) {
     if (n->kind() != c10::prim::Constant || n->outputs().size() != 1) return;

@@ -5,8 +5,8 @@
 
 namespace graft::core::model {
 
-// Bytes of the distinct storages the revision's graph constants and module attributes use (a
-// storage shared by tied weights counts once).
+// Bytes of the distinct storages the revision's graph constants and module attributes use (bytes
+// shared by tied weights count once).
 qint64 weightBytes(const Revision& revision);
 
 }  // namespace graft::core::model
