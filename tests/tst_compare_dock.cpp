@@ -30,6 +30,10 @@
 #include <QtCore/QFileInfo>
 #include <QtCore/QStandardPaths>
 #include <QtWidgets/QCheckBox>
+#include <QtWidgets/QComboBox>
+#include <QtWidgets/QStatusBar>
+#include "ui/rewrite/rewrite_dock.h"
+#include "ui/main_docks.h"
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QDialogButtonBox>
 #include <QtWidgets/QLabel>
@@ -451,6 +455,65 @@ def forward(self, x):
     QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(0) != nullptr, 120000);
     QVERIFY(!history->list()->item(0)->text().contains(QLatin1String("waiting for inputs")));
     ui::InputDialog::remember(quantized, {});
+  }
+
+  // A result stays only while it applies: after a new revision the Compare dock greys its verdict
+  // and table and says which revisions they were computed for; the status bar ends with the job;
+  // History times the original again once a revision is timed, so both are measured alike.
+  void staleResultAfterANewRevision() {
+    ui::MainWindow w;
+    QVERIFY(w.openSample("cnn"));
+    auto* doc = w.controller()->document();
+    auto* history = w.parts().docks->history;
+    QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(0) != nullptr, 120000);  // timed alone at open
+    auto* compare = w.compareDock();
+    QVERIFY(runCompare(compare));
+    QVERIFY2(compare->summary().ok, qPrintable(compare->summary().error));
+    auto* stale = compare->findChild<QLabel*>("compareStale");
+    QVERIFY(stale);
+    QVERIFY(compare->staleText().isEmpty());
+    QVERIFY(!stale->isVisibleTo(compare));
+    QVERIFY(compare->table()->isEnabled());
+    const QString verdict = compare->verdictText();
+
+    QVector<std::pair<bool, bool>> ledgers;  // (original timed, revision 1 timed) after each update
+    connect(history, &ui::HistoryDock::ledgerUpdated, this,
+            [&] { ledgers.push_back({history->ledgerEntry(0) != nullptr, history->ledgerEntry(1) != nullptr}); });
+    const QString said = w.parts().docks->rewrites->applyRules({"fold-conv-bn"});
+    QCOMPARE(doc->count(), 2);
+    QVERIFY2(w.statusBar()->currentMessage() != QLatin1String("Applying rules…"), qPrintable(said));
+    // The verdict is kept for reading, greyed, with the line that says it is out of date.
+    QCOMPARE(compare->verdictText(), verdict);
+    QVERIFY2(compare->staleText().startsWith(QString::fromUtf8("Out of date: computed for 0 → 0; now 0 → 1")),
+             qPrintable(compare->staleText()));
+    QVERIFY(stale->isVisibleTo(compare));
+    QCOMPARE(stale->text(), compare->staleText());
+    QVERIFY(!compare->table()->isEnabled());
+    QVERIFY(compare->verdictLabel()->styleSheet().contains("gray"));
+    // Another input is stale too; back to what it ran for, current again.
+    auto* revB = compare->findChild<QComboBox*>("compareRevB");
+    revB->setCurrentIndex(0);
+    QVERIFY(compare->staleText().isEmpty());
+    compare->setInputSpec("2x3x32x32");
+    QVERIFY2(compare->staleText().contains("with inputs"), qPrintable(compare->staleText()));
+    compare->setInputSpec(QString());
+    QVERIFY(compare->staleText().isEmpty());
+    QVERIFY(compare->table()->isEnabled());
+    // Compare again: current.
+    revB->setCurrentIndex(1);
+    QVERIFY(!compare->staleText().isEmpty());
+    QVERIFY(runCompare(compare));
+    QVERIFY(compare->staleText().isEmpty());
+    QVERIFY(!stale->isVisibleTo(compare));
+
+    // History: revision 1 timed while the cold time of the original is dropped, then the original
+    // timed again after it.
+    QTRY_VERIFY_WITH_TIMEOUT(history->ledgerEntry(1) && history->ledgerEntry(0), 120000);
+    QVERIFY(!ledgers.isEmpty());
+    const auto firstWithRevision =
+        std::find_if(ledgers.begin(), ledgers.end(), [](const auto& l) { return l.second; });
+    QVERIFY(firstWithRevision != ledgers.end());
+    QVERIFY(!firstWithRevision->first);
   }
 
   // The verdict line above the table names the verdict in the words the report uses.

@@ -41,12 +41,22 @@ namespace {
 enum Column { kWhat, kOp, kMaxAbs, kMaxRel, kMismatched, kCosine, kSqnr, kLocal, kResult, kColumns };
 
 QString precisionLabel(const QString& dtype) { return dtype.isEmpty() ? QObject::tr("as saved") : dtype; }
+
+// The inputs, devices and precisions of a comparison, as the stale line names them.
+QString settingsOf(const QString& inputs, const QString& deviceA, const QString& deviceB, const QString& dtypeA,
+                   const QString& dtypeB) {
+  return QObject::tr("inputs “%1”, %2 → %3, %4 → %5")
+      .arg(inputs.isEmpty() ? QObject::tr("default") : inputs, deviceA, deviceB, precisionLabel(dtypeA),
+           precisionLabel(dtypeB));
 }
+}  // namespace
 
 CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout();
   revA_ = new QComboBox(this);
   revB_ = new QComboBox(this);
+  revA_->setObjectName(QStringLiteral("compareRevA"));
+  revB_->setObjectName(QStringLiteral("compareRevB"));
   inputs_ = new QLineEdit(this);
   inputs_->setPlaceholderText(tr("default: the model's input shape; e.g. 1x3x224x224:float32; file.npy"));
   inputs_->setObjectName(QStringLiteral("compareInputs"));
@@ -204,6 +214,11 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   verdict_->setObjectName(QStringLiteral("compareVerdict"));
   verdict_->setWordWrap(true);
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  stale_ = new QLabel(this);
+  stale_->setObjectName(QStringLiteral("compareStale"));
+  stale_->setWordWrap(true);
+  stale_->setStyleSheet(QStringLiteral("QLabel { color: #ef6c00; font-weight: bold; }"));
+  stale_->hide();
   status_->setObjectName(QStringLiteral("compareStatus"));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* settings = new QWidget(this);
@@ -219,6 +234,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   auto* results = new QWidget(this);
   auto* resultColumn = new QVBoxLayout(results);
   resultColumn->setContentsMargins(0, 0, 0, 0);
+  resultColumn->addWidget(stale_);
   resultColumn->addWidget(verdict_);
   resultColumn->addLayout(buttons);
   resultColumn->addWidget(status_);
@@ -270,6 +286,10 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
     if (const auto diagnostics = summary_.diagnostics(); !diagnostics.empty()) Q_EMIT diagnosticsReported(diagnostics);
     Q_EMIT finished();
   });
+  // A result stays current only while the picks are those it was computed for.
+  for (auto* box : {revA_, revB_, device_, deviceB_, dtypeA_, dtypeB_})
+    connect(box, &QComboBox::currentIndexChanged, this, &CompareDock::markStale);
+  connect(inputs_, &QLineEdit::textChanged, this, &CompareDock::markStale);
   connect(overlay_, &QCheckBox::toggled, this, &CompareDock::overlayToggled);
   connect(dtypeA_, &QComboBox::currentIndexChanged, this, &CompareDock::precisionChanged);
   connect(dtypeB_, &QComboBox::currentIndexChanged, this, &CompareDock::precisionChanged);
@@ -303,6 +323,8 @@ void CompareDock::setDocument(const core::model::Document* document) {
   inputs_->setText(document_ ? InputDialog::remembered(document_->sourcePath()) : QString());
   inputs_->setToolTip(core::io::inputFieldHelp(document_));
   table_->setRowCount(0);
+  shownRevisions_.clear();
+  shownSettings_.clear();
   status_->clear();  // the last verdict was about the previous model
   setVerdict(document_ ? tr("Pick A and B, then Compare.") : tr("Open a model to compare its revisions."), QString());
   inspector_->clear();
@@ -392,6 +414,10 @@ std::shared_ptr<std::atomic<bool>> CompareDock::beginRun(const core::run::Compar
   lastRequest_ = req;
   cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
   runGeneration_ = generation_;
+  runSettings_ = pickedSettings();
+  shownRevisions_.clear();  // what is shown now is the run under way
+  shownSettings_.clear();
+  markStale();
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   reduceButton_->setEnabled(false);
@@ -547,12 +573,54 @@ void CompareDock::showSummary() {
   status_->setText(text.trimmed());
   for (const auto& r : summary_.outputs) addRow(r);
   for (const auto& r : summary_.nodes) addRow(r);
+  // Stamped with what it ran for; the picks may have moved while it ran.
+  if (lastRequest_ && document_) {
+    const auto indexOf = [this](const core::model::RevisionPtr& r) {
+      for (int i = 0; i < document_->count(); ++i)
+        if (document_->revision(i) == r) return QString::number(i);
+      return tr("a revision no longer in the history");
+    };
+    shownRevisions_ = QStringLiteral("%1 → %2").arg(indexOf(lastRequest_->a), indexOf(lastRequest_->b));
+    shownSettings_ = runSettings_;
+  }
+  markStale();
+}
+
+QString CompareDock::pickedRevisions() const {
+  return QStringLiteral("%1 → %2").arg(revA_->currentData().toInt()).arg(revB_->currentData().toInt());
+}
+
+QString CompareDock::pickedSettings() const {
+  return settingsOf(inputs_->text(), device_->currentText(), deviceB_->currentData().toString(),
+                    dtypeA_->currentData().toString(), dtypeB_->currentData().toString());
+}
+
+void CompareDock::markStale() {
+  const QString why = staleText();
+  stale_->setText(why);
+  stale_->setVisible(!why.isEmpty());
+  table_->setEnabled(why.isEmpty());  // greyed, still readable
+  verdict_->setStyleSheet(!why.isEmpty() ? QStringLiteral("QLabel { color: gray; }")
+                          : verdictColour_.isEmpty()
+                              ? QString()
+                              : QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(verdictColour_));
+}
+
+QString CompareDock::staleText() const {
+  if (shownRevisions_.isEmpty() || !document_ || revA_->count() == 0) return {};
+  const QString revisions = pickedRevisions(), settings = pickedSettings();
+  if (revisions != shownRevisions_)
+    return tr("Out of date: computed for %1; now %2 — Compare again.").arg(shownRevisions_, revisions);
+  if (settings != shownSettings_)
+    return tr("Out of date: computed for %1 with %2; now %3 — Compare again.")
+        .arg(shownRevisions_, shownSettings_, settings);
+  return {};
 }
 
 void CompareDock::setVerdict(const QString& text, const QString& colour) {
   verdict_->setText(text);
-  verdict_->setStyleSheet(colour.isEmpty() ? QString()
-                                           : QStringLiteral("QLabel { color: %1; font-weight: bold; }").arg(colour));
+  verdictColour_ = colour;
+  markStale();
 }
 
 QString CompareDock::verdictText() const { return verdict_->text(); }

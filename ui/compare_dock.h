@@ -62,6 +62,9 @@ class CompareDock : public QWidget {
   // 130 dB)", "Different — … First divergence: …", or what is under way or went wrong.
   QString verdictText() const;
   QLabel* verdictLabel() const { return verdict_; }
+  // Empty while the shown result is for the revisions and settings now picked; else the line that
+  // says what it was computed for ("Out of date: computed for 0 → 1; now 0 → 2 — Compare again.").
+  QString staleText() const;
   // Asks for the open model's inputs in the dialog Compare uses (when the model records none),
   // writes the answer into the Inputs field and calls `then`.
   void askForInputs(std::function<void()> then);
@@ -126,6 +129,11 @@ class CompareDock : public QWidget {
   void refreshRevisions();
   void showSummary();
   void setVerdict(const QString& text, const QString& colour);
+  // What the fields pick now, in the words of the stale line ("0 → 2", "inputs 1x8, cpu, float16").
+  QString pickedRevisions() const;
+  QString pickedSettings() const;
+  // Greys the shown result and says so when the picks moved away from what it was computed for.
+  void markStale();
   void addRow(const core::run::CompareRow& row);
   void precisionChanged();
   void updateNumericsButtons();
@@ -169,6 +177,11 @@ class CompareDock : public QWidget {
   core::jobs::Float32Summary float32_;
   QFutureWatcher<void> numericsWatcher_;
   QLabel* verdict_ = nullptr;
+  QString verdictColour_;
+  QLabel* stale_ = nullptr;  // "Out of date: computed for …", shown only then
+  // What the shown result was computed for (empty: nothing shown, or it is running).
+  QString shownRevisions_, shownSettings_;
+  QString runSettings_;  // the settings of the comparison started last
   QLabel* status_ = nullptr;  // what the verdict line leaves out: changes, the culprit, reduce
   QTableWidget* table_ = nullptr;
   TensorInspector* inspector_ = nullptr;

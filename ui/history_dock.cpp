@@ -24,6 +24,7 @@
 #include <QtWidgets/QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace graft::ui {
 
@@ -118,8 +119,13 @@ HistoryDock::HistoryDock(QWidget* parent) : QWidget(parent) {
     if (pair.size() == 2) Q_EMIT diffRequested(pair[0], pair[1]);
   });
   connect(&watcher_, &QFutureWatcher<core::jobs::LedgerEntry>::finished, this, [this] {
-    if (runGeneration_ == generation_ && checking_ >= 0)
+    if (runGeneration_ == generation_ && checking_ >= 0) {
       ledger_[checking_] = std::make_shared<const core::jobs::LedgerEntry>(watcher_.result());
+      // The original timed alone at open ran cold (the first forwards of the process); once a
+      // revision is timed it is timed again, so both are measured the same way.
+      if (checking_ == 0) baselineAlone_ = ledger_.size() == 1;
+      else if (std::exchange(baselineAlone_, false)) ledger_.erase(0);
+    }
     checking_ = -1;
     // Only the rows and the chart change: the difference list below stays as it is.
     if (document_)
@@ -164,6 +170,7 @@ void HistoryDock::recheck() {
   ++generation_;
   if (cancel_) cancel_->store(true);
   ledger_.clear();
+  baselineAlone_ = false;
   waitingForInputs_ = false;  // asked again by checkNext
   if (!watcher_.isRunning()) checking_ = -1;
   refresh();
@@ -257,10 +264,11 @@ void HistoryDock::updateChart() {
     // A log axis cannot show 0: an exact match sits on the floor.
     const double err = std::isfinite(entry->maxAbs) ? std::max(entry->maxAbs, 1e-12) : 1e12;
     errorSeries_->append(index, err);
-    timeSeries_->append(index, entry->medianMs);
-    maxMs = std::max(maxMs, entry->medianMs);
     minErr = std::min(minErr, err);
     maxErr = std::max(maxErr, err);
+    if (index == 0 && baselineAlone_) continue;  // a cold time, not drawn against warm ones
+    timeSeries_->append(index, entry->medianMs);
+    maxMs = std::max(maxMs, entry->medianMs);
   }
   auto* chart = chart_->chart();
   const auto axes = chart->axes();

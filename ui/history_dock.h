@@ -96,6 +96,7 @@ class HistoryDock : public QWidget {
   QFutureWatcher<core::jobs::LedgerEntry> watcher_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   int checking_ = -1;    // the revision being checked
+  bool baselineAlone_ = false;  // the original's entry was timed before any revision (cold)
   bool waitingForInputs_ = false;  // the model records no inputs and none were given yet
   int generation_ = 0;   // bumped when the document or the setup changes: late results are dropped
   int runGeneration_ = 0;

@@ -14,7 +14,10 @@ BusyIndicator::BusyIndicator(DocumentController* controller, QStatusBar* bar) : 
   bar->addPermanentWidget(this);
   connect(controller, &DocumentController::busyChanged, this, [this, bar](const QString& what) {
     setVisible(!what.isEmpty());
+    // The message ends with the job ("Applying rules…" must not stay), unless another replaced it.
     if (!what.isEmpty()) bar->showMessage(what);
+    else if (!shown_.isEmpty() && bar->currentMessage() == shown_) bar->clearMessage();
+    shown_ = what;
   });
 }
 

@@ -13,6 +13,9 @@ class BusyIndicator : public QProgressBar {
   Q_OBJECT
  public:
   BusyIndicator(DocumentController* controller, QStatusBar* bar);
+
+ private:
+  QString shown_;  // the job's message while it runs
 };
 
 }  // namespace graft::ui
