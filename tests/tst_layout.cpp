@@ -123,6 +123,68 @@ std::shared_ptr<const model::GraphView> viewOfFile(const QString& file) {
   return std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current()));
 }
 
+// A decomposed LLM in miniature: `blocks` repeated blocks under one module, each a diamond of
+// four ops (not a chain), the blocks one after another, and a mask made at the top that every
+// block reads (a long edge into each). Group 1 is the model, group 2 + k block k.
+std::shared_ptr<const model::GraphView> repeatedBlocks(int blocks) {
+  auto v = std::make_shared<model::GraphView>();
+  auto addGroup = [&](int parent, const QString& name) {
+    model::ViewGroup g;
+    g.index = int(v->groups.size());
+    g.parent = parent;
+    g.name = name;
+    g.path = parent <= 0 ? name : v->groups[parent].path + QLatin1Char('.') + name;
+    g.typeName = parent <= 0 ? QStringLiteral("Model") : QStringLiteral("Block");
+    if (parent >= 0) v->groups[parent].children << g.index;
+    v->groups << g;
+    return g.index;
+  };
+  addGroup(-1, QString());
+  const int top = addGroup(0, QStringLiteral("model"));
+  model::NodeId next = 1;
+  auto addNode = [&](int group, const QString& op) {
+    model::ViewNode n;
+    n.id = next++;
+    n.op = op;
+    n.kind = QStringLiteral("aten::") + op;
+    n.group = group;
+    n.modulePath = v->groups[group].path;
+    n.outputs << model::ViewPort{QStringLiteral("v%1").arg(n.id), QStringLiteral("float32 [1, 16, 64]")};
+    v->indexOf.insert(n.id, int(v->nodes.size()));
+    v->nodes << n;
+    v->groups[group].nodes << n.id;
+    return n.id;
+  };
+  auto edge = [&](model::NodeId a, model::NodeId b) {
+    model::ViewEdge e;
+    e.from = a;
+    e.to = b;
+    e.type = QStringLiteral("float32 [1, 16, 64]");
+    e.value = QStringLiteral("v%1").arg(a);
+    v->edges << e;
+  };
+  const model::NodeId mask = addNode(top, QStringLiteral("full"));
+  model::NodeId prev = addNode(top, QStringLiteral("embedding"));
+  for (int k = 0; k < blocks; ++k) {
+    const int g = addGroup(top, QStringLiteral("h.%1").arg(k));
+    const model::NodeId in = addNode(g, QStringLiteral("layer_norm")), a = addNode(g, QStringLiteral("mm")),
+                        b = addNode(g, QStringLiteral("softmax")), out = addNode(g, QStringLiteral("add"));
+    edge(prev, in);
+    edge(in, a);
+    edge(in, b);
+    edge(mask, b);
+    edge(a, out);
+    edge(b, out);
+    prev = out;
+  }
+  for (int g = int(v->groups.size()) - 1; g >= 0; --g) {
+    v->groups[g].totalNodes += int(v->groups[g].nodes.size());
+    v->groups[g].totalOps = v->groups[g].totalNodes;
+    if (v->groups[g].parent >= 0) v->groups[v->groups[g].parent].totalNodes += v->groups[g].totalNodes;
+  }
+  return v;
+}
+
 // A random view: a group tree up to eight deep with the degenerate shapes real models produce
 // (empty modules, modules holding only one submodule, one-op modules, long sibling runs), nodes
 // scattered over it, and edges between any two nodes (forwards, as in a graph in SSA form), from
@@ -312,6 +374,56 @@ class TstLayout : public QObject {
     QVERIFY(!innerEnd.isNull());
     QVERIFY2(QLineF(innerEnd, outerStart).length() < 3,
              qPrintable(QStringLiteral("%1,%2 vs %3,%4").arg(innerEnd.x()).arg(innerEnd.y()).arg(outerStart.x()).arg(outerStart.y())));
+  }
+
+  // 300 repeated blocks under one module: that module is too big for one dot run and is laid out
+  // by the layered layout, top-down (no edge runs upward), with no Graphviz fallback; the blocks,
+  // all of one shape, are one dot run between them.
+  void repeatedBlocksLayOutLayered() {
+    const auto view = repeatedBlocks(300);
+    LayoutEngine e;
+    e.setView(view);
+    const Diagram d = e.layout(e.expandAll());
+    QVERIFY(d.fallbacks.isEmpty());
+    QVERIFY(d.diagnostics().empty());
+    QCOMPARE(d.layered, QVector<int>{1});
+    QCOMPARE(d.nodes.size(), view->nodes.size());
+    const QStringList up = upwardEdges(d, *view);
+    QVERIFY2(up.isEmpty(), qPrintable(QStringLiteral("%1 upward: %2").arg(up.size()).arg(up.mid(0, 3).join(", "))));
+    QCOMPARE(d.dotRuns, 2);  // the blocks, and the last one (nothing reads its output: no port out)
+    // Every node inside its block's frame, every block inside the model's, blocks top to bottom.
+    for (const auto& n : d.nodes)
+      QVERIFY(groupRect(d, view->node(n.id)->group).adjusted(-1, -1, 1, 1).contains(n.rect));
+    for (int k = 1; k < 300; ++k) QVERIFY(groupRect(d, 2 + k).top() > groupRect(d, 1 + k).bottom());
+    QVERIFY(groupRect(d, 1).contains(groupRect(d, 301)));
+  }
+
+  // Expanding one block of 300 lays out that block and the groups above it, nothing else; a
+  // second block of the same shape needs no dot run at all, nor does a new view of the same graph
+  // (a new revision: its groups' dot layouts are reused).
+  void expandingOneBlockLaysOutThatBlock() {
+    const auto view = repeatedBlocks(300);
+    LayoutEngine e;
+    e.setView(view);
+    layout::Expansion open{0, 1};
+    const Diagram collapsed = e.layout(open);
+    QVERIFY(collapsed.fallbacks.isEmpty());
+    QVERIFY(upwardEdges(collapsed, *view).isEmpty());
+    open.insert(2 + 150);
+    const Diagram one = e.layout(open);
+    QCOMPARE(QSet<int>(one.relaid.begin(), one.relaid.end()), (QSet<int>{0, 1, 152}));
+    QCOMPARE(one.dotRuns, 1);
+    QVERIFY(upwardEdges(one, *view).isEmpty());
+    open.insert(2 + 151);
+    const Diagram two = e.layout(open);
+    QCOMPARE(QSet<int>(two.relaid.begin(), two.relaid.end()), (QSet<int>{0, 1, 153}));
+    QCOMPARE(two.dotRuns, 0);
+    e.setView(std::make_shared<const model::GraphView>(*view));
+    const Diagram again = e.layout(open);
+    QCOMPARE(again.relaid.size(), 4);
+    QCOMPARE(again.dotRuns, 0);
+    QCOMPARE(again.nodes.size(), two.nodes.size());
+    for (int i = 0; i < again.nodes.size(); ++i) QCOMPARE(again.nodes[i].rect, two.nodes[i].rect);
   }
 
   void toggleRelaysOnlyAncestors() {
@@ -636,8 +748,10 @@ class TstLayout : public QObject {
     QVERIFY(d.cancelled);
     QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
     QVERIFY(engine.workerPids().contains(-1));  // the stuck worker was killed
-    engine.setView(viewOf(QStringLiteral("cnn")));
-    QVERIFY(engine.layout(engine.expandAll()).fallbacks.isEmpty());
+    engine.setView(repeatedBlocks(5));  // groups dot has not laid out before (none in the engine's memo)
+    const Diagram next = engine.layout(engine.expandAll());
+    QVERIFY(next.fallbacks.isEmpty());
+    QVERIFY(next.dotRuns > 0);
     QVERIFY(alive(engine.workerPid()));
   }
 

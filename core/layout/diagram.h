@@ -60,19 +60,22 @@ struct Diagram {
   double layoutMs = 0;           // time spent in this request
   double graphvizMs = 0;         // of which in the layout worker, building and laying out graphs
   QVector<int> relaid;           // groups whose layout ran in this request (the rest came from cache)
+  int dotRuns = 0;               // of these, the ones Graphviz laid out (the rest: memo, column, layered)
+  QVector<int> layered;          // groups too big for dot, laid out by Graft's layered layout
   bool cancelled = false;
   QString error;                 // set when the layout failed (the job boundary caught it)
-  QStringList fallbacks;         // module paths Graphviz crashed on, drawn as a plain column
+  QStringList fallbacks;         // module paths Graphviz failed on, drawn by the layered layout
   model::Diagnostics diagnostics() const {
     model::Diagnostics out;
     if (!error.isEmpty())
       out.push_back(model::Diagnostic::error(QStringLiteral("layout"), error,
                                              QStringLiteral("the diagram shows the last layout")));
     for (const QString& path : fallbacks)
-      out.push_back(model::Diagnostic::warning(QStringLiteral("layout"),
-                                               QStringLiteral("Graphviz failed on %1; it is drawn as a plain column")
-                                                   .arg(path.isEmpty() ? QStringLiteral("the top level") : path),
-                                               QStringLiteral("the rest of the diagram is laid out as usual")));
+      out.push_back(model::Diagnostic::warning(
+          QStringLiteral("layout"),
+          QStringLiteral("Graphviz failed on %1; Graft's own layered layout draws it")
+              .arg(path.isEmpty() ? QStringLiteral("the top level") : path),
+          QStringLiteral("the rest of the diagram is laid out as usual")));
     return out;
   }
 };

@@ -20,7 +20,7 @@ struct GroupLayout {
   // join the route to that child's port when the child is expanded.
   QVector<QPair<int, int>> endChildren;
   QHash<qint64, QPointF> portsIn, portsOut;  // by producer (node id, or -1 - graph input port)
-  bool fallback = false;  // Graphviz failed on this group: drawn as one column of straight edges
+  bool fallback = false;  // Graphviz failed on this group: drawn by the layered layout
 };
 
 }  // namespace graft::core::layout

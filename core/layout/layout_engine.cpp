@@ -4,10 +4,12 @@
 #include "core/layout/dot_job.h"
 #include "core/layout/group_layout.h"
 #include "core/layout/labels.h"
+#include "core/layout/layered_layout.h"
 #include "core/layout/layout_worker.h"
 
 #include <QtCore/QElapsedTimer>
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <optional>
 #include <poll.h>
@@ -25,19 +27,20 @@ qint64 tailKey(const model::ViewEdge& e) { return e.from == model::kNoNode ? -1 
 
 constexpr double kPointsPerInch = 72.0;
 constexpr double kPortSize = 4.0;  // the invisible node a module's frame crossing starts or ends at
+constexpr qsizetype kMemoEntries = 20000;  // dot results kept; a few KB each
 QByteArray num(double v) { return QByteArray::number(v, 'f', 4); }
 }  // namespace
 
 // A group's DotJob, and for each of its nodes and edges what it stands for in the group.
 struct LayoutEngine::Built {
   DotJob job;
+  QByteArray bytes;  // the job as sent to a worker: its key in the memo
   QHash<NodeId, int> nodeOf;  // indices into job.nodes
   QHash<int, int> boxOf, inputOf, outputOf;
   QHash<qint64, int> portIn, portOut;
   struct Route {
     int edge = -1;  // index into job.edges
     DiagramEdge de;
-    int tail = -1, head = -1;  // job nodes: the fallback draws a straight line between them
     QPair<int, int> endChildren;
   };
   QVector<Route> routes;
@@ -176,6 +179,11 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
   return d;
 }
 
+void LayoutEngine::remember(const QByteArray& job, const DotResult& result) {
+  if (dotMemo_.size() >= kMemoEntries) dotMemo_.clear();  // a bound, not an LRU: rarely reached
+  dotMemo_.insert(job, result);
+}
+
 void LayoutEngine::store(int group, GroupLayout layout) {
   GroupLayout*& cached = cache_[group];
   delete cached;
@@ -185,9 +193,11 @@ void LayoutEngine::store(int group, GroupLayout layout) {
 // Stale groups come in bottom-up order; a group is ready once its stale children are laid out (it
 // needs their sizes). Ready groups go to the engine's workers as jobs, several queued on a worker
 // so that it never waits for this thread, and on up to LayoutOptions::workers workers at once
-// (sibling modules side by side); this thread waits on all their sockets. A group a worker
-// crashed or stalled on is drawn as a column here (that worker restarts for its next job), as is
-// every group when no worker can be started.
+// (sibling modules side by side); this thread waits on all their sockets. A chain is laid out
+// here as a column, a group too big for dot by the layered layout, and a job dot has laid out
+// before comes from the memo. A group a worker crashed or stalled on is drawn by the layered
+// layout here (that worker restarts for its next job), as is every group when no worker can be
+// started.
 void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expanded, const std::atomic<bool>* cancel,
                                 const std::function<void()>& groupDone, Diagram& d) {
   const QSet<int> staleSet(stale.begin(), stale.end());
@@ -203,6 +213,9 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
     const DotResult* result = nullptr;
     if (o) {
       d.graphvizMs += o->result.workerMs;
+      if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE") && o->result.workerMs > 200)
+        qInfo("layout of %s: %d items, %d edges, %.0f ms", qPrintable(view_->groups[g].path), int(b.job.nodes.size()),
+              int(b.job.edges.size()), o->result.workerMs);
       if (o->kind == LayoutWorker::Outcome::Done && o->result.laidOut && o->result.error.isEmpty()) result = &o->result;
       else if (qEnvironmentVariableIsSet("GRAFT_LAYOUT_VERBOSE"))
         qInfo("layout of %s fell back: %s", qPrintable(view_->groups[g].path),
@@ -210,6 +223,12 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
     }
     GroupLayout gl;
     gl.signature = signature(g, expanded);
+    std::optional<DotResult> layered;
+    if (!result && !b.job.nodes.isEmpty()) {  // Graphviz failed: drawn by the layered layout
+      gl.fallback = true;
+      layered = layeredLayout(b.job, options_.ranksep * kPointsPerInch, options_.nodesep * kPointsPerInch);
+      result = &*layered;
+    }
     finish(g, b, result, gl);
     store(g, std::move(gl));
     d.relaid << g;
@@ -219,6 +238,8 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
   };
 
   std::unordered_map<int, std::unique_ptr<Built>> inFlight;  // by group
+  // Jobs identical to one in flight (sibling blocks of one shape) wait for its result.
+  std::map<QByteArray, std::vector<std::pair<int, std::unique_ptr<Built>>>> twins;
   std::unique_ptr<Built> next;                               // built, waiting for room on a worker
   int nextGroup = -1;
   QByteArray nextBytes;
@@ -237,15 +258,32 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
           continue;
         }
         if (next->job.fault == DotJob::Fault::None) {  // a test fault must reach a worker
-          if (auto column = columnLayout(next->job, options_.ranksep * kPointsPerInch)) {
-            LayoutWorker::Outcome laidOut;
+          LayoutWorker::Outcome laidOut;
+          const DotJob& job = next->job;
+          auto column = columnLayout(job, options_.ranksep * kPointsPerInch);
+          if (column) {
             laidOut.result = std::move(*column);
+          } else if (job.nodes.size() > options_.dotItemsUpTo || job.edges.size() > options_.dotEdgesUpTo) {
+            laidOut.result = layeredLayout(job, options_.ranksep * kPointsPerInch, options_.nodesep * kPointsPerInch);
+            d.layered << nextGroup;
+          } else if (auto memo = dotMemo_.constFind(next->bytes = toBytes(job)); memo != dotMemo_.constEnd()) {
+            laidOut.result = *memo;
+            laidOut.result.workerMs = 0;
+          } else {
+            laidOut.kind = LayoutWorker::Outcome::Unavailable;  // not laid out here: goes to a worker
+          }
+          if (laidOut.kind == LayoutWorker::Outcome::Done) {
             complete(nextGroup, *next, &laidOut);
             next.reset();
             continue;
           }
         }
-        nextBytes = toBytes(next->job);
+        if (next->bytes.isEmpty()) next->bytes = toBytes(next->job);
+        if (auto twin = twins.find(next->bytes); twin != twins.end()) {
+          twin->second.emplace_back(nextGroup, std::move(next));
+          continue;
+        }
+        nextBytes = next->bytes;
       }
       // An idle worker first, then a new one (up to `most`), then the shortest queue with room.
       LayoutWorker* to = nullptr;
@@ -256,8 +294,13 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
         if (!to && w->canTake(nextBytes.size())) to = w.get();
       if (!to) break;
       LayoutWorker::Outcome failed;
-      if (to->submit(nextBytes, nextGroup, options_.timeoutMs, failed)) inFlight[nextGroup] = std::move(next);
-      else complete(nextGroup, *next, &failed);
+      if (to->submit(nextBytes, nextGroup, options_.timeoutMs, failed)) {
+        twins[nextBytes];
+        inFlight[nextGroup] = std::move(next);
+        ++d.dotRuns;
+      } else {
+        complete(nextGroup, *next, &failed);
+      }
       next.reset();
     }
     std::vector<pollfd> fds;
@@ -275,7 +318,17 @@ void LayoutEngine::layoutGroups(const QVector<int>& stale, const Expansion& expa
         auto built = std::move(inFlight[g]);
         inFlight.erase(g);
         if (o.kind == LayoutWorker::Outcome::Cancelled) d.cancelled = true;
-        if (!d.cancelled && built) complete(g, *built, &o);
+        if (!built) continue;
+        std::vector<std::pair<int, std::unique_ptr<Built>>> waiting;
+        if (auto twin = twins.find(built->bytes); twin != twins.end()) {
+          waiting = std::move(twin->second);
+          twins.erase(twin);
+        }
+        if (d.cancelled) continue;
+        if (o.kind == LayoutWorker::Outcome::Done && o.result.laidOut && o.result.error.isEmpty())
+          remember(built->bytes, o.result);
+        complete(g, *built, &o);
+        for (auto& [twin, twinBuilt] : waiting) complete(twin, *twinBuilt, &o);
       }
   }
 }
@@ -289,8 +342,10 @@ void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
                     {"mclimit", num(options_.mclimit)},
                     {"ranksep", num(options_.ranksep)},
                     {"nodesep", num(options_.nodesep)}};
-  auto addNode = [&](const QByteArray& name, QSizeF size, int rank = -1) {
-    job.nodes.push_back({name, size, rank});
+  // Nodes are named by position, not by what they stand for: two groups of one shape (the blocks
+  // of an LLM) are then the same job, laid out once (dotMemo_).
+  auto addNode = [&](const QByteArray&, QSizeF size, int rank = -1) {
+    job.nodes.push_back({"n" + QByteArray::number(job.nodes.size()), size, rank});
     return int(job.nodes.size() - 1);
   };
   auto addRank = [&](const char* name, const char* rank) {
@@ -348,8 +403,6 @@ void LayoutEngine::build(int group, const Expansion& expanded, Built& b) const {
     r.de.edge = i;
     r.de.fromFrame = fromFrame;
     r.de.toFrame = toFrame;
-    r.tail = t;
-    r.head = h;
     r.endChildren = {tailChild, headChild};
     job.edges.push_back({t, h});
     b.routes.push_back(r);
@@ -389,35 +442,13 @@ void LayoutEngine::finish(int group, const Built& b, const DotResult* result, Gr
   }
   // Where each job node's centre is, in this group's coordinates, and the layout's extent.
   QVector<QPointF> centres(job.nodes.size());
-  QSizeF extent;
   // Graphviz's y grows upwards: flipped, and moved below the group's title.
   const auto map = [&](QPointF p) {
     const QRectF& bb = result->bounds;
     return QPointF(p.x() - bb.left() + kPad, (bb.bottom() - p.y()) + kTitleHeight + kPad);
   };
-  if (result) {
-    for (qsizetype i = 0; i < centres.size(); ++i) centres[i] = map(result->centres.value(i));
-    extent = result->bounds.size();
-  } else {
-    // The fallback: one column, inputs and ports in first, outputs and ports out last.
-    out.fallback = true;
-    const auto side = [&](int i) {
-      const int rank = job.nodes[i].rank;
-      return rank < 0 ? 0 : job.ranks[rank].second == "source" ? -1 : 1;
-    };
-    QVector<int> ordered;
-    for (int s : {-1, 0, 1})
-      for (int i = 0; i < job.nodes.size(); ++i)
-        if (side(i) == s) ordered << i;
-    double widest = 0, y = kTitleHeight + kPad;
-    for (int i : ordered) widest = std::max(widest, job.nodes[i].size.width());
-    for (int i : ordered) {
-      const QSizeF sz = job.nodes[i].size;
-      centres[i] = QPointF(kPad + widest / 2, y + sz.height() / 2);
-      y += sz.height() + options_.ranksep * kPointsPerInch;
-    }
-    extent = {widest, y - kTitleHeight - kPad};
-  }
+  for (qsizetype i = 0; i < centres.size(); ++i) centres[i] = map(result->centres.value(i));
+  const QSizeF extent = result->bounds.size();
   const auto rectOf = [&](int i) {
     const QPointF c = centres[i];
     const QSizeF s = job.nodes[i].size;
@@ -432,21 +463,11 @@ void LayoutEngine::finish(int group, const Built& b, const DotResult* result, Gr
   for (auto it = b.portOut.begin(); it != b.portOut.end(); ++it) out.portsOut.insert(it.key(), centres[*it]);
   for (const auto& route : b.routes) {
     DiagramEdge de = route.de;
-    if (result) {
-      const DotSpline spline = result->splines.value(route.edge);
-      if (spline.points.isEmpty()) continue;
-      for (const QPointF& p : spline.points) de.points << map(p);
-      de.arrow = spline.arrow;
-      if (spline.arrow) de.arrowTip = map(spline.arrowTip);
-    } else {
-      // A straight line from the bottom of the tail to the top of the head.
-      const QRectF tr = rectOf(route.tail), hr = rectOf(route.head);
-      const QPointF from(tr.center().x(), tr.bottom()), tip(hr.center().x(), hr.top());
-      const QPointF to = tip - QPointF(0, 6);
-      de.points << from << from << to << to;
-      de.arrow = true;
-      de.arrowTip = tip;
-    }
+    const DotSpline spline = result->splines.value(route.edge);
+    if (spline.points.isEmpty()) continue;
+    for (const QPointF& p : spline.points) de.points << map(p);
+    de.arrow = spline.arrow;
+    if (spline.arrow) de.arrowTip = map(spline.arrowTip);
     if (de.toFrame && de.arrow) {
       // It goes on outside the frame, where its arrow is drawn: run the line to the port instead.
       const QPointF end = de.points.back();

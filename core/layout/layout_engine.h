@@ -7,12 +7,18 @@
 // only the groups above it.
 //
 // Graphviz runs in a layout worker process started once and reused (core/layout/layout_worker):
-// each group goes there as a DotJob. A group it crashes or stalls on is drawn as a plain column
-// and named in Diagram::fallbacks, the worker is restarted, and the process goes on.
+// each group goes there as a DotJob. A group it crashes or stalls on is drawn by Graft's own
+// layered layout and named in Diagram::fallbacks, the worker is restarted, and the process goes
+// on. A group too big for one bounded dot run goes to the layered layout at once.
+//
+// Dot results are also kept by job content (node names are positions, so a job is its shape):
+// the 300 blocks of one LLM are one dot run, and a new revision re-runs dot only for the groups
+// whose shape changed.
 //
 // Not thread-safe: use one engine on one thread (see LayoutService). Engines on different
 // threads each use their own worker.
 #include "core/layout/diagram.h"
+#include "core/layout/dot_job.h"
 #include "core/model/graph_view.h"
 
 #include <QtCore/QHash>
@@ -25,7 +31,6 @@
 namespace graft::core::layout {
 
 struct GroupLayout;
-struct DotResult;
 class LayoutWorker;
 
 struct LayoutOptions {
@@ -39,7 +44,13 @@ struct LayoutOptions {
   qsizetype curvedEdgesUpTo = 100;
   double ranksep = 0.3;  // inches
   double nodesep = 0.25;
-  // A group Graphviz has not laid out in this time is drawn as a column (its worker is killed).
+  // A group with more items or edges than this is laid out by Graft's own layered layout
+  // (core/layout/layered_layout): dot's time grows steeply past it (the 300 blocks of a decomposed
+  // GPT-2 beside their mask ops, 347 items and 656 edges, took dot 27 s).
+  qsizetype dotItemsUpTo = 200;
+  qsizetype dotEdgesUpTo = 600;
+  // A group Graphviz has not laid out in this time is drawn by the layered layout (its worker is
+  // killed).
   int timeoutMs = 60000;
   // Worker processes one request may use at once: independent groups (siblings) are laid out
   // side by side. 0: two where the machine has four cores or more, else one (two Graphviz
@@ -83,6 +94,7 @@ class LayoutEngine {
   void build(int group, const Expansion& expanded, Built& b) const;
   void finish(int group, const Built& b, const DotResult* result, GroupLayout& out) const;
   void store(int group, GroupLayout layout);
+  void remember(const QByteArray& job, const DotResult& result);
   void compose(int group, const Expansion& expanded, QPointF offset, int depth, Diagram& d) const;
   int itemIn(int group, model::NodeId node) const;
   QStringList repeatLabel(int first) const;  // child group index, or -1 for a direct node
@@ -95,6 +107,7 @@ class LayoutEngine {
   // between a port on the frame and the item holding its inner end.
   QVector<QVector<int>> entering_, leaving_;
   QHash<int, GroupLayout*> cache_;
+  QHash<QByteArray, DotResult> dotMemo_;  // by serialised job; kept across views
   Folds folds_;                       // of the request being laid out
   QHash<int, QVector<int>> foldedBy_; // first module of a folded repeat -> the modules it hides
   std::vector<std::unique_ptr<LayoutWorker>> workers_;  // the first is taken when the engine is made
