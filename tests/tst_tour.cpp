@@ -34,6 +34,8 @@
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+#include "ui/render/diagram_painter.h"
+#include "ui/presentation.h"
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMenu>
@@ -480,19 +482,27 @@ class TstTour : public QObject {
     window.parts().tourPanel->goTo(1);  // "Find the Linear layers", with a loop in <pre>
     QTRY_VERIFY(window.findChild<QDockWidget*>("tourDock")->width() >= window.width() / 3);
     QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
-    // Fitted: the whole diagram in view, within the few pixels a scroll bar that went takes.
+    // Fitted, but never below reading size: node labels at least 14 px on screen (a larger graph
+    // is panned rather than shrunk to unreadable boxes).
+    const double readable = ui::Presentation::kReadablePixels / ui::canvas::labelFont().pixelSize();
     const auto fitted = [&] {
-      const double want = std::min(window.canvas()->fitZoom(), 1.5);
+      const double want = std::max(std::min(window.canvas()->fitZoom(), 1.5), readable);
       return window.canvas()->zoom() <= want + 1e-6 && window.canvas()->zoom() >= 0.95 * want;
     };
     QTRY_VERIFY2(fitted(),
                  qPrintable(QStringLiteral("zoom %1, fit %2").arg(window.canvas()->zoom()).arg(window.canvas()->fitZoom())));
+    QVERIFY(window.canvas()->zoom() * ui::canvas::labelFont().pixelSize() >= 14 - 1e-6);
     if (qEnvironmentVariableIsSet("GRAFT_SCREENSHOT_DIR"))
       window.grab().save(QDir(qEnvironmentVariable("GRAFT_SCREENSHOT_DIR")).filePath("presentation-1366x768.png"));
-    // A dock that a step or a job shows while presenting goes again.
+    // The Compare dock a step points at (its verdict, the tensor view) stays when shown; any
+    // other dock a step or a job shows while presenting goes again.
     auto* compareDock = window.findChild<QDockWidget*>("compareDock");
     compareDock->show();
-    QTRY_VERIFY(!compareDock->isVisible());
+    auto* historyDock = window.findChild<QDockWidget*>("historyDock");
+    historyDock->show();
+    QTRY_VERIFY(!historyDock->isVisible());
+    QVERIFY(compareDock->isVisible());
+    compareDock->hide();
     window.canvas()->expandAll();
     QVERIFY(test::waitLayout(window.canvas()));
     window.canvas()->fitToWindow();

@@ -300,10 +300,10 @@ QString TourDriver::saveAndReload(const QString& file) {
 
 void TourDriver::setHighlight(const core::tour::Highlight& highlight) {
   highlight_ = highlight;
-  // A dock the step talks about has to be on screen (and in front of its tab group), except in
-  // presentation mode, which keeps the screen to the canvas and the Tour panel.
+  // A dock the step talks about has to be on screen (and in front of its tab group); presentation
+  // mode keeps the screen to the canvas and the Tour panel, and the Compare or Profile dock.
   for (const QString& name : highlight_.docks)
-    if (auto* d = dock(name); d && !parts_.presentation->enabled()) {
+    if (auto* d = dock(name); d && (!parts_.presentation->enabled() || Presentation::keepsDock(name))) {
       d->show();
       d->raise();
     }
