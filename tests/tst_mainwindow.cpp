@@ -7,6 +7,7 @@
 #include "core/model/graph_view.h"
 #include "ui/edit_actions.h"
 #include "test_support.h"
+#include "gui_support.h"
 #include "core/report/versions.h"
 #include "core/run/threads.h"
 #include "ui/run_settings.h"
@@ -21,6 +22,8 @@
 #include "ui/module_tree.h"
 #include "ui/issues_dock.h"
 #include "ui/compare_dock.h"
+#include "ui/op_palette_dialog.h"
+#include <QtWidgets/QListWidget>
 
 #include <QtCore/QSettings>
 #include <QtTest/QtTest>
@@ -222,6 +225,16 @@ class TstMainWindow : public QObject {
   // A traced .pt records no shapes: the status bar says how to get them, and once its inputs are
   // known (Compare's field) one background run labels every tensor edge, as torchvision's ResNet
   // computes them. On a .pt2, a node an edit inserts gets shapes on its edges the same way.
+  // Replace Op / Insert Op list common ops first and no distributed collectives unless asked for.
+  void opListStartsWithCommonOps() {
+    graft::ui::OpPaletteDialog dialog(QStringLiteral("Replace"), QString());
+    auto* list = dialog.findChild<QListWidget*>(QStringLiteral("opList"));
+    QVERIFY(list && list->count() > 10);
+    QCOMPARE(list->item(0)->data(Qt::UserRole).toString(), QStringLiteral("aten::relu"));
+    for (int i = 0; i < list->count(); ++i)
+      QVERIFY2(!list->item(i)->text().contains(QLatin1String("c10d")), qPrintable(list->item(i)->text()));
+  }
+
   void shapesOnEveryEdge() {
     const auto unshaped = [](const graft::core::model::GraphView& view) {
       int n = 0;
@@ -231,6 +244,10 @@ class TstMainWindow : public QObject {
     MainWindow w;
     QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
     QVERIFY(unshaped(*w.view()) > 0);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("View > Show Shapes on Edges")), qPrintable(w.statusBar()->currentMessage()));
+    // Still said once the layout is done ("Layout…" does not end it).
+    QVERIFY(graft::test::waitLayout(w.canvas()));
+    QApplication::processEvents();
     QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("View > Show Shapes on Edges")), qPrintable(w.statusBar()->currentMessage()));
     w.compareDock()->setInputSpec(QStringLiteral("1x3x224x224"));
     w.showShapes();

@@ -6,6 +6,8 @@
 #include <QtWidgets/QLabel>
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QListWidget>
+
+#include <algorithm>
 #include <QtWidgets/QVBoxLayout>
 
 namespace graft::ui {
@@ -45,9 +47,35 @@ OpPaletteDialog::OpPaletteDialog(const QString& title, const QString& initialFil
 
 OpPaletteDialog::~OpPaletteDialog() = default;
 
+namespace {
+// Ops people reach for first; distributed collectives only when asked for by name.
+const QStringList kCommonOps{"relu",   "gelu",    "silu",    "sigmoid", "tanh",   "add",        "mul",
+                             "sub",    "div",     "matmul",  "linear",  "conv2d", "softmax",    "layer_norm",
+                             "dropout", "clamp",  "hardtanh", "abs",    "exp",    "batch_norm", "mean"};
+
+bool distributed(const QString& name) {
+  return name.contains(QLatin1String("c10d")) || name.contains(QLatin1String("_dtensor")) ||
+         name.contains(QLatin1String("dist_"));
+}
+
+int rank(const QString& name) {
+  const int common = int(kCommonOps.indexOf(name.section(QLatin1String("::"), -1)));
+  if (common >= 0) return common;
+  return name.startsWith(QLatin1String("aten::_")) ? 2000 : 1000;  // private aten ops after the public ones
+}
+}  // namespace
+
 void OpPaletteDialog::refilter() {
   list_->clear();
-  for (const auto& e : data_->palette.search(filter_->text(), 300)) {
+  const QString text = filter_->text();
+  auto found = data_->palette.search(text, 1 << 20);  // all of them, ranked below, then the first 300
+  if (!text.contains(QLatin1String("c10d"), Qt::CaseInsensitive))
+    found.erase(std::remove_if(found.begin(), found.end(), [](const auto& e) { return distributed(e.name); }),
+                found.end());
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return rank(a.name) < rank(b.name); });
+  if (found.size() > 300) found.resize(300);
+  for (const auto& e : found) {
     auto* item = new QListWidgetItem(e.overload.isEmpty() ? e.name : e.name + QLatin1Char('.') + e.overload, list_);
     item->setData(Qt::UserRole, e.name);
     item->setToolTip(e.schema);
