@@ -196,7 +196,14 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
                                      tr("cosine"), tr("SQNR dB"), tr("local max abs"), tr("Result")});
   table_->horizontalHeaderItem(kLocal)->setToolTip(
       tr("The error the node introduces itself: run on A's own inputs at B's precision"));
+  // The numbers stay in view in a narrow dock: names and ops get a fixed share (their full
+  // text in the cell's tooltip), the numbers their width.
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  for (int c : {kWhat, kOp}) {
+    table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Interactive);
+    table_->setColumnWidth(c, c == kWhat ? 150 : 130);
+  }
+  table_->setTextElideMode(Qt::ElideMiddle);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   inspector_ = new TensorInspector(this);
@@ -206,6 +213,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   split->addWidget(inspector_);
   split->setStretchFactor(0, 3);  // the table's columns first; the inspector shows one node
   split->setStretchFactor(1, 2);
+  inspector_->setVisible(false);  // until a row is inspected: the table has the width
 
   // The verdict and the first rows come first: on a 1366x768 screen the bottom dock is about 300
   // pixels high, so the settings sit in a column of their own at the left (scrolling there when
@@ -297,6 +305,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const auto id = table_->item(row, kWhat)->data(Qt::UserRole).toULongLong();
     if (id == core::model::kNoNode) return;
+    inspector_->setVisible(true);
     inspector_->show(summary_, id,
                      table_->item(row, kWhat)->text() + QStringLiteral("  ") + table_->item(row, kOp)->text());
     Q_EMIT nodeActivated(id);
@@ -342,6 +351,7 @@ bool CompareDock::overlayEnabled() const { return overlay_->isChecked(); }
 void CompareDock::inspectNode(core::model::NodeId id) {
   for (const auto& r : summary_.nodes)
     if (r.node == id && id != core::model::kNoNode) {
+      inspector_->setVisible(true);
       inspector_->show(summary_, id, r.label + QStringLiteral("  ") + r.op);
       return;
     }
@@ -514,13 +524,17 @@ void CompareDock::addRow(const core::run::CompareRow& r) {
   auto num = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("—"); };
   const QString sqnr = std::isinf(r.sqnrDb) && r.sqnrDb > 0 ? QStringLiteral("∞") : num(r.sqnrDb);
   const QString local = !r.hasLocal ? QString() : std::isfinite(r.localMaxAbs) ? num(r.localMaxAbs) : tr("overflow");
-  const QStringList cells{r.label, r.op, num(r.maxAbs), num(r.maxRel),
+  // A node outside every module: "top level (change 1)", not "<top> (change 1)".
+  QString label = r.label;
+  if (label.startsWith(QLatin1String("<top>"))) label.replace(0, 5, tr("top level"));
+  const QStringList cells{label, r.op, num(r.maxAbs), num(r.maxRel),
                           QStringLiteral("%1 / %2").arg(r.mismatched).arg(r.numel), num(r.cosine), sqnr, local,
                           r.pass ? tr("pass") : (r.note.isEmpty() ? tr("FAIL") : tr("FAIL: ") + r.note)};
   const QColor colour = r.pass ? QColor(200, 240, 200) : QColor(250, 200, 200);
   for (int c = 0; c < kColumns; ++c) {
     auto* item = new QTableWidgetItem(cells[c]);
     item->setBackground(colour);
+    if (c == kWhat || c == kOp) item->setToolTip(cells[c]);
     if (c == kWhat) item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(r.node));
     table_->setItem(row, c, item);
   }
