@@ -30,6 +30,7 @@
 #include <QtWidgets/QScrollBar>
 #include <QtWidgets/QSpinBox>
 #include <QtWidgets/QTableWidget>
+#include <QtWidgets/QHeaderView>
 
 #include <cstdio>
 #include <cstdlib>
@@ -103,6 +104,55 @@ class TstWindowFit : public QObject {
     QVERIFY(compare);
     compare->trigger();
     QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("compareDock"))->isVisible());
+  }
+
+  // With a job's dock open (Compare, Profile) the canvas keeps at least two fifths of the window
+  // (it was about a third before the column narrowed for jobs), the Compare table shows its number
+  // columns, and the Rewrites dock its Apply buttons.
+  void jobDockLeavesTheCanvasHalf() {
+    graft::ui::MainWindow w;
+    w.resize(QGuiApplication::primaryScreen()->availableGeometry().size() - QSize(16, 48));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    const auto share = [&] {
+      QTest::qWait(100);
+      QApplication::processEvents();
+      const QWidget* viewport = w.canvas()->viewport();
+      return double(viewport->width()) * viewport->height() / (double(w.width()) * w.height());
+    };
+    const auto fully = [](QWidget* widget) {
+      return widget->isVisible() && widget->visibleRegion().boundingRect() == widget->rect();
+    };
+    QSignalSpy compared(w.compareDock(), &graft::ui::CompareDock::finished);
+    w.findChild<QAction*>(QStringLiteral("compareAction"))->trigger();
+    QVERIFY(compared.count() == 1 || compared.wait(120000));
+    qInfo("canvas share with a job's dock open: %.2f", share());
+    QVERIFY2(share() > 0.4, qPrintable(QString::number(share())));
+    auto* table = w.compareDock()->table();
+    QVERIFY(table->rowCount() > 2);
+    for (int c = 2; c <= 4; ++c) {  // max abs, max rel, mismatched
+      const int right = table->horizontalHeader()->sectionViewportPosition(c) + table->horizontalHeader()->sectionSize(c);
+      QVERIFY2(right <= table->viewport()->width(),
+               qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(right).arg(table->viewport()->width())));
+    }
+    QVERIFY(fully(w.compareDock()->verdictLabel()));
+    auto* rewrites = w.findChild<QDockWidget*>(QStringLiteral("rewritesDock"));
+    rewrites->show();
+    rewrites->raise();
+    w.rewriteDock()->selectRule(QStringLiteral("fold-conv-bn"));
+    QTest::qWait(100);
+    for (const char* name : {"applyMatch", "applyRule"}) {
+      auto* button = w.rewriteDock()->findChild<QPushButton*>(QLatin1String(name));
+      QVERIFY2(fully(button), name);
+    }
+    const QString out = graft::test::testdata(QStringLiteral("screenshots"));
+    QDir().mkpath(out);
+    QVERIFY(w.grab().save(QStringLiteral("%1/job_compare_%2x%3.png").arg(out).arg(screenWidth).arg(screenHeight)));
+    w.profileDock()->show();
+    w.profileDock()->raise();
+    qInfo("canvas share with a job's dock open: %.2f", share());
+    QVERIFY2(share() > 0.4, qPrintable(QString::number(share())));
   }
 
   // For people to look at, and for docs/screenshots: the window at this screen size with each dock

@@ -13,8 +13,11 @@
 
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMainWindow>
+#include <QtWidgets/QMenuBar>
+#include <QtWidgets/QStatusBar>
 
 #include <algorithm>
+#include <cmath>
 
 namespace graft::ui {
 
@@ -78,13 +81,34 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   window->addDockWidget(Qt::BottomDockWidgetArea, d.issues);
   window->tabifyDockWidget(compareDock, d.issues);
   d.issues->hide();
-  // The bottom docks scroll rather than grow the window; shown, they take two fifths of it.
+  // The bottom docks scroll rather than grow the window; shown, they take what the canvas spares.
   for (QDockWidget* bottom : {static_cast<QDockWidget*>(d.profile), compareDock, static_cast<QDockWidget*>(d.issues)})
     QObject::connect(bottom, &QDockWidget::visibilityChanged, window, [window, bottom](bool visible) {
-      if (visible && bottom->height() < window->height() / 3)
-        window->resizeDocks({bottom}, {window->height() * 2 / 5}, Qt::Vertical);
+      if (visible) fitJobDock(window, bottom);
     });
   return d;
+}
+
+void fitJobDock(QMainWindow* window, QDockWidget* bottom) {
+  if (bottom->isFloating()) return;
+  // The column at its narrowest while a job's dock is open: the graph keeps its width.
+  auto* inspector = MainDocks::frame(window, "inspectorDock");
+  int column = 0;
+  if (inspector && inspector->isVisible() && !inspector->isFloating()) {
+    column = std::min(inspector->width(), kNarrowColumn);
+    window->resizeDocks({inspector}, {column}, Qt::Horizontal);
+  }
+  int left = 0;  // the Tour panel
+  for (auto* dock : window->findChildren<QDockWidget*>())
+    if (dock->isVisible() && !dock->isFloating() && window->dockWidgetArea(dock) == Qt::LeftDockWidgetArea)
+      left = std::max(left, dock->width());
+  // The canvas keeps more than half the window (docs/usage.md): the dock gets the height left.
+  const int separators = 12, scrollBars = 20;
+  const int canvasWidth = std::max(1, window->width() - column - left - separators - scrollBars);
+  const int canvasHeight = int(std::ceil(kCanvasShare * window->width() * window->height() / canvasWidth)) + scrollBars;
+  const int bars = (window->menuBar() ? window->menuBar()->height() : 0) + window->statusBar()->height();
+  const int room = window->height() - bars - separators - canvasHeight;
+  window->resizeDocks({bottom}, {std::clamp(room, kJobDockMin, window->height() * 2 / 5)}, Qt::Vertical);
 }
 
 void sizeDockColumn(QMainWindow* window) {

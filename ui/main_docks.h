@@ -39,6 +39,13 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas);
 // Gives the right column its default width and split for the window's size (again once shown,
 // when the window knows its screen).
 void sizeDockColumn(QMainWindow* window);
+// A job's dock (Compare, Profile, Issues) opened at the bottom: the right column at its narrowest
+// and the dock as high as leaves the canvas more than half the window, but never so low that its
+// charts or first rows are cut (at 1366x768 that leaves the canvas about 42%).
+void fitJobDock(QMainWindow* window, QDockWidget* bottom);
+constexpr int kNarrowColumn = 340;
+constexpr double kCanvasShare = 0.52;
+constexpr int kJobDockMin = 260;  // the Profile charts whole and three Compare rows
 // The Tour panel, hidden on the left until a tour starts (made after the docks its driver watches).
 void addTourDock(QMainWindow* window, QWidget* panel);
 
