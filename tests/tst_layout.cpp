@@ -255,6 +255,18 @@ std::shared_ptr<const model::GraphView> randomView(quint32 seed) {
 class TstLayout : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // A port named for what it is (torch.export's "output") says so once; other names follow it.
+  void terminalLabelsNameAPortOnce() {
+    graft::core::model::GraphView view;
+    view.graphInputs = {{QStringLiteral("x"), QStringLiteral("float32 [2, 8]"), {}}};
+    view.graphOutputs = {{QStringLiteral("output"), {}, QStringLiteral("output")},
+                         {QStringLiteral("o1"), {}, QStringLiteral("logits")}};
+    using graft::core::layout::terminalLabel;
+    QCOMPARE(terminalLabel(view, true, 0), QStringList({QStringLiteral("input x"), QStringLiteral("float32 [2, 8]")}));
+    QCOMPARE(terminalLabel(view, false, 0).front(), QStringLiteral("output"));
+    QCOMPARE(terminalLabel(view, false, 1).front(), QStringLiteral("output logits"));
+  }
+
   void deterministic_data() {
     QTest::addColumn<QString>("model");
     QTest::newRow("cnn") << QStringLiteral("cnn");

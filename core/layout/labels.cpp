@@ -99,8 +99,10 @@ QStringList terminalLabel(const model::GraphView& view, bool input, int port) {
   const auto* vp = port < ports.size() ? &ports[port] : nullptr;
   QStringList lines;
   const QString path = vp ? vp->path : QString();
-  lines << (input ? QStringLiteral("input %1").arg(!path.isEmpty() ? path : vp ? vp->name : QString::number(port))
-                  : QStringLiteral("output %1").arg(!path.isEmpty() ? path : QString::number(port)));
+  const QString kind = input ? QStringLiteral("input") : QStringLiteral("output");
+  const QString name = !path.isEmpty() ? path : input && vp ? vp->name : QString::number(port);
+  // A port named for what it is ("output", torch.export's default) says it once.
+  lines << (name == kind ? kind : QStringLiteral("%1 %2").arg(kind, name));
   if (vp && !vp->type.isEmpty()) lines << vp->type;
   return lines;
 }
