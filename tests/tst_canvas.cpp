@@ -27,6 +27,7 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QScrollBar>
 #include <QtWidgets/QTableWidget>
 
 using graft::ui::MainWindow;
@@ -305,6 +306,79 @@ class TstCanvas : public QObject {
     QVERIFY(distinct(1.0) > distinct(0.2));
     auto* minimap = w.findChild<graft::ui::canvas::Minimap*>();
     QVERIFY(minimap);
+  }
+
+  // Level of detail: below kTextLod a node is a plain filled box; zooming and panning repaint the
+  // scene that is there and never ask for a layout.
+  void levelOfDetailWithoutRelayout() {
+    MainWindow w;
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(w.openSample(QStringLiteral("cnn")));
+    auto* c = w.canvas();
+    c->expandAll();
+    QVERIFY(waitLayout(c));
+    auto* scene = c->graphScene();
+    const auto node = c->diagram().nodes.front();
+    QVERIFY(graft::ui::canvas::showsText(1.0));
+    QVERIFY(!graft::ui::canvas::showsText(0.3));
+    // The colours inside the box (a few pixels in from its border), drawn at `zoom`.
+    const auto coloursInBox = [&](double zoom) {
+      c->resetTransform();
+      c->scale(zoom, zoom);
+      c->centerOn(node.rect.center());
+      c->updateDetailMode();
+      QImage img(c->viewport()->size(), QImage::Format_RGB32);
+      img.fill(Qt::white);
+      QPainter p(&img);
+      c->render(&p, QRectF(), c->viewport()->rect());
+      p.end();
+      const QRect box = c->mapFromScene(node.rect).boundingRect().adjusted(3, 3, -3, -3);
+      QSet<QRgb> colours;
+      for (int y = box.top(); y <= box.bottom(); ++y)
+        for (int x = box.left(); x <= box.right(); ++x) colours.insert(img.pixel(x, y));
+      return colours.size();
+    };
+    QVERIFY(coloursInBox(1.0) > 2);  // text on the fill
+    QCOMPARE(coloursInBox(0.3), 1);  // the fill alone
+    QVERIFY(scene->detailVisible());
+    // Zoom steps (into the overview and back) and pans: no layout, the same items.
+    QSignalSpy layouts(c, &GraphCanvas::layoutFinished);
+    const auto* item = scene->nodeItem(node.id);
+    const qsizetype items = scene->items().size();
+    c->fitToWindow();
+    for (int i = 0; i < 12; ++i) {
+      c->zoomBy(0.7);
+      c->viewport()->repaint();
+    }
+    for (int i = 0; i < 24; ++i) {
+      c->zoomBy(1.4);
+      c->viewport()->repaint();
+    }
+    for (int i = 0; i < 10; ++i) {
+      c->verticalScrollBar()->setValue(c->verticalScrollBar()->value() + 50);
+      c->horizontalScrollBar()->setValue(c->horizontalScrollBar()->value() + (i % 2 ? 40 : -40));
+      c->viewport()->repaint();
+    }
+    QVERIFY(!c->layoutPending());
+    QCOMPARE(layouts.count(), 0);
+    QCOMPARE(scene->nodeItem(node.id), item);
+    QCOMPARE(scene->items().size(), items);
+  }
+
+  // A long edge strokes only the part of its route in view: its pieces are small and the part
+  // near a viewport-sized rect holds a few of them.
+  void longEdgeDrawsOnlyWhatIsInView() {
+    QPainterPath route;
+    route.moveTo(0, 0);
+    route.cubicTo(QPointF(400, 30000), QPointF(-400, 60000), QPointF(0, 90000));
+    const graft::ui::canvas::EdgeItem edge(0, route);
+    const QRectF view(-1000, 45000, 2000, 1000);
+    const QPainterPath part = edge.visiblePath(view);
+    QVERIFY(!part.isEmpty());
+    QVERIFY(part.boundingRect().height() < 2000);
+    QVERIFY(part.boundingRect().intersects(view));
+    QCOMPARE(edge.visiblePath(QRectF(-1000, -1000, 2000, 100000)).boundingRect(), route.boundingRect());
   }
 
   void exportsSvgPngDot() {

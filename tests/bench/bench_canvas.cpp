@@ -1,5 +1,5 @@
 // bench_canvas: frame times of the real canvas (GraphCanvas, offscreen) over a scripted session.
-//   bench_canvas MODEL [--expand all] [--size 1920x1080] [--rounds N]
+//   bench_canvas MODEL [--expand all] [--size 1920x1080] [--rounds N] [--trace]
 // Each round: fit; 10 zoom steps in from the fit to 1:1 (at least 1.25x a step); 20 pans at 1:1;
 // hovering across 50 nodes in view; 10 zoom steps back out; Expand All; Collapse All (then the
 // starting expansion again, untimed). Every step ends with viewport()->repaint(), so its time
@@ -50,6 +50,7 @@ struct Recorder {
   std::map<QString, std::vector<double>> steps;  // by step kind, in order of first use
   std::vector<QString> order;
   std::vector<double> frames;
+  bool trace = false;  // --trace: every frame's time and zoom
 
   void add(const QString& kind, double ms) {
     if (!steps.count(kind)) order.push_back(kind);
@@ -63,6 +64,7 @@ struct Recorder {
     step();
     canvas.viewport()->repaint();
     const double ms = elapsedMs(t);
+    if (trace) std::printf("  %-12s zoom %7.4f %7.1f ms\n", qPrintable(kind), canvas.zoom(), ms);
     add(kind, ms);
     frames.push_back(ms);
   }
@@ -138,13 +140,14 @@ int main(int argc, char** argv) {
     args.removeAt(at);
     return value;
   };
+  const bool trace = args.removeAll(QStringLiteral("--trace")) > 0;
   const bool expanded = option(QStringLiteral("--expand")) == QLatin1String("all");
   const QStringList size = option(QStringLiteral("--size")).split(QLatin1Char('x'));
   const int rounds = std::max(1, option(QStringLiteral("--rounds")).toInt());
   const int width = size.size() == 2 ? size[0].toInt() : 1920;
   const int height = size.size() == 2 ? size[1].toInt() : 1080;
   if (args.size() != 1) {
-    std::fprintf(stderr, "usage: bench_canvas MODEL [--expand all] [--size WxH] [--rounds N]\n");
+    std::fprintf(stderr, "usage: bench_canvas MODEL [--expand all] [--size WxH] [--rounds N] [--trace]\n");
     return 2;
   }
   QElapsedTimer open;
@@ -182,6 +185,7 @@ int main(int argc, char** argv) {
               canvas.viewport()->height(), openMs, firstMs, rounds);
 
   Recorder r{canvas};
+  r.trace = trace;
   for (int i = 0; i < rounds; ++i) round(r, canvas, expanded);
   std::printf("%-14s %5s %9s %9s\n", "step", "n", "p50 ms", "p95 ms");
   for (const QString& kind : r.order) {

@@ -36,6 +36,8 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
   setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
   setOptimizationFlags(QGraphicsView::DontSavePainterState);
   setBackgroundBrush(Qt::white);
+  // drawBackground fills every pixel: the widget's own fill under it would be a second one.
+  viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
   connect(scene_, &GraphScene::groupToggled, this, &GraphCanvas::toggleGroup);
   connect(scene_, &GraphScene::nodeActivated, this, &GraphCanvas::nodeActivated);
   connect(scene_, &GraphScene::nodePicked, this, &GraphCanvas::nodePicked);
@@ -412,12 +414,21 @@ void GraphCanvas::scrollContentsBy(int dx, int dy) {
 
 void GraphCanvas::updateDetailMode() {
   const bool detail = zoom() >= kOverviewZoom;
-  if (detail != scene_->detailVisible()) scene_->setDetailVisible(detail);
+  if (detail == scene_->detailVisible()) return;
+  scene_->setDetailVisible(detail);
+  // The overview's items take no clicks or hovers: a click there is the canvas's own (below);
+  // dragging still pans.
+  setInteractive(detail);
 }
 
 void GraphCanvas::paintEvent(QPaintEvent* event) {
   updateDetailMode();
-  QGraphicsView::paintEvent(event);
+  if (scene_->detailVisible()) return QGraphicsView::paintEvent(event);
+  // The overview alone: QGraphicsView would still gather and sort every item in view from its
+  // index (50,000 of them fitted) only to find that they paint nothing.
+  QPainter p(viewport());
+  p.setWorldTransform(viewportTransform());
+  drawBackground(&p, mapToScene(event->rect()).boundingRect());
 }
 
 void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {

@@ -36,6 +36,7 @@ NodeItem::NodeItem(core::model::NodeId id, const QRectF& rect) : id_(id), rect_(
 
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
+  if (!s->detailVisible()) return;  // the canvas's overview shows it
   QColor heat;
   const bool hot = s->nodeHeat(id_, &heat);
   if (const auto* n = s->view() ? s->view()->node(id_) : nullptr)
@@ -61,7 +62,7 @@ void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
 
 void TerminalItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
-  if (!s->view()) return;
+  if (!s->view() || !s->detailVisible()) return;
   const auto& t = s->diagram().terminals[terminal_];
   paintTerminal(*p, rect_, core::layout::terminalLabel(*s->view(), t.input, t.port), lodOf(p, option));
 }
@@ -73,7 +74,7 @@ GroupItem::GroupItem(int group, const QRectF& rect, bool expanded, int depth, QS
 
 void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
-  if (!s->view()) return;
+  if (!s->view() || !s->detailVisible()) return;
   QColor heat;
   const bool hot = !expanded_ && s->groupHeat(group_, &heat);
   paintGroup(*p, rect_, s->view()->groups[group_], expanded_, depth_, highlighted_, lodOf(p, option),
@@ -152,6 +153,7 @@ QPainterPath EdgeItem::visiblePath(const QRectF& exposed) const {
 
 void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
   const auto* s = sceneOf(this);
+  if (!s->detailVisible()) return;
   const auto& e = s->diagram().edges[route_];
   const auto& ve = s->view()->edges[e.edge];
   const bool touches =

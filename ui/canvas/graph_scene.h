@@ -28,7 +28,8 @@ class GraphScene : public QGraphicsScene {
 
   NodeItem* nodeItem(core::model::NodeId id) const;
   GroupItem* groupItem(int group) const;
-  // Zoomed far out the canvas hides every item and paints the fast overview instead.
+  // Zoomed far out the canvas paints the fast overview instead of the items (which then paint
+  // nothing and take no clicks).
   void setDetailVisible(bool visible);
   bool detailVisible() const { return detailVisible_; }
   void setSelectedNode(core::model::NodeId id);

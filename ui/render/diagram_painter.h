@@ -15,6 +15,9 @@ namespace graft::ui::canvas {
 QFont labelFont();
 // Below this level of detail boxes are drawn without text.
 inline constexpr double kTextLod = 0.45;
+// Whether a box drawn at level of detail `lod` (QStyleOptionGraphicsItem::levelOfDetailFromTransform)
+// shows its text; below, a node is a plain filled rectangle.
+inline bool showsText(double lod) { return lod >= kTextLod; }
 
 // `heat`, when given, replaces the op-kind fill (the cost heatmap).
 void paintNode(QPainter& p, const QRectF& rect, const core::model::ViewNode& node, bool selected, double lod,
