@@ -168,6 +168,7 @@ class Importer {
     if (const QString bomb = checkInflation(*directory, quint64(QFileInfo(path).size())); !bomb.isEmpty())
       fail(QStringLiteral("the archive is refused: %1").arg(bomb));
     zip_ = std::move(*directory);
+    indexRecords();
   }
 
   std::shared_ptr<torch::jit::Module> run() {
@@ -304,7 +305,7 @@ class Importer {
   QByteArray record(const QString& name) {
     if (!reader_.hasRecord(name.toStdString())) fail(QStringLiteral("the archive lacks %1").arg(name));
     if (name.endsWith(QLatin1String(".json")))
-      if (const ZipEntry* entry = findRecord(zip_, name))
+      if (const ZipEntry* entry = entryOf(name))
         if (const QString why = pt2::checkJsonSize(name, entry->size); !why.isEmpty()) refuse(why);
     auto [data, size] = reader_.getRecord(name.toStdString());
     return QByteArray(static_cast<const char*>(data.get()), static_cast<qsizetype>(size));
@@ -377,7 +378,7 @@ class Importer {
   // in the file are not the tensor's), and so is any record where the archive cannot be mapped.
   at::DataPtr recordData(const QString& file, size_t bytes) {
     const std::string name = file.toStdString();
-    const ZipEntry* entry = findRecord(zip_, file);
+    const ZipEntry* entry = entryOf(file);
     if (!entry) fail(QStringLiteral("the archive lacks %1").arg(file));
     if (entry->method != 0 && entry->method != 8)
       fail(QStringLiteral("%1 is stored with zip method %2, which Graft does not read").arg(file).arg(entry->method));
@@ -392,6 +393,20 @@ class Importer {
     }
     return std::move(std::get<0>(reader_.getRecord(name)));
   }
+
+  // Each record by its name below the archive's top folder, as zip_directory's findRecord picks
+  // it (the first full name, should two folders hold it), looked up once per record, not per
+  // weight over every entry.
+  void indexRecords() {
+    for (auto it = zip_.constBegin(); it != zip_.constEnd(); ++it) {
+      const qsizetype slash = it.key().indexOf(QLatin1Char('/'));
+      if (slash < 0) continue;
+      auto& chosen = records_[it.key().mid(slash + 1)];
+      if (!chosen.first || it.key() < chosen.second) chosen = {&it.value(), it.key()};
+    }
+  }
+
+  const ZipEntry* entryOf(const QString& record) const { return records_.value(record).first; }
 
   Value* constantTensor(const QString& fqn, const QString& valueName) {
     auto it = tensors_.find(fqn);
@@ -1028,8 +1043,14 @@ class Importer {
   // Each level's nn_module_stack key tells that module's calls apart ("…relu" and "…relu@1"):
   // opPlaces() numbers them. A region has a name of its own, so one call.
   void setModuleStack(Node* node, const QString& stack) {
-    QStringList paths, types, keys;
-    parseModuleStack(effectiveStack(stack), &paths, &types, &keys);
+    const QString effective = effectiveStack(stack);
+    auto parsed = parsedStacks_.find(effective);
+    if (parsed == parsedStacks_.end()) {
+      ParsedStack p;
+      parseModuleStack(effective, &p.paths, &p.types, &p.keys);
+      parsed = parsedStacks_.insert(effective, std::move(p));
+    }
+    const QStringList &paths = parsed->paths, &types = parsed->types, &keys = parsed->keys;
     model::NodePlace& place = places_[node];
     QStringList& callKeys = callKeys_[node];
     size_t region = 0;
@@ -1097,6 +1118,17 @@ class Importer {
   // first) that is neither PyTorch's code nor fx's generated code (`<eval_with_key>.3`); the
   // innermost frame when all are.
   void setSource(Node* node, const QString& trace) {
+    if (trace.isEmpty()) return;
+    if (const auto known = sources_.constFind(trace); known != sources_.constEnd()) {
+      if (known->source()) node->setSourceRange(*known);
+      return;
+    }
+    const auto range = sourceOf(trace);
+    sources_.insert(trace, range);
+    if (range.source()) node->setSourceRange(range);
+  }
+
+  static torch::jit::SourceRange sourceOf(const QString& trace) {
     static const QRegularExpression frame(QStringLiteral(R"re(File "([^"]+)", line (\d+), in \w+\n\s*([^\n]*))re"));
     QRegularExpressionMatch chosen, innermost;
     for (auto it = frame.globalMatch(trace); it.hasNext();) {
@@ -1106,10 +1138,10 @@ class Importer {
       if (!file.startsWith(QLatin1Char('<')) && !file.contains(QLatin1String("/torch/"))) chosen = m;
     }
     const auto& m = chosen.hasMatch() ? chosen : innermost;
-    if (!m.hasMatch()) return;
+    if (!m.hasMatch()) return {};
     const std::string text = m.captured(3).toStdString();
     auto source = std::make_shared<torch::jit::Source>(text, m.captured(1).toStdString(), m.captured(2).toULongLong());
-    node->setSourceRange(torch::jit::SourceRange(source, 0, text.size()));
+    return torch::jit::SourceRange(source, 0, text.size());
   }
 
   caffe2::serialize::PyTorchStreamReader reader_;
@@ -1121,6 +1153,12 @@ class Importer {
   std::unordered_map<const Node*, model::NodePlace> places_;
   std::unordered_map<const Node*, QStringList> callKeys_;  // per place level: what tells its module's calls apart
   QHash<QString, ZipEntry> zip_;  // how each record is stored
+  QHash<QString, std::pair<const ZipEntry*, QString>> records_;  // zip_'s entries by record name
+  struct ParsedStack {
+    QStringList paths, types, keys;
+  };
+  QHash<QString, ParsedStack> parsedStacks_;  // by nn_module_stack: a block's nodes share theirs
+  QHash<QString, torch::jit::SourceRange> sources_;  // by stack_trace: a Python line's ops share theirs
   std::shared_ptr<torch::jit::CompilationUnit> cu_;
   std::shared_ptr<torch::jit::Module> module_;
   std::shared_ptr<Graph> graph_;
