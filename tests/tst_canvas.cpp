@@ -150,6 +150,7 @@ class TstCanvas : public QObject {
   void findRevealsAndSelectionSyncs() {
     MainWindow w;
     w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));  // the Ctrl+F shortcut needs the active window
     QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("resnet18.pt"))));
     auto* c = w.canvas();
     QVERIFY(waitLayout(c));
