@@ -1,7 +1,6 @@
 #include "core/io/atomic_write.h"
 
 #include <QtCore/QFileInfo>
-#include <QtCore/QSaveFile>
 
 #include "core/io/output_file.h"
 
@@ -51,23 +50,6 @@ class OutputFileBuffer : public std::streambuf {
 };
 }  // namespace
 
-QString writeFailure(const QFileDevice& file) {
-  const QString why = file.errorString();
-  if (why.isEmpty() || why == QLatin1String("Unknown error"))
-    return QStringLiteral("the write failed (the disk may be full, or a file size limit reached)");
-  return why;
-}
-
-QString commitWhole(QSaveFile& file) {
-  if (!file.flush() || file.error() != QFileDevice::NoError) {
-    const QString why = writeFailure(file);
-    file.cancelWriting();
-    return why;
-  }
-  if (!file.commit()) return writeFailure(file);
-  return {};
-}
-
 QString writeAtomically(const QString& path, const QByteArray& bytes, const QStringList& inputs) {
   if (const QString why = checkOutputPath(path, inputs); !why.isEmpty()) return why;
   ignoreFileSizeSignal();
@@ -87,6 +69,10 @@ QString streamAtomically(const QString& path, const std::function<void(std::ostr
   std::ostream out(&buffer);
   write(out);
   out.flush();
+  if (!out) {  // the writer left its stream failed: the file is not whole
+    file.cancel();
+    return QStringLiteral("the write failed (the disk may be full, or a file size limit reached)");
+  }
   return file.commit();
 }
 

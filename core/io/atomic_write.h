@@ -11,18 +11,7 @@
 #include <functional>
 #include <ostream>
 
-class QFileDevice;
-class QSaveFile;
-
 namespace graft::core::io {
-
-// Why a write to `file` failed, worded for the user (QFileDevice often says only "Unknown error").
-QString writeFailure(const QFileDevice& file);
-
-// Commits `file` only when every byte reached it: QSaveFile::commit() (Qt 6.4) commits even when
-// flushing its buffer failed part way (EFBIG under `ulimit -f`, ENOSPC), leaving a truncated file.
-// Returns why it failed (the save is then abandoned), empty on success.
-QString commitWhole(QSaveFile& file);
 
 // Returns an empty string on success, else why it failed. The output
 // policy (file_policy.h) holds: `inputs` are never written over.

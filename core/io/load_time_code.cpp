@@ -169,11 +169,16 @@ class LoadTimeWalker {
   std::vector<std::pair<Gravity, QString>> found_;
 };
 
-std::shared_ptr<torch::jit::Source> sourceFor(caffe2::serialize::PyTorchStreamReader& reader,
-                                              const std::string& qualifier) {
+// "__torch__.m" -> "code/__torch__/m.py", where torch.jit.load looks for a qualifier's code.
+std::string codeRecordOf(const std::string& qualifier) {
   std::string path = "code/" + qualifier;
   std::replace(path.begin(), path.end(), '.', '/');
-  path += ".py";
+  return path + ".py";
+}
+
+std::shared_ptr<torch::jit::Source> sourceFor(caffe2::serialize::PyTorchStreamReader& reader,
+                                              const std::string& qualifier) {
+  const std::string path = codeRecordOf(qualifier);
   if (!reader.hasRecord(path)) return nullptr;
   auto [data, size] = reader.getRecord(path);
   return std::make_shared<torch::jit::Source>(std::string(static_cast<const char*>(data.get()), size), path, 1);
@@ -221,7 +226,7 @@ LoadTimeCode checkLoadTimeCode(caffe2::serialize::PyTorchStreamReader& reader) {
     const auto dot = name.rfind('.');
     // A name the archive's code does not define is one of the unpickler's builtins (tensors,
     // lists, OrderedDict) or one libtorch refuses itself: no code of the file's runs for it.
-    if (dot == std::string::npos || !sourceFor(reader, name.substr(0, dot))) continue;
+    if (dot == std::string::npos || !reader.hasRecord(codeRecordOf(name.substr(0, dot)))) continue;
     c10::TypePtr type;
     try {
       type = importer.loadType(c10::QualifiedName(name));
