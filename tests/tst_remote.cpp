@@ -2,9 +2,14 @@
 // against a throwaway sshd on 127.0.0.1, whose "remote" Python is the venv's, must give what the
 // same commands give locally; failures (no torch, a dead agent, ssh refused) name the host.
 #include "core/edit/session.h"
+#include "core/io/input_set.h"
 #include "core/io/load.h"
 #include "core/model/document.h"
+#include "core/remote/agent_pool.h"
+#include "core/remote/host_probe.h"
+#include "core/remote/remote_compare.h"
 #include "core/remote/remote_device.h"
+#include "core/remote/remote_profile.h"
 #include "core/rewrite/library.h"
 #include "core/remote/ssh_command.h"
 #include "loopback_sshd.h"
@@ -24,6 +29,8 @@
 #include <QtTest/QtTest>
 
 #include <csignal>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace graft::core;
@@ -33,7 +40,7 @@ namespace {
 
 QString program(const QString& name) { return graft::test::testdata(QStringLiteral("pt2/") + name); }
 
-bool run(const QString& program, const QStringList& args) {
+bool ranOk(const QString& program, const QStringList& args) {
   QProcess p;
   p.start(program, args);
   return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
@@ -64,6 +71,65 @@ class TestRemote : public QObject {
     return {std::move(here), std::move(there)};
   }
 
+  // Progress lines of jobs run in this process (any thread).
+  struct Lines {
+    std::mutex mutex;
+    QStringList lines;
+    remote::AgentConnection::Progress callback() {
+      return [this](const QString& line) {
+        std::lock_guard lock(mutex);
+        lines << line;
+      };
+    }
+    QString all() {
+      std::lock_guard lock(mutex);
+      return lines.join(QLatin1Char('\n'));
+    }
+    void clear() {
+      std::lock_guard lock(mutex);
+      lines.clear();
+    }
+  };
+
+  // The MLP pair (make_remote_pair.py) loaded here, for jobs run in this process.
+  struct Pair {
+    io::LoadResult a, b;
+    std::optional<model::InputSet> inputs;
+    run::CompareOptions options;
+  };
+  std::unique_ptr<Pair> loadPair() {
+    auto p = std::make_unique<Pair>();
+    p->a = io::loadFile(dir_.filePath(QStringLiteral("pair/mlp_a.pt2")));
+    p->b = io::loadFile(dir_.filePath(QStringLiteral("pair/mlp_b.pt2")));
+    if (!p->a.ok() || !p->b.ok()) return nullptr;
+    p->inputs = io::inputsFor(*p->a.document, {}, 0).inputs;
+    run::pairDocuments(*p->a.document, *p->a.document->current(), *p->b.document, *p->b.document->current(), p->options);
+    return p->inputs ? std::move(p) : nullptr;
+  }
+  remote::RemoteCompareResult compareOnHost(Pair& p, Lines& lines) {
+    return remote::compareWithRemoteB(p.a.document->current(), *p.b.document, p.b.document->current(), *p.inputs,
+                                      p.options, *remote::parseRemoteDevice(device(), nullptr), 0, lines.callback());
+  }
+  // A long profile of B on the host in a thread of its own, started once the host is profiling;
+  // `stop` ends it. Returns its error, and the agent's pid in `pid`.
+  QString profileUntil(Pair& p, Lines& lines, const std::function<void(qint64 pid)>& stop) {
+    QString error;
+    std::thread job([&] {
+      const auto r = remote::profileRemote(*p.b.document, p.b.document->current(), *p.inputs, 1000000, 0,
+                                           *remote::parseRemoteDevice(device(), nullptr), 0, lines.callback(), cancel_.get());
+      error = r.error;
+    });
+    static const QRegularExpression pidLine(QStringLiteral("pid (\\d+)"));
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 120000 && !lines.all().contains(QLatin1String("profiling on"))) QThread::msleep(50);
+    QThread::msleep(500);  // inside the runs
+    stop(pidLine.match(lines.all()).captured(1).toLongLong());
+    job.join();
+    return error;
+  }
+  std::unique_ptr<std::atomic<bool>> cancel_ = std::make_unique<std::atomic<bool>>(false);
+
   graft::test::CliResult cli(const QStringList& args) {
     auto r = graft::test::runCli(args);
     if (r.exitCode != 0 && r.exitCode != 1) qWarning().noquote() << "graft-cli" << args.join(' ') << "->" << r.exitCode << r.err;
@@ -74,8 +140,8 @@ class TestRemote : public QObject {
   void initTestCase() {
     QVERIFY2(QFileInfo::exists(venvPython()), qPrintable(venvPython()));
     const QString scripts = qEnvironmentVariable("GRAFT_SOURCE_DIR") + QStringLiteral("/tests/python/");
-    QVERIFY(run(venvPython(), {scripts + QStringLiteral("make_remote_pair.py"), dir_.filePath(QStringLiteral("pair"))}));
-    QVERIFY(run(venvPython(), {scripts + QStringLiteral("make_printing_models.py"), dir_.filePath(QStringLiteral("printing"))}));
+    QVERIFY(ranOk(venvPython(), {scripts + QStringLiteral("make_remote_pair.py"), dir_.filePath(QStringLiteral("pair"))}));
+    QVERIFY(ranOk(venvPython(), {scripts + QStringLiteral("make_printing_models.py"), dir_.filePath(QStringLiteral("printing"))}));
     skip_ = graft::test::LoopbackSshd::unavailable();
     if (!skip_.isEmpty()) return;
     QString why;
@@ -287,6 +353,110 @@ class TestRemote : public QObject {
     QVERIFY2(second.err.contains("is cached on the host"), second.err.constData());
   }
 
+  // One agent per host for the process (core/remote/agent_pool.h): Test connection, a compare,
+  // a second compare and a profile from another thread start one ssh; the second compare finds
+  // B loaded in the agent (no hello, no model check, nothing sent but its inputs).
+  void secondJobReusesTheAgent() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("thread|QSocketNotifier|QProcess")));
+    auto& pool = remote::sharedAgentPool();
+    pool.clear();
+    QDir(sshd_.folder() + QStringLiteral("/cache/graft/models")).removeRecursively();  // B must go up once
+    auto p = loadPair();
+    QVERIFY(p);
+    Lines lines;
+    const int started = pool.agentsStarted();
+    const auto probe = remote::probeHost(QStringLiteral("graft-test"), venvPython(), nullptr);
+    QVERIFY2(probe.ok, qPrintable(probe.error));
+    const auto first = compareOnHost(*p, lines);
+    QVERIFY2(first.compare.ok, qPrintable(first.compare.error));
+    QVERIFY(first.traffic.modelSent);
+    const auto second = compareOnHost(*p, lines);
+    QVERIFY2(second.compare.ok, qPrintable(second.compare.error));
+    QCOMPARE(second.compare.equal, first.compare.equal);
+    QCOMPARE(second.compare.outputs.front().maxAbs, first.compare.outputs.front().maxAbs);
+    QVERIFY(!second.traffic.modelSent);
+    // The same runs (the outputs differ: a node-by-node run finds where), without the hello, the
+    // model check and the model.
+    QCOMPARE(second.traffic.roundTrips, first.traffic.roundTrips - 3);
+    const qint64 model = first.traffic.bytesSent - second.traffic.bytesSent;
+    QVERIFY2(second.traffic.bytesSent < 2000 && model > 5 * second.traffic.bytesSent,
+             qPrintable(QStringLiteral("first %1 B, second %2 B").arg(first.traffic.bytesSent).arg(second.traffic.bytesSent)));
+    QVERIFY2(lines.all().contains(QLatin1String("graft-test: reusing the agent: pid")), qPrintable(lines.all()));
+    QVERIFY2(lines.all().contains(QLatin1String("is cached on the host (the agent has it)")), qPrintable(lines.all()));
+    QString profileError = QStringLiteral("did not run");
+    std::thread other([&] {
+      const auto r = remote::profileRemote(*p->b.document, p->b.document->current(), *p->inputs, 3, 1,
+                                           *remote::parseRemoteDevice(device(), nullptr), 0, lines.callback());
+      profileError = r.profile ? QString() : r.error;
+    });
+    other.join();
+    QVERIFY2(profileError.isEmpty(), qPrintable(profileError));
+    QCOMPARE(pool.agentsStarted() - started, 1);
+    QCOMPARE(pool.idleConnections(), 1);
+  }
+
+  // The agent killed mid-job: that job's error names the host and the cause; the next job
+  // starts a new agent and says so.
+  void killedAgentReconnects() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    auto p = loadPair();
+    QVERIFY(p);
+    auto& pool = remote::sharedAgentPool();
+    Lines lines;
+    QVERIFY(compareOnHost(*p, lines).compare.ok);  // an agent in the pool
+    const int started = pool.agentsStarted();
+    lines.clear();
+    const QString error = profileUntil(*p, lines, [](qint64 pid) { QCOMPARE(::kill(pid_t(pid), SIGKILL), 0); });
+    QVERIFY2(error.startsWith(QLatin1String("graft-test: the agent died during the profile")), qPrintable(error));
+    QCOMPARE(pool.idleConnections(), 0);
+    lines.clear();
+    const auto next = compareOnHost(*p, lines);
+    QVERIFY2(next.compare.ok, qPrintable(next.compare.error));
+    QVERIFY2(lines.all().contains(QLatin1String("graft-test: reconnected (the previous connection ended: the agent died "
+                                                "during the profile")),
+             qPrintable(lines.all()));
+    QCOMPARE(pool.agentsStarted() - started, 1);
+  }
+
+  // Cancel mid-job drops that connection from the pool (never reused mid-reply); the next job
+  // starts a new agent, without a "reconnected": nothing dropped unasked.
+  void cancelDropsTheConnection() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    auto p = loadPair();
+    QVERIFY(p);
+    auto& pool = remote::sharedAgentPool();
+    Lines lines;
+    QVERIFY(compareOnHost(*p, lines).compare.ok);
+    const int started = pool.agentsStarted();
+    const QString error = profileUntil(*p, lines, [this](qint64) { cancel_->store(true); });
+    cancel_->store(false);
+    QVERIFY2(error.contains(QLatin1String("graft-test: cancelled during the profile")), qPrintable(error));
+    QCOMPARE(pool.idleConnections(), 0);
+    lines.clear();
+    const auto next = compareOnHost(*p, lines);
+    QVERIFY2(next.compare.ok, qPrintable(next.compare.error));
+    QVERIFY2(!lines.all().contains(QLatin1String("reconnected")), qPrintable(lines.all()));
+    QCOMPARE(pool.agentsStarted() - started, 1);
+    QCOMPARE(pool.idleConnections(), 1);
+  }
+
+  // An agent nobody sends a request to ends itself after its idle limit (hello's idle_s).
+  void idleAgentEndsItself() {
+    if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
+    remote::AgentConnection connection(*remote::parseRemoteDevice(device(), nullptr));
+    connection.setAgentIdleLimit(2);
+    QString error;
+    QVERIFY2(connection.open({}, &error), qPrintable(error));
+    QElapsedTimer t;
+    t.start();
+    QThread::msleep(1000);
+    QVERIFY(connection.reusable());  // not before its limit
+    while (connection.reusable() && t.elapsed() < 30000) QThread::msleep(200);
+    QVERIFY2(!connection.reusable(), "the idle agent is still running");
+    QVERIFY2(t.elapsed() >= 2000, qPrintable(QString::number(t.elapsed())));
+  }
+
   // profile --device ssh://… returns sane figures, per node for a program, on Graft's node ids.
   void profileThroughSsh() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
@@ -369,9 +539,23 @@ class TestRemote : public QObject {
     const QStringList args{QStringLiteral("replay"), model, journal, QStringLiteral("--ledger"),
                            QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--json")};
     const auto local = cli(args);
+    // Every ssh start appends a line: one connection serves every revision's compare and profile.
+    const QString starts = dir_.filePath(QStringLiteral("ledger-ssh-starts"));
+    const QString wrapper = dir_.filePath(QStringLiteral("count-ssh.sh"));
+    QFile script(wrapper);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(QStringLiteral("#!/bin/sh\necho start >> %1\nexec \"$@\"\n").arg(remote::shellQuote(starts)).toUtf8());
+    script.close();
+    QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const QByteArray saved = qgetenv("GRAFT_SSH_COMMAND");
+    qputenv("GRAFT_SSH_COMMAND", remote::shellQuote(wrapper).toUtf8() + ' ' + saved);
     const auto remote = cli(args + QStringList{QStringLiteral("--device"), device()});
+    qputenv("GRAFT_SSH_COMMAND", saved);
     QCOMPARE(local.exitCode, 0);
     QCOMPARE(remote.exitCode, 0);
+    QFile counted(starts);
+    QVERIFY(counted.open(QIODevice::ReadOnly));
+    QCOMPARE(counted.readAll(), QByteArray("start\n"));
     const QJsonArray l = local.json().value("ledger").toArray(), r = remote.json().value("ledger").toArray();
     QVERIFY(l.size() >= 2);
     QCOMPARE(r.size(), l.size());
@@ -447,7 +631,7 @@ class TestRemote : public QObject {
   // one found on the PATH).
   void hostWithoutTorch() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
-    if (run(QStringLiteral("/usr/bin/python3"), {"-c", "import torch"})) QSKIP("/usr/bin/python3 has torch here");
+    if (ranOk(QStringLiteral("/usr/bin/python3"), {"-c", "import torch"})) QSKIP("/usr/bin/python3 has torch here");
     for (const QString& dev : {QStringLiteral("ssh://graft-test/cpu?python=/usr/bin/python3"), QStringLiteral("ssh://graft-test/cpu")}) {
       const auto r = graft::test::runCli({QStringLiteral("compare"), program("resnet18.pt2"), QStringLiteral("--device-b"), dev});
       QCOMPARE(r.exitCode, 2);
@@ -458,7 +642,7 @@ class TestRemote : public QObject {
   // No CUDA on the host (this machine's venv has a CUDA build but no GPU, or a CPU build).
   void hostWithoutCuda() {
     if (!skip_.isEmpty()) QSKIP(qPrintable(skip_));
-    if (run(venvPython(), {"-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"})) QSKIP("this host has CUDA");
+    if (ranOk(venvPython(), {"-c", "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"})) QSKIP("this host has CUDA");
     const auto r = graft::test::runCli({QStringLiteral("compare"), program("resnet18.pt2"), QStringLiteral("--device-b"), device("cuda:0")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("error: B: graft-test: no CUDA here"), r.err.constData());

@@ -8,6 +8,7 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QThread>
 #include <algorithm>
 #include <csignal>
 #include <fcntl.h>
@@ -152,8 +153,9 @@ QString AgentConnection::endedMessage(const QString& what) {
   }
   const QString how = code == 255 ? QStringLiteral("ssh exit 255: the agent was killed or the connection dropped")
                                   : QStringLiteral("exit %1").arg(code);
-  return host + QStringLiteral("the agent died during %1 (%2)%3")
+  dropReason_ = QStringLiteral("the agent died during %1 (%2)%3")
                     .arg(what, how, tail.isEmpty() ? QString() : QStringLiteral(": ") + tail);
+  return host + dropReason_;
 }
 
 bool AgentConnection::waitForData(const QString& what, QString* error) {
@@ -297,7 +299,13 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
     *error = QStringLiteral("Graft's agent is missing from this build");
     return false;
   }
+  QJsonObject h = hello;
+  h.insert(QStringLiteral("op"), QStringLiteral("hello"));
+  h.insert(QStringLiteral("device"), device_.device);
+  if (agentIdleSeconds_ > 0) h.insert(QStringLiteral("idle_s"), agentIdleSeconds_);
+  if (bootstrapped_ && !hello_.isEmpty()) return reopen(h, error);
   start();
+  inFlight_ = true;  // until the hello's reply: a connection left mid-bootstrap is never reused
   if (!process_->waitForStarted(30000)) {
     *error = endedMessage(QStringLiteral("connect"));
     return false;
@@ -322,23 +330,66 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
     }
   }
   bootstrapped_ = true;
-  QJsonObject h = hello;
-  h.insert(QStringLiteral("op"), QStringLiteral("hello"));
-  h.insert(QStringLiteral("device"), device_.device);
   const auto reply = request(h, {}, QStringLiteral("hello"), error);
   if (!reply) return false;
   hello_ = reply->header;
+  lastHello_ = h;
   say(QStringLiteral("agent ready: pid %1, %2, Python %3 (%4)")
           .arg(hello_.value(QStringLiteral("pid")).toInt())
           .arg(deviceLabel(), hostText(hello_.value(QStringLiteral("python_version")).toString(), 40),
                hostText(hello_.value(QStringLiteral("python")).toString(), 200)));
+  if (!reconnectNote_.isEmpty()) say(QStringLiteral("reconnected (the previous connection ended: %1)").arg(reconnectNote_));
+  reconnectNote_.clear();
   return true;
+}
+
+bool AgentConnection::reopen(const QJsonObject& hello, QString* error) {
+  // The agent is already running: a hello again only when the job asks for other settings.
+  if (hello != lastHello_) {
+    const auto reply = request(hello, {}, QStringLiteral("hello"), error);
+    if (!reply) return false;
+    hello_ = reply->header;
+    lastHello_ = hello;
+  }
+  say(QStringLiteral("reusing the agent: pid %1, %2")
+          .arg(hello_.value(QStringLiteral("pid")).toInt())
+          .arg(deviceLabel()));
+  return true;
+}
+
+void AgentConnection::beginJob(const RemoteDevice& device, Progress progress, const std::atomic<bool>* cancel) {
+  device_ = device;
+  progress_ = std::move(progress);
+  cancel_ = cancel;
+  sent_ = received_ = 0;
+  roundTrips_ = 0;
+}
+
+void AgentConnection::endJob() {
+  progress_ = {};
+  cancel_ = nullptr;
+}
+
+bool AgentConnection::reusable() {
+  if (!process_ || inFlight_ || process_->state() == QProcess::NotRunning) return false;
+  // state() changes only when someone looks (no event loop here): a zero wait polls the process.
+  return !process_->waitForFinished(0);
+}
+
+void AgentConnection::releaseThread() {
+  if (process_) process_->moveToThread(nullptr);
+}
+
+void AgentConnection::takeThread() {
+  // An object with no thread may be pulled to the current one (QObject::moveToThread).
+  if (process_ && process_->thread() != QThread::currentThread()) process_->moveToThread(QThread::currentThread());
 }
 
 std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QByteArray& payload, const QString& what,
                                                    QString* error) {
   header.insert(QStringLiteral("bytes"), payload.size());
   ++roundTrips_;
+  inFlight_ = true;
   if (!write(QJsonDocument(header).toJson(QJsonDocument::Compact) + '\n', what, error)) return std::nullopt;
   if (!payload.isEmpty() && !write(payload, what, error)) return std::nullopt;
   for (;;) {
@@ -373,6 +424,7 @@ std::optional<AgentReply> AgentConnection::request(QJsonObject header, const QBy
       say(what + QStringLiteral(": ") + hostText(reply.header.value(QStringLiteral("progress")).toString(), 200));
       continue;
     }
+    inFlight_ = false;  // the whole reply is read: the connection can serve the next request
     showModelOutput(reply.header.value(QStringLiteral("model_output")).toString());
     if (!reply.header.value(QStringLiteral("ok")).toBool()) {
       const QString kind = reply.header.value(QStringLiteral("kind")).toString();

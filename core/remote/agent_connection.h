@@ -4,11 +4,15 @@
 // messages (a JSON header line, then header["bytes"] raw bytes) on the connection's stdin and
 // stdout. Synchronous: the job's thread waits, polling its cancel flag. Every error names the
 // host and the cause (ssh failed, no torch, no CUDA, the agent died).
+// A connection outlives its job: agent_pool.h keeps it between jobs, and each job takes it with
+// beginJob (its device, progress and cancel flag) and opens it (a hello only when the settings
+// changed).
 #include "core/remote/remote_device.h"
 
 #include <QtCore/QByteArray>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
+#include <QtCore/QSet>
 #include <QtCore/QString>
 #include <atomic>
 #include <functional>
@@ -39,8 +43,30 @@ class AgentConnection {
   void start();
 
   // Connects (start() unless called), bootstraps the agent and says hello (the device, TF32 mode, threads). On failure
-  // returns false with `error` naming the host and the cause.
+  // returns false with `error` naming the host and the cause. On a connection already open, says
+  // hello again only when `hello` or the device differ from the last one.
   bool open(const QJsonObject& hello, QString* error);
+
+  // For a pooled connection (agent_pool.h): the next job's device (same host and Python), progress
+  // and cancel flag; the byte and round-trip counts start again from zero.
+  void beginJob(const RemoteDevice& device, Progress progress, const std::atomic<bool>* cancel);
+  void endJob();  // forgets the job's progress callback and cancel flag
+  // Safe to hand to the next job: ssh still runs and no request is half-done (never reuse a
+  // connection mid-reply). Polls the process, so call it from the thread that holds it.
+  bool reusable();
+  // Why the connection ended unasked (the agent or ssh died: the error the job got), or empty.
+  const QString& dropReason() const { return dropReason_; }
+  // Said once the agent is ready on a fresh connection that replaces one that dropped.
+  void noteReconnect(const QString& why) { reconnectNote_ = why; }
+  // The agent ends itself after this long without a request (0: never), sent in its hello.
+  void setAgentIdleLimit(int seconds) { agentIdleSeconds_ = seconds; }
+  // The process object moves between job threads: released by the thread that used it last, and
+  // taken by the next (QObject thread affinity).
+  void releaseThread();
+  void takeThread();
+  // Whether the agent already holds the model with this SHA-256 (sent or found on this connection).
+  bool holdsModel(const QString& sha256) const { return modelsHeld_.contains(sha256); }
+  void noteModelHeld(const QString& sha256) { modelsHeld_.insert(sha256); }
 
   // One request and its reply; "progress" messages on the way go to the progress callback, and
   // what the model printed on the host ("model_output") too, as escaped text.
@@ -59,6 +85,7 @@ class AgentConnection {
   void say(const QString& line) const;
 
  private:
+  bool reopen(const QJsonObject& hello, QString* error);  // open() on a running agent
   bool write(const QByteArray& bytes, const QString& what, QString* error);
   std::optional<QByteArray> readLine(const QString& what, QString* error);
   std::optional<QByteArray> readExactly(qint64 size, const QString& what, QString* error);
@@ -80,7 +107,13 @@ class AgentConnection {
   QByteArray stderr_;                    // the last kStderrKept bytes of the host's stderr
   int stderrFd_ = -1;                    // our end of the host's stderr
   QJsonObject hello_;
+  QJsonObject lastHello_;   // the hello last sent (with the device): a pooled job with the same one skips it
   bool bootstrapped_ = false;
+  bool inFlight_ = false;   // a request (or the bootstrap) was begun and its reply not read whole
+  QString dropReason_;
+  QString reconnectNote_;
+  int agentIdleSeconds_ = 0;
+  QSet<QString> modelsHeld_;
   qint64 sent_ = 0, received_ = 0;
   int roundTrips_ = 0;
 };

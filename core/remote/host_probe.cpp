@@ -2,6 +2,7 @@
 
 #include "core/model/job_guard.h"
 #include "core/remote/agent_connection.h"
+#include "core/remote/agent_pool.h"
 
 #include <QtCore/QJsonArray>
 
@@ -24,7 +25,9 @@ HostProbe probeHost(const QString& host, const QString& python, const std::atomi
   return model::guarded(
       [&] {
         // The CPU always exists: the hello checks torch, and names the GPUs on request.
-        AgentConnection connection({host, QStringLiteral("cpu"), python}, {}, cancel);
+        // The host's agent, as the next job will use it (agent_pool.h).
+        AgentPool::Lease lease = sharedAgentPool().lease({host, QStringLiteral("cpu"), python}, {}, cancel);
+        AgentConnection& connection = *lease;
         if (!connection.open({{QStringLiteral("list_devices"), true}}, &probe.error)) return probe;
         const QJsonObject& hello = connection.hello();
         probe.hostName = hello.value(QStringLiteral("host")).toString();

@@ -1,6 +1,7 @@
 #include "core/remote/remote_compare.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/agent_pool.h"
 #include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
 #include "core/remote/wire_values.h"
@@ -210,8 +211,9 @@ RemoteCompareResult compareGuarded(const model::RevisionPtr& revA, const ModelSo
   }
   QElapsedTimer clock;
   clock.start();
-  AgentConnection connection(device, progress, options.cancel);
-  connection.start();  // the host starts Python and torch while A runs here
+  // The host's agent, already running, or started now: the host starts Python and torch while A runs here.
+  AgentPool::Lease lease = sharedAgentPool().lease(device, progress, options.cancel);
+  AgentConnection& connection = *lease;
   const auto finishTraffic = [&] { out.traffic.record(connection, clock); };
   const auto failA = [&](const run::RunResult& ra) {
     result.error = QStringLiteral("A: ") + ra.error.headline();

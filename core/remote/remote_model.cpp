@@ -60,21 +60,27 @@ std::optional<RemoteModel> savedProgramForRemote(const model::RevisionPtr& revis
 }
 
 bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error) {
+  const QString shortSha = model.sha256.left(12);
+  if (connection.holdsModel(model.sha256)) {  // an earlier job on this agent sent or found it
+    connection.say(QStringLiteral("model %1 is cached on the host (the agent has it)").arg(shortSha));
+    return true;
+  }
   const QJsonObject id{{QStringLiteral("sha256"), model.sha256}, {QStringLiteral("format"), model.format}};
   QJsonObject ask = id;
   ask.insert(QStringLiteral("op"), QStringLiteral("has_model"));
   const auto have = connection.request(ask, {}, QStringLiteral("model check"), error);
   if (!have) return false;
-  const QString shortSha = model.sha256.left(12);
   if (have->header.value(QStringLiteral("have")).toBool()) {
     connection.say(QStringLiteral("model %1 is cached on the host").arg(shortSha));
+    connection.noteModelHeld(model.sha256);
     return true;
   }
   connection.say(QStringLiteral("sending the model (%1, %2)").arg(byteCount(model.bytes.size()), shortSha));
   QJsonObject put = id;
   put.insert(QStringLiteral("op"), QStringLiteral("put_model"));
-  return connection.request(put, model.bytes, QStringLiteral("sending the model"), error)
-      .has_value();
+  if (!connection.request(put, model.bytes, QStringLiteral("sending the model"), error)) return false;
+  connection.noteModelHeld(model.sha256);
+  return true;
 }
 
 }  // namespace graft::core::remote

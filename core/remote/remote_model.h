@@ -32,7 +32,8 @@ std::optional<RemoteModel> savedForRemote(const model::Document& document, const
 std::optional<RemoteModel> savedProgramForRemote(const model::RevisionPtr& revision,
                                                  const std::vector<c10::IValue>& sampleInputs, QString* error);
 
-// Makes sure the host holds the model: one round trip when it is cached there, two otherwise.
+// Makes sure the host holds the model: none when this connection's agent already has it, one
+// round trip when it is cached on the host's disk, two otherwise.
 bool sendModel(AgentConnection& connection, const RemoteModel& model, QString* error);
 
 }  // namespace graft::core::remote

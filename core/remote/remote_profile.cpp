@@ -1,6 +1,7 @@
 #include "core/remote/remote_profile.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/agent_pool.h"
 #include "core/remote/fx_names.h"
 #include "core/remote/remote_model.h"
 #include "core/remote/wire_values.h"
@@ -95,14 +96,15 @@ RemoteProfileResult profileGuarded(const model::Document* document, const Remote
   }
   QElapsedTimer clock;
   clock.start();
-  AgentConnection connection(device, progress, cancel);
+  // The host's agent, already running, or started now: it comes up while the revision is saved here.
+  AgentPool::Lease lease = sharedAgentPool().lease(device, progress, cancel);
+  AgentConnection& connection = *lease;
   QJsonObject hello;
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   QString error;
   std::optional<AgentReply> reply;
   std::optional<RemoteModel> saved;
   const RemoteModel* model = given;
-  connection.start();  // the host starts Python and torch while the revision is saved here
   if (!model && (saved = savedForRemote(*document, revision, &error))) model = &*saved;
   if (model && connection.open(hello, &error)) {
     const qint64 before = connection.bytesSent();

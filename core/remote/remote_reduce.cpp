@@ -1,6 +1,7 @@
 #include "core/remote/remote_reduce.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/agent_pool.h"
 #include "core/remote/remote_model.h"
 
 #include <QtCore/QElapsedTimer>
@@ -27,8 +28,9 @@ run::ReduceResult reduceOnHost(const model::Document& document, const model::Rev
   }
   QElapsedTimer clock;
   clock.start();
-  AgentConnection connection(device, progress, options.cancel);
-  connection.start();  // the host starts Python and torch while the reference runs here
+  // The host's agent, already running, or started now: the host starts Python and torch while the reference runs here.
+  AgentPool::Lease lease = sharedAgentPool().lease(device, progress, options.cancel);
+  AgentConnection& connection = *lease;
   bool opened = false;
   const run::RunOnB onHost = [&](const model::RevisionPtr& r, const model::InputSet& in, bool nodeByNode,
                                  QString* error) -> std::optional<run::RunResult> {

@@ -1,6 +1,7 @@
 #include "core/remote/remote_shapes.h"
 
 #include "core/model/job_guard.h"
+#include "core/remote/agent_pool.h"
 #include "core/remote/remote_model.h"
 #include "core/report/shapes_report.h"
 #include "core/run/outside_effects.h"
@@ -28,11 +29,12 @@ RemoteShapesResult shapesGuarded(const model::Document& document, const model::R
   }
   QElapsedTimer clock;
   clock.start();
-  AgentConnection connection(device, progress, cancel);
+  // The host's agent, already running, or started now: it comes up while the revision is saved here.
+  AgentPool::Lease lease = sharedAgentPool().lease(device, progress, cancel);
+  AgentConnection& connection = *lease;
   QJsonObject hello;
   if (threads > 0) hello.insert(QStringLiteral("threads"), threads);
   QString error;
-  connection.start();  // the host starts Python and torch while the revision is saved here
   std::optional<run::RunResult> run;
   if (const auto model = savedForRemote(document, revision, &error); model && connection.open(hello, &error))
     run = runRemote(connection, *model, inputs, revision.get(), out.traffic, &error, /*typesOnly=*/true);

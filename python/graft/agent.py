@@ -4,7 +4,10 @@ stdin and stdout (core/remote/ on Graft's side; docs/remote.md).
 Graft sends this file over the connection when it connects; a short bootstrap caches it by its
 SHA-256 in ~/.cache/graft/ of the remote user and runs main() with the host's own Python. It needs
 only the standard library and torch (2.4 or later). Nothing listens on a port; the agent ends
-when the connection's stdin closes.
+when the connection's stdin closes, or after hello's "idle_s" seconds without a request.
+One agent serves many jobs (Graft keeps the connection, core/remote/agent_pool.h): each job
+says hello with its device and settings, and the models it loaded stay loaded (the last few,
+per device) for the next job.
 
 The protocol is framed: each message is one JSON header line, followed by exactly
 header["bytes"] raw bytes (tensor data, a model file). Every request gets one reply whose "ok"
@@ -358,11 +361,21 @@ def cuda_sync(device):
 
 
 class Agent:
+    # Loaded models kept between jobs, the most recently used first out last: a window's session
+    # moves between a few revisions, and each holds its weights on the device.
+    KEEP_LOADED = 4
+
     def __init__(self, channel):
+        import collections
+        import torch
         self.channel = channel
-        self.models = {}
+        self.models = collections.OrderedDict()  # (sha256, device) -> Model
         self.device = None
         self.models_dir = os.path.join(cache_dir(), "models")
+        # What a hello without "threads" or "tf32" restores: a job's settings end with it.
+        self.default_threads = torch.get_num_threads()
+        self.default_tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+        self.idle_since, self.idle_limit = None, 0
 
     # hello: the device, checked; the host, Python and torch named.
     def hello(self, h, _):
@@ -377,19 +390,21 @@ class Agent:
                 raise Failure("no-cuda", "no %s here: %d CUDA device(s)" % (name, torch.cuda.device_count()))
             device_name = torch.cuda.get_device_name(device.index or 0)
             tf32 = h.get("tf32", "default")
-            if tf32 == "on":
-                torch.backends.cuda.matmul.allow_tf32 = True
-                torch.backends.cudnn.allow_tf32 = True
-            elif tf32 == "off":
-                torch.backends.cuda.matmul.allow_tf32 = False
-                torch.backends.cudnn.allow_tf32 = False
+            matmul, cudnn = self.default_tf32
+            if tf32 in ("on", "off"):
+                matmul = cudnn = tf32 == "on"
+            torch.backends.cuda.matmul.allow_tf32 = matmul
+            torch.backends.cudnn.allow_tf32 = cudnn
         elif device.type == "cpu":
             device_name = cpu_name()
         else:
             raise Failure("usage", "unknown device %s" % name)
-        if h.get("threads"):
-            torch.set_num_threads(int(h["threads"]))
+        threads = int(h.get("threads") or self.default_threads)
+        if threads != torch.get_num_threads():
+            torch.set_num_threads(threads)
         self.device = device
+        if h.get("idle_s"):
+            self.watch_idle(float(h["idle_s"]))
         out = {"host": socket.gethostname(), "python": sys.executable, "python_version": platform.python_version(),
                "torch": torch.__version__, "device": str(device), "device_name": device_name,
                "threads": torch.get_num_threads(), "pid": os.getpid(), "protocol": PROTOCOL}
@@ -423,18 +438,39 @@ class Agent:
         return {}
 
     def model(self, h):
-        key = h["sha256"]
-        if key not in self.models:
-            path = self.model_path(key, h["format"])
-            if not os.path.isfile(path):
-                raise Failure("usage", "model %s is not cached here" % key[:12])
-            try:
-                self.models[key] = Model(path, h["format"], self.device)
-            except Failure:
-                raise
-            except Exception as e:
-                raise Failure("load", "cannot load the model: %s" % one_line(e))
+        key = (h["sha256"], str(self.device))
+        if key in self.models:
+            self.models.move_to_end(key)
+            return self.models[key]
+        path = self.model_path(h["sha256"], h["format"])
+        if not os.path.isfile(path):
+            raise Failure("usage", "model %s is not cached here" % h["sha256"][:12])
+        while len(self.models) >= self.KEEP_LOADED:
+            self.models.popitem(last=False)
+        try:
+            self.models[key] = Model(path, h["format"], self.device)
+        except Failure:
+            raise
+        except Exception as e:
+            raise Failure("load", "cannot load the model: %s" % one_line(e))
         return self.models[key]
+
+    def watch_idle(self, limit):
+        """Ends the agent after `limit` seconds without a request: a Graft that went away without
+        closing the connection (or kept it open and forgot it) leaves nothing running for long."""
+        first = self.idle_limit == 0
+        self.idle_limit = limit
+        if not first:
+            return
+        import threading
+
+        def watch():
+            while True:
+                time.sleep(min(5.0, max(0.2, self.idle_limit / 10)))
+                since = self.idle_since
+                if since is not None and time.monotonic() - since > self.idle_limit:
+                    end_process_group(0)
+        threading.Thread(target=watch, daemon=True).start()
 
     def run(self, h, payload):
         import torch
@@ -659,7 +695,9 @@ def main():
     handlers = {"hello": agent.hello, "has_model": agent.has_model, "run": agent.run, "run_nodes": agent.run_nodes,
                 "profile": agent.profile}
     while True:
+        agent.idle_since = time.monotonic()
         header = channel.receive_header()
+        agent.idle_since = None
         if header is None:
             end_process_group(0)  # the connection ended without a bye: nothing of ours stays behind
         if header.get("op") == "bye":
