@@ -16,6 +16,7 @@
 #include "ui/tensor_inspector.h"
 
 #include <QtConcurrent/QtConcurrent>
+#include <QtCore/QTimer>
 #include <QtGui/QAction>
 #include <QtGui/QDoubleValidator>
 #include <QtWidgets/QCheckBox>
@@ -28,6 +29,7 @@
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QPushButton>
 #include <QtWidgets/QScrollArea>
+#include <QtWidgets/QScrollBar>
 #include <QtWidgets/QSplitter>
 #include <QtWidgets/QTableWidget>
 #include <QtWidgets/QToolButton>
@@ -183,7 +185,16 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   saveRepro_ = new QPushButton(tr("Save .pt2…"), this);
   saveRepro_->setToolTip(
       tr("Save the reduced subgraph as a standalone .pt2 whose sample inputs are its boundary values"));
+  settingsToggle_ = new QToolButton(this);
+  settingsToggle_->setObjectName(QStringLiteral("compareSettingsToggle"));
+  settingsToggle_->setText(tr("Settings"));
+  settingsToggle_->setCheckable(true);
+  settingsToggle_->setChecked(true);
+  settingsToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  settingsToggle_->setArrowType(Qt::LeftArrow);
+  settingsToggle_->setToolTip(tr("Show or hide the settings column (A, B, inputs, devices, precision, tolerance)"));
   auto* buttons = new QHBoxLayout();
+  buttons->addWidget(settingsToggle_);
   buttons->addWidget(run_);
   buttons->addWidget(cancel_);
   buttons->addWidget(reduceButton_);
@@ -208,9 +219,11 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   inspector_ = new TensorInspector(this);
   // Side by side: the table stays readable while a node's tensors are inspected.
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* split = tableAndTensors_ = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("compareTableAndTensors"));
   split->addWidget(table_);
   split->addWidget(inspector_);
+  split->setChildrenCollapsible(false);
   split->setStretchFactor(0, 3);  // the table's columns first; the inspector shows one node
   split->setStretchFactor(1, 2);
   inspector_->setVisible(false);  // until a row is inspected: the table has the width
@@ -234,6 +247,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   settings->setLayout(form);
   form->setContentsMargins(0, 0, 4, 0);
   auto* settingsScroll = new QScrollArea(this);
+  settingsColumn_ = settingsScroll;
   settingsScroll->setWidget(settings);
   settingsScroll->setWidgetResizable(true);
   settingsScroll->setFrameShape(QFrame::NoFrame);
@@ -256,6 +270,10 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   columns->setStretchFactor(0, 0);
   columns->setStretchFactor(1, 1);
   columns->setSizes({settings->minimumSizeHint().width() + 16, 1000});
+  connect(settingsToggle_, &QToolButton::toggled, this, [this](bool shown) {
+    settingsColumn_->setVisible(shown);
+    settingsToggle_->setArrowType(shown ? Qt::LeftArrow : Qt::RightArrow);
+  });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
   layout->addWidget(columns, 1);
@@ -305,9 +323,7 @@ CompareDock::CompareDock(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const auto id = table_->item(row, kWhat)->data(Qt::UserRole).toULongLong();
     if (id == core::model::kNoNode) return;
-    inspector_->setVisible(true);
-    inspector_->show(summary_, id,
-                     table_->item(row, kWhat)->text() + QStringLiteral("  ") + table_->item(row, kOp)->text());
+    inspectRow(id, table_->item(row, kWhat)->text() + QStringLiteral("  ") + table_->item(row, kOp)->text());
     Q_EMIT nodeActivated(id);
   });
   setDocument(nullptr);
@@ -351,10 +367,27 @@ bool CompareDock::overlayEnabled() const { return overlay_->isChecked(); }
 void CompareDock::inspectNode(core::model::NodeId id) {
   for (const auto& r : summary_.nodes)
     if (r.node == id && id != core::model::kNoNode) {
-      inspector_->setVisible(true);
-      inspector_->show(summary_, id, r.label + QStringLiteral("  ") + r.op);
+      inspectRow(id, r.label + QStringLiteral("  ") + r.op);
       return;
     }
+}
+
+void CompareDock::inspectRow(core::model::NodeId id, const QString& title) {
+  // The width the table needs for every column, and the least the tensor view is readable in.
+  const int frame = 2 * table_->frameWidth();
+  const int tableWidth = table_->verticalHeader()->width() + table_->horizontalHeader()->length() + frame +
+                         table_->verticalScrollBar()->sizeHint().width() + 12;  // and the splitter handle
+  const int tensorsMin = std::max(inspector_->minimumSizeHint().width(), 420);
+  if (settingsColumn_->isVisible() && tableAndTensors_->width() < tableWidth + tensorsMin)
+    settingsToggle_->setChecked(false);
+  inspector_->setVisible(true);
+  inspector_->show(summary_, id, title);
+  // Once the splitters have laid out what the settings left: the table its numbers, the tensors the rest.
+  QTimer::singleShot(0, this, [this, tableWidth, tensorsMin] {
+    const int room = tableAndTensors_->width();
+    const int table = std::max(room / 2, std::min(tableWidth, room - tensorsMin));
+    tableAndTensors_->setSizes({table, std::max(1, room - table)});
+  });
 }
 
 void CompareDock::setInputSpec(const QString& spec) { inputs_->setText(spec); }

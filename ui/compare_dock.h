@@ -23,6 +23,8 @@ class QCheckBox;
 class QPushButton;
 class QLabel;
 class QTableWidget;
+class QToolButton;
+class QSplitter;
 
 namespace graft::core::remote { struct RemoteCompareSummary; }
 
@@ -145,6 +147,9 @@ class CompareDock : public QWidget {
   // flag cancels it.
   std::shared_ptr<std::atomic<bool>> beginRun(const core::run::CompareRequest& req);
   void failToStart(const QString& error);
+  // Shows the tensor view of node `id` beside the table, keeping the table's numbers in view: the
+  // settings column steps aside when the dock is too narrow for both.
+  void inspectRow(core::model::NodeId id, const QString& title);
 
   QPointer<const core::model::Document> document_;
   QComboBox* revA_ = nullptr;
@@ -185,6 +190,9 @@ class CompareDock : public QWidget {
   QLabel* status_ = nullptr;  // what the verdict line leaves out: changes, the culprit, reduce
   QTableWidget* table_ = nullptr;
   TensorInspector* inspector_ = nullptr;
+  QSplitter* tableAndTensors_ = nullptr;
+  QWidget* settingsColumn_ = nullptr;
+  QToolButton* settingsToggle_ = nullptr;  // shows or hides settingsColumn_
   QFutureWatcher<core::run::CompareSummary> watcher_;
   std::shared_ptr<std::atomic<bool>> cancelFlag_;
   core::run::CompareSummary summary_;

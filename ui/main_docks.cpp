@@ -11,6 +11,9 @@
 #include "ui/profile/profile_dock.h"
 #include "ui/rewrite/rewrite_dock.h"
 
+#include <QtCore/QTimer>
+#include <QtCore/QVariant>
+#include <QtGui/QAction>
 #include <QtWidgets/QDockWidget>
 #include <QtWidgets/QMainWindow>
 #include <QtWidgets/QMenuBar>
@@ -85,13 +88,55 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas) {
   for (QDockWidget* bottom : {static_cast<QDockWidget*>(d.profile), compareDock, static_cast<QDockWidget*>(d.issues)})
     QObject::connect(bottom, &QDockWidget::visibilityChanged, window, [window, bottom](bool visible) {
       if (visible) fitJobDock(window, bottom);
+      else QTimer::singleShot(0, window, [window] { unfoldColumnAfterJobs(window); });
     });
   return d;
 }
 
+namespace {
+const char* const kFoldedProperty = "graftFoldedColumn";  // the right column's docks a job's dock folded away
+
+bool shown(QDockWidget* dock) { return dock->toggleViewAction()->isChecked(); }  // in front or behind a tab
+
+QList<QDockWidget*> docksIn(QMainWindow* window, Qt::DockWidgetArea area) {
+  QList<QDockWidget*> docks;
+  for (auto* dock : window->findChildren<QDockWidget*>())
+    if (shown(dock) && !dock->isFloating() && window->dockWidgetArea(dock) == area) docks << dock;
+  return docks;
+}
+
+// At laptop widths the right column steps aside while a job's dock is open: the table's numbers
+// and the charts need the window's width, and the canvas keeps more than half the window.
+void foldColumnForJob(QMainWindow* window) {
+  if (window->width() >= kFoldColumnBelow || window->property(kFoldedProperty).isValid()) return;
+  const auto column = docksIn(window, Qt::RightDockWidgetArea);
+  if (column.isEmpty()) return;
+  QStringList names, inFront;
+  for (auto* dock : column) {
+    names << dock->objectName();
+    if (dock->isVisible()) inFront << dock->objectName();
+  }
+  window->setProperty(kFoldedProperty, QVariantList{names, inFront});
+  for (auto* dock : column) dock->hide();
+}
+}  // namespace
+
+void unfoldColumnAfterJobs(QMainWindow* window) {
+  const QVariant folded = window->property(kFoldedProperty);
+  if (!folded.isValid() || !docksIn(window, Qt::BottomDockWidgetArea).isEmpty()) return;
+  window->setProperty(kFoldedProperty, QVariant());
+  const QVariantList lists = folded.toList();
+  for (const QString& name : lists.value(0).toStringList())
+    if (auto* dock = MainDocks::frame(window, qPrintable(name))) dock->show();
+  for (const QString& name : lists.value(1).toStringList())
+    if (auto* dock = MainDocks::frame(window, qPrintable(name))) dock->raise();
+}
+
 void fitJobDock(QMainWindow* window, QDockWidget* bottom) {
   if (bottom->isFloating()) return;
-  // The column at its narrowest while a job's dock is open: the graph keeps its width.
+  foldColumnForJob(window);
+  // Where the column stays (a wide window, or shown again by hand), it is at its narrowest while a
+  // job's dock is open: the graph keeps its width.
   auto* inspector = MainDocks::frame(window, "inspectorDock");
   int column = 0;
   if (inspector && inspector->isVisible() && !inspector->isFloating()) {

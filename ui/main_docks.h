@@ -39,10 +39,14 @@ MainDocks buildMainDocks(QMainWindow* window, canvas::GraphCanvas* canvas);
 // Gives the right column its default width and split for the window's size (again once shown,
 // when the window knows its screen).
 void sizeDockColumn(QMainWindow* window);
-// A job's dock (Compare, Profile, Issues) opened at the bottom: the right column at its narrowest
-// and the dock as high as leaves the canvas more than half the window, but never so low that its
-// charts or first rows are cut (at 1366x768 that leaves the canvas about 42%).
+// A job's dock (Compare, Profile, Issues) opened at the bottom: below kFoldColumnBelow pixels
+// across, the right column steps aside until the job's docks close (unfoldColumnAfterJobs); in a
+// wider window it is at its narrowest. The dock is as high as leaves the canvas more than half
+// the window, but never so low that its charts or first rows are cut.
 void fitJobDock(QMainWindow* window, QDockWidget* bottom);
+// Brings back the column a job's dock folded away, once no job's dock is open.
+void unfoldColumnAfterJobs(QMainWindow* window);
+constexpr int kFoldColumnBelow = 1500;
 constexpr int kNarrowColumn = 340;
 constexpr double kCanvasShare = 0.52;
 constexpr int kJobDockMin = 260;  // the Profile charts whole and three Compare rows

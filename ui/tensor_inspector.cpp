@@ -81,6 +81,8 @@ TensorInspector::TensorInspector(QWidget* parent) : QWidget(parent) {
   layout->addWidget(stats_);
   maps_ = new QLabel(this);
   maps_->setObjectName(QStringLiteral("channelMaps"));
+  // The channel maps are cut at the right rather than widen the view past the Compare table's share.
+  maps_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   layout->addWidget(chart_, 1);
   layout->addWidget(maps_);
   clear();
