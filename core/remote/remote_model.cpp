@@ -8,6 +8,8 @@
 #include <QtCore/QFile>
 #include <QtCore/QJsonObject>
 #include <QtCore/QTemporaryDir>
+#include <deque>
+#include <mutex>
 
 namespace graft::core::remote {
 
@@ -41,14 +43,46 @@ std::optional<RemoteModel> savedAs(const model::RevisionPtr& revision, const QSt
 }
 }  // namespace
 
+namespace {
+// The last revisions saved to send: a warm job on the same revision (the pooled agent has it)
+// skips saving and hashing it again. A revision is immutable, and one document saves it; the weak
+// pointer tells a revision from a later one at the same address.
+struct SavedEntry {
+  std::weak_ptr<const model::Revision> revision;
+  const model::Document* document = nullptr;
+  RemoteModel model;
+};
+constexpr size_t kSavedKept = 2;
+constexpr qsizetype kSavedKeptBytes = qsizetype(512) << 20;  // a larger model is saved again: memory first
+std::mutex savedMutex;
+std::deque<SavedEntry> savedKept;
+
+std::optional<RemoteModel> savedBefore(const model::Document& document, const model::RevisionPtr& revision) {
+  std::lock_guard lock(savedMutex);
+  for (const SavedEntry& e : savedKept)
+    if (e.document == &document && e.revision.lock() == revision) return e.model;
+  return std::nullopt;
+}
+
+void keepSaved(const model::Document& document, const RemoteModel& model) {
+  if (model.bytes.size() > kSavedKeptBytes) return;
+  std::lock_guard lock(savedMutex);
+  savedKept.push_front({model.revision, &document, model});
+  while (savedKept.size() > kSavedKept) savedKept.pop_back();
+}
+}  // namespace
+
 std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
                                           QString* error) {
+  if (auto before = savedBefore(document, revision)) return before;
   const QString format =
       document.format() == QLatin1String("pt2") ? QStringLiteral("pt2") : QStringLiteral("torchscript");
-  return savedAs(revision, format, [&](const QString& path) {
+  auto saved = savedAs(revision, format, [&](const QString& path) {
     const io::SaveResult saved = io::saveAs(document, revision, path);
     return saved.ok ? QString() : saved.error;
   }, error);
+  if (saved) keepSaved(document, *saved);
+  return saved;
 }
 
 std::optional<RemoteModel> savedProgramForRemote(const model::RevisionPtr& revision,

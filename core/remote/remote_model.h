@@ -23,7 +23,8 @@ struct RemoteModel {
 };
 
 // Saves `revision` of `document` to a temporary file and reads it back; nullopt with `error`
-// (the save error) when it cannot be saved.
+// (the save error) when it cannot be saved. The last two saved (up to 512 MiB each) are kept, so
+// a second job on the same revision neither saves nor hashes it again.
 std::optional<RemoteModel> savedForRemote(const model::Document& document, const model::RevisionPtr& revision,
                                           QString* error);
 
