@@ -1,47 +1,47 @@
-// A remote compare's time and bytes beside the local one, on a throwaway sshd on 127.0.0.1
-// (tests/loopback_sshd.h; the "remote" Python is the venv's): graft-cli compare of one model with
-// B on this machine, then with B on ssh://graft-test/cpu twice (the first run sends the agent
-// and the model, the second finds them cached), as a user runs it. Prints wall times, the
-// remote/local ratio, and the bytes and round trips from the JSON's `remote` key. On a loopback
-// host the ratio is the cost of the connection itself (ssh, the host's Python and torch, loading
-// the model there): what a LAN GPU server adds on top of its own speed.
-// Usage: bench_remote TESTDATA_DIR [MODEL.pt2 ...]   (default: pt2/resnet18.pt2 pt2/bert.pt2, at
-// float32 as saved and B at float16)
+// A remote compare's time beside the local one, on a throwaway sshd on 127.0.0.1
+// (tests/loopback_sshd.h; the "remote" Python is the venv's), in one process as the window and
+// one graft-cli run use it: per model, compare A against itself with B on this machine, then with
+// B on ssh://graft-test/cpu cold (a new agent; the host's model cache emptied, so the model goes
+// up) and warm (the same agent again, the model loaded in it: core/remote/agent_pool.h). Prints
+// median wall times of each, the bytes and round trips, judged by the rounding model (as users
+// run it) and elementwise (no float64 reference on either side), and ends with the median over
+// the models of warm remote over local. On a loopback host the warm ratio is the cost of the connection itself
+// (framing, sending inputs and receiving outputs, one more process on the same cores).
+// Usage: bench_remote TESTDATA_DIR [MODEL.pt2 ...]   (default: pt2/resnet18.pt2 pt2/bert.pt2)
+#include "core/io/input_set.h"
+#include "core/io/load.h"
+#include "core/remote/agent_pool.h"
+#include "core/remote/remote_compare.h"
+#include "core/run/compare.h"
+#include "core/run/threads.h"
 #include "tests/loopback_sshd.h"
 
 #include <QtCore/QCoreApplication>
+#include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
-#include <QtCore/QJsonDocument>
-#include <QtCore/QJsonObject>
-#include <QtCore/QProcess>
+#include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <vector>
+
+using namespace graft::core;
 
 namespace {
 
-struct Run {
-  bool ok = false;
-  double seconds = 0;
-  QJsonObject json;
-  QString error;
-};
+constexpr int kThreads = 2;
+constexpr int kRepeats = 5;  // local and warm rows: the median of this many
 
-Run compare(const QStringList& args) {
-  QProcess p;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Seconds `job` took; false from `job` ends the bench's row.
+double timed(const std::function<bool()>& job, bool* ok) {
   QElapsedTimer clock;
   clock.start();
-  p.start(QStringLiteral(GRAFT_CLI), QStringList{QStringLiteral("compare")} + args +
-                                         QStringList{QStringLiteral("--json"), QStringLiteral("--threads"),
-                                                     QStringLiteral("2")});
-  Run r;
-  if (!p.waitForFinished(600000)) {
-    r.error = QStringLiteral("did not finish");
-    return r;
-  }
-  r.seconds = clock.elapsed() / 1000.0;
-  r.json = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-  r.ok = (p.exitCode() == 0 || p.exitCode() == 1) && !r.json.isEmpty();
-  if (!r.ok) r.error = QString::fromUtf8(p.readAllStandardError()).trimmed().left(300);
-  return r;
+  *ok = job() && *ok;
+  return clock.elapsed() / 1000.0;
 }
 
 QString bytes(double n) {
@@ -70,41 +70,72 @@ int main(int argc, char** argv) {
     std::printf("bench_remote: sshd did not start: %s\n", qPrintable(why));
     return 1;
   }
+  run::useThreads(kThreads);
   QStringList models = args.mid(1);
   if (models.isEmpty()) models = {QStringLiteral("pt2/resnet18.pt2"), QStringLiteral("pt2/bert.pt2")};
-  const QString host = QStringLiteral("ssh://graft-test/cpu?python=") + graft::test::venvPython();
-  std::printf("%-22s %-10s %9s %12s %12s %7s %11s %11s %6s\n", "model", "B at", "local s", "remote 1st s",
-              "remote s", "ratio", "sent", "received", "trips");
+  const auto host =
+      remote::parseRemoteDevice(QStringLiteral("ssh://graft-test/cpu?python=") + graft::test::venvPython(), &why);
+  auto& pool = remote::sharedAgentPool();
+  std::printf("%-20s %-11s %8s %8s %8s %7s %11s %11s %6s\n", "model", "judged", "local s", "cold s", "warm s",
+              "warm/l", "sent cold", "sent warm", "trips");
+  std::vector<double> ratios[2];
   int failures = 0;
-  for (const QString& name : models) {
-    const QString model = args[0] + QLatin1Char('/') + name;
-    for (const QStringList& precision : {QStringList{}, QStringList{QStringLiteral("--dtype-b"), QStringLiteral("float16")}}) {
-      const QStringList common = QStringList{model} + precision;
-      const Run local = compare(common);
-      const QStringList remoteArgs = common + QStringList{QStringLiteral("--device-b"), host};
-      const Run first = compare(remoteArgs);
-      const Run cached = compare(remoteArgs);
-      if (!local.ok || !first.ok || !cached.ok) {
-        std::printf("%-22s failed: %s\n", qPrintable(name),
-                    qPrintable(!local.ok ? local.error : !first.ok ? first.error : cached.error));
-        ++failures;
-        continue;
-      }
-      const QJsonObject traffic = cached.json.value(QStringLiteral("remote")).toObject();
-      std::printf("%-22s %-10s %9.2f %12.2f %12.2f %6.2fx %11s %11s %6d\n", qPrintable(name),
-                  precision.isEmpty() ? "as saved" : "float16", local.seconds, first.seconds, cached.seconds,
-                  cached.seconds / local.seconds,
-                  qPrintable(bytes(traffic.value(QStringLiteral("bytes_sent")).toDouble())),
-                  qPrintable(bytes(traffic.value(QStringLiteral("bytes_received")).toDouble())),
-                  traffic.value(QStringLiteral("round_trips")).toInt());
-      if (local.json.value(QStringLiteral("verdict")) != cached.json.value(QStringLiteral("verdict"))) {
-        std::printf("  the verdicts differ: local %s, remote %s\n",
-                    qPrintable(local.json.value(QStringLiteral("verdict")).toString()),
-                    qPrintable(cached.json.value(QStringLiteral("verdict")).toString()));
-        ++failures;
-      }
+  for (const QString& name : models)
+  for (const bool elementwise : {false, true}) {
+    auto loaded = io::loadFile(args[0] + QLatin1Char('/') + name);
+    if (!loaded.ok()) {
+      std::printf("%-20s cannot load\n", qPrintable(name));
+      ++failures;
+      continue;
     }
+    const model::Document& doc = *loaded.document;
+    const auto inputs = io::inputsFor(doc, {}, 0).inputs;
+    run::CompareOptions options;
+    run::pairDocuments(doc, *doc.current(), doc, *doc.current(), options);
+    // Judged elementwise, neither side runs the float64 reference: what is left is the host's run
+    // and the transfer. By the rounding model (as users run it), a B that is not bit-identical (the
+    // host's PyTorch against Graft's run here) adds the reference run to the remote side.
+    options.tol.elementwise = elementwise;
+    bool ok = inputs.has_value();
+    bool localEqual = false;
+    std::vector<double> local, warm;
+    const auto here = [&] {
+      const auto r = run::compareRevisions(doc.current(), doc.current(), *inputs, options);
+      localEqual = r.equal;
+      return r.ok;
+    };
+    if (ok) local.push_back(timed(here, &ok));
+    remote::RemoteCompareResult last;
+    const auto onHost = [&] {
+      last = remote::compareWithRemoteB(doc.current(), doc, doc.current(), *inputs, options, *host, kThreads, {});
+      if (!last.compare.ok) std::printf("  %s\n", qPrintable(last.compare.error));
+      return last.compare.ok && last.compare.equal == localEqual;
+    };
+    pool.clear();
+    QDir(sshd.folder() + QStringLiteral("/cache/graft/models")).removeRecursively();
+    const char* judged = elementwise ? "elementwise" : "rounding";
+    const double cold = ok ? timed(onHost, &ok) : 0;
+    const qint64 sentCold = last.traffic.bytesSent;
+    // Local and warm in turn, so both meet the same load on a shared machine.
+    for (int i = 0; ok && i < kRepeats; ++i) {
+      warm.push_back(timed(onHost, &ok));
+      if (i > 0) local.push_back(timed(here, &ok));
+    }
+    if (!ok) {
+      std::printf("%-20s %-11s failed (or the verdicts differ)\n", qPrintable(name), judged);
+      ++failures;
+      continue;
+    }
+    const double ratio = median(warm) / median(local);
+    ratios[elementwise].push_back(ratio);
+    std::printf("%-20s %-11s %8.2f %8.2f %8.2f %6.2fx %11s %11s %6d\n", qPrintable(name), judged, median(local), cold,
+                median(warm), ratio, qPrintable(bytes(sentCold)), qPrintable(bytes(last.traffic.bytesSent)),
+                last.traffic.roundTrips);
   }
-  std::printf("(sent/received/trips: the cached remote run; ratio: cached remote wall time over local)\n");
+  pool.clear();
+  std::printf("(local, warm: median of %d, in turn; cold: a new agent, the model sent; trips: a warm run's round trips)\n",
+              kRepeats);
+  if (!ratios[1].empty()) std::printf("warm remote / local, judged elementwise: %.2fx\n", median(ratios[1]));
+  if (!ratios[0].empty()) std::printf("warm remote / local: %.2fx\n", median(ratios[0]));
   return failures == 0 ? 0 : 1;
 }
