@@ -5,6 +5,7 @@
 #include "core/layout/labels.h"
 #include "core/layout/layout_engine.h"
 #include "gui_support.h"
+#include "synthetic_views.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_items.h"
 #include "ui/canvas/graph_scene.h"
@@ -145,6 +146,37 @@ class TstCanvas : public QObject {
     QVERIFY(waitLayout(c));
     QVERIFY(c->graphScene()->nodeItem(inLayer5));
     QVERIFY(c->folds().isEmpty());
+  }
+
+  // Find by shape, typed as the edges write it (1×64×56×56) or with an x: exactly the values of
+  // that shape.
+  void findByShape() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(graft::test::testdata(QStringLiteral("pt2/resnet18.pt2"))));
+    QVERIFY(waitLayout(w.canvas()));
+    const auto* v = w.view();
+    static const QRegularExpression typed(QStringLiteral(R"(^\w+ \[(\d+(, \d+)+)\]$)"));
+    QString dims;
+    for (const auto& n : v->nodes)
+      if (const auto m = typed.match(n.outputs.value(0).type); m.hasMatch() && n.op.contains(QLatin1String("relu"))) {
+        dims = m.captured(1);
+        break;
+      }
+    QVERIFY(!dims.isEmpty());
+    int expected = 0;
+    for (const auto& n : v->nodes) {
+      bool shaped = false;
+      for (const auto& o : n.outputs) shaped = shaped || o.type.endsWith(QStringLiteral(" [%1]").arg(dims));
+      expected += shaped;
+    }
+    auto* find = w.findChild<graft::ui::FindBar*>();
+    QString typedX = dims, written = dims;
+    typedX.replace(QStringLiteral(", "), QStringLiteral("x"));
+    written.replace(QStringLiteral(", "), QString(QChar(0x00D7)));
+    QCOMPARE(find->search(typedX), expected);
+    QCOMPARE(find->search(written), expected);
+    QVERIFY(v->node(w.selectedNode())->outputs.front().type.endsWith(QStringLiteral(" [%1]").arg(dims)));
   }
 
   void findRevealsAndSelectionSyncs() {
@@ -365,6 +397,51 @@ class TstCanvas : public QObject {
     QCOMPARE(layouts.count(), 0);
     QCOMPARE(scene->nodeItem(node.id), item);
     QCOMPARE(scene->items().size(), items);
+  }
+
+  // No curtains on the canvas: the mask every block reads is a stub at each far block. Hovering
+  // a stub highlights the mask and every route of it; a click on it selects the mask.
+  void stubsHighlightAndLeadToTheirSource() {
+    GraphCanvas c;
+    c.resize(1200, 800);
+    c.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&c));
+    const auto view = graft::test::repeatedBlocks(60);
+    c.setView(view);
+    QVERIFY(waitLayout(&c));
+    c.expandAll();
+    QVERIFY(waitLayout(&c));
+    const auto& edges = c.diagram().edges;
+    int stub = -1, other = -1;
+    for (int i = 0; i < edges.size(); ++i)
+      if (edges[i].stub && !edges[i].atSource) (stub < 0 ? stub : other) = i;
+    QVERIFY(stub >= 0 && other >= 0);
+    const model::NodeId mask = view->edges[edges[stub].edge].from;
+    QCOMPARE(mask, model::NodeId(1));
+    auto* scene = c.graphScene();
+    QVERIFY(!scene->nodeSelected(mask));
+    c.resetTransform();
+    const QPointF middle = (edges[stub].points.front() + edges[stub].points.back()) / 2;
+    c.centerOn(middle);
+    c.updateDetailMode();
+    const QPoint at = c.mapFromScene(middle);
+    // The pointer comes from beside the stub (moves sent to the viewport: no window is active).
+    const auto moveTo = [&](QPoint p) {
+      QMouseEvent move(QEvent::MouseMove, p, c.viewport()->mapToGlobal(p), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+      QApplication::sendEvent(c.viewport(), &move);
+    };
+    moveTo(at + QPoint(300, 0));
+    moveTo(at);
+    QTRY_VERIFY(scene->nodeSelected(mask));
+    QVERIFY(scene->routeOfHoveredValue(other));
+    QVERIFY(!scene->routeOfHoveredValue(0) || view->edges[edges[0].edge].from == mask);
+    QVERIFY(scene->toolTipAt(middle).contains(QStringLiteral("from model full")));
+    QSignalSpy activated(&c, &GraphCanvas::nodeActivated);
+    QTest::mouseClick(c.viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.front().front().value<model::NodeId>(), mask);
+    moveTo(at + QPoint(300, 0));
+    QTRY_VERIFY(!scene->nodeSelected(mask));
   }
 
   // A long edge strokes only the part of its route in view: its pieces are small and the part

@@ -2,6 +2,7 @@
 // overlap, edges end at the boxes they connect, an expand/collapse re-lays only the groups above
 // it, and the worker-thread service gives what the engine gives.
 #include "core/io/load.h"
+#include "core/layout/edge_stubs.h"
 #include "core/layout/column_layout.h"
 #include "core/layout/flat_dot.h"
 #include "core/layout/frame_io.h"
@@ -9,6 +10,7 @@
 #include "core/layout/layout_engine.h"
 #include "core/layout/layout_service.h"
 #include "core/layout/layout_worker.h"
+#include "synthetic_views.h"
 #include "test_support.h"
 
 #include <QtCore/QRandomGenerator>
@@ -23,6 +25,7 @@
 using namespace graft::core;
 using layout::Diagram;
 using layout::LayoutEngine;
+using graft::test::repeatedBlocks;
 
 namespace {
 
@@ -121,68 +124,6 @@ std::shared_ptr<const model::GraphView> viewOfFile(const QString& file) {
   auto r = io::loadFile(QFileInfo(file).isAbsolute() ? file : graft::test::testdata(file));
   if (!r.ok()) qFatal("%s: %s", qPrintable(file), qPrintable(r.error.message()));
   return std::make_shared<const model::GraphView>(model::GraphView::build(*r.document->current()));
-}
-
-// A decomposed LLM in miniature: `blocks` repeated blocks under one module, each a diamond of
-// four ops (not a chain), the blocks one after another, and a mask made at the top that every
-// block reads (a long edge into each). Group 1 is the model, group 2 + k block k.
-std::shared_ptr<const model::GraphView> repeatedBlocks(int blocks) {
-  auto v = std::make_shared<model::GraphView>();
-  auto addGroup = [&](int parent, const QString& name) {
-    model::ViewGroup g;
-    g.index = int(v->groups.size());
-    g.parent = parent;
-    g.name = name;
-    g.path = parent <= 0 ? name : v->groups[parent].path + QLatin1Char('.') + name;
-    g.typeName = parent <= 0 ? QStringLiteral("Model") : QStringLiteral("Block");
-    if (parent >= 0) v->groups[parent].children << g.index;
-    v->groups << g;
-    return g.index;
-  };
-  addGroup(-1, QString());
-  const int top = addGroup(0, QStringLiteral("model"));
-  model::NodeId next = 1;
-  auto addNode = [&](int group, const QString& op) {
-    model::ViewNode n;
-    n.id = next++;
-    n.op = op;
-    n.kind = QStringLiteral("aten::") + op;
-    n.group = group;
-    n.modulePath = v->groups[group].path;
-    n.outputs << model::ViewPort{QStringLiteral("v%1").arg(n.id), QStringLiteral("float32 [1, 16, 64]")};
-    v->indexOf.insert(n.id, int(v->nodes.size()));
-    v->nodes << n;
-    v->groups[group].nodes << n.id;
-    return n.id;
-  };
-  auto edge = [&](model::NodeId a, model::NodeId b) {
-    model::ViewEdge e;
-    e.from = a;
-    e.to = b;
-    e.type = QStringLiteral("float32 [1, 16, 64]");
-    e.value = QStringLiteral("v%1").arg(a);
-    v->edges << e;
-  };
-  const model::NodeId mask = addNode(top, QStringLiteral("full"));
-  model::NodeId prev = addNode(top, QStringLiteral("embedding"));
-  for (int k = 0; k < blocks; ++k) {
-    const int g = addGroup(top, QStringLiteral("h.%1").arg(k));
-    const model::NodeId in = addNode(g, QStringLiteral("layer_norm")), a = addNode(g, QStringLiteral("mm")),
-                        b = addNode(g, QStringLiteral("softmax")), out = addNode(g, QStringLiteral("add"));
-    edge(prev, in);
-    edge(in, a);
-    edge(in, b);
-    edge(mask, b);
-    edge(a, out);
-    edge(b, out);
-    prev = out;
-  }
-  for (int g = int(v->groups.size()) - 1; g >= 0; --g) {
-    v->groups[g].totalNodes += int(v->groups[g].nodes.size());
-    v->groups[g].totalOps = v->groups[g].totalNodes;
-    if (v->groups[g].parent >= 0) v->groups[v->groups[g].parent].totalNodes += v->groups[g].totalNodes;
-  }
-  return v;
 }
 
 // A random view: a group tree up to eight deep with the degenerate shapes real models produce
@@ -408,6 +349,55 @@ class TstLayout : public QObject {
       QVERIFY(groupRect(d, view->node(n.id)->group).adjusted(-1, -1, 1, 1).contains(n.rect));
     for (int k = 1; k < 300; ++k) QVERIFY(groupRect(d, 2 + k).top() > groupRect(d, 1 + k).bottom());
     QVERIFY(groupRect(d, 1).contains(groupRect(d, 301)));
+  }
+
+  // No curtains: the mask every block reads reaches each far block as a short stub that names
+  // it, and the mask itself gets one stub saying how many far readers it has. No value with
+  // kStubReaders or more far readers keeps a route longer than kStubSpan, and each stub ends
+  // where its route did, at the reading node.
+  void farReadersGetStubs() {
+    const auto view = repeatedBlocks(60);
+    LayoutEngine e;
+    e.setView(view);
+    const Diagram d = e.layout(e.expandAll());
+    QVERIFY(d.fallbacks.isEmpty());
+    const auto end = [](const layout::DiagramEdge& r) { return r.arrow ? r.arrowTip : r.points.back(); };
+    QHash<QString, int> farLines;  // value -> its routes longer than kStubSpan still drawn whole
+    int readerStubs = 0, sourceStubs = 0;
+    for (const auto& r : d.edges) {
+      const auto& ve = view->edges[r.edge];
+      const double span = std::abs(end(r).y() - r.points.front().y());
+      if (!r.stub) {
+        if (span > layout::kStubSpan) ++farLines[ve.value];
+        continue;
+      }
+      QVERIFY2(span <= layout::kStubLength + 1e-6, qPrintable(QString::number(span)));
+      QCOMPARE(ve.value, QStringLiteral("v1"));  // the mask
+      if (r.atSource) {
+        ++sourceStubs;
+        QVERIFY2(r.note.startsWith(QStringLiteral("to ")) && r.note.endsWith(QStringLiteral("readers further down")),
+                 qPrintable(r.note));
+        continue;
+      }
+      ++readerStubs;
+      QCOMPARE(r.note, QStringLiteral("from model full"));
+      QCOMPARE(layout::routeLabel(r, *view), r.note);
+      // It points into the softmax that reads the mask: at its box, or at the port of the block's
+      // frame where the edge's inner part (a short line) goes on to it.
+      const auto reader = std::find_if(d.nodes.begin(), d.nodes.end(), [&](const auto& n) { return n.id == ve.to; });
+      QVERIFY(reader != d.nodes.end());
+      const bool atReader = reader->rect.adjusted(-12, -12, 12, 12).contains(end(r));
+      const bool atPort = std::any_of(d.edges.begin(), d.edges.end(), [&](const auto& q) {
+        return &q != &r && q.edge == r.edge && !q.stub && QLineF(q.points.front(), end(r)).length() < 4 &&
+               reader->rect.adjusted(-12, -12, 12, 12).contains(end(q)) && std::abs(end(q).y() - q.points.front().y()) < 400;
+      });
+      QVERIFY2(atReader || atPort, qPrintable(ve.value));
+    }
+    QCOMPARE(sourceStubs, 1);
+    QVERIFY2(readerStubs >= 40, qPrintable(QString::number(readerStubs)));  // the near blocks keep their lines
+    for (auto it = farLines.cbegin(); it != farLines.cend(); ++it)
+      QVERIFY2(it.value() < layout::kStubReaders, qPrintable(QStringLiteral("%1: %2 long lines").arg(it.key()).arg(it.value())));
+    QVERIFY(upwardEdges(d, *view).isEmpty());
   }
 
   // Expanding one block of 300 lays out that block and the groups above it, nothing else; a

@@ -1,5 +1,6 @@
 #include "ui/find_bar.h"
 
+#include <QtCore/QRegularExpression>
 #include <QtGui/QKeyEvent>
 #include <QtWidgets/QHBoxLayout>
 #include <QtWidgets/QLabel>
@@ -14,7 +15,7 @@ FindBar::FindBar(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 2, 4, 2);
   edit_ = new QLineEdit(this);
   edit_->setObjectName(QStringLiteral("findEdit"));
-  edit_->setPlaceholderText(tr("Find op, module path or value name"));
+  edit_->setPlaceholderText(tr("Find op, module path, value name or shape (1x16x64)"));
   edit_->setClearButtonEnabled(true);
   auto* prev = new QToolButton(this);
   prev->setText(tr("Previous"));
@@ -48,11 +49,19 @@ int FindBar::search(const QString& text) {
   matches_.clear();
   current_ = -1;
   const QString t = text.trimmed();
+  // A shape as the edges write it ("1×16×64", or "1x16x64" typed) finds the values of exactly
+  // that shape; other text is looked for in the output's type too ("float16", "[1, 16").
+  static const QRegularExpression dims(QStringLiteral("^\\d+(\\s*[x\\x{00D7},]\\s*\\d+)+$"));
+  const QString shape = dims.match(t).hasMatch()
+                            ? QLatin1Char('[') + t.split(QRegularExpression(QStringLiteral("\\s*[x\\x{00D7},]\\s*"))).join(QStringLiteral(", ")) + QLatin1Char(']')
+                            : QString();
   if (view_ && !t.isEmpty()) {
     for (const auto& n : view_->nodes) {
       bool hit = n.op.contains(t, Qt::CaseInsensitive) || n.kind.contains(t, Qt::CaseInsensitive) ||
                  n.modulePath.contains(t, Qt::CaseInsensitive);
-      for (const auto& o : n.outputs) hit = hit || o.name.contains(t, Qt::CaseInsensitive);
+      for (const auto& o : n.outputs)
+        hit = hit || o.name.contains(t, Qt::CaseInsensitive) ||
+              (shape.isEmpty() ? o.type.contains(t, Qt::CaseInsensitive) : o.type.endsWith(QLatin1Char(' ') + shape));
       if (hit) matches_ << n.id;
     }
   }

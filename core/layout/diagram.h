@@ -41,6 +41,11 @@ struct DiagramEdge {
   // The route starts (ends) at a port on its module's frame: the part inside the module of an
   // edge coming from (going to) outside it.
   bool fromFrame = false, toFrame = false;
+  // A long route of a value many nodes read, cut to a short stub (edge_stubs.h): at a reader
+  // (`stub`, pointing into it) or once at the source (`stub` and `atSource`). `note` is the text
+  // it carries: the source at a reader ("from h.3 add"), the readers at the source.
+  bool stub = false, atSource = false;
+  QString note;
 };
 
 // A graph input (top of the diagram) or output (bottom): `port` indexes GraphView::graphInputs

@@ -2,6 +2,7 @@
 
 #include "core/layout/column_layout.h"
 #include "core/layout/dot_job.h"
+#include "core/layout/edge_stubs.h"
 #include "core/layout/group_layout.h"
 #include "core/layout/labels.h"
 #include "core/layout/layered_layout.h"
@@ -174,6 +175,7 @@ Diagram LayoutEngine::layout(const Expansion& expandedIn, const std::atomic<bool
   for (int g : order)
     if (cache_[g]->fallback) d.fallbacks << view_->groups[g].path;
   compose(0, expanded, {0, 0}, 0, d);
+  stubLongEdges(d, *view_);
   d.bounds = QRectF(QPointF(0, 0), cache_[0]->size);
   d.layoutMs = double(timer.nsecsElapsed()) / 1e6;
   return d;

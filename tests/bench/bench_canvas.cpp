@@ -1,7 +1,8 @@
 // bench_canvas: frame times of the real canvas (GraphCanvas, offscreen) over a scripted session.
 //   bench_canvas MODEL [--expand all] [--size 1920x1080] [--rounds N] [--trace]
 // Each round: fit; 10 zoom steps in from the fit to 1:1 (at least 1.25x a step); 20 pans at 1:1;
-// hovering across 50 nodes in view; 10 zoom steps back out; Expand All; Collapse All (then the
+// hovering across 50 nodes in view; 5 finds by module path across the program (search, reveal,
+// layout when a module must open, paint); 10 zoom steps back out; Expand All; Collapse All (then the
 // starting expansion again, untimed). Every step ends with viewport()->repaint(), so its time
 // includes painting the whole viewport. Expand All and Collapse All wait for the layout worker:
 // their rows are the whole step, and only the paint after the layout arrives counts as a frame.
@@ -11,6 +12,7 @@
 #include "core/model/graph_view.h"
 #include "ui/canvas/graph_canvas.h"
 #include "ui/canvas/graph_scene.h"
+#include "ui/find_bar.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QEventLoop>
@@ -102,7 +104,17 @@ void hover(GraphCanvas& canvas, QPointF scenePos) {
   QApplication::sendEvent(canvas.viewport(), &move);
 }
 
-void round(Recorder& r, GraphCanvas& canvas, bool expanded) {
+// Find, as Ctrl+F does it: the search over every node for `text`, then the view on the first match
+// (its modules expanded and laid out first when it is inside a collapsed one).
+void find(GraphCanvas& canvas, graft::ui::FindBar& bar, const QString& text) {
+  QObject::connect(&bar, &graft::ui::FindBar::matchActivated, &canvas, [&canvas](model::NodeId id) {
+    canvas.revealNode(id);
+    canvas.selectNode(id);
+  }, Qt::SingleShotConnection);
+  bar.search(text);
+}
+
+void round(Recorder& r, GraphCanvas& canvas, graft::ui::FindBar& bar, bool expanded) {
   r.frame(QStringLiteral("fit"), [&] { canvas.fitToWindow(); });
   // From the fit to reading size: the overview, boxes without text, then text.
   const double in = std::max(1.25, std::pow(1.0 / std::max(1e-6, canvas.zoom()), 0.1));
@@ -118,6 +130,13 @@ void round(Recorder& r, GraphCanvas& canvas, bool expanded) {
   const QVector<QPointF> targets = nodesInView(canvas, 50);
   for (int i = 0; i < 50 && !targets.isEmpty(); ++i)
     r.frame(QStringLiteral("hover"), [&] { hover(canvas, targets[i % targets.size()]); });
+  // Module paths spread over the program, each a jump across it.
+  const auto& nodes = canvas.view()->nodes;
+  for (int i = 1; i <= 5 && !nodes.isEmpty(); ++i) {
+    const auto& n = nodes[qsizetype(i) * (nodes.size() - 1) / 5];
+    const QString text = n.modulePath.isEmpty() ? n.outputs.value(0).name : n.modulePath;
+    r.relayout(QStringLiteral("find"), [&] { find(canvas, bar, text); });
+  }
   for (int i = 0; i < 10; ++i) r.frame(QStringLiteral("zoom out"), [&] { canvas.zoomBy(1.0 / in); });
   r.relayout(QStringLiteral("expand all"), [&] { canvas.expandAll(); });
   r.relayout(QStringLiteral("collapse all"), [&] { canvas.collapseAll(); });
@@ -186,7 +205,9 @@ int main(int argc, char** argv) {
 
   Recorder r{canvas};
   r.trace = trace;
-  for (int i = 0; i < rounds; ++i) round(r, canvas, expanded);
+  graft::ui::FindBar bar;
+  bar.setView(view.get());
+  for (int i = 0; i < rounds; ++i) round(r, canvas, bar, expanded);
   std::printf("%-14s %5s %9s %9s\n", "step", "n", "p50 ms", "p95 ms");
   for (const QString& kind : r.order) {
     auto& v = r.steps[kind];

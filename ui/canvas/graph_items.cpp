@@ -157,12 +157,33 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   const auto& e = s->diagram().edges[route_];
   const auto& ve = s->view()->edges[e.edge];
   const bool touches =
-      s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode());
+      (s->selectedNode() != core::model::kNoNode && (ve.from == s->selectedNode() || ve.to == s->selectedNode())) ||
+      s->routeOfHoveredValue(route_);
   const double lod = lodOf(p, option);
   // A few pixels of slack for the pen's width.
   const double slack = 4 / std::max(lod, 1e-6);
   paintEdge(*p, e, visiblePath(option->exposedRect.adjusted(-slack, -slack, slack, slack)), touches, lod);
   paintEdgeLabel(*p, labelRect_, label_, lod);
+}
+
+void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
+  if (sceneOf(this)->diagram().edges[route_].stub) sceneOf(this)->setHoveredStub(route_);
+  QGraphicsItem::hoverEnterEvent(event);
+}
+
+void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent* event) {
+  if (sceneOf(this)->diagram().edges[route_].stub) sceneOf(this)->setHoveredStub(-1);
+  QGraphicsItem::hoverLeaveEvent(event);
+}
+
+void EdgeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+  const auto& route = sceneOf(this)->diagram().edges[route_];
+  if (event->button() == Qt::LeftButton && route.stub && !route.atSource) {
+    sceneOf(this)->stubClicked(route_);
+    event->accept();
+    return;
+  }
+  event->ignore();  // panning
 }
 
 }  // namespace graft::ui::canvas

@@ -93,6 +93,13 @@ class EdgeItem : public QGraphicsItem {
   // height of a large graph, and stroking all of it for every frame cost most of the frame.
   QPainterPath visiblePath(const QRectF& exposed) const;
 
+ protected:
+  // A stub (core/layout/edge_stubs.h) highlights its value while hovered; a click on a reader's
+  // stub goes to the source.
+  void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+  void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+
  private:
   int route_;
   QPainterPath path_, hoverShape_;

@@ -1,5 +1,6 @@
 #include "ui/canvas/graph_scene.h"
 
+#include "core/layout/edge_stubs.h"
 #include "core/layout/labels.h"
 #include "core/model/symbol_ranges.h"
 #include "ui/render/diagram_painter.h"
@@ -44,9 +45,7 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
   const QVector<QRectF> labelRects = placeDiagramEdgeLabels(diagram_, *view_, paths);
   for (int i = 0; i < diagram_.edges.size(); ++i) {
     const auto& route = diagram_.edges[i];
-    const QString label = route.edge >= 0 && route.edge < view_->edges.size()
-                              ? core::layout::edgeLabel(view_->edges[route.edge])
-                              : QString();
+    const QString label = core::layout::routeLabel(route, *view_);
     auto* item = new EdgeItem(i, paths[i], label, labelRects[i]);
     addItem(item);
   }
@@ -60,6 +59,8 @@ void GraphScene::setDiagram(const core::layout::Diagram& diagram) {
     nodes_[n.id] = item;
   }
   setSceneRect(diagram_.bounds.adjusted(-40, -40, 40, 40));
+  hoveredStub_ = -1;
+  stubSource_ = core::model::kNoNode;
   setSelectedNode(selected_);
 }
 
@@ -177,6 +178,27 @@ void GraphScene::setSelectedNode(NodeId id) {
   update();  // node boxes and the edges touching the selection repaint
 }
 
+void GraphScene::setHoveredStub(int route) {
+  if (route == hoveredStub_) return;
+  hoveredStub_ = route >= 0 && route < diagram_.edges.size() && diagram_.edges[route].stub ? route : -1;
+  stubSource_ = hoveredStub_ < 0 || !view_ ? NodeId(core::model::kNoNode)
+                                           : view_->edges[diagram_.edges[hoveredStub_].edge].from;
+  update();
+}
+
+bool GraphScene::routeOfHoveredValue(int route) const {
+  if (hoveredStub_ < 0 || !view_ || route < 0 || route >= diagram_.edges.size()) return false;
+  const auto& a = view_->edges[diagram_.edges[hoveredStub_].edge];
+  const auto& b = view_->edges[diagram_.edges[route].edge];
+  return a.from == b.from && a.fromPort == b.fromPort;
+}
+
+void GraphScene::stubClicked(int route) {
+  if (!view_ || route < 0 || route >= diagram_.edges.size() || diagram_.edges[route].atSource) return;
+  const NodeId source = view_->edges[diagram_.edges[route].edge].from;
+  if (source != core::model::kNoNode) Q_EMIT nodeActivated(source);
+}
+
 QString GraphScene::toolTipAt(QPointF scenePos) const {
   // Tooltips come from the view, not from strings stored in items.
   QString text;
@@ -189,6 +211,8 @@ QString GraphScene::toolTipAt(QPointF scenePos) const {
       if (const QString ranges = core::model::symbolRangesIn(ve.type, view_->symbolRanges); !ranges.isEmpty())
         text += QLatin1Char('\n') + ranges;
       if (de.count > 1) text += tr("\n(+%1 more edges on this route)").arg(de.count - 1);
+      if (de.stub && !de.atSource) text += tr("\n%1: click to go there").arg(de.note);
+      else if (de.stub) text += tr("\n%1 (their stubs name this node)").arg(de.note);
       break;
     }
     if (auto* n = dynamic_cast<NodeItem*>(item)) {

@@ -78,7 +78,16 @@ class GraphScene : public QGraphicsScene {
   // Nodes added to the selection with Ctrl+click, drawn as selected (for multi-node actions).
   void setPicked(const QSet<core::model::NodeId>& picked);
   const QSet<core::model::NodeId>& picked() const { return picked_; }
-  bool nodeSelected(core::model::NodeId id) const { return id == selected_ || picked_.contains(id); }
+  bool nodeSelected(core::model::NodeId id) const {
+    return id == selected_ || picked_.contains(id) || (id == stubSource_ && id != core::model::kNoNode);
+  }
+  // The pointer over a stub (core/layout/edge_stubs.h): its value's source and every route of that
+  // value are drawn highlighted until it leaves. `route` indexes diagram().edges; -1 for none.
+  void setHoveredStub(int route);
+  // Whether route `route` carries the value of the hovered stub.
+  bool routeOfHoveredValue(int route) const;
+  // A click on a reader's stub selects its source and brings it into view (nodeActivated).
+  void stubClicked(int route);
 
   // What hovering at `scenePos` shows: an edge's value and tensor type, a node's kind and outputs.
   QString toolTipAt(QPointF scenePos) const;
@@ -115,6 +124,8 @@ class GraphScene : public QGraphicsScene {
   std::unordered_map<core::model::NodeId, NodeItem*> nodes_;
   std::unordered_map<int, GroupItem*> groups_;
   core::model::NodeId selected_ = core::model::kNoNode;
+  int hoveredStub_ = -1;                                   // a route of diagram_, or -1
+  core::model::NodeId stubSource_ = core::model::kNoNode;  // the hovered stub's source node
   bool detailVisible_ = true;
   QHash<core::model::NodeId, double> heat_;
   QHash<core::model::NodeId, Change> changes_;

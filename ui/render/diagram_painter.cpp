@@ -1,5 +1,6 @@
 #include "ui/render/diagram_painter.h"
 
+#include "core/layout/edge_stubs.h"
 #include "core/layout/labels.h"
 #include "ui/render/edge_labels.h"
 
@@ -239,7 +240,7 @@ void paintDiagram(QPainter& p, const core::layout::Diagram& d, const core::model
   const QVector<QRectF> labels = placeDiagramEdgeLabels(d, view, paths);
   for (int i = 0; i < d.edges.size(); ++i) paintEdge(p, d.edges[i], paths[i], false, 1.0);
   for (int i = 0; i < d.edges.size(); ++i)
-    if (!labels[i].isNull()) paintEdgeLabel(p, labels[i], core::layout::edgeLabel(view.edges[d.edges[i].edge]), 1.0);
+    if (!labels[i].isNull()) paintEdgeLabel(p, labels[i], core::layout::routeLabel(d.edges[i], view), 1.0);
   for (const auto& n : d.nodes)
     if (const auto* vn = view.node(n.id)) paintNode(p, n.rect, *vn, false, 1.0);
   for (const auto& t : d.terminals) paintTerminal(p, t.rect, core::layout::terminalLabel(view, t.input, t.port), 1.0);

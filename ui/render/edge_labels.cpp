@@ -1,5 +1,6 @@
 #include "ui/render/edge_labels.h"
 
+#include "core/layout/edge_stubs.h"
 #include "core/layout/labels.h"
 
 #include <QtCore/QHash>
@@ -181,10 +182,12 @@ QVector<QRectF> placeDiagramEdgeLabels(const core::layout::Diagram& d, const cor
     if (e < 0 || e >= view.edges.size()) continue;
     const auto& ve = view.edges[e];
     requests[i].path = paths[i];
-    requests[i].text = core::layout::edgeLabel(ve);
+    requests[i].text = core::layout::routeLabel(d.edges[i], view);
     // One value leaving one port: graph inputs have no node, their value name tells them apart.
-    requests[i].key = ve.from == core::model::kNoNode ? QStringLiteral("input ") + ve.value
-                                                     : QStringLiteral("%1:%2").arg(ve.from).arg(ve.fromPort);
+    // Each stub carries its own note.
+    requests[i].key = d.edges[i].stub ? QStringLiteral("stub %1").arg(i)
+                      : ve.from == core::model::kNoNode ? QStringLiteral("input ") + ve.value
+                                                       : QStringLiteral("%1:%2").arg(ve.from).arg(ve.fromPort);
   }
   return placeEdgeLabels(requests, edgeLabelObstacles(d), d.bounds.adjusted(-8, -8, 8, 8), frameBorders(d));
 }
