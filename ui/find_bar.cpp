@@ -52,8 +52,9 @@ int FindBar::search(const QString& text) {
   // A shape as the edges write it ("1×16×64", or "1x16x64" typed) finds the values of exactly
   // that shape; other text is looked for in the output's type too ("float16", "[1, 16").
   static const QRegularExpression dims(QStringLiteral("^\\d+(\\s*[x\\x{00D7},]\\s*\\d+)+$"));
+  static const QRegularExpression separator(QStringLiteral("\\s*[x\\x{00D7},]\\s*"));
   const QString shape = dims.match(t).hasMatch()
-                            ? QLatin1Char('[') + t.split(QRegularExpression(QStringLiteral("\\s*[x\\x{00D7},]\\s*"))).join(QStringLiteral(", ")) + QLatin1Char(']')
+                            ? QLatin1Char('[') + t.split(separator).join(QStringLiteral(", ")) + QLatin1Char(']')
                             : QString();
   if (view_ && !t.isEmpty()) {
     for (const auto& n : view_->nodes) {

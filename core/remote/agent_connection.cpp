@@ -338,7 +338,8 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
           .arg(hello_.value(QStringLiteral("pid")).toInt())
           .arg(deviceLabel(), hostText(hello_.value(QStringLiteral("python_version")).toString(), 40),
                hostText(hello_.value(QStringLiteral("python")).toString(), 200)));
-  if (!reconnectNote_.isEmpty()) say(QStringLiteral("reconnected (the previous connection ended: %1)").arg(reconnectNote_));
+  if (!reconnectNote_.isEmpty())
+    say(QStringLiteral("reconnected (the previous connection ended: %1)").arg(reconnectNote_));
   reconnectNote_.clear();
   return true;
 }
