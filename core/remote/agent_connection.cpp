@@ -330,10 +330,7 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
     }
   }
   bootstrapped_ = true;
-  const auto reply = request(h, {}, QStringLiteral("hello"), error);
-  if (!reply) return false;
-  hello_ = reply->header;
-  lastHello_ = h;
+  if (!sayHello(h, error)) return false;
   say(QStringLiteral("agent ready: pid %1, %2, Python %3 (%4)")
           .arg(hello_.value(QStringLiteral("pid")).toInt())
           .arg(deviceLabel(), hostText(hello_.value(QStringLiteral("python_version")).toString(), 40),
@@ -344,14 +341,17 @@ bool AgentConnection::open(const QJsonObject& hello, QString* error) {
   return true;
 }
 
+bool AgentConnection::sayHello(const QJsonObject& hello, QString* error) {
+  const auto reply = request(hello, {}, QStringLiteral("hello"), error);
+  if (!reply) return false;
+  hello_ = reply->header;
+  lastHello_ = hello;
+  return true;
+}
+
 bool AgentConnection::reopen(const QJsonObject& hello, QString* error) {
   // The agent is already running: a hello again only when the job asks for other settings.
-  if (hello != lastHello_) {
-    const auto reply = request(hello, {}, QStringLiteral("hello"), error);
-    if (!reply) return false;
-    hello_ = reply->header;
-    lastHello_ = hello;
-  }
+  if (hello != lastHello_ && !sayHello(hello, error)) return false;
   say(QStringLiteral("reusing the agent: pid %1, %2")
           .arg(hello_.value(QStringLiteral("pid")).toInt())
           .arg(deviceLabel()));

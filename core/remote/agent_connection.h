@@ -86,6 +86,7 @@ class AgentConnection {
 
  private:
   bool reopen(const QJsonObject& hello, QString* error);  // open() on a running agent
+  bool sayHello(const QJsonObject& hello, QString* error);  // the settings to the agent; its reply kept
   bool write(const QByteArray& bytes, const QString& what, QString* error);
   std::optional<QByteArray> readLine(const QString& what, QString* error);
   std::optional<QByteArray> readExactly(qint64 size, const QString& what, QString* error);
